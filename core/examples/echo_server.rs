@@ -1,0 +1,25 @@
+//! The shared echo server: one tool `echo` taking `{"text": string}` and answering with that
+//! text, served over stdio. Every language binding ships the same server; the benchmarks and
+//! interop checks rely on it.
+//!
+//! Run: `cargo run --release --example echo_server`
+
+use hypermcp::{CallToolResult, Server, Tool};
+use serde_json::json;
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> hypermcp::Result<()> {
+    let schema = json!({
+        "type": "object",
+        "properties": { "text": { "type": "string", "description": "Text to echo back" } },
+        "required": ["text"]
+    });
+    let server = Server::new("hypermcp-echo", env!("CARGO_PKG_VERSION")).tool(
+        Tool::new("echo").description("Echo the given text back").input_schema(schema),
+        |args, _ctx| async move {
+            let text = args.get("text").and_then(|t| t.as_str()).unwrap_or_default();
+            CallToolResult::text(text)
+        },
+    );
+    server.serve_stdio().await
+}

@@ -1,0 +1,583 @@
+//! The async Rust client: connect to a server (a child process over stdio, or any byte
+//! stream), then call its tools, read resources, get prompts and so on. Server-to-client
+//! requests (sampling, elicitation, roots) go to the handlers set in [`ClientOptions`].
+
+use crate::engine::{ClientConfig, ClientSession, Event, OutboundId, Request, RequestKey, RequestOptions};
+use crate::error::{Error, Result};
+use crate::jsonrpc::RpcError;
+use crate::protocol::*;
+use crate::transport::child::{ChildProcess, StderrCallback, StderrTail};
+use futures_util::future::BoxFuture;
+use futures_util::stream::FuturesUnordered;
+use futures_util::StreamExt;
+use serde::de::DeserializeOwned;
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::sync::{mpsc, oneshot};
+
+type Reply = oneshot::Sender<std::result::Result<Value, RpcError>>;
+type SamplingFn = Arc<dyn Fn(CreateMessageParams) -> BoxFuture<'static, Result<CreateMessageResult>> + Send + Sync>;
+type ElicitFn = Arc<dyn Fn(ElicitParams) -> BoxFuture<'static, Result<ElicitResult>> + Send + Sync>;
+type RootsFn = Arc<dyn Fn() -> BoxFuture<'static, Result<Vec<Root>>> + Send + Sync>;
+type NotifyFn = Arc<dyn Fn(&str, &Value) + Send + Sync>;
+type ProgressFn = Arc<dyn Fn(f64, Option<f64>, Option<&str>) + Send + Sync>;
+
+/// How a client presents itself and handles the server's requests.
+#[derive(Clone)]
+pub struct ClientOptions {
+    /// Name and version.
+    pub info: Implementation,
+    /// The revision to ask for.
+    pub protocol_version: ProtocolVersion,
+    /// Default per-request timeout.
+    pub timeout: Option<Duration>,
+    sampling: Option<SamplingFn>,
+    elicitation: Option<(ElicitFn, bool)>,
+    roots: Option<RootsFn>,
+    notification: Option<NotifyFn>,
+    stderr: Option<StderrCallback>,
+}
+
+impl std::fmt::Debug for ClientOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientOptions").field("info", &self.info).finish()
+    }
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        ClientOptions {
+            info: Implementation::new("hypermcp-client", env!("CARGO_PKG_VERSION")),
+            protocol_version: ProtocolVersion::LATEST_LEGACY,
+            timeout: Some(Duration::from_secs(60)),
+            sampling: None,
+            elicitation: None,
+            roots: None,
+            notification: None,
+            stderr: None,
+        }
+    }
+}
+
+impl ClientOptions {
+    /// Options with a client name and version.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        ClientOptions { info: Implementation::new(name, version), ..Default::default() }
+    }
+    /// Answers `sampling/createMessage` (declares the sampling capability, with tools).
+    pub fn on_sampling<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(CreateMessageParams) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<CreateMessageResult>> + Send + 'static,
+    {
+        self.sampling = Some(Arc::new(move |p| Box::pin(f(p))));
+        self
+    }
+    /// Answers `elicitation/create` (declares form mode, and URL mode if `url` is true).
+    pub fn on_elicitation<F, Fut>(mut self, url: bool, f: F) -> Self
+    where
+        F: Fn(ElicitParams) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<ElicitResult>> + Send + 'static,
+    {
+        self.elicitation = Some((Arc::new(move |p| Box::pin(f(p))), url));
+        self
+    }
+    /// Answers `roots/list` (declares roots with `listChanged`).
+    pub fn on_roots<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<Vec<Root>>> + Send + 'static,
+    {
+        self.roots = Some(Arc::new(move || Box::pin(f())));
+        self
+    }
+    /// Receives every notification: log messages (`notifications/message`), list changes,
+    /// resource updates, elicitation completions.
+    pub fn on_notification(mut self, f: impl Fn(&str, &Value) + Send + Sync + 'static) -> Self {
+        self.notification = Some(Arc::new(f));
+        self
+    }
+    /// Receives each stderr line of a spawned server.
+    pub fn on_stderr(mut self, f: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        self.stderr = Some(Arc::new(f));
+        self
+    }
+
+    fn config(&self) -> ClientConfig {
+        let mut c = ClientConfig::new(self.info.clone());
+        c.protocol_version = self.protocol_version;
+        c.request_timeout = self.timeout;
+        if self.sampling.is_some() {
+            c.capabilities.sampling = Some(Map::from_iter([("tools".to_string(), json!({}))]));
+        }
+        if let Some((_, url)) = &self.elicitation {
+            let mut m = Map::new();
+            m.insert("form".into(), json!({}));
+            if *url {
+                m.insert("url".into(), json!({}));
+            }
+            c.capabilities.elicitation = Some(m);
+        }
+        if self.roots.is_some() {
+            c.capabilities.roots = Some(ListChangedCapability { list_changed: Some(true) });
+        }
+        c
+    }
+}
+
+/// Options of one call.
+#[derive(Clone, Default)]
+pub struct CallOptions {
+    /// Timeout of this call (else the client's default).
+    pub timeout: Option<Duration>,
+    /// Restart the timeout on each progress notification.
+    pub reset_timeout_on_progress: bool,
+    /// Receives progress notifications for this call.
+    pub on_progress: Option<ProgressFn>,
+}
+
+impl std::fmt::Debug for CallOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallOptions").field("timeout", &self.timeout).finish()
+    }
+}
+
+enum Cmd {
+    Request { method: String, params: Option<Value>, opts: CallOptions, reply: Reply },
+    Notify { method: String, params: Option<Value>, reply: oneshot::Sender<std::result::Result<(), RpcError>> },
+    Close,
+}
+
+/// A connected MCP client. Cheap to clone; the connection closes when [`Client::close`] is
+/// called or the last clone is dropped.
+#[derive(Clone)]
+pub struct Client {
+    tx: mpsc::UnboundedSender<Cmd>,
+    server: Arc<InitializeResult>,
+    version: ProtocolVersion,
+    child: Option<Arc<tokio::sync::Mutex<ChildProcess>>>,
+    stderr: Option<StderrTail>,
+    done: Arc<Mutex<Option<oneshot::Receiver<()>>>>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client").field("server", &self.server.server_info).field("version", &self.version).finish()
+    }
+}
+
+impl Client {
+    /// Spawns `program args...` and connects over its stdio.
+    pub async fn spawn<I, S>(program: &str, args: I, options: ClientOptions) -> Result<Client>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        let mut cmd = tokio::process::Command::new(program);
+        cmd.args(args);
+        Self::spawn_command(cmd, options).await
+    }
+
+    /// Spawns a prepared command (set env, cwd...) and connects over its stdio.
+    pub async fn spawn_command(cmd: tokio::process::Command, options: ClientOptions) -> Result<Client> {
+        let (child, stdout, stdin) = ChildProcess::spawn(cmd, options.stderr.clone())?;
+        let tail = child.stderr.clone();
+        match Self::connect(stdout, stdin, options).await {
+            Ok(mut c) => {
+                c.child = Some(Arc::new(tokio::sync::Mutex::new(child)));
+                c.stderr = Some(tail);
+                Ok(c)
+            }
+            Err(e) => {
+                let mut child = child;
+                let _ = child.shutdown(Duration::from_millis(200)).await;
+                let stderr = tail.text();
+                if stderr.trim().is_empty() {
+                    Err(e)
+                } else {
+                    Err(Error::Message(format!("{e}; server stderr:\n{}", stderr.trim_end())))
+                }
+            }
+        }
+    }
+
+    /// Connects to an in-process [`crate::Server`] (the server runs on a spawned task).
+    pub async fn in_memory(server: &crate::Server, options: ClientOptions) -> Result<Client> {
+        let (a, b) = crate::transport::duplex::pair();
+        let (sr, sw) = tokio::io::split(b);
+        let server = server.clone();
+        tokio::spawn(async move {
+            let _ = server.serve(sr, sw).await;
+        });
+        let (cr, cw) = tokio::io::split(a);
+        Self::connect(cr, cw, options).await
+    }
+
+    /// Connects over a byte stream pair and performs the handshake.
+    pub async fn connect<R, W>(reader: R, writer: W, options: ClientOptions) -> Result<Client>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let (init_tx, init_rx) = oneshot::channel();
+        let (done_tx, done_rx) = oneshot::channel();
+        let session = ClientSession::new(Arc::new(options.config()));
+        tokio::spawn(async move {
+            drive(session, reader, writer, rx, options, init_tx).await;
+            let _ = done_tx.send(());
+        });
+        let (server, version) = match init_rx.await {
+            Ok(Ok(v)) => v,
+            Ok(Err(e)) => return Err(e.into()),
+            Err(_) => return Err(Error::Closed),
+        };
+        Ok(Client {
+            tx,
+            server: Arc::new(server),
+            version,
+            child: None,
+            stderr: None,
+            done: Arc::new(Mutex::new(Some(done_rx))),
+        })
+    }
+
+    /// The server's `initialize` answer (info, capabilities, instructions).
+    pub fn server(&self) -> &InitializeResult {
+        &self.server
+    }
+
+    /// The negotiated revision.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.version
+    }
+
+    /// The spawned server's recent stderr (empty for other transports).
+    pub fn server_stderr(&self) -> String {
+        self.stderr.as_ref().map(|s| s.text()).unwrap_or_default()
+    }
+
+    /// Sends any request and returns its raw result.
+    pub async fn request(&self, method: &str, params: Option<Value>, opts: CallOptions) -> Result<Value> {
+        let (reply, rx) = oneshot::channel();
+        self.tx.send(Cmd::Request { method: method.to_string(), params, opts, reply }).map_err(|_| Error::Closed)?;
+        Ok(rx.await.map_err(|_| Error::Closed)??)
+    }
+
+    async fn typed<T: DeserializeOwned>(&self, method: &str, params: Option<Value>, opts: CallOptions) -> Result<T> {
+        let v = self.request(method, params, opts).await?;
+        serde_json::from_value(v).map_err(|e| Error::Message(format!("unexpected {method} result: {e}")))
+    }
+
+    /// Sends a notification.
+    pub async fn notify(&self, method: &str, params: Option<Value>) -> Result<()> {
+        let (reply, rx) = oneshot::channel();
+        self.tx.send(Cmd::Notify { method: method.to_string(), params, reply }).map_err(|_| Error::Closed)?;
+        Ok(rx.await.map_err(|_| Error::Closed)??)
+    }
+
+    /// `ping`.
+    pub async fn ping(&self) -> Result<()> {
+        self.request("ping", None, CallOptions::default()).await.map(|_| ())
+    }
+
+    /// One page of tools.
+    pub async fn list_tools_page(&self, cursor: Option<&str>) -> Result<ListToolsResult> {
+        self.typed("tools/list", cursor.map(|c| json!({ "cursor": c })), CallOptions::default()).await
+    }
+
+    /// Every tool (follows `nextCursor`).
+    pub async fn list_tools(&self) -> Result<Vec<Tool>> {
+        let mut all = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let page = self.list_tools_page(cursor.as_deref()).await?;
+            all.extend(page.tools);
+            match page.next_cursor {
+                Some(c) if Some(&c) != cursor.as_ref() => cursor = Some(c),
+                _ => return Ok(all),
+            }
+        }
+    }
+
+    /// Calls a tool.
+    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult> {
+        self.call_tool_with(name, arguments, CallOptions::default()).await
+    }
+
+    /// Calls a tool with a timeout and/or a progress callback.
+    pub async fn call_tool_with(&self, name: &str, arguments: Value, opts: CallOptions) -> Result<CallToolResult> {
+        self.typed("tools/call", Some(json!({ "name": name, "arguments": arguments })), opts).await
+    }
+
+    /// One page of resources.
+    pub async fn list_resources_page(&self, cursor: Option<&str>) -> Result<ListResourcesResult> {
+        self.typed("resources/list", cursor.map(|c| json!({ "cursor": c })), CallOptions::default()).await
+    }
+
+    /// Every resource.
+    pub async fn list_resources(&self) -> Result<Vec<Resource>> {
+        let mut all = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let page = self.list_resources_page(cursor.as_deref()).await?;
+            all.extend(page.resources);
+            match page.next_cursor {
+                Some(c) if Some(&c) != cursor.as_ref() => cursor = Some(c),
+                _ => return Ok(all),
+            }
+        }
+    }
+
+    /// One page of resource templates.
+    pub async fn list_resource_templates_page(&self, cursor: Option<&str>) -> Result<ListResourceTemplatesResult> {
+        self.typed("resources/templates/list", cursor.map(|c| json!({ "cursor": c })), CallOptions::default()).await
+    }
+
+    /// Every resource template.
+    pub async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplate>> {
+        let mut all = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let page = self.list_resource_templates_page(cursor.as_deref()).await?;
+            all.extend(page.resource_templates);
+            match page.next_cursor {
+                Some(c) if Some(&c) != cursor.as_ref() => cursor = Some(c),
+                _ => return Ok(all),
+            }
+        }
+    }
+
+    /// Reads a resource.
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult> {
+        self.typed("resources/read", Some(json!({ "uri": uri })), CallOptions::default()).await
+    }
+
+    /// Subscribes to updates of a resource (delivered to `on_notification`).
+    pub async fn subscribe_resource(&self, uri: &str) -> Result<()> {
+        self.request("resources/subscribe", Some(json!({ "uri": uri })), CallOptions::default()).await.map(|_| ())
+    }
+
+    /// Ends a subscription.
+    pub async fn unsubscribe_resource(&self, uri: &str) -> Result<()> {
+        self.request("resources/unsubscribe", Some(json!({ "uri": uri })), CallOptions::default()).await.map(|_| ())
+    }
+
+    /// One page of prompts.
+    pub async fn list_prompts_page(&self, cursor: Option<&str>) -> Result<ListPromptsResult> {
+        self.typed("prompts/list", cursor.map(|c| json!({ "cursor": c })), CallOptions::default()).await
+    }
+
+    /// Every prompt.
+    pub async fn list_prompts(&self) -> Result<Vec<Prompt>> {
+        let mut all = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let page = self.list_prompts_page(cursor.as_deref()).await?;
+            all.extend(page.prompts);
+            match page.next_cursor {
+                Some(c) if Some(&c) != cursor.as_ref() => cursor = Some(c),
+                _ => return Ok(all),
+            }
+        }
+    }
+
+    /// Gets a prompt.
+    pub async fn get_prompt(&self, name: &str, arguments: HashMap<String, String>) -> Result<GetPromptResult> {
+        self.typed("prompts/get", Some(json!({ "name": name, "arguments": arguments })), CallOptions::default()).await
+    }
+
+    /// Asks for completions of an argument.
+    pub async fn complete(&self, params: CompleteParams) -> Result<CompleteResult> {
+        self.typed("completion/complete", Some(serde_json::to_value(params)?), CallOptions::default()).await
+    }
+
+    /// Sets the minimum level of log messages the server sends.
+    pub async fn set_logging_level(&self, level: LoggingLevel) -> Result<()> {
+        self.request("logging/setLevel", Some(json!({ "level": level })), CallOptions::default()).await.map(|_| ())
+    }
+
+    /// Tells the server the roots changed.
+    pub async fn notify_roots_changed(&self) -> Result<()> {
+        self.notify("notifications/roots/list_changed", None).await
+    }
+
+    /// Closes the connection; a spawned server is shut down (stdin closed, then SIGTERM,
+    /// then SIGKILL).
+    pub async fn close(&self) -> Result<()> {
+        let _ = self.tx.send(Cmd::Close);
+        let done = self.done.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(done) = done {
+            let _ = done.await;
+        }
+        if let Some(child) = &self.child {
+            child.lock().await.shutdown(Duration::from_secs(2)).await?;
+        }
+        Ok(())
+    }
+}
+
+type ServeTask = BoxFuture<'static, (RequestKey, std::result::Result<Value, RpcError>)>;
+
+fn serve_request(options: &ClientOptions, request: Request) -> ServeTask {
+    fn wrap<T: serde::Serialize>(r: Result<T>) -> std::result::Result<Value, RpcError> {
+        match r {
+            Ok(v) => serde_json::to_value(v).map_err(RpcError::internal),
+            Err(Error::Rpc(e)) => Err(e),
+            Err(e) => Err(RpcError::internal(e)),
+        }
+    }
+    let key = RequestKey(0);
+    match request {
+        Request::CreateMessage(p) => match options.sampling.clone() {
+            Some(f) => Box::pin(async move { (key, wrap(f(*p).await)) }),
+            None => Box::pin(async move { (key, Err(RpcError::method_not_found("sampling/createMessage"))) }),
+        },
+        Request::Elicit(p) => match options.elicitation.clone() {
+            Some((f, _)) => Box::pin(async move { (key, wrap(f(*p).await)) }),
+            None => Box::pin(async move { (key, Err(RpcError::method_not_found("elicitation/create"))) }),
+        },
+        Request::ListRoots => match options.roots.clone() {
+            Some(f) => Box::pin(async move { (key, wrap(f().await.map(|roots| ListRootsResult { roots }))) }),
+            None => Box::pin(async move { (key, Err(RpcError::method_not_found("roots/list"))) }),
+        },
+        _ => Box::pin(async move { (key, Err(RpcError::method_not_found("server request sent to a client"))) }),
+    }
+}
+
+async fn drive<R, W>(
+    mut session: ClientSession,
+    mut reader: R,
+    mut writer: W,
+    mut rx: mpsc::UnboundedReceiver<Cmd>,
+    options: ClientOptions,
+    init: oneshot::Sender<std::result::Result<(InitializeResult, ProtocolVersion), RpcError>>,
+) where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    let mut init = Some(init);
+    let init_id = session.initialize(Instant::now());
+    let mut waiters: HashMap<OutboundId, (Reply, Option<ProgressFn>)> = HashMap::new();
+    let mut tasks: FuturesUnordered<ServeTask> = FuturesUnordered::new();
+    let mut running: HashMap<RequestKey, futures_util::future::AbortHandle> = HashMap::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut out = Vec::new();
+    let mut eof = false;
+    let mut closing = false;
+    loop {
+        while let Some(ev) = session.poll_event() {
+            match ev {
+                Event::Initialized => {
+                    if let (Some(tx), Some(server), Some(v)) =
+                        (init.take(), session.server(), session.protocol_version())
+                    {
+                        let _ = tx.send(Ok((server.clone(), v)));
+                    }
+                }
+                Event::Response { id, result } if id == init_id => {
+                    if let Some(tx) = init.take() {
+                        let _ = tx.send(Err(result.err().unwrap_or_else(|| RpcError::internal("handshake failed"))));
+                    }
+                }
+                Event::Response { id, result } => {
+                    if let Some((w, _)) = waiters.remove(&id) {
+                        let _ = w.send(result);
+                    }
+                }
+                Event::Progress { id, progress, total, message } => {
+                    if let Some((_, Some(cb))) = waiters.get(&id) {
+                        cb(progress, total, message.as_deref());
+                    }
+                }
+                Event::Notification { method, params } => {
+                    if let Some(cb) = &options.notification {
+                        cb(&method, params.as_ref().unwrap_or(&Value::Null));
+                    }
+                }
+                Event::Invoke(inv) => {
+                    let key = inv.key;
+                    let (handle, reg) = futures_util::future::AbortHandle::new_pair();
+                    let fut = serve_request(&options, inv.request);
+                    running.insert(key, handle);
+                    tasks.push(Box::pin(async move {
+                        match futures_util::future::Abortable::new(fut, reg).await {
+                            Ok((_, r)) => (key, r),
+                            Err(_) => (key, Err(RpcError::internal("cancelled"))),
+                        }
+                    }));
+                }
+                Event::Cancelled { key, .. } => {
+                    if let Some(h) = running.remove(&key) {
+                        h.abort();
+                    }
+                }
+            }
+        }
+        session.take_output(&mut out);
+        if !out.is_empty() {
+            if writer.write_all(&out).await.is_err() || writer.flush().await.is_err() {
+                session.close();
+                eof = true;
+            }
+            out.clear();
+        }
+        if closing || (eof && session.pending_requests() == 0) {
+            if !closing {
+                session.close();
+            }
+            while let Some(ev) = session.poll_event() {
+                if let Event::Response { id, result } = ev {
+                    if let Some((w, _)) = waiters.remove(&id) {
+                        let _ = w.send(result);
+                    }
+                }
+            }
+            for (_, (w, _)) in waiters.drain() {
+                let _ = w.send(Err(RpcError::new(crate::jsonrpc::codes::CONNECTION_CLOSED, "connection closed")));
+            }
+            if let Some(tx) = init.take() {
+                let _ = tx.send(Err(RpcError::new(
+                    crate::jsonrpc::codes::CONNECTION_CLOSED,
+                    "the server closed the connection during the handshake",
+                )));
+            }
+            let _ = writer.shutdown().await;
+            return;
+        }
+        let deadline = session.next_deadline();
+        tokio::select! {
+            biased;
+            Some((key, result)) = tasks.next(), if !tasks.is_empty() => {
+                running.remove(&key);
+                session.respond(key, result);
+            }
+            n = reader.read(&mut buf), if !eof => match n {
+                Ok(0) | Err(_) => { eof = true; session.close(); }
+                Ok(n) => session.feed(&buf[..n], Instant::now()),
+            },
+            cmd = rx.recv() => match cmd {
+                None | Some(Cmd::Close) => { closing = true; session.close(); }
+                Some(Cmd::Request { method, params, opts, reply }) => {
+                    let ro = RequestOptions {
+                        timeout: opts.timeout,
+                        reset_timeout_on_progress: opts.reset_timeout_on_progress,
+                        progress: opts.on_progress.is_some(),
+                        related: None,
+                    };
+                    match session.request(&method, params, &ro, Instant::now()) {
+                        Ok(id) => { waiters.insert(id, (reply, opts.on_progress)); }
+                        Err(e) => { let _ = reply.send(Err(e)); }
+                    }
+                }
+                Some(Cmd::Notify { method, params, reply }) => { let _ = reply.send(session.notify(&method, params)); }
+            },
+            _ = async { if let Some(d) = deadline { tokio::time::sleep_until(d.into()).await } }, if deadline.is_some() => {
+                session.handle_timeout(Instant::now());
+            }
+        }
+    }
+}

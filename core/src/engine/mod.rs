@@ -1,0 +1,141 @@
+//! The sans-IO session state machines.
+//!
+//! A session is fed bytes (`feed` for a newline-delimited stream, `handle_message` for one
+//! message, e.g. an HTTP body) and the current time; it answers what the protocol can answer
+//! by itself and queues [`Event`]s for what needs user code. The driver takes the outbound
+//! bytes with `take_output` / `poll_transmit`, runs user code, hands outcomes back with
+//! `complete` / `respond`, and calls `handle_timeout` at `next_deadline`. No I/O, no runtime,
+//! no clock: the same machine runs under tokio, asyncio or Node, and in deterministic tests.
+
+mod client;
+mod outbox;
+mod peer;
+mod server;
+
+pub use client::{ClientConfig, ClientSession};
+pub use outbox::{Route, Transmit};
+pub use peer::RequestOptions;
+pub use server::{Outcome, ServerConfig, ServerSession};
+
+use crate::jsonrpc::{RequestId, RpcError};
+use crate::protocol::{CompleteParams, CreateMessageParams, ElicitParams, Meta, ProgressToken};
+use crate::server::registry::TemplateEntry;
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Identifies a request from the peer that user code is serving.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RequestKey(pub u64);
+
+/// Identifies a request this side sent (it is the JSON-RPC id used on the wire).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct OutboundId(pub i64);
+
+/// Session lifecycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum State {
+    /// Waiting for (server) or about to send (client) `initialize`.
+    Uninitialized,
+    /// `initialize` answered; waiting for `notifications/initialized` (server) or for the
+    /// answer (client).
+    Initializing,
+    /// Normal operation.
+    Operating,
+    /// Closed: nothing more is accepted.
+    Closed,
+}
+
+/// Work that needs user code.
+#[derive(Debug, Clone)]
+pub enum Request {
+    /// `tools/call` (server side). Arguments were validated against the input schema.
+    CallTool {
+        /// Tool name.
+        name: String,
+        /// Arguments (an object).
+        arguments: Map<String, Value>,
+    },
+    /// `resources/read` (server side).
+    ReadResource {
+        /// The URI asked for.
+        uri: String,
+        /// The template that matched, if the URI is not a static resource.
+        template: Option<Arc<TemplateEntry>>,
+        /// Variables extracted by the template.
+        variables: HashMap<String, String>,
+    },
+    /// `prompts/get` (server side). Required arguments were checked.
+    GetPrompt {
+        /// Prompt name.
+        name: String,
+        /// Arguments.
+        arguments: HashMap<String, String>,
+    },
+    /// `completion/complete` (server side).
+    Complete(CompleteParams),
+    /// `sampling/createMessage` (client side).
+    CreateMessage(Box<CreateMessageParams>),
+    /// `elicitation/create` (client side).
+    Elicit(Box<ElicitParams>),
+    /// `roots/list` (client side).
+    ListRoots,
+}
+
+/// A request for user code, with what the handler context needs.
+#[derive(Debug, Clone)]
+pub struct Invocation {
+    /// Key to complete it with.
+    pub key: RequestKey,
+    /// The JSON-RPC id the peer used.
+    pub id: RequestId,
+    /// The request.
+    pub request: Request,
+    /// The progress token the peer asked progress under, if any.
+    pub progress_token: Option<ProgressToken>,
+    /// The request's `_meta`.
+    pub meta: Option<Meta>,
+}
+
+/// What a session tells its driver.
+#[derive(Debug, Clone)]
+pub enum Event {
+    /// Run user code and complete the key with its outcome.
+    Invoke(Invocation),
+    /// The peer cancelled a request (or the session closed): stop its handler; a late
+    /// outcome is ignored.
+    Cancelled {
+        /// The request.
+        key: RequestKey,
+        /// The peer's reason.
+        reason: Option<String>,
+    },
+    /// The answer to a request this side sent.
+    Response {
+        /// Which request.
+        id: OutboundId,
+        /// Its result or error (a timeout or a closed session is an error too).
+        result: Result<Value, RpcError>,
+    },
+    /// Progress on a request this side sent.
+    Progress {
+        /// Which request.
+        id: OutboundId,
+        /// Progress so far.
+        progress: f64,
+        /// Total, if known.
+        total: Option<f64>,
+        /// A message (2025-03-26).
+        message: Option<String>,
+    },
+    /// The handshake finished.
+    Initialized,
+    /// A notification for the application (log messages, list changes, resource updates,
+    /// roots changes, elicitation completions, and any the engine does not know).
+    Notification {
+        /// The method.
+        method: String,
+        /// The params.
+        params: Option<Value>,
+    },
+}

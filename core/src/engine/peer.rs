@@ -1,0 +1,540 @@
+//! What both ends of a session share: message intake (framing, parsing, batches), the table
+//! of the peer's requests being served (cancellation, progress out), the table of our own
+//! requests awaiting answers (timeouts, progress in), and the outbox.
+
+use super::outbox::{Outbox, Route};
+use super::{Event, OutboundId, RequestKey};
+use crate::jsonrpc::{self, codes, parse_message, Envelope, Frame, Incoming, LineCodec, RequestId, RpcError};
+use crate::protocol::{Feature, ProgressToken, ProtocolVersion};
+use crate::server::registry::ToolEntry;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Options for a request this side sends.
+#[derive(Clone, Debug, Default)]
+pub struct RequestOptions {
+    /// Give up (and send `notifications/cancelled`) after this long; `None` uses the
+    /// session's default.
+    pub timeout: Option<Duration>,
+    /// Restart the timeout whenever the peer reports progress on the request.
+    pub reset_timeout_on_progress: bool,
+    /// Ask the peer for progress (adds a `progressToken`).
+    pub progress: bool,
+    /// The peer's request this one is sent on behalf of (routes it to that request's
+    /// stream on HTTP).
+    pub related: Option<RequestKey>,
+}
+
+pub(crate) struct Inflight {
+    pub id: RequestId,
+    pub batch: Option<u64>,
+    pub token: Option<ProgressToken>,
+    pub last_progress: Option<f64>,
+    pub tool: Option<Arc<ToolEntry>>,
+}
+
+struct Pending {
+    deadline: Option<Instant>,
+    timeout: Option<Duration>,
+    reset_on_progress: bool,
+    token: Option<ProgressToken>,
+    last_progress: Option<f64>,
+}
+
+struct Batch {
+    open: usize,
+    sealed: bool,
+    parts: Vec<Vec<u8>>,
+}
+
+/// The role-specific half of a session: what to do with requests and notifications.
+pub(crate) trait Role {
+    fn on_request(
+        &mut self,
+        peer: &mut Peer,
+        id: RequestId,
+        method: &str,
+        params: Option<&RawValue>,
+        batch: Option<u64>,
+        now: Instant,
+    );
+    fn on_notification(&mut self, peer: &mut Peer, method: &str, params: Option<&RawValue>);
+    /// A request may not be part of a batch (initialize).
+    fn batchable(&self, method: &str) -> bool;
+}
+
+pub(crate) struct Peer {
+    pub out: Outbox,
+    pub events: VecDeque<Event>,
+    pub codec: LineCodec,
+    pub version: Option<ProtocolVersion>,
+    pub default_timeout: Option<Duration>,
+    next_out_id: i64,
+    pending: HashMap<i64, Pending>,
+    deadlines: BTreeSet<(Instant, i64)>,
+    tokens_out: HashMap<ProgressToken, i64>,
+    pub inflight: HashMap<RequestKey, Inflight>,
+    by_id: HashMap<RequestId, RequestKey>,
+    next_key: u64,
+    batches: HashMap<u64, Batch>,
+    next_batch: u64,
+    pub closed: bool,
+}
+
+#[derive(Deserialize)]
+struct CancelledParams {
+    #[serde(rename = "requestId")]
+    request_id: RequestId,
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct ProgressParams {
+    #[serde(rename = "progressToken")]
+    token: ProgressToken,
+    progress: f64,
+    #[serde(default)]
+    total: Option<f64>,
+    #[serde(default)]
+    message: Option<String>,
+}
+
+/// Parses `params` into `T`, rejecting arrays (MCP params are objects) with -32602.
+pub(crate) fn params<'a, T: Deserialize<'a>>(raw: Option<&'a RawValue>) -> Result<T, RpcError> {
+    let text = raw.map(|r| r.get()).unwrap_or("{}");
+    if text.as_bytes().first() == Some(&b'[') {
+        return Err(RpcError::invalid_params("params must be an object"));
+    }
+    serde_json::from_str(text).map_err(RpcError::invalid_params)
+}
+
+impl Peer {
+    pub fn new(max_message: usize, default_timeout: Option<Duration>) -> Self {
+        Peer {
+            out: Outbox::default(),
+            events: VecDeque::new(),
+            codec: LineCodec::new(max_message),
+            version: None,
+            default_timeout,
+            next_out_id: 1,
+            pending: HashMap::new(),
+            deadlines: BTreeSet::new(),
+            tokens_out: HashMap::new(),
+            inflight: HashMap::new(),
+            by_id: HashMap::new(),
+            next_key: 1,
+            batches: HashMap::new(),
+            next_batch: 1,
+            closed: false,
+        }
+    }
+
+    /// Feeds stream bytes: every complete line is handled.
+    pub fn feed<R: Role>(&mut self, role: &mut R, data: &[u8], now: Instant) {
+        self.codec.feed(data);
+        loop {
+            // Take the line out of the codec's borrow before dispatching.
+            let line: Option<Result<Vec<u8>, ()>> = match self.codec.next_frame() {
+                None => None,
+                Some(Frame::Oversize) => Some(Err(())),
+                Some(Frame::Line(l)) => Some(Ok(l.to_vec())),
+            };
+            match line {
+                None => break,
+                Some(Err(())) => {
+                    let max = self.codec.max();
+                    let err = RpcError::invalid_request(format!("message exceeds the maximum size of {max} bytes"))
+                        .with_data(serde_json::json!({ "maxBytes": max }));
+                    self.write_error(None, None, Route::Standalone, &err);
+                }
+                Some(Ok(l)) => self.handle_message(role, &l, now),
+            }
+        }
+    }
+
+    /// Handles one complete message (a line, or an HTTP body).
+    pub fn handle_message<R: Role>(&mut self, role: &mut R, bytes: &[u8], now: Instant) {
+        if self.closed {
+            return;
+        }
+        if bytes.len() > self.codec.max() {
+            let err =
+                RpcError::invalid_request(format!("message exceeds the maximum size of {} bytes", self.codec.max()));
+            self.write_error(None, None, Route::Standalone, &err);
+            return;
+        }
+        match parse_message(bytes) {
+            Err(f) => {
+                if !f.silent {
+                    self.write_error(f.id.as_ref(), None, Route::Standalone, &f.error);
+                }
+            }
+            Ok(Incoming::Single(env)) => self.dispatch(role, env, None, now),
+            Ok(Incoming::Batch(items)) => {
+                if !self.version.is_some_and(|v| v.supports(Feature::Batches)) {
+                    let why = match self.version {
+                        Some(v) => format!("batches are not supported by protocol revision {v}"),
+                        None => "batches are not allowed before initialization".to_string(),
+                    };
+                    self.write_error(None, None, Route::Standalone, &RpcError::invalid_request(why));
+                    return;
+                }
+                let b = self.next_batch;
+                self.next_batch += 1;
+                self.batches.insert(b, Batch { open: 0, sealed: false, parts: Vec::new() });
+                for item in items {
+                    match jsonrpc::message::parse_object(item.get().as_bytes()) {
+                        Err(f) => self.write_error(f.id.as_ref(), Some(b), Route::Standalone, &f.error),
+                        Ok(env) => {
+                            if let (Some(m), Some(_)) = (&env.method, &env.id) {
+                                if !role.batchable(m) {
+                                    let err = RpcError::invalid_request(format!("{m} must not be part of a batch"));
+                                    self.write_error(env.id.as_ref(), Some(b), Route::Standalone, &err);
+                                    continue;
+                                }
+                                if let Some(batch) = self.batches.get_mut(&b) {
+                                    batch.open += 1;
+                                }
+                            }
+                            self.dispatch(role, env, Some(b), now);
+                        }
+                    }
+                }
+                if let Some(batch) = self.batches.get_mut(&b) {
+                    batch.sealed = true;
+                }
+                self.flush_batch(b);
+            }
+        }
+    }
+
+    fn dispatch<R: Role>(&mut self, role: &mut R, env: Envelope<'_>, batch: Option<u64>, now: Instant) {
+        match (env.method, env.id) {
+            (Some(method), Some(id)) => {
+                if self.by_id.contains_key(&id) {
+                    let err = RpcError::invalid_request(format!(
+                        "request id {id} is already in use by a request in progress"
+                    ));
+                    self.write_error(Some(&id), batch, Route::Standalone, &err);
+                    return;
+                }
+                role.on_request(self, id, &method, env.params, batch, now);
+            }
+            (Some(method), None) => match &*method {
+                "notifications/cancelled" => {
+                    if let Ok(p) = params::<CancelledParams>(env.params) {
+                        self.on_cancelled(&p.request_id, p.reason);
+                    }
+                }
+                "notifications/progress" => {
+                    if let Ok(p) = params::<ProgressParams>(env.params) {
+                        self.on_progress(p, now);
+                    }
+                }
+                _ => role.on_notification(self, &method, env.params),
+            },
+            (None, id) => self.on_response(id, env.result, env.error),
+        }
+    }
+
+    // ---- the peer's requests -------------------------------------------------------------
+
+    /// Registers a peer request that user code will serve.
+    pub fn begin(
+        &mut self,
+        id: RequestId,
+        batch: Option<u64>,
+        token: Option<ProgressToken>,
+        tool: Option<Arc<ToolEntry>>,
+    ) -> RequestKey {
+        let key = RequestKey(self.next_key);
+        self.next_key += 1;
+        self.by_id.insert(id.clone(), key);
+        self.inflight.insert(key, Inflight { id, batch, token, last_progress: None, tool });
+        key
+    }
+
+    /// Ends a peer request; `None` when it was cancelled or never existed.
+    pub fn end(&mut self, key: RequestKey) -> Option<Inflight> {
+        let inf = self.inflight.remove(&key)?;
+        self.by_id.remove(&inf.id);
+        Some(inf)
+    }
+
+    fn on_cancelled(&mut self, id: &RequestId, reason: Option<String>) {
+        let Some(key) = self.by_id.get(id).copied() else { return };
+        if let Some(inf) = self.end(key) {
+            if let Some(b) = inf.batch {
+                if let Some(batch) = self.batches.get_mut(&b) {
+                    batch.open -= 1;
+                }
+                self.flush_batch(b);
+            }
+            self.events.push_back(Event::Cancelled { key, reason });
+        }
+    }
+
+    /// Writes a result response for a peer request.
+    pub fn write_result_raw(&mut self, id: &RequestId, batch: Option<u64>, route: Route, result: &[u8]) {
+        self.respond(batch, route, |out| jsonrpc::write_result_raw(out, id, result));
+    }
+
+    /// Writes a result response serialised from `value`.
+    pub fn write_result<T: serde::Serialize + ?Sized>(
+        &mut self,
+        id: &RequestId,
+        batch: Option<u64>,
+        route: Route,
+        value: &T,
+    ) {
+        self.respond(batch, route, |out| jsonrpc::write_result(out, id, value));
+    }
+
+    /// Writes an error response (`id` `None` means `id: null`).
+    pub fn write_error(&mut self, id: Option<&RequestId>, batch: Option<u64>, route: Route, err: &RpcError) {
+        self.respond(batch, route, |out| jsonrpc::write_error(out, id, err));
+    }
+
+    fn respond(&mut self, batch: Option<u64>, route: Route, write: impl FnOnce(&mut Vec<u8>)) {
+        match batch.and_then(|b| self.batches.get_mut(&b).map(|batch| (b, batch))) {
+            Some((b, batch)) => {
+                let mut part = Vec::new();
+                write(&mut part);
+                batch.parts.push(part);
+                // Errors for unparseable elements were never counted as open.
+                batch.open = batch.open.saturating_sub(1);
+                self.flush_batch(b);
+            }
+            None => {
+                write(self.out.begin());
+                self.out.finish(route);
+            }
+        }
+    }
+
+    fn flush_batch(&mut self, b: u64) {
+        let done = self.batches.get(&b).is_some_and(|x| x.sealed && x.open == 0);
+        if !done {
+            return;
+        }
+        let Some(batch) = self.batches.remove(&b) else { return };
+        if batch.parts.is_empty() {
+            return;
+        }
+        let buf = self.out.begin();
+        buf.push(b'[');
+        for (i, p) in batch.parts.iter().enumerate() {
+            if i > 0 {
+                buf.push(b',');
+            }
+            buf.extend_from_slice(p);
+        }
+        buf.push(b']');
+        self.out.finish(Route::Standalone);
+    }
+
+    /// Sends progress on a peer request. `Ok(false)` when the peer asked for none.
+    pub fn send_progress(
+        &mut self,
+        key: RequestKey,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<&str>,
+    ) -> Result<bool, RpcError> {
+        let with_message = self.version.is_none_or(|v| v.supports(Feature::ProgressMessage));
+        let Some(inf) = self.inflight.get_mut(&key) else {
+            return Err(RpcError::invalid_request("the request is no longer in progress"));
+        };
+        let Some(token) = inf.token.clone() else { return Ok(false) };
+        if !progress.is_finite() {
+            return Err(RpcError::invalid_params("progress must be a finite number"));
+        }
+        if let Some(last) = inf.last_progress {
+            if progress <= last {
+                return Err(RpcError::invalid_params(format!(
+                    "progress must increase with each notification ({progress} after {last})"
+                )));
+            }
+        }
+        inf.last_progress = Some(progress);
+        let mut p = serde_json::Map::new();
+        p.insert("progressToken".into(), token.to_value());
+        p.insert("progress".into(), progress.into());
+        if let Some(t) = total {
+            p.insert("total".into(), t.into());
+        }
+        if let (Some(m), true) = (message, with_message) {
+            p.insert("message".into(), m.into());
+        }
+        self.notify(Route::Related(key), "notifications/progress", Some(&Value::Object(p)));
+        Ok(true)
+    }
+
+    /// Sends a notification.
+    pub fn notify<T: serde::Serialize + ?Sized>(&mut self, route: Route, method: &str, params: Option<&T>) {
+        jsonrpc::write_notification(self.out.begin(), method, params);
+        self.out.finish(route);
+    }
+
+    // ---- our requests --------------------------------------------------------------------
+
+    /// Sends a request; its answer arrives as [`Event::Response`].
+    pub fn send_request(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+        opts: &RequestOptions,
+        now: Instant,
+    ) -> OutboundId {
+        let n = self.next_out_id;
+        self.next_out_id += 1;
+        let id = RequestId::Number(n);
+        let mut params = params;
+        let mut token = None;
+        if opts.progress {
+            let t = RequestId::Number(n);
+            let obj = params.get_or_insert_with(|| Value::Object(Default::default()));
+            if let Value::Object(map) = obj {
+                let meta = map.entry("_meta").or_insert_with(|| Value::Object(Default::default()));
+                if let Value::Object(meta) = meta {
+                    meta.insert("progressToken".into(), t.to_value());
+                }
+            }
+            self.tokens_out.insert(t.clone(), n);
+            token = Some(t);
+        }
+        let timeout = opts.timeout.or(self.default_timeout);
+        let deadline = timeout.map(|t| now + t);
+        if let Some(d) = deadline {
+            self.deadlines.insert((d, n));
+        }
+        self.pending.insert(
+            n,
+            Pending {
+                deadline,
+                timeout,
+                reset_on_progress: opts.reset_timeout_on_progress,
+                token,
+                last_progress: None,
+            },
+        );
+        jsonrpc::write_request(self.out.begin(), &id, method, params.as_ref());
+        self.out.finish(opts.related.map(Route::Related).unwrap_or(Route::Standalone));
+        OutboundId(n)
+    }
+
+    fn forget(&mut self, n: i64) -> Option<Pending> {
+        let p = self.pending.remove(&n)?;
+        if let Some(d) = p.deadline {
+            self.deadlines.remove(&(d, n));
+        }
+        if let Some(t) = &p.token {
+            self.tokens_out.remove(t);
+        }
+        Some(p)
+    }
+
+    /// Cancels one of our requests: the peer is told, no answer event follows.
+    pub fn cancel(&mut self, id: OutboundId, reason: Option<&str>) -> bool {
+        if self.forget(id.0).is_none() {
+            return false;
+        }
+        let mut p = serde_json::Map::new();
+        p.insert("requestId".into(), id.0.into());
+        if let Some(r) = reason {
+            p.insert("reason".into(), r.into());
+        }
+        self.notify(Route::Standalone, "notifications/cancelled", Some(&Value::Object(p)));
+        true
+    }
+
+    fn on_response(&mut self, id: Option<RequestId>, result: Option<&RawValue>, error: Option<RpcError>) {
+        let Some(RequestId::Number(n)) = id else { return };
+        if self.forget(n).is_none() {
+            return; // late (timed out or cancelled) or never ours: ignored
+        }
+        let result = match (error, result) {
+            (Some(e), _) => Err(e),
+            (None, Some(r)) => serde_json::from_str(r.get()).map_err(|e| RpcError::parse_error(format!("result: {e}"))),
+            (None, None) => Ok(Value::Null),
+        };
+        self.events.push_back(Event::Response { id: OutboundId(n), result });
+    }
+
+    fn on_progress(&mut self, p: ProgressParams, now: Instant) {
+        let Some(&n) = self.tokens_out.get(&p.token) else { return };
+        let Some(pending) = self.pending.get_mut(&n) else { return };
+        if pending.last_progress.is_some_and(|last| p.progress <= last) {
+            return; // progress must increase; a stale or repeated value is dropped
+        }
+        pending.last_progress = Some(p.progress);
+        if pending.reset_on_progress {
+            if let (Some(old), Some(t)) = (pending.deadline, pending.timeout) {
+                self.deadlines.remove(&(old, n));
+                let d = now + t;
+                pending.deadline = Some(d);
+                self.deadlines.insert((d, n));
+            }
+        }
+        self.events.push_back(Event::Progress {
+            id: OutboundId(n),
+            progress: p.progress,
+            total: p.total,
+            message: p.message,
+        });
+    }
+
+    pub fn next_deadline(&self) -> Option<Instant> {
+        self.deadlines.first().map(|(d, _)| *d)
+    }
+
+    pub fn handle_timeout(&mut self, now: Instant) {
+        while let Some(&(d, n)) = self.deadlines.first() {
+            if d > now {
+                break;
+            }
+            let timeout = self.pending.get(&n).and_then(|p| p.timeout).unwrap_or_default();
+            self.cancel(OutboundId(n), Some("request timed out"));
+            self.events.push_back(Event::Response {
+                id: OutboundId(n),
+                result: Err(RpcError::new(
+                    codes::REQUEST_TIMEOUT,
+                    format!("request timed out after {} ms", timeout.as_millis()),
+                )),
+            });
+        }
+    }
+
+    /// Closes the session: our pending requests fail, the peer's in-flight ones are
+    /// cancelled.
+    pub fn close(&mut self) {
+        if self.closed {
+            return;
+        }
+        self.closed = true;
+        let mut ids: Vec<i64> = self.pending.keys().copied().collect();
+        ids.sort_unstable();
+        for n in ids {
+            self.forget(n);
+            self.events.push_back(Event::Response {
+                id: OutboundId(n),
+                result: Err(RpcError::new(codes::CONNECTION_CLOSED, "connection closed")),
+            });
+        }
+        let mut keys: Vec<RequestKey> = self.inflight.keys().copied().collect();
+        keys.sort_unstable();
+        for key in keys {
+            self.end(key);
+            self.events.push_back(Event::Cancelled { key, reason: Some("connection closed".into()) });
+        }
+    }
+
+    pub fn pending_count(&self) -> usize {
+        self.pending.len()
+    }
+}

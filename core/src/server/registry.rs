@@ -1,0 +1,468 @@
+//! The registry of what a server offers: tools (with compiled argument and output
+//! validators), resources, resource templates and prompts; paginated list answers cached as
+//! ready-to-send bytes per revision; change listeners (for `list_changed` and
+//! `resources/updated` notifications across every live session).
+
+use crate::jsonrpc::RpcError;
+use crate::protocol::{edge, Prompt, ProtocolVersion, Resource, ResourceTemplate, Tool};
+use crate::server::uri_template::UriTemplate;
+use crate::server::validate::Validator;
+use crate::util::{decode_cursor, encode_cursor};
+use indexmap::IndexMap;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, RwLock};
+
+/// Which list a change or a page belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ListKind {
+    /// `tools/list`.
+    Tools,
+    /// `resources/list`.
+    Resources,
+    /// `resources/templates/list`.
+    ResourceTemplates,
+    /// `prompts/list`.
+    Prompts,
+}
+
+impl ListKind {
+    fn field(self) -> &'static str {
+        match self {
+            ListKind::Tools => "tools",
+            ListKind::Resources => "resources",
+            ListKind::ResourceTemplates => "resourceTemplates",
+            ListKind::Prompts => "prompts",
+        }
+    }
+}
+
+/// A change that sessions may have to tell their clients about.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RegistryChange {
+    /// A list gained or lost entries.
+    ListChanged(ListKind),
+    /// A resource's contents changed.
+    ResourceUpdated(String),
+}
+
+/// A registered tool and its compiled validators.
+#[derive(Debug)]
+pub struct ToolEntry {
+    /// The definition.
+    pub tool: Tool,
+    pub(crate) input: Validator,
+    pub(crate) output: Option<Validator>,
+}
+
+impl ToolEntry {
+    /// Checks arguments against the input schema; `Err` lists what is wrong.
+    pub fn validate_arguments(&self, args: &Value) -> Result<(), Vec<String>> {
+        self.input.validate(args)
+    }
+    /// Checks structured output against the output schema, if there is one.
+    pub fn validate_output(&self, structured: &Value) -> Result<(), Vec<String>> {
+        match &self.output {
+            Some(v) => v.validate(structured),
+            None => Ok(()),
+        }
+    }
+    /// Whether the tool declares an output schema.
+    pub fn has_output_schema(&self) -> bool {
+        self.output.is_some()
+    }
+}
+
+/// A registered resource template and its parsed form.
+#[derive(Debug)]
+pub struct TemplateEntry {
+    /// The definition.
+    pub template: ResourceTemplate,
+    /// The parsed template.
+    pub parsed: UriTemplate,
+}
+
+/// Why a definition was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DefinitionError(pub String);
+
+impl std::fmt::Display for DefinitionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for DefinitionError {}
+
+type Listener = Arc<dyn Fn(&RegistryChange) + Send + Sync>;
+type PageCache = HashMap<(ListKind, ProtocolVersion, usize), Arc<[u8]>>;
+
+#[derive(Default)]
+struct Inner {
+    tools: IndexMap<String, Arc<ToolEntry>>,
+    resources: IndexMap<String, Arc<Resource>>,
+    templates: IndexMap<String, Arc<TemplateEntry>>,
+    prompts: IndexMap<String, Arc<Prompt>>,
+}
+
+/// The shared catalogue of one server. Cheap to share (`Arc<Registry>`) between sessions.
+pub struct Registry {
+    inner: RwLock<Inner>,
+    page_size: std::sync::atomic::AtomicUsize,
+    cache: Mutex<PageCache>,
+    listeners: Mutex<Vec<(u64, Listener)>>,
+    next_listener: std::sync::atomic::AtomicU64,
+}
+
+/// Handle to remove a change listener.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ListenerId(u64);
+
+/// Default page size of list answers.
+pub const DEFAULT_PAGE_SIZE: usize = 100;
+
+impl Default for Registry {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let inner = self.inner.read().unwrap_or_else(|e| e.into_inner());
+        f.debug_struct("Registry")
+            .field("tools", &inner.tools.len())
+            .field("resources", &inner.resources.len())
+            .field("templates", &inner.templates.len())
+            .field("prompts", &inner.prompts.len())
+            .finish()
+    }
+}
+
+impl Registry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Registry {
+            inner: RwLock::new(Inner::default()),
+            page_size: DEFAULT_PAGE_SIZE.into(),
+            cache: Mutex::new(HashMap::new()),
+            listeners: Mutex::new(Vec::new()),
+            next_listener: 1.into(),
+        }
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, Inner> {
+        self.inner.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, Inner> {
+        self.inner.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Sets how many entries one list page holds (at least 1).
+    pub fn set_page_size(&self, n: usize) {
+        self.page_size.store(n.max(1), std::sync::atomic::Ordering::Relaxed);
+        self.cache.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+
+    /// Adds or replaces a tool. Fails when its name is empty or a schema does not compile.
+    pub fn add_tool(&self, tool: Tool) -> Result<(), DefinitionError> {
+        if tool.name.is_empty()
+            || tool.name.len() > 128
+            || tool.name.chars().any(|c| c.is_whitespace() || c.is_control())
+        {
+            return Err(DefinitionError(format!(
+                "invalid tool name {:?}: use 1-128 characters without spaces (letters, digits, '_', '-', '.')",
+                tool.name
+            )));
+        }
+        if tool.input_schema.get("type").and_then(Value::as_str) != Some("object") {
+            return Err(DefinitionError(format!(
+                "tool {:?}: inputSchema must be a JSON Schema with \"type\": \"object\"",
+                tool.name
+            )));
+        }
+        let input = Validator::compile(&tool.input_schema)
+            .map_err(|e| DefinitionError(format!("tool {:?}: invalid inputSchema: {e}", tool.name)))?;
+        let output = match &tool.output_schema {
+            Some(s) => Some(
+                Validator::compile(s)
+                    .map_err(|e| DefinitionError(format!("tool {:?}: invalid outputSchema: {e}", tool.name)))?,
+            ),
+            None => None,
+        };
+        let name = tool.name.clone();
+        self.write().tools.insert(name, Arc::new(ToolEntry { tool, input, output }));
+        self.changed(ListKind::Tools);
+        Ok(())
+    }
+
+    /// Removes a tool; returns whether it existed.
+    pub fn remove_tool(&self, name: &str) -> bool {
+        let removed = self.write().tools.shift_remove(name).is_some();
+        if removed {
+            self.changed(ListKind::Tools);
+        }
+        removed
+    }
+
+    /// Looks a tool up.
+    pub fn tool(&self, name: &str) -> Option<Arc<ToolEntry>> {
+        self.read().tools.get(name).cloned()
+    }
+
+    /// Adds or replaces a static resource.
+    pub fn add_resource(&self, resource: Resource) -> Result<(), DefinitionError> {
+        if resource.uri.is_empty() {
+            return Err(DefinitionError("resource uri must not be empty".into()));
+        }
+        let uri = resource.uri.clone();
+        self.write().resources.insert(uri, Arc::new(resource));
+        self.changed(ListKind::Resources);
+        Ok(())
+    }
+
+    /// Removes a static resource.
+    pub fn remove_resource(&self, uri: &str) -> bool {
+        let removed = self.write().resources.shift_remove(uri).is_some();
+        if removed {
+            self.changed(ListKind::Resources);
+        }
+        removed
+    }
+
+    /// Looks a static resource up.
+    pub fn resource(&self, uri: &str) -> Option<Arc<Resource>> {
+        self.read().resources.get(uri).cloned()
+    }
+
+    /// Adds or replaces a resource template.
+    pub fn add_template(&self, template: ResourceTemplate) -> Result<(), DefinitionError> {
+        let parsed = UriTemplate::parse(&template.uri_template).map_err(|e| DefinitionError(e.to_string()))?;
+        let key = template.uri_template.clone();
+        self.write().templates.insert(key, Arc::new(TemplateEntry { template, parsed }));
+        self.changed(ListKind::ResourceTemplates);
+        Ok(())
+    }
+
+    /// Removes a resource template.
+    pub fn remove_template(&self, uri_template: &str) -> bool {
+        let removed = self.write().templates.shift_remove(uri_template).is_some();
+        if removed {
+            self.changed(ListKind::ResourceTemplates);
+        }
+        removed
+    }
+
+    /// Looks a template up by its template string.
+    pub fn template(&self, uri_template: &str) -> Option<Arc<TemplateEntry>> {
+        self.read().templates.get(uri_template).cloned()
+    }
+
+    /// Finds what serves `uri`: a static resource, else the first template that matches
+    /// (with its variables).
+    pub fn resolve(&self, uri: &str) -> Option<Resolved> {
+        let inner = self.read();
+        if let Some(r) = inner.resources.get(uri) {
+            return Some(Resolved::Static(r.clone()));
+        }
+        for t in inner.templates.values() {
+            if let Some(vars) = t.parsed.match_uri(uri) {
+                return Some(Resolved::Template(t.clone(), vars));
+            }
+        }
+        None
+    }
+
+    /// Adds or replaces a prompt.
+    pub fn add_prompt(&self, prompt: Prompt) -> Result<(), DefinitionError> {
+        if prompt.name.is_empty() {
+            return Err(DefinitionError("prompt name must not be empty".into()));
+        }
+        let name = prompt.name.clone();
+        self.write().prompts.insert(name, Arc::new(prompt));
+        self.changed(ListKind::Prompts);
+        Ok(())
+    }
+
+    /// Removes a prompt.
+    pub fn remove_prompt(&self, name: &str) -> bool {
+        let removed = self.write().prompts.shift_remove(name).is_some();
+        if removed {
+            self.changed(ListKind::Prompts);
+        }
+        removed
+    }
+
+    /// Looks a prompt up.
+    pub fn prompt(&self, name: &str) -> Option<Arc<Prompt>> {
+        self.read().prompts.get(name).cloned()
+    }
+
+    /// Whether any entry of `kind` is registered.
+    pub fn has(&self, kind: ListKind) -> bool {
+        let inner = self.read();
+        match kind {
+            ListKind::Tools => !inner.tools.is_empty(),
+            ListKind::Resources => !inner.resources.is_empty(),
+            ListKind::ResourceTemplates => !inner.templates.is_empty(),
+            ListKind::Prompts => !inner.prompts.is_empty(),
+        }
+    }
+
+    /// Tells every session that a resource's contents changed (subscribed clients get
+    /// `notifications/resources/updated`).
+    pub fn notify_resource_updated(&self, uri: &str) {
+        self.emit(&RegistryChange::ResourceUpdated(uri.to_string()));
+    }
+
+    /// Registers a change listener (a driver uses it to wake its session).
+    pub fn add_listener(&self, f: impl Fn(&RegistryChange) + Send + Sync + 'static) -> ListenerId {
+        let id = self.next_listener.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.listeners.lock().unwrap_or_else(|e| e.into_inner()).push((id, Arc::new(f)));
+        ListenerId(id)
+    }
+
+    /// Removes a change listener.
+    pub fn remove_listener(&self, id: ListenerId) {
+        self.listeners.lock().unwrap_or_else(|e| e.into_inner()).retain(|(i, _)| *i != id.0);
+    }
+
+    fn changed(&self, kind: ListKind) {
+        self.cache.lock().unwrap_or_else(|e| e.into_inner()).retain(|(k, _, _), _| *k != kind);
+        self.emit(&RegistryChange::ListChanged(kind));
+    }
+
+    fn emit(&self, change: &RegistryChange) {
+        let listeners: Vec<Listener> =
+            self.listeners.lock().unwrap_or_else(|e| e.into_inner()).iter().map(|(_, l)| l.clone()).collect();
+        for l in listeners {
+            l(change);
+        }
+    }
+
+    /// The `result` bytes of one list page for revision `v`: served from cache, built once
+    /// per change. A cursor that was not made here (or points past the end) is -32602.
+    pub fn list_page(&self, kind: ListKind, v: ProtocolVersion, cursor: Option<&str>) -> Result<Arc<[u8]>, RpcError> {
+        let offset = match cursor {
+            None => 0,
+            Some(c) => decode_cursor(c).ok_or_else(|| {
+                RpcError::invalid_params(format!("invalid cursor {c:?}")).with_data(serde_json::json!({ "cursor": c }))
+            })?,
+        };
+        let key = (kind, v, offset);
+        if let Some(bytes) = self.cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            return Ok(bytes.clone());
+        }
+        let page_size = self.page_size.load(std::sync::atomic::Ordering::Relaxed);
+        let (items, total) = {
+            let inner = self.read();
+            let total = match kind {
+                ListKind::Tools => inner.tools.len(),
+                ListKind::Resources => inner.resources.len(),
+                ListKind::ResourceTemplates => inner.templates.len(),
+                ListKind::Prompts => inner.prompts.len(),
+            };
+            if offset > total || (offset == total && offset != 0) {
+                return Err(RpcError::invalid_params(format!(
+                    "invalid cursor {:?}: past the end of the list",
+                    cursor.unwrap_or("")
+                ))
+                .with_data(serde_json::json!({ "cursor": cursor })));
+            }
+            let range = offset..(offset + page_size).min(total);
+            let items: Vec<Value> = match kind {
+                ListKind::Tools => inner.tools[range].values().map(|t| edge::tool(&t.tool, v)).collect(),
+                ListKind::Resources => inner.resources[range].values().map(|r| edge::resource(r, v)).collect(),
+                ListKind::ResourceTemplates => {
+                    inner.templates[range].values().map(|t| edge::resource_template(&t.template, v)).collect()
+                }
+                ListKind::Prompts => inner.prompts[range].values().map(|p| edge::prompt(p, v)).collect(),
+            };
+            (items, total)
+        };
+        let next = offset + items.len();
+        let mut result = serde_json::Map::new();
+        result.insert(kind.field().into(), Value::Array(items));
+        if next < total {
+            result.insert("nextCursor".into(), Value::String(encode_cursor(next)));
+        }
+        let bytes: Arc<[u8]> = serde_json::to_vec(&result).unwrap_or_default().into();
+        self.cache.lock().unwrap_or_else(|e| e.into_inner()).insert(key, bytes.clone());
+        Ok(bytes)
+    }
+}
+
+/// What serves a URI.
+#[derive(Debug, Clone)]
+pub enum Resolved {
+    /// A static resource.
+    Static(Arc<Resource>),
+    /// A template, with the variables extracted from the URI.
+    Template(Arc<TemplateEntry>, HashMap<String, String>),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn pages_and_cursors() {
+        let r = Registry::new();
+        r.set_page_size(2);
+        for i in 0..5 {
+            r.add_tool(Tool::new(format!("t{i}"))).unwrap();
+        }
+        let v = ProtocolVersion::V2025_06_18;
+        let mut cursor: Option<String> = None;
+        let mut names = Vec::new();
+        loop {
+            let page: Value =
+                serde_json::from_slice(&r.list_page(ListKind::Tools, v, cursor.as_deref()).unwrap()).unwrap();
+            for t in page["tools"].as_array().unwrap() {
+                names.push(t["name"].as_str().unwrap().to_string());
+            }
+            match page.get("nextCursor") {
+                Some(c) => cursor = Some(c.as_str().unwrap().to_string()),
+                None => break,
+            }
+        }
+        assert_eq!(names, ["t0", "t1", "t2", "t3", "t4"]);
+        assert_eq!(r.list_page(ListKind::Tools, v, Some("garbage")).unwrap_err().code, -32602);
+        assert_eq!(r.list_page(ListKind::Tools, v, Some(&encode_cursor(99))).unwrap_err().code, -32602);
+    }
+
+    #[test]
+    fn changes_reach_listeners_and_invalidate_cache() {
+        let r = Registry::new();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let s2 = seen.clone();
+        r.add_listener(move |c| s2.lock().unwrap().push(c.clone()));
+        let v = ProtocolVersion::V2025_11_25;
+        r.add_tool(Tool::new("a")).unwrap();
+        let first = r.list_page(ListKind::Tools, v, None).unwrap();
+        r.add_tool(Tool::new("b")).unwrap();
+        let second = r.list_page(ListKind::Tools, v, None).unwrap();
+        assert_ne!(first, second);
+        assert!(r.remove_tool("a"));
+        assert!(!r.remove_tool("a"));
+        r.notify_resource_updated("x://1");
+        assert_eq!(seen.lock().unwrap().len(), 4);
+        assert!(r.add_tool(Tool::new("bad name")).is_err());
+        assert!(r.add_tool(Tool::new("x").input_schema(json!({"type": "string"}))).is_err());
+    }
+
+    #[test]
+    fn resolves_static_then_templates() {
+        let r = Registry::new();
+        r.add_resource(Resource::new("x://fixed", "fixed")).unwrap();
+        r.add_template(ResourceTemplate::new("x://{id}", "by id")).unwrap();
+        assert!(matches!(r.resolve("x://fixed"), Some(Resolved::Static(_))));
+        match r.resolve("x://42") {
+            Some(Resolved::Template(_, vars)) => assert_eq!(vars["id"], "42"),
+            other => panic!("{other:?}"),
+        }
+        assert!(r.resolve("y://1").is_none());
+    }
+}

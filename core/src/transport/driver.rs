@@ -1,0 +1,254 @@
+//! The tokio driver of a server session over a byte stream.
+//!
+//! One task owns the session and the stream. Handler futures run inside that task (in a
+//! `FuturesUnordered`), so a handler that finishes without waiting costs no task spawn and
+//! no wake-up; all answers ready at one moment go out in one write.
+
+use crate::engine::{Event, Invocation, Outcome, Request, RequestKey, ServerSession};
+use crate::error::{Error, Result};
+use crate::jsonrpc::RpcError;
+use crate::server::{CancelState, Command, Context, PeerInfo, ResourceRequest, Server};
+use futures_util::future::{AbortHandle, Abortable, BoxFuture};
+use futures_util::stream::FuturesUnordered;
+use futures_util::{FutureExt, StreamExt};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Instant;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::sync::{mpsc, oneshot};
+
+type Task = BoxFuture<'static, (RequestKey, Option<Outcome>)>;
+
+fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic".to_string()
+    }
+}
+
+/// Builds the future that runs user code for an invocation.
+fn invoke(server: &Server, inv: Invocation, ctx: Context) -> BoxFuture<'static, Outcome> {
+    let h = server.handlers_read();
+    match inv.request {
+        Request::CallTool { name, arguments } => match h.tools.get(&name) {
+            Some(f) => {
+                let fut = f(arguments, ctx);
+                Box::pin(async move {
+                    match fut.await {
+                        Ok(r) => Outcome::Tool(r),
+                        Err(e) => Outcome::Error(e),
+                    }
+                })
+            }
+            None => ready(Outcome::Error(RpcError::invalid_params(format!("Unknown tool: {name}")))),
+        },
+        Request::ReadResource { uri, template, variables } => {
+            let key = template.as_ref().map(|t| t.template.uri_template.clone()).unwrap_or_else(|| uri.clone());
+            match h.resources.get(&key) {
+                Some(f) => {
+                    let fut = f(ResourceRequest { uri, variables }, ctx);
+                    Box::pin(async move { to_outcome(fut.await, Outcome::Resource) })
+                }
+                None => ready(Outcome::Error(RpcError::resource_not_found(&uri))),
+            }
+        }
+        Request::GetPrompt { name, arguments } => match h.prompts.get(&name) {
+            Some(f) => {
+                let fut = f(arguments, ctx);
+                Box::pin(async move { to_outcome(fut.await, Outcome::Prompt) })
+            }
+            None => ready(Outcome::Error(RpcError::invalid_params(format!("Unknown prompt: {name}")))),
+        },
+        Request::Complete(params) => match &h.completion {
+            Some(f) => {
+                let fut = f(params, ctx);
+                Box::pin(async move { to_outcome(fut.await, Outcome::Completion) })
+            }
+            None => ready(Outcome::Completion(Default::default())),
+        },
+        Request::CreateMessage(_) | Request::Elicit(_) | Request::ListRoots => {
+            ready(Outcome::Error(RpcError::method_not_found("client request sent to a server")))
+        }
+    }
+}
+
+fn ready(o: Outcome) -> BoxFuture<'static, Outcome> {
+    Box::pin(std::future::ready(o))
+}
+
+fn to_outcome<T>(r: Result<T>, f: impl FnOnce(T) -> Outcome) -> Outcome {
+    match r {
+        Ok(v) => f(v),
+        Err(Error::Rpc(e)) => Outcome::Error(e),
+        Err(e) => Outcome::Error(RpcError::internal(e)),
+    }
+}
+
+/// Serves one session of `server` over a byte stream until the reader ends and in-flight
+/// work has finished.
+pub(crate) async fn serve_stream<R, W>(server: &Server, mut reader: R, mut writer: W) -> Result<()>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    let config = Arc::new(server.config());
+    let registry = server.registry().clone();
+    let mut session = ServerSession::new(config, registry.clone());
+    let (tx, mut commands) = mpsc::unbounded_channel::<Command>();
+    let (change_tx, mut changes) = mpsc::unbounded_channel();
+    let listener = registry.add_listener(move |c| {
+        let _ = change_tx.send(c.clone());
+    });
+    let mut peer_info = Arc::new(PeerInfo::default());
+    let mut tasks: FuturesUnordered<Task> = FuturesUnordered::new();
+    let mut running: HashMap<RequestKey, (AbortHandle, Arc<CancelState>)> = HashMap::new();
+    let mut waiters: HashMap<crate::engine::OutboundId, oneshot::Sender<std::result::Result<Value, RpcError>>> =
+        HashMap::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut out = Vec::with_capacity(64 * 1024);
+    let mut eof = false;
+
+    let result: Result<()> = loop {
+        // 1. Events from the session.
+        while let Some(ev) = session.poll_event() {
+            match ev {
+                Event::Invoke(inv) => {
+                    if peer_info.protocol_version.is_none() {
+                        peer_info = Arc::new(PeerInfo {
+                            client: session.client_info().cloned(),
+                            capabilities: session.client_capabilities().clone(),
+                            protocol_version: session.protocol_version(),
+                        });
+                    }
+                    let cancel = Arc::new(CancelState::default());
+                    let key = inv.key;
+                    let ctx = Context {
+                        key,
+                        id: inv.id.clone(),
+                        meta: inv.meta.clone(),
+                        tx: tx.clone(),
+                        peer: peer_info.clone(),
+                        cancel: cancel.clone(),
+                    };
+                    let fut = invoke(server, inv, ctx);
+                    let (handle, reg) = AbortHandle::new_pair();
+                    let fut = Abortable::new(AssertUnwindSafe(fut).catch_unwind(), reg);
+                    running.insert(key, (handle, cancel));
+                    tasks.push(Box::pin(fut.map(move |r| {
+                        let outcome = match r {
+                            Err(_aborted) => None,
+                            Ok(Ok(o)) => Some(o),
+                            Ok(Err(p)) => Some(Outcome::Error(RpcError::internal(format!(
+                                "handler panicked: {}",
+                                panic_message(p)
+                            )))),
+                        };
+                        (key, outcome)
+                    })));
+                }
+                Event::Cancelled { key, .. } => {
+                    if let Some((h, c)) = running.remove(&key) {
+                        c.flag.store(true, Ordering::Release);
+                        c.notify.notify_waiters();
+                        h.abort();
+                    }
+                }
+                Event::Response { id, result } => {
+                    if let Some(w) = waiters.remove(&id) {
+                        let _ = w.send(result);
+                    }
+                }
+                Event::Initialized | Event::Progress { .. } | Event::Notification { .. } => {}
+            }
+        }
+        // 2. Handlers that are already done answer before anything is written.
+        while let Some(Some((key, outcome))) = tasks.next().now_or_never() {
+            running.remove(&key);
+            if let Some(o) = outcome {
+                session.complete(key, o);
+            }
+        }
+        if session.poll_event_pending() {
+            continue;
+        }
+        // 3. Write everything queued in one go.
+        session.take_output(&mut out);
+        if !out.is_empty() {
+            if let Err(e) = writer.write_all(&out).await {
+                break Err(e.into());
+            }
+            if let Err(e) = writer.flush().await {
+                break Err(e.into());
+            }
+            out.clear();
+        }
+        if eof && tasks.is_empty() {
+            break Ok(());
+        }
+        // 4. Wait for input, a finished handler, a command, a registry change or a deadline.
+        let deadline = session.next_deadline();
+        tokio::select! {
+            biased;
+            Some((key, outcome)) = tasks.next(), if !tasks.is_empty() => {
+                running.remove(&key);
+                if let Some(o) = outcome {
+                    session.complete(key, o);
+                }
+            }
+            n = reader.read(&mut buf), if !eof => match n {
+                Ok(0) => eof = true,
+                Ok(n) => session.feed(&buf[..n], Instant::now()),
+                Err(e) => break Err(e.into()),
+            },
+            Some(cmd) = commands.recv() => apply(&mut session, cmd, &mut waiters),
+            Some(change) = changes.recv() => session.registry_changed(&change),
+            _ = sleep_until(deadline), if deadline.is_some() => session.handle_timeout(Instant::now()),
+        }
+    };
+    registry.remove_listener(listener);
+    session.close();
+    for (_, (h, _)) in running.drain() {
+        h.abort();
+    }
+    result
+}
+
+async fn sleep_until(deadline: Option<Instant>) {
+    if let Some(d) = deadline {
+        tokio::time::sleep_until(d.into()).await;
+    }
+}
+
+fn apply(
+    session: &mut ServerSession,
+    cmd: Command,
+    waiters: &mut HashMap<crate::engine::OutboundId, oneshot::Sender<std::result::Result<Value, RpcError>>>,
+) {
+    match cmd {
+        Command::Progress { key, progress, total, message, reply } => {
+            let _ = reply.send(session.progress(key, progress, total, message.as_deref()));
+        }
+        Command::Log { level, logger, data, related } => {
+            session.log(level, logger.as_deref(), data, related);
+        }
+        Command::Request { method, params, opts, reply } => {
+            match session.request(&method, params, &opts, Instant::now()) {
+                Ok(id) => {
+                    waiters.insert(id, reply);
+                }
+                Err(e) => {
+                    let _ = reply.send(Err(e));
+                }
+            }
+        }
+        Command::ElicitationComplete(id) => {
+            let _ = session.elicitation_complete(&id);
+        }
+    }
+}
