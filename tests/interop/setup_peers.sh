@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Install the official MCP peers used by the interop tests, pinned, into
+# ${PEERS:-<repo>/.peers}:
+#   .peers/venv  Python venv with the official Python SDK (mcp) and jsonschema
+#   .peers/npm   npm folder with the official TypeScript SDK and server-everything
+# Idempotent: a marker file records the pinned versions; when it matches, nothing
+# is reinstalled (a warm run takes well under a second). Quiet on success; on
+# failure the installer's log is printed to stderr.
+# Needs: python3 (with venv + pip) and Node 20 + npm. Network: PyPI and npm only.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO="$(cd "$HERE/../.." && pwd)"
+PEERS="${PEERS:-$REPO/.peers}"
+
+# Pins. Change them here only; the markers below make a changed pin reinstall.
+PY_PINS=("mcp==2.3.0")
+NPM_PINS=("@modelcontextprotocol/sdk@1.32.2" "@modelcontextprotocol/server-everything@2026.8.31")
+# Upper bound for each network-touching step, in seconds.
+STEP_TIMEOUT="${PEERS_STEP_TIMEOUT:-600}"
+
+MARKER_NAME=".hypermcp-peers"
+mkdir -p "$PEERS"
+LOG="$PEERS/setup.log"
+
+die() {
+  echo "setup_peers.sh: $*" >&2
+  if [ -s "$LOG" ]; then
+    echo "----- last lines of $LOG -----" >&2
+    tail -n 60 "$LOG" >&2
+  fi
+  exit 1
+}
+
+# run_logged DESC CMD...: run with a time limit, output to the log.
+run_logged() {
+  local desc="$1"; shift
+  echo "+ $*" >>"$LOG"
+  if ! timeout "$STEP_TIMEOUT" "$@" >>"$LOG" 2>&1; then
+    die "$desc failed (or exceeded ${STEP_TIMEOUT}s)"
+  fi
+}
+
+command -v python3 >/dev/null || die "python3 not found"
+command -v node >/dev/null || die "node not found"
+command -v npm >/dev/null || die "npm not found"
+command -v timeout >/dev/null || die "timeout (coreutils) not found"
+
+# ---------------------------------------------------------------- Python SDK
+VENV="$PEERS/venv"
+PY_WANT="python-peers: ${PY_PINS[*]}"
+if [ ! -x "$VENV/bin/python" ] || [ "$(cat "$VENV/$MARKER_NAME" 2>/dev/null)" != "$PY_WANT" ]; then
+  : >"$LOG"
+  rm -f "$VENV/$MARKER_NAME"
+  if [ ! -x "$VENV/bin/python" ]; then
+    run_logged "creating the venv $VENV" python3 -m venv "$VENV"
+  fi
+  run_logged "pip install ${PY_PINS[*]}" \
+    "$VENV/bin/python" -m pip install --disable-pip-version-check --no-input -q \
+    --timeout 60 --retries 3 "${PY_PINS[@]}"
+  run_logged "checking the Python SDK import" \
+    "$VENV/bin/python" -c "import mcp, jsonschema; from mcp.server.mcpserver import MCPServer"
+  printf '%s' "$PY_WANT" >"$VENV/$MARKER_NAME"
+fi
+
+# ---------------------------------------------------------------- npm peers
+NPMDIR="$PEERS/npm"
+NPM_WANT="npm-peers: ${NPM_PINS[*]}"
+if [ ! -d "$NPMDIR/node_modules/@modelcontextprotocol/sdk" ] \
+   || [ "$(cat "$NPMDIR/$MARKER_NAME" 2>/dev/null)" != "$NPM_WANT" ]; then
+  : >"$LOG"
+  rm -f "$NPMDIR/$MARKER_NAME"
+  mkdir -p "$NPMDIR"
+  if [ ! -f "$NPMDIR/package.json" ]; then
+    printf '{\n  "name": "hypermcp-interop-peers",\n  "private": true\n}\n' >"$NPMDIR/package.json"
+  fi
+  run_logged "npm install ${NPM_PINS[*]}" \
+    npm install --prefix "$NPMDIR" --no-fund --no-audit --save-exact --loglevel=error \
+    --fetch-timeout=60000 --fetch-retries=3 "${NPM_PINS[@]}"
+  run_logged "checking the TypeScript SDK import" \
+    node --input-type=module -e "
+      import { createRequire } from 'node:module';
+      const require = createRequire('$NPMDIR/package.json');
+      await import(require.resolve('@modelcontextprotocol/sdk/client/index.js'));
+      await import(require.resolve('@modelcontextprotocol/sdk/server/mcp.js'));
+      require.resolve('@modelcontextprotocol/server-everything/package.json');"
+  printf '%s' "$NPM_WANT" >"$NPMDIR/$MARKER_NAME"
+fi
+
+rm -f "$LOG"
