@@ -16,6 +16,9 @@
 #   PIN            CPU list for `taskset -c` applied to loadgen and the server
 #                  (e.g. PIN=0); sequential round trips on a small VM are far
 #                  faster when both ends share a core          [unset: no pinning]
+#   PIN_SEQ        CPU list for `taskset -c` applied to the sequential runs
+#                  only (both ends on one core, the stable floor), leaving the
+#                  pipelined runs free to use both cores             [0]
 #   BUILD          0 skips the cargo build                        [1]
 #
 # A system whose binary is missing is skipped with a note. Raw JSON lines and
@@ -34,6 +37,7 @@ FLOOR=${FLOOR:-cat}
 ECHO_RUST=${ECHO_RUST:-${CARGO_TARGET_DIR:-target}/release/examples/echo_server}
 EXTRA_SYSTEMS=${EXTRA_SYSTEMS:-}
 PIN=${PIN:-}
+PIN_SEQ=${PIN_SEQ-0}
 BUILD=${BUILD:-1}
 LOADGEN=${CARGO_TARGET_DIR:-target}/release/loadgen
 
@@ -101,7 +105,9 @@ for sys in "${systems[@]}"; do
     printf '%s, %s ... ' "$label" "$(mode_name "$w")" >&2
     errlog=$(mktemp)
     rc=0
-    out=$("${pin[@]}" "$LOADGEN" --json --calls "$CALLS" --warmup "$WARMUP" --runs "$RUNS" \
+    pin_now=("${pin[@]}")
+    [[ $w == 1 && -n $PIN_SEQ ]] && pin_now=(taskset -c "$PIN_SEQ")
+    out=$("${pin_now[@]}" "$LOADGEN" --json --calls "$CALLS" --warmup "$WARMUP" --runs "$RUNS" \
       --inflight "$w" --timeout "$TIMEOUT" "${floor_flag[@]}" -- "${words[@]}" 2>"$errlog") || rc=$?
     if [[ -n $out ]]; then
       awk -v s="$label" '{ sub(/^\{/, "{\"system\":\"" s "\","); print }' <<<"$out" >>"$jsonl"
@@ -122,7 +128,7 @@ done
 {
   echo
   echo "stdio MCP benchmark, $(date -u +'%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
-  echo "calls=$CALLS warmup=$WARMUP runs=$RUNS (medians over runs)${PIN:+, pinned with taskset -c $PIN}; latencies in µs"
+  echo "calls=$CALLS warmup=$WARMUP runs=$RUNS (medians over runs)${PIN:+, pinned with taskset -c $PIN}${PIN_SEQ:+, sequential runs pinned with taskset -c $PIN_SEQ}; latencies in µs"
   echo
   echo "| system | mode | median calls/s | p50 µs | p99 µs | max µs | init ms |"
   echo "|---|---|---:|---:|---:|---:|---:|"
