@@ -534,6 +534,20 @@ impl Peer {
         }
     }
 
+    /// The peer can no longer send (its input ended): our pending requests fail, while the
+    /// peer's in-flight requests may still be answered.
+    pub fn input_closed(&mut self) {
+        let mut ids: Vec<i64> = self.pending.keys().copied().collect();
+        ids.sort_unstable();
+        for n in ids {
+            self.forget(n);
+            self.events.push_back(Event::Response {
+                id: OutboundId(n),
+                result: Err(RpcError::new(codes::CONNECTION_CLOSED, "the peer closed its side of the connection")),
+            });
+        }
+    }
+
     pub fn pending_count(&self) -> usize {
         self.pending.len()
     }

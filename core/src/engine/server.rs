@@ -420,6 +420,12 @@ impl ServerSession {
         self.peer.handle_timeout(now);
     }
 
+    /// The client's input ended (stdin closed) but answers may still be written: requests
+    /// to the client fail; requests being served can still complete.
+    pub fn input_closed(&mut self) {
+        self.peer.input_closed();
+    }
+
     /// Closes the session (the transport ended): in-flight work is cancelled.
     pub fn close(&mut self) {
         self.role.state = State::Closed;

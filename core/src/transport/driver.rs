@@ -20,6 +20,9 @@ use std::time::Instant;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot};
 
+/// How long in-flight calls may run after the client closed its input.
+const EOF_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
+
 type Task = BoxFuture<'static, (RequestKey, Option<Outcome>)>;
 
 fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
@@ -113,6 +116,8 @@ where
     let mut buf = vec![0u8; 64 * 1024];
     let mut out = Vec::with_capacity(64 * 1024);
     let mut eof = false;
+    // After the client's input ends, in-flight calls get this long to finish and be written.
+    let mut drain_deadline: Option<tokio::time::Instant> = None;
 
     let result: Result<()> = loop {
         // 1. Events from the session.
@@ -202,13 +207,20 @@ where
                 }
             }
             n = reader.read(&mut buf), if !eof => match n {
-                Ok(0) => eof = true,
+                Ok(0) => {
+                    eof = true;
+                    session.input_closed();
+                    drain_deadline = Some(tokio::time::Instant::now() + EOF_GRACE);
+                }
                 Ok(n) => session.feed(&buf[..n], Instant::now()),
                 Err(e) => break Err(e.into()),
             },
             Some(cmd) = commands.recv() => apply(&mut session, cmd, &mut waiters),
             Some(change) = changes.recv() => session.registry_changed(&change),
             _ = sleep_until(deadline), if deadline.is_some() => session.handle_timeout(Instant::now()),
+            _ = async { if let Some(d) = drain_deadline { tokio::time::sleep_until(d).await } }, if drain_deadline.is_some() => {
+                break Ok(());
+            }
         }
     };
     registry.remove_listener(listener);
