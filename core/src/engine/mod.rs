@@ -139,3 +139,6 @@ pub enum Event {
         params: Option<Value>,
     },
 }
+
+#[cfg(test)]
+mod tests;

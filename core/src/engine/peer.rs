@@ -43,6 +43,8 @@ struct Pending {
     reset_on_progress: bool,
     token: Option<ProgressToken>,
     last_progress: Option<f64>,
+    /// False for `initialize`, which must never be cancelled (cancellation spec).
+    cancellable: bool,
 }
 
 struct Batch {
@@ -189,16 +191,17 @@ impl Peer {
                 self.batches.insert(b, Batch { open: 0, sealed: false, parts: Vec::new() });
                 for item in items {
                     match jsonrpc::message::parse_object(item.get().as_bytes()) {
-                        Err(f) => self.write_error(f.id.as_ref(), Some(b), Route::Standalone, &f.error),
+                        Err(f) => {
+                            self.open_in_batch(b);
+                            self.write_error(f.id.as_ref(), Some(b), Route::Standalone, &f.error);
+                        }
                         Ok(env) => {
                             if let (Some(m), Some(_)) = (&env.method, &env.id) {
+                                self.open_in_batch(b);
                                 if !role.batchable(m) {
                                     let err = RpcError::invalid_request(format!("{m} must not be part of a batch"));
                                     self.write_error(env.id.as_ref(), Some(b), Route::Standalone, &err);
                                     continue;
-                                }
-                                if let Some(batch) = self.batches.get_mut(&b) {
-                                    batch.open += 1;
                                 }
                             }
                             self.dispatch(role, env, Some(b), now);
@@ -210,6 +213,14 @@ impl Peer {
                 }
                 self.flush_batch(b);
             }
+        }
+    }
+
+    /// Counts one more answer the batch must wait for (every element answered through
+    /// `respond`, error or not, is counted first, so `respond` can uncount it).
+    fn open_in_batch(&mut self, b: u64) {
+        if let Some(batch) = self.batches.get_mut(&b) {
+            batch.open += 1;
         }
     }
 
@@ -306,7 +317,6 @@ impl Peer {
                 let mut part = Vec::new();
                 write(&mut part);
                 batch.parts.push(part);
-                // Errors for unparseable elements were never counted as open.
                 batch.open = batch.open.saturating_sub(1);
                 self.flush_batch(b);
             }
@@ -421,6 +431,7 @@ impl Peer {
                 reset_on_progress: opts.reset_timeout_on_progress,
                 token,
                 last_progress: None,
+                cancellable: method != "initialize",
             },
         );
         jsonrpc::write_request(self.out.begin(), &id, method, params.as_ref());
@@ -439,10 +450,12 @@ impl Peer {
         Some(p)
     }
 
-    /// Cancels one of our requests: the peer is told, no answer event follows.
+    /// Cancels one of our requests: the peer is told, no answer event follows. `initialize`
+    /// is only forgotten: the peer is never told (clients MUST NOT cancel it).
     pub fn cancel(&mut self, id: OutboundId, reason: Option<&str>) -> bool {
-        if self.forget(id.0).is_none() {
-            return false;
+        let Some(pending) = self.forget(id.0) else { return false };
+        if !pending.cancellable {
+            return true;
         }
         let mut p = serde_json::Map::new();
         p.insert("requestId".into(), id.0.into());

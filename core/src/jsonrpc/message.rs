@@ -143,6 +143,9 @@ pub fn parse_object(bytes: &[u8]) -> Result<Envelope<'_>, ParseFailure> {
     };
     let id = match raw.id {
         None => None,
+        // An error response about a message whose id could not be read: JSON-RPC gives it
+        // `id: null`. It is a response, never to be answered.
+        Some(r) if r.get() == "null" && raw.method.is_none() && raw.error.is_some() => None,
         Some(r) => match RequestId::from_raw(r.get()) {
             Some(id) => Some(id),
             None => {
