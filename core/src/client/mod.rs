@@ -135,6 +135,8 @@ pub struct CallOptions {
     pub timeout: Option<Duration>,
     /// Restart the timeout on each progress notification.
     pub reset_timeout_on_progress: bool,
+    /// Cap on the whole call when progress resets the timeout (default: ten times it).
+    pub max_total_timeout: Option<Duration>,
     /// Receives progress notifications for this call.
     pub on_progress: Option<ProgressFn>,
 }
@@ -565,6 +567,7 @@ async fn drive<R, W>(
                     let ro = RequestOptions {
                         timeout: opts.timeout,
                         reset_timeout_on_progress: opts.reset_timeout_on_progress,
+                        max_total_timeout: opts.max_total_timeout,
                         progress: opts.on_progress.is_some(),
                         related: None,
                     };

@@ -22,6 +22,9 @@ pub struct RequestOptions {
     pub timeout: Option<Duration>,
     /// Restart the timeout whenever the peer reports progress on the request.
     pub reset_timeout_on_progress: bool,
+    /// The longest a request may take even when progress keeps resetting its timeout (the
+    /// spec asks for such a cap). `None`: ten times the timeout.
+    pub max_total_timeout: Option<Duration>,
     /// Ask the peer for progress (adds a `progressToken`).
     pub progress: bool,
     /// The peer's request this one is sent on behalf of (routes it to that request's
@@ -41,6 +44,8 @@ struct Pending {
     deadline: Option<Instant>,
     timeout: Option<Duration>,
     reset_on_progress: bool,
+    /// Progress never pushes the deadline past this.
+    hard_deadline: Option<Instant>,
     token: Option<ProgressToken>,
     last_progress: Option<f64>,
     /// False for `initialize`, which must never be cancelled (cancellation spec).
@@ -429,6 +434,7 @@ impl Peer {
                 deadline,
                 timeout,
                 reset_on_progress: opts.reset_timeout_on_progress,
+                hard_deadline: timeout.map(|t| now + opts.max_total_timeout.unwrap_or(t * 10).max(t)),
                 token,
                 last_progress: None,
                 cancellable: method != "initialize",
@@ -489,7 +495,7 @@ impl Peer {
         if pending.reset_on_progress {
             if let (Some(old), Some(t)) = (pending.deadline, pending.timeout) {
                 self.deadlines.remove(&(old, n));
-                let d = now + t;
+                let d = pending.hard_deadline.map_or(now + t, |hard| (now + t).min(hard));
                 pending.deadline = Some(d);
                 self.deadlines.insert((d, n));
             }

@@ -355,6 +355,12 @@ impl ServerSession {
         if self.role.state == State::Uninitialized || self.role.state == State::Closed {
             return Err(RpcError::invalid_request("the session is not initialized"));
         }
+        if self.role.state == State::Initializing && method != "ping" {
+            // Lifecycle: until the client sent `initialized`, only pings may be sent to it.
+            return Err(RpcError::invalid_request(format!(
+                "cannot send {method} before the client sent notifications/initialized"
+            )));
+        }
         let v = self.peer.version.unwrap_or(ProtocolVersion::LATEST_LEGACY);
         let caps = &self.role.client_caps;
         let missing = |what: &str| {

@@ -1233,6 +1233,52 @@ fn progress_pushes_the_deadline_out_when_asked() {
     assert_eq!(s.next_deadline(), None);
 }
 
+#[test]
+fn progress_never_extends_a_request_past_its_total_cap() {
+    let t0 = Instant::now();
+    let mut s = ready(Registry::new(), "2025-11-25", json!({"roots": {}}), t0);
+    let opts = RequestOptions {
+        timeout: Some(Duration::from_secs(10)),
+        reset_timeout_on_progress: true,
+        max_total_timeout: Some(Duration::from_secs(25)),
+        progress: true,
+        ..Default::default()
+    };
+    let a = s.request("roots/list", None, &opts, t0).unwrap();
+    lines(&mut s);
+    for (i, at) in [8u64, 16, 24].into_iter().enumerate() {
+        send(
+            &mut s,
+            notification("notifications/progress", json!({"progressToken": a.0, "progress": i + 1})),
+            secs(t0, at),
+        );
+        assert_eq!(events(&mut s).len(), 1);
+    }
+    // 24 + 10 would be 34, but the cap is 0 + 25.
+    assert_eq!(s.next_deadline(), Some(secs(t0, 25)));
+    s.handle_timeout(secs(t0, 25));
+    assert!(
+        matches!(events(&mut s).as_slice(), [Event::Response { id, result: Err(e) }] if *id == a && e.code == codes::REQUEST_TIMEOUT)
+    );
+}
+
+#[test]
+fn server_sends_only_pings_before_the_client_is_initialized() {
+    let t0 = Instant::now();
+    let mut s = new_server(Registry::new(), |_| {});
+    initialize(&mut s, "2025-11-25", json!({"roots": {}, "sampling": {}}), t0);
+    let err = s.request("roots/list", None, &RequestOptions::default(), t0).unwrap_err();
+    assert_eq!(err.code, codes::INVALID_REQUEST);
+    assert!(err.message.contains("notifications/initialized"), "{}", err.message);
+    assert_quiet(&mut s);
+    s.request("ping", None, &RequestOptions::default(), t0).unwrap();
+    assert_eq!(lines(&mut s)[0]["method"], "ping");
+    send(&mut s, notification("notifications/initialized", Value::Null), t0);
+    events(&mut s);
+    s.request("roots/list", None, &RequestOptions::default(), t0).unwrap();
+    assert_eq!(lines(&mut s)[0]["method"], "roots/list");
+}
+
 // ---- batches ------------------------------------------------------------------------------
 
 #[test]
