@@ -7,12 +7,14 @@ use crate::error::{Error, Result};
 use crate::jsonrpc::RpcError;
 use crate::protocol::*;
 use crate::transport::child::{ChildProcess, StderrCallback, StderrTail};
+use crate::transport::driver::panic_message;
 use futures_util::future::BoxFuture;
 use futures_util::stream::FuturesUnordered;
-use futures_util::StreamExt;
+use futures_util::{FutureExt, StreamExt};
 use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
@@ -503,11 +505,22 @@ async fn drive<R, W>(
                 Event::Invoke(inv) => {
                     let key = inv.key;
                     let (handle, reg) = futures_util::future::AbortHandle::new_pair();
-                    let fut = serve_request(&options, inv.request);
+                    // A handler that panics (before or after returning its future) answers
+                    // -32603 instead of taking the connection down.
+                    let panicked = |p| RpcError::internal(format!("handler panicked: {}", panic_message(p)));
+                    let fut = match std::panic::catch_unwind(AssertUnwindSafe(|| serve_request(&options, inv.request)))
+                    {
+                        Ok(fut) => fut,
+                        Err(p) => {
+                            let e = panicked(p);
+                            Box::pin(async move { (key, Err(e)) })
+                        }
+                    };
                     running.insert(key, handle);
                     tasks.push(Box::pin(async move {
-                        match futures_util::future::Abortable::new(fut, reg).await {
-                            Ok((_, r)) => (key, r),
+                        match futures_util::future::Abortable::new(AssertUnwindSafe(fut).catch_unwind(), reg).await {
+                            Ok(Ok((_, r))) => (key, r),
+                            Ok(Err(p)) => (key, Err(panicked(p))),
                             Err(_) => (key, Err(RpcError::internal("cancelled"))),
                         }
                     }));

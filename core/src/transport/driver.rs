@@ -25,7 +25,7 @@ const EOF_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
 
 type Task = BoxFuture<'static, (RequestKey, Option<Outcome>)>;
 
-fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
+pub(crate) fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
     if let Some(s) = p.downcast_ref::<&str>() {
         s.to_string()
     } else if let Some(s) = p.downcast_ref::<String>() {
@@ -141,7 +141,13 @@ where
                         peer: peer_info.clone(),
                         cancel: cancel.clone(),
                     };
-                    let fut = invoke(server, inv, ctx);
+                    // A handler may panic before it returns its future, too.
+                    let fut = match std::panic::catch_unwind(AssertUnwindSafe(|| invoke(server, inv, ctx))) {
+                        Ok(fut) => fut,
+                        Err(p) => {
+                            ready(Outcome::Error(RpcError::internal(format!("handler panicked: {}", panic_message(p)))))
+                        }
+                    };
                     let (handle, reg) = AbortHandle::new_pair();
                     let fut = Abortable::new(AssertUnwindSafe(fut).catch_unwind(), reg);
                     running.insert(key, (handle, cancel));
@@ -176,6 +182,8 @@ where
         while let Some(Some((key, outcome))) = tasks.next().now_or_never() {
             running.remove(&key);
             if let Some(o) = outcome {
+                // What the handler queued (log messages) goes out before its answer.
+                drain_commands(&mut session, &mut commands, &mut waiters);
                 session.complete(key, o);
             }
         }
@@ -203,6 +211,7 @@ where
             Some((key, outcome)) = tasks.next(), if !tasks.is_empty() => {
                 running.remove(&key);
                 if let Some(o) = outcome {
+                    drain_commands(&mut session, &mut commands, &mut waiters);
                     session.complete(key, o);
                 }
             }
@@ -234,6 +243,18 @@ where
 async fn sleep_until(deadline: Option<Instant>) {
     if let Some(d) = deadline {
         tokio::time::sleep_until(d.into()).await;
+    }
+}
+
+/// Applies every command already queued (handlers send log messages without waiting, so a
+/// handler's last messages may still be queued when it finishes).
+fn drain_commands(
+    session: &mut ServerSession,
+    commands: &mut mpsc::UnboundedReceiver<Command>,
+    waiters: &mut HashMap<crate::engine::OutboundId, oneshot::Sender<std::result::Result<Value, RpcError>>>,
+) {
+    while let Ok(cmd) = commands.try_recv() {
+        apply(session, cmd, waiters);
     }
 }
 
