@@ -9,6 +9,11 @@ use std::fmt;
 pub enum Error {
     /// A JSON-RPC error: from the peer, or (in a handler) to send to the peer.
     Rpc(RpcError),
+    /// A request this side sent to the peer was answered with an error (or refused before
+    /// sending, e.g. for a missing client capability). Raised by `ctx.sample`, `ctx.elicit`,
+    /// `ctx.list_roots`...; passed on from a tool handler with `?` it becomes an `isError`
+    /// result, not the tool call's own JSON-RPC error.
+    Request(RpcError),
     /// A transport failure.
     Io(std::io::Error),
     /// A tool, resource, template or prompt definition was refused.
@@ -27,14 +32,14 @@ impl Error {
     /// The JSON-RPC error object, if this is one.
     pub fn rpc(&self) -> Option<&RpcError> {
         match self {
-            Error::Rpc(e) => Some(e),
+            Error::Rpc(e) | Error::Request(e) => Some(e),
             _ => None,
         }
     }
     /// The JSON-RPC code (an error of the transport counts as connection closed).
     pub fn code(&self) -> i32 {
         match self {
-            Error::Rpc(e) => e.code,
+            Error::Rpc(e) | Error::Request(e) => e.code,
             Error::Closed | Error::Io(_) => codes::CONNECTION_CLOSED,
             Error::Definition(_) => codes::INVALID_PARAMS,
             Error::Message(_) => codes::INTERNAL_ERROR,
@@ -45,7 +50,7 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Rpc(e) => write!(f, "{e}"),
+            Error::Rpc(e) | Error::Request(e) => write!(f, "{e}"),
             Error::Io(e) => write!(f, "transport error: {e}"),
             Error::Definition(e) => write!(f, "{e}"),
             Error::Closed => f.write_str("the connection is closed"),
@@ -58,7 +63,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Io(e) => Some(e),
-            Error::Rpc(e) => Some(e),
+            Error::Rpc(e) | Error::Request(e) => Some(e),
             _ => None,
         }
     }

@@ -14,8 +14,8 @@ use serde_json::{json, Map, Value};
 use std::sync::{Arc, Mutex};
 
 /// The tool's answer: the text, or the failed server-to-client call as an `isError` result
-/// carrying its code (propagating it with `?` would turn it into a JSON-RPC error of
-/// `tools/call` itself).
+/// carrying its code (the tests assert the code; plain `?` also gives an `isError` result, see
+/// `question_mark_on_a_failed_client_request_is_a_tool_error`).
 fn report(r: Result<String, Error>) -> CallToolResult {
     match r {
         Ok(text) => CallToolResult::text(text),
@@ -25,6 +25,11 @@ fn report(r: Result<String, Error>) -> CallToolResult {
 
 fn server() -> Server {
     Server::new("client-features", "1.0.0")
+        .tool(Tool::new("ask_model_plain"), |_args, ctx| async move {
+            let params = CreateMessageParams { max_tokens: 5, ..Default::default() };
+            let answer = ctx.sample(params).await?;
+            Ok::<_, Error>(CallToolResult::text(answer.model))
+        })
         .tool(Tool::new("ask_model"), |_args, ctx| async move {
             report(
                 async {
@@ -247,6 +252,20 @@ async fn missing_client_handlers_fail_clearly() {
         let why = failure_of(&t, "ask_user").await;
         assert!(why.contains("elicitation") && why.contains("2025-03-26"), "{why}");
         assert!(elicited.lock().unwrap().is_empty());
+        t.assert_all_valid();
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn question_mark_on_a_failed_client_request_is_a_tool_error() {
+    bounded(async {
+        // The client declares no sampling: `ctx.sample(..).await?` fails inside the tool, and
+        // the tool call itself still succeeds at the protocol level with `isError: true`.
+        let t = connect_tapped(&server(), options_for(ProtocolVersion::V2025_11_25)).await;
+        let r = t.client.call_tool("ask_model_plain", json!({})).await.expect("a tool result, not a JSON-RPC error");
+        assert!(r.failed(), "{r:?}");
+        assert!(r.content[0].as_text().unwrap_or_default().contains("does not support sampling"), "{r:?}");
         t.assert_all_valid();
     })
     .await;

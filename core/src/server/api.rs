@@ -451,7 +451,7 @@ impl Context {
         self.tx
             .send(Command::Progress { key: self.key, progress, total, message: message.map(str::to_string), reply })
             .map_err(|_| Error::Closed)?;
-        Ok(rx.await.map_err(|_| Error::Closed)??)
+        rx.await.map_err(|_| Error::Closed)?.map_err(Error::Request)
     }
 
     /// Sends a log message tied to this request (filtered by the client's level).
@@ -471,7 +471,12 @@ impl Context {
         self.tx
             .send(Command::Request { method: method.to_string(), params, opts, reply })
             .map_err(|_| Error::Closed)?;
-        Ok(rx.await.map_err(|_| Error::Closed)??)
+        match rx.await {
+            Err(_) => Err(Error::Closed),
+            Ok(Ok(v)) => Ok(v),
+            Ok(Err(e)) if e.code == crate::jsonrpc::codes::CONNECTION_CLOSED => Err(Error::Closed),
+            Ok(Err(e)) => Err(Error::Request(e)),
+        }
     }
 
     /// Asks the user for input through the client (form or URL mode).
