@@ -276,6 +276,23 @@ impl Client {
         serde_json::from_value(v).map_err(|e| Error::Message(format!("unexpected {method} result: {e}")))
     }
 
+    /// Every item of a paginated list, following `nextCursor` (a server that repeats a cursor
+    /// ends the walk instead of looping).
+    async fn walk<P: Page>(&self, method: &str) -> Result<Vec<P::Item>> {
+        let mut all = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let page: P =
+                self.typed(method, cursor.as_ref().map(|c| json!({ "cursor": c })), CallOptions::default()).await?;
+            let (items, next) = page.into_parts();
+            all.extend(items);
+            match next {
+                Some(c) if Some(&c) != cursor.as_ref() => cursor = Some(c),
+                _ => return Ok(all),
+            }
+        }
+    }
+
     /// Sends a notification.
     pub async fn notify(&self, method: &str, params: Option<Value>) -> Result<()> {
         let (reply, rx) = oneshot::channel();
@@ -295,16 +312,7 @@ impl Client {
 
     /// Every tool (follows `nextCursor`).
     pub async fn list_tools(&self) -> Result<Vec<Tool>> {
-        let mut all = Vec::new();
-        let mut cursor: Option<String> = None;
-        loop {
-            let page = self.list_tools_page(cursor.as_deref()).await?;
-            all.extend(page.tools);
-            match page.next_cursor {
-                Some(c) if Some(&c) != cursor.as_ref() => cursor = Some(c),
-                _ => return Ok(all),
-            }
-        }
+        self.walk::<ListToolsResult>("tools/list").await
     }
 
     /// Calls a tool.
@@ -324,16 +332,7 @@ impl Client {
 
     /// Every resource.
     pub async fn list_resources(&self) -> Result<Vec<Resource>> {
-        let mut all = Vec::new();
-        let mut cursor: Option<String> = None;
-        loop {
-            let page = self.list_resources_page(cursor.as_deref()).await?;
-            all.extend(page.resources);
-            match page.next_cursor {
-                Some(c) if Some(&c) != cursor.as_ref() => cursor = Some(c),
-                _ => return Ok(all),
-            }
-        }
+        self.walk::<ListResourcesResult>("resources/list").await
     }
 
     /// One page of resource templates.
@@ -343,16 +342,7 @@ impl Client {
 
     /// Every resource template.
     pub async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplate>> {
-        let mut all = Vec::new();
-        let mut cursor: Option<String> = None;
-        loop {
-            let page = self.list_resource_templates_page(cursor.as_deref()).await?;
-            all.extend(page.resource_templates);
-            match page.next_cursor {
-                Some(c) if Some(&c) != cursor.as_ref() => cursor = Some(c),
-                _ => return Ok(all),
-            }
-        }
+        self.walk::<ListResourceTemplatesResult>("resources/templates/list").await
     }
 
     /// Reads a resource.
@@ -377,16 +367,7 @@ impl Client {
 
     /// Every prompt.
     pub async fn list_prompts(&self) -> Result<Vec<Prompt>> {
-        let mut all = Vec::new();
-        let mut cursor: Option<String> = None;
-        loop {
-            let page = self.list_prompts_page(cursor.as_deref()).await?;
-            all.extend(page.prompts);
-            match page.next_cursor {
-                Some(c) if Some(&c) != cursor.as_ref() => cursor = Some(c),
-                _ => return Ok(all),
-            }
-        }
+        self.walk::<ListPromptsResult>("prompts/list").await
     }
 
     /// Gets a prompt.
@@ -423,6 +404,28 @@ impl Client {
         Ok(())
     }
 }
+
+/// A page of a paginated list result.
+trait Page: DeserializeOwned {
+    type Item;
+    fn into_parts(self) -> (Vec<Self::Item>, Option<String>);
+}
+
+macro_rules! page {
+    ($ty:ty, $item:ty, $field:ident) => {
+        impl Page for $ty {
+            type Item = $item;
+            fn into_parts(self) -> (Vec<$item>, Option<String>) {
+                (self.$field, self.next_cursor)
+            }
+        }
+    };
+}
+
+page!(ListToolsResult, Tool, tools);
+page!(ListResourcesResult, Resource, resources);
+page!(ListResourceTemplatesResult, ResourceTemplate, resource_templates);
+page!(ListPromptsResult, Prompt, prompts);
 
 type ServeTask = BoxFuture<'static, (RequestKey, std::result::Result<Value, RpcError>)>;
 

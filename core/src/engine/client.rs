@@ -3,7 +3,7 @@
 
 use super::outbox::{Route, Transmit};
 use super::peer::{params, Peer, RequestOptions, Role};
-use super::{Event, Invocation, OutboundId, Request, RequestKey, State};
+use super::{Event, OutboundId, Request, RequestKey, State};
 use crate::jsonrpc::{codes, RequestId, RpcError, DEFAULT_MAX_MESSAGE_SIZE};
 use crate::protocol::*;
 use serde_json::value::RawValue;
@@ -299,8 +299,6 @@ impl Role for ClientRole {
         let caps = &self.config.capabilities;
         let meta: Option<Meta> =
             params::<Map<String, Value>>(raw).ok().and_then(|m| m.get("_meta").and_then(|v| v.as_object().cloned()));
-        let token =
-            meta.as_ref().and_then(|m| m.get("progressToken")).and_then(|t| serde_json::from_value(t.clone()).ok());
         let request = match method {
             "ping" => return peer.write_result_raw(&id, batch, Route::Standalone, b"{}"),
             "roots/list" if caps.roots.is_some() => Ok(Request::ListRoots),
@@ -318,10 +316,7 @@ impl Role for ClientRole {
             _ => Err(RpcError::method_not_found(method)),
         };
         match request {
-            Ok(request) => {
-                let key = peer.begin(id.clone(), batch, token.clone(), None);
-                peer.events.push_back(Event::Invoke(Invocation { key, id, request, progress_token: token, meta }));
-            }
+            Ok(request) => peer.invoke(id, batch, meta, request, None),
             Err(e) => peer.write_error(Some(&id), batch, Route::Standalone, &e),
         }
     }

@@ -3,9 +3,9 @@
 //! requests awaiting answers (timeouts, progress in), and the outbox.
 
 use super::outbox::{Outbox, Route};
-use super::{Event, OutboundId, RequestKey};
+use super::{Event, Invocation, OutboundId, Request, RequestKey};
 use crate::jsonrpc::{self, codes, parse_message, Envelope, Frame, Incoming, LineCodec, RequestId, RpcError};
-use crate::protocol::{Feature, ProgressToken, ProtocolVersion};
+use crate::protocol::{Feature, Meta, ProgressToken, ProtocolVersion};
 use crate::server::registry::ToolEntry;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -275,6 +275,21 @@ impl Peer {
         key
     }
 
+    /// Registers a peer request that user code will serve and queues its [`Event::Invoke`]
+    /// (with the progress token from `_meta.progressToken`, if any).
+    pub fn invoke(
+        &mut self,
+        id: RequestId,
+        batch: Option<u64>,
+        meta: Option<Meta>,
+        request: Request,
+        tool: Option<Arc<ToolEntry>>,
+    ) {
+        let token = meta.as_ref().and_then(|m| m.get("progressToken")).and_then(|t| RequestId::deserialize(t).ok());
+        let key = self.begin(id.clone(), batch, token.clone(), tool);
+        self.events.push_back(Event::Invoke(Invocation { key, id, request, progress_token: token, meta }));
+    }
+
     /// Ends a peer request; `None` when it was cancelled or never existed.
     pub fn end(&mut self, key: RequestKey) -> Option<Inflight> {
         let inf = self.inflight.remove(&key)?;
@@ -536,15 +551,7 @@ impl Peer {
             return;
         }
         self.closed = true;
-        let mut ids: Vec<i64> = self.pending.keys().copied().collect();
-        ids.sort_unstable();
-        for n in ids {
-            self.forget(n);
-            self.events.push_back(Event::Response {
-                id: OutboundId(n),
-                result: Err(RpcError::new(codes::CONNECTION_CLOSED, "connection closed")),
-            });
-        }
+        self.fail_pending("connection closed");
         let mut keys: Vec<RequestKey> = self.inflight.keys().copied().collect();
         keys.sort_unstable();
         for key in keys {
@@ -556,13 +563,18 @@ impl Peer {
     /// The peer can no longer send (its input ended): our pending requests fail, while the
     /// peer's in-flight requests may still be answered.
     pub fn input_closed(&mut self) {
+        self.fail_pending("the peer closed its side of the connection");
+    }
+
+    /// Fails every request of ours still awaiting an answer, oldest first.
+    fn fail_pending(&mut self, why: &str) {
         let mut ids: Vec<i64> = self.pending.keys().copied().collect();
         ids.sort_unstable();
         for n in ids {
             self.forget(n);
             self.events.push_back(Event::Response {
                 id: OutboundId(n),
-                result: Err(RpcError::new(codes::CONNECTION_CLOSED, "the peer closed its side of the connection")),
+                result: Err(RpcError::new(codes::CONNECTION_CLOSED, why)),
             });
         }
     }

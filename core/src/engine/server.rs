@@ -4,7 +4,7 @@
 
 use super::outbox::{Route, Transmit};
 use super::peer::{params, Peer, RequestOptions, Role};
-use super::{Event, Invocation, OutboundId, Request, RequestKey, State};
+use super::{Event, OutboundId, Request, RequestKey, State};
 use crate::jsonrpc::{RequestId, RpcError, DEFAULT_MAX_MESSAGE_SIZE};
 use crate::protocol::*;
 use crate::server::registry::{ListKind, Registry, RegistryChange, Resolved};
@@ -147,10 +147,6 @@ struct GetPromptParams {
 #[derive(Deserialize)]
 struct SetLevelParams {
     level: LoggingLevel,
-}
-
-fn progress_token(meta: &Option<Meta>) -> Option<ProgressToken> {
-    meta.as_ref()?.get("progressToken").and_then(|t| serde_json::from_value(t.clone()).ok())
 }
 
 impl ServerSession {
@@ -526,16 +522,8 @@ impl ServerRole {
             );
         }
         let Value::Object(arguments) = arguments else { unreachable!("the input schema requires an object") };
-        let token = progress_token(&p.meta);
         let name = p.name.into_owned();
-        let key = peer.begin(id.clone(), batch, token.clone(), Some(entry));
-        peer.events.push_back(Event::Invoke(Invocation {
-            key,
-            id,
-            request: Request::CallTool { name, arguments },
-            progress_token: token,
-            meta: p.meta,
-        }));
+        peer.invoke(id, batch, p.meta, Request::CallTool { name, arguments }, Some(entry));
         Ok(())
     }
 
@@ -552,15 +540,7 @@ impl ServerRole {
             Some(Resolved::Static(_)) => (None, HashMap::new()),
             Some(Resolved::Template(t, vars)) => (Some(t), vars),
         };
-        let token = progress_token(&p.meta);
-        let key = peer.begin(id.clone(), batch, token.clone(), None);
-        peer.events.push_back(Event::Invoke(Invocation {
-            key,
-            id,
-            request: Request::ReadResource { uri: p.uri, template, variables },
-            progress_token: token,
-            meta: p.meta,
-        }));
+        peer.invoke(id, batch, p.meta, Request::ReadResource { uri: p.uri, template, variables }, None);
         Ok(())
     }
 
@@ -592,15 +572,7 @@ impl ServerRole {
             ))
             .with_data(serde_json::json!({ "prompt": p.name, "missing": missing })));
         }
-        let token = progress_token(&p.meta);
-        let key = peer.begin(id.clone(), batch, token.clone(), None);
-        peer.events.push_back(Event::Invoke(Invocation {
-            key,
-            id,
-            request: Request::GetPrompt { name: p.name, arguments },
-            progress_token: token,
-            meta: p.meta,
-        }));
+        peer.invoke(id, batch, p.meta, Request::GetPrompt { name: p.name, arguments }, None);
         Ok(())
     }
 
@@ -635,15 +607,7 @@ impl ServerRole {
             }
         }
         let meta = params::<MetaOnly>(raw).ok().and_then(|m| m.meta);
-        let token = progress_token(&meta);
-        let key = peer.begin(id.clone(), batch, token.clone(), None);
-        peer.events.push_back(Event::Invoke(Invocation {
-            key,
-            id,
-            request: Request::Complete(p),
-            progress_token: token,
-            meta,
-        }));
+        peer.invoke(id, batch, meta, Request::Complete(p), None);
         Ok(())
     }
 
