@@ -1,0 +1,86 @@
+"""hypermcp: a fast, complete Model Context Protocol SDK on a Rust engine.
+
+Servers::
+
+    from hypermcp import Server
+
+    server = Server("demo")
+
+    @server.tool
+    def add(a: int, b: int) -> int:
+        \"\"\"Add two numbers.\"\"\"
+        return a + b
+
+    server.run()
+
+Clients::
+
+    async with Client.stdio("python", "server.py") as client:
+        result = await client.call_tool("add", {"a": 1, "b": 2})
+
+Importing this package loads only the standard library and the native module.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from . import _core
+from .content import Audio, CallToolResult, Content, EmbeddedResource, Image, PromptMessage, ResourceLink, Text
+from .context import Context, ElicitResult
+from .errors import (
+    ConnectionClosed,
+    InternalError,
+    InvalidParams,
+    InvalidRequest,
+    McpError,
+    MethodNotFound,
+    RequestTimeout,
+    ResourceNotFound,
+    ToolError,
+    UrlElicitationRequired,
+)
+from .server import Server
+
+if TYPE_CHECKING:
+    from .client import Client
+
+__version__: str = _core.__version__
+#: Protocol revisions this release speaks.
+PROTOCOL_VERSIONS: list[str] = list(_core.PROTOCOL_VERSIONS)
+
+__all__ = [
+    "Audio",
+    "CallToolResult",
+    "Client",
+    "ConnectionClosed",
+    "Content",
+    "Context",
+    "ElicitResult",
+    "EmbeddedResource",
+    "Image",
+    "InternalError",
+    "InvalidParams",
+    "InvalidRequest",
+    "McpError",
+    "MethodNotFound",
+    "PROTOCOL_VERSIONS",
+    "PromptMessage",
+    "RequestTimeout",
+    "ResourceLink",
+    "ResourceNotFound",
+    "Server",
+    "Text",
+    "ToolError",
+    "UrlElicitationRequired",
+    "__version__",
+]
+
+
+def __getattr__(name: str) -> Any:
+    # The client (and asyncio's subprocess machinery it needs) loads on first use only.
+    if name == "Client":
+        from .client import Client
+
+        return Client
+    raise AttributeError(f"module 'hypermcp' has no attribute {name!r}")

@@ -1,0 +1,369 @@
+"""One server connection driven by the asyncio loop: bytes in, native session, handlers,
+bytes out. Used by every transport (stdio, in-memory); no threads, no per-call hop.
+
+An async handler is started eagerly: its coroutine runs right away, and only if it really
+waits is it handed to an ``asyncio.Task``. A handler that finishes without waiting (the
+common case) costs no task, and all answers ready at one moment go out in one write.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import types
+from collections.abc import Callable, Coroutine, Generator
+from typing import TYPE_CHECKING, Any
+
+from . import _core
+from .content import CallToolResult, Content, content_dict
+from .context import Context
+from .errors import McpError
+
+if TYPE_CHECKING:
+    from .server import Server, _Handler
+
+
+@types.coroutine
+def _continue(coro: Coroutine[Any, Any, Any], first: Any) -> Generator[Any, Any, Any]:
+    """Drives a coroutine that already yielded ``first`` (inside a Task from here on)."""
+    yielded = first
+    while True:
+        try:
+            sent = yield yielded
+        except BaseException as exc:  # noqa: BLE001 - delivered into the coroutine
+            try:
+                yielded = coro.throw(exc)
+            except StopIteration as stop:
+                return stop.value
+        else:
+            try:
+                yielded = coro.send(sent)
+            except StopIteration as stop:
+                return stop.value
+
+
+async def _resume(coro: Coroutine[Any, Any, Any], first: Any) -> Any:
+    return await _continue(coro, first)
+
+
+class ServerConnection:
+    """A native :class:`_core.ServerSession` plus the handlers of a :class:`Server`."""
+
+    def __init__(self, server: Server, write: Callable[[bytes], None]) -> None:
+        self.server = server
+        self.session = _core.ServerSession(server._native_config(), server._registry)
+        self._write = write
+        self._loop = asyncio.get_running_loop()
+        self._tasks: dict[int, asyncio.Future[Any]] = {}
+        self._cancelled: set[int] = set()
+        self._waiters: dict[int, asyncio.Future[Any]] = {}
+        self._timer: asyncio.TimerHandle | None = None
+        self._idle: asyncio.Event = asyncio.Event()
+        self._idle.set()
+        self.closed = False
+        server._connections.add(self)
+
+    # ---- input ------------------------------------------------------------------------------
+
+    def feed(self, data: bytes) -> None:
+        """Bytes from the client (newline-delimited)."""
+        self.session.feed(data)
+        self.pump()
+
+    def handle_message(self, data: bytes) -> None:
+        """One complete message from the client."""
+        self.session.handle_message(data)
+        self.pump()
+
+    def pump(self) -> None:
+        """Handles every pending event, then writes what is queued."""
+        session = self.session
+        while True:
+            events = session.poll_events()
+            if not events:
+                break
+            for ev in events:
+                kind = ev[0]
+                if kind == "tool":
+                    self._tool(ev)
+                elif kind == "response":
+                    fut = self._waiters.pop(ev[1], None)
+                    if fut is not None and not fut.done():
+                        if ev[2]:
+                            fut.set_result(ev[3])
+                        else:
+                            fut.set_exception(ev[3])
+                elif kind == "cancelled":
+                    self._cancel(ev[1])
+                elif kind in ("resource", "prompt", "complete"):
+                    self._other(ev)
+                elif kind == "notification":
+                    self.server._on_notification(ev[1], ev[2])
+        self.flush()
+
+    def flush(self) -> None:
+        out = self.session.take_output()
+        if out:
+            self._write(out)
+        self._arm_timer()
+
+    # ---- handlers ---------------------------------------------------------------------------
+
+    def _context(self, ev: tuple[Any, ...]) -> Context:
+        return Context(self, ev[1], ev[2], ev[3], ev[4])
+
+    def _tool(self, ev: tuple[Any, ...]) -> None:
+        # ev: ("tool", key, id, token, meta, name, arguments)
+        key = ev[1]
+        handler = self.server._tools.get(ev[5])
+        if handler is None:
+            self.session.complete_error(key, -32602, f"Unknown tool: {ev[5]}", {"name": ev[5]})
+            return
+        try:
+            args = ev[6]
+            if handler.needs_bind:
+                assert handler.signature is not None  # tools always have one
+                kwargs = handler.signature.bind(args)
+            elif args.keys() <= handler.param_names:
+                kwargs = args
+            else:  # extra arguments the schema allowed but the function does not take
+                kwargs = {k: v for k, v in args.items() if k in handler.param_names}
+            if handler.context_param is not None:
+                kwargs[handler.context_param] = self._context(ev)
+        except Exception as exc:  # noqa: BLE001 - bad arguments are the caller's error
+            self._tool_failed(key, exc)
+            return
+        self._start(key, handler, kwargs, self._tool_done)
+
+    def _start(self, key: int, handler: _Handler, kwargs: dict[str, Any], done: Callable[..., None]) -> None:
+        fn = handler.fn
+        if handler.is_async:
+            try:
+                coro = fn(**kwargs)
+                first = coro.send(None)
+            except StopIteration as stop:
+                done(key, handler, stop.value, None)
+                return
+            except BaseException as exc:
+                if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                    raise
+                done(key, handler, None, exc)
+                return
+            task: asyncio.Future[Any] = self._loop.create_task(_resume(coro, first))
+        elif handler.inline:
+            try:
+                result = fn(**kwargs)
+            except Exception as exc:  # noqa: BLE001 - reported to the client
+                done(key, handler, None, exc)
+                return
+            done(key, handler, result, None)
+            return
+        else:
+            task = asyncio.ensure_future(asyncio.to_thread(fn, **kwargs))
+        self._tasks[key] = task
+        self._idle.clear()
+        task.add_done_callback(lambda t: self._task_done(key, handler, t, done))
+
+    def _task_done(self, key: int, handler: _Handler, task: asyncio.Future[Any], done: Callable[..., None]) -> None:
+        self._tasks.pop(key, None)
+        if not self._tasks:
+            self._idle.set()
+        if key in self._cancelled:
+            self._cancelled.discard(key)
+            return
+        if task.cancelled():
+            exc: BaseException | None = asyncio.CancelledError()
+            result = None
+        else:
+            exc = task.exception()
+            result = None if exc is not None else task.result()
+        done(key, handler, result, exc)
+        self.flush()
+
+    def _tool_failed(self, key: int, exc: BaseException) -> None:
+        if isinstance(exc, McpError):
+            self.session.complete_error(key, exc.code, exc.message, exc.data)
+        else:
+            message = str(exc) or type(exc).__name__
+            self.session.complete_tool_text(key, message, True)
+
+    def _tool_done(self, key: int, handler: _Handler, result: Any, exc: BaseException | None) -> None:
+        if exc is not None:
+            self._tool_failed(key, exc)
+            return
+        if type(result) is str:
+            self.session.complete_tool_text(key, result, False)
+            return
+        try:
+            self.session.complete_tool(key, self._tool_result(handler, result))
+        except Exception as err:  # noqa: BLE001 - a return value we cannot send
+            self.session.complete_tool_text(key, f"tool {handler.name!r} returned an invalid result: {err}", True)
+
+    @staticmethod
+    def _tool_result(handler: _Handler, result: Any) -> dict[str, Any]:
+        sig = handler.signature
+        assert sig is not None  # tools always have one
+        if isinstance(result, CallToolResult):
+            return result.to_dict()
+        if isinstance(result, Content):
+            return {"content": [result.to_dict()]}
+        if result is None and sig.output_schema is None:
+            return {"content": []}
+        if isinstance(result, (list, tuple)) and result and any(isinstance(c, Content) for c in result):
+            return {"content": [content_dict(c) for c in result]}
+        structured, text = sig.dump_result(result)
+        out: dict[str, Any] = {"content": [{"type": "text", "text": text}]}
+        if structured is not None:
+            out["structuredContent"] = structured
+        return out
+
+    def _other(self, ev: tuple[Any, ...]) -> None:
+        kind, key = ev[0], ev[1]
+        if kind == "resource":
+            # ("resource", key, id, token, meta, uri, template, variables)
+            handler = self.server._resources.get(ev[6] or ev[5])
+            missing = (-32002, f"Resource not found: {ev[5]}", {"uri": ev[5]})
+            raw: dict[str, Any] = ev[7]
+        elif kind == "prompt":
+            # ("prompt", key, id, token, meta, name, arguments)
+            handler = self.server._prompts.get(ev[5])
+            missing = (-32602, f"Unknown prompt: {ev[5]}", {"name": ev[5]})
+            raw = ev[6]
+        else:
+            # ("complete", key, id, token, meta, params)
+            handler = self.server._completion_for(ev[5])
+            if handler is None:
+                self.session.complete_result(key, "complete", {"completion": {"values": []}})
+                return
+            missing = None
+            raw = {}
+        if handler is None:
+            assert missing is not None
+            self.session.complete_error(key, *missing)
+            return
+        try:
+            # Template variables and prompt arguments arrive as strings.
+            conv = handler.converters
+            kwargs = {k: (conv[k](v) if k in conv else v) for k, v in raw.items() if k in handler.param_names}
+        except (TypeError, ValueError) as exc:
+            self.session.complete_error(key, -32602, f"Invalid arguments for {kind} {handler.name!r}: {exc}")
+            return
+        if handler.context_param is not None:
+            kwargs[handler.context_param] = self._context(ev)
+        if kind == "complete":
+            kwargs.update(handler.completion_args(ev[5]))
+        self._start(key, handler, kwargs, lambda k, h, r, e: self._other_done(k, h, r, e, kind=kind, ev=ev))
+
+    def _other_done(
+        self, key: int, handler: _Handler, result: Any, exc: BaseException | None, *, kind: str, ev: tuple[Any, ...]
+    ) -> None:
+        if exc is not None:
+            if isinstance(exc, McpError):
+                self.session.complete_error(key, exc.code, exc.message, exc.data)
+            else:
+                self.session.complete_error(key, -32603, f"{kind} handler failed: {exc or type(exc).__name__}")
+            return
+        try:
+            if kind == "resource":
+                payload = handler.resource_result(ev[5], result)
+            elif kind == "prompt":
+                payload = handler.prompt_result(result)
+            else:
+                payload = handler.completion_result(result)
+            self.session.complete_result(key, kind, payload)
+        except Exception as err:  # noqa: BLE001 - a return value we cannot send
+            self.session.complete_error(key, -32603, f"{kind} handler returned an invalid result: {err}")
+
+    def _cancel(self, key: int) -> None:
+        task = self._tasks.get(key)
+        if task is not None:
+            self._cancelled.add(key)
+            task.cancel()
+
+    def is_cancelled(self, key: int) -> bool:
+        return key in self._cancelled
+
+    # ---- what Context does ------------------------------------------------------------------
+
+    def progress(self, key: int, progress: float, total: float | None, message: str | None) -> bool:
+        sent = self.session.progress(key, progress, total, message)
+        self.flush()
+        return sent
+
+    def log(self, level: str, data: Any, logger: str | None, related: int | None) -> None:
+        if self.session.log(level, data, logger, related):
+            self.flush()
+
+    def elicitation_complete(self, elicitation_id: str) -> None:
+        self.session.elicitation_complete(elicitation_id)
+        self.flush()
+
+    async def request(
+        self, method: str, params: dict[str, Any] | None, timeout: float | None, related: int | None
+    ) -> Any:
+        rid = self.session.request(method, params, timeout, related)
+        fut: asyncio.Future[Any] = self._loop.create_future()
+        self._waiters[rid] = fut
+        self.flush()
+        try:
+            return await fut
+        except asyncio.CancelledError:
+            if self._waiters.pop(rid, None) is not None:
+                self.session.cancel_request(rid, "cancelled")
+                self.flush()
+            raise
+
+    def notify_list_changed(self, kind: str) -> None:
+        self.session.list_changed(kind)
+        self.flush()
+
+    def notify_resource_updated(self, uri: str) -> None:
+        self.session.resource_updated(uri)
+        self.flush()
+
+    # ---- time and shutdown ------------------------------------------------------------------
+
+    def _arm_timer(self) -> None:
+        delay = self.session.next_timeout()
+        if delay is None:
+            return
+        when = self._loop.time() + delay
+        if self._timer is not None:
+            if self._timer.when() <= when:
+                return
+            self._timer.cancel()
+        self._timer = self._loop.call_at(when, self._on_timer)
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        self.session.handle_timeout()
+        self.pump()
+
+    def input_closed(self) -> None:
+        """The client's input ended: requests to it fail; in-flight calls may still answer."""
+        self.session.input_closed()
+        self.pump()
+
+    async def drain(self, grace: float) -> None:
+        """Waits (at most ``grace`` seconds) for in-flight calls to answer."""
+        if self._tasks:
+            try:
+                await asyncio.wait_for(self._idle.wait(), grace)
+            except asyncio.TimeoutError:
+                pass
+
+    def close(self) -> None:
+        """Ends the connection: in-flight calls are cancelled."""
+        if self.closed:
+            return
+        self.closed = True
+        for task in list(self._tasks.values()):
+            task.cancel()
+        self._tasks.clear()
+        for fut in self._waiters.values():
+            if not fut.done():
+                fut.cancel()
+        self._waiters.clear()
+        if self._timer is not None:
+            self._timer.cancel()
+        self.session.close()
+        self.server._connections.discard(self)

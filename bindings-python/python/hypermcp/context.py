@@ -1,0 +1,208 @@
+"""The per-request :class:`Context` a handler receives when it asks for one::
+
+    @server.tool
+    async def slow(n: int, ctx: Context) -> str:
+        for i in range(n):
+            await ctx.report_progress(i + 1, total=n)
+        await ctx.info("done")
+        return "ok"
+
+It is found by annotation and hidden from the input schema.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._connection import ServerConnection
+
+__all__ = ["Context", "ElicitResult"]
+
+_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
+
+class ElicitResult:
+    """What the user did with an elicitation: ``action`` is "accept", "decline" or
+    "cancel"; ``content`` holds the form values when accepted."""
+
+    __slots__ = ("action", "content")
+
+    def __init__(self, action: str, content: dict[str, Any] | None = None) -> None:
+        self.action = action
+        self.content = content
+
+    @property
+    def accepted(self) -> bool:
+        """Whether the user submitted the form (or completed the URL flow)."""
+        return self.action == "accept"
+
+    def __repr__(self) -> str:
+        return f"ElicitResult(action={self.action!r}, content={self.content!r})"
+
+
+class Context:
+    """Progress, logging, elicitation, sampling, roots, the request's identity and
+    cancellation, for the request being served."""
+
+    __slots__ = ("_conn", "_key", "_task", "meta", "progress_token", "request_id")
+
+    def __init__(
+        self,
+        conn: ServerConnection,
+        key: int,
+        request_id: int | str,
+        progress_token: int | str | None,
+        meta: dict[str, Any] | None,
+    ) -> None:
+        self._conn = conn
+        self._key = key
+        #: The JSON-RPC id of the request.
+        self.request_id = request_id
+        #: The progress token the client asked progress under, if any.
+        self.progress_token = progress_token
+        #: The request's ``_meta``.
+        self.meta = meta
+        self._task: asyncio.Task[Any] | None = None
+
+    # ---- identity --------------------------------------------------------------------------
+
+    @property
+    def client_info(self) -> dict[str, Any] | None:
+        """The client's ``{name, version, ...}``."""
+        return self._conn.session.client_info
+
+    @property
+    def client_capabilities(self) -> dict[str, Any]:
+        """The capabilities the client declared."""
+        return self._conn.session.client_capabilities
+
+    @property
+    def protocol_version(self) -> str | None:
+        """The negotiated revision."""
+        return self._conn.session.protocol_version
+
+    @property
+    def lifespan_context(self) -> Any:
+        """What the server's lifespan yielded (None without a lifespan)."""
+        return self._conn.server.lifespan_context
+
+    @property
+    def server(self) -> Any:
+        """The :class:`~hypermcp.Server` serving this request."""
+        return self._conn.server
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether the client cancelled this request. (The handler also gets
+        ``asyncio.CancelledError`` at its next await.)"""
+        return self._conn.is_cancelled(self._key)
+
+    # ---- progress and logging ----------------------------------------------------------------
+
+    async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> bool:
+        """Reports progress (values must increase). False when the client asked for none."""
+        return self._conn.progress(self._key, progress, total, message)
+
+    async def log(self, level: str, data: Any, logger: str | None = None) -> None:
+        """Sends a log message (``notifications/message``), filtered by the client's level."""
+        if level not in _LEVELS:
+            raise ValueError(f"unknown logging level {level!r} (one of {', '.join(_LEVELS)})")
+        self._conn.log(level, data, logger, self._key)
+
+    async def debug(self, data: Any, logger: str | None = None) -> None:
+        """Logs at debug level."""
+        await self.log("debug", data, logger)
+
+    async def info(self, data: Any, logger: str | None = None) -> None:
+        """Logs at info level."""
+        await self.log("info", data, logger)
+
+    async def warning(self, data: Any, logger: str | None = None) -> None:
+        """Logs at warning level."""
+        await self.log("warning", data, logger)
+
+    async def error(self, data: Any, logger: str | None = None) -> None:
+        """Logs at error level."""
+        await self.log("error", data, logger)
+
+    # ---- requests to the client ----------------------------------------------------------------
+
+    async def request(self, method: str, params: dict[str, Any] | None = None, timeout: float | None = None) -> Any:
+        """Sends any request to the client on behalf of this one and returns its result."""
+        return await self._conn.request(method, params, timeout, self._key)
+
+    async def elicit(
+        self,
+        message: str,
+        schema: dict[str, Any] | type | None = None,
+        *,
+        url: str | None = None,
+        elicitation_id: str | None = None,
+        timeout: float | None = None,
+    ) -> ElicitResult:
+        """Asks the user for input: a form described by ``schema`` (a flat JSON Schema object,
+        or a dataclass/TypedDict type), or a ``url`` to open (URL mode, 2025-11-25)."""
+        if url is not None:
+            if elicitation_id is None:
+                import uuid
+
+                elicitation_id = uuid.uuid4().hex
+            params: dict[str, Any] = {"mode": "url", "message": message, "url": url, "elicitationId": elicitation_id}
+        else:
+            if schema is None:
+                schema = {"type": "object", "properties": {}}
+            elif not isinstance(schema, dict):
+                from ._schema import schema_for
+
+                schema = schema_for(schema)
+            params = {"message": message, "requestedSchema": schema}
+        result = await self.request("elicitation/create", params, timeout)
+        return ElicitResult(result.get("action", "cancel"), result.get("content"))
+
+    def elicitation_complete(self, elicitation_id: str) -> None:
+        """Tells the client a URL-mode elicitation finished."""
+        self._conn.elicitation_complete(elicitation_id)
+
+    async def sample(
+        self,
+        messages: str | list[dict[str, Any] | str],
+        *,
+        max_tokens: int = 1024,
+        system_prompt: str | None = None,
+        temperature: float | None = None,
+        model_preferences: dict[str, Any] | None = None,
+        tools: list[dict[str, Any]] | None = None,
+        tool_choice: dict[str, Any] | None = None,
+        timeout: float | None = None,
+        **extra: Any,
+    ) -> dict[str, Any]:
+        """Asks the client's model for a message; returns the ``CreateMessageResult`` dict
+        (``role``, ``content``, ``model``, ``stopReason``)."""
+        if isinstance(messages, str):
+            messages = [messages]
+        wire = [{"role": "user", "content": {"type": "text", "text": m}} if isinstance(m, str) else m for m in messages]
+        params: dict[str, Any] = {"messages": wire, "maxTokens": max_tokens, **extra}
+        for key, value in (
+            ("systemPrompt", system_prompt),
+            ("temperature", temperature),
+            ("modelPreferences", model_preferences),
+            ("tools", tools),
+            ("toolChoice", tool_choice),
+        ):
+            if value is not None:
+                params[key] = value
+        return await self.request("sampling/createMessage", params, timeout)
+
+    async def list_roots(self, timeout: float | None = None) -> list[dict[str, Any]]:
+        """The client's roots (``[{"uri": ..., "name": ...}]``)."""
+        result = await self.request("roots/list", None, timeout)
+        return list(result.get("roots", []))
+
+    async def ping(self, timeout: float | None = None) -> None:
+        """Pings the client."""
+        await self.request("ping", None, timeout)
+
+    def __repr__(self) -> str:
+        return f"Context(request_id={self.request_id!r})"

@@ -1,0 +1,155 @@
+"""The exception tree of hypermcp, rooted at :class:`McpError`.
+
+Raising :class:`McpError` (or a subclass) in a handler answers the request with that
+JSON-RPC error; any other exception in a tool handler becomes a tool result with
+``isError: true`` carrying its message. Errors the peer answers with, and errors of the
+connection, are raised to callers as the same classes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "PARSE_ERROR",
+    "INVALID_REQUEST",
+    "METHOD_NOT_FOUND",
+    "INVALID_PARAMS",
+    "INTERNAL_ERROR",
+    "RESOURCE_NOT_FOUND",
+    "URL_ELICITATION_REQUIRED",
+    "REQUEST_TIMEOUT",
+    "CONNECTION_CLOSED",
+    "McpError",
+    "InvalidRequest",
+    "MethodNotFound",
+    "InvalidParams",
+    "InternalError",
+    "ResourceNotFound",
+    "UrlElicitationRequired",
+    "RequestTimeout",
+    "ConnectionClosed",
+    "ToolError",
+    "error_for_code",
+]
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+RESOURCE_NOT_FOUND = -32002
+URL_ELICITATION_REQUIRED = -32042
+#: hypermcp's code for a request that timed out (never sent on the wire).
+REQUEST_TIMEOUT = -32001
+#: hypermcp's code for a connection that closed before an answer (never sent on the wire).
+CONNECTION_CLOSED = -32000
+
+
+class McpError(Exception):
+    """A JSON-RPC error: ``code``, ``message`` and optional ``data``."""
+
+    code: int
+    message: str
+    data: Any
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+    def __str__(self) -> str:
+        return f"{self.message} (code {self.code})"
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(code={self.code!r}, message={self.message!r}, data={self.data!r})"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-RPC error object."""
+        out: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            out["data"] = self.data
+        return out
+
+
+class _Coded(McpError):
+    default_code: int = INTERNAL_ERROR
+
+    def __init__(self, message: str, data: Any = None, *, code: int | None = None) -> None:
+        super().__init__(self.default_code if code is None else code, message, data)
+
+
+class InvalidRequest(_Coded):
+    """-32600: the message is not a valid request (or not valid now)."""
+
+    default_code = INVALID_REQUEST
+
+
+class MethodNotFound(_Coded):
+    """-32601: the peer does not offer that method or capability."""
+
+    default_code = METHOD_NOT_FOUND
+
+
+class InvalidParams(_Coded):
+    """-32602: bad parameters (also an unknown tool or prompt, a bad cursor)."""
+
+    default_code = INVALID_PARAMS
+
+
+class InternalError(_Coded):
+    """-32603: the peer failed internally."""
+
+    default_code = INTERNAL_ERROR
+
+
+class ResourceNotFound(_Coded):
+    """-32002: no resource has that URI."""
+
+    default_code = RESOURCE_NOT_FOUND
+
+
+class UrlElicitationRequired(_Coded):
+    """-32042: the user must complete a URL-mode elicitation first (2025-11-25)."""
+
+    default_code = URL_ELICITATION_REQUIRED
+
+
+class RequestTimeout(_Coded, TimeoutError):
+    """The request got no answer in time (it was cancelled with the peer)."""
+
+    default_code = REQUEST_TIMEOUT
+
+
+class ConnectionClosed(_Coded, ConnectionError):
+    """The connection closed before the answer arrived."""
+
+    default_code = CONNECTION_CLOSED
+
+
+class ToolError(Exception):
+    """Raise in a tool to fail it with ``isError: true`` and exactly this message.
+
+    (Any exception does that; this one documents the intent.)
+    """
+
+
+_BY_CODE: dict[int, type[_Coded]] = {
+    INVALID_REQUEST: InvalidRequest,
+    METHOD_NOT_FOUND: MethodNotFound,
+    INVALID_PARAMS: InvalidParams,
+    INTERNAL_ERROR: InternalError,
+    RESOURCE_NOT_FOUND: ResourceNotFound,
+    URL_ELICITATION_REQUIRED: UrlElicitationRequired,
+    REQUEST_TIMEOUT: RequestTimeout,
+    CONNECTION_CLOSED: ConnectionClosed,
+}
+
+
+def error_for_code(code: int, message: str, data: Any = None) -> McpError:
+    """The most specific exception for a JSON-RPC error code."""
+    cls = _BY_CODE.get(code)
+    if cls is None:
+        return McpError(code, message, data)
+    return cls(message, data, code=code)

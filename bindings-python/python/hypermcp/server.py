@@ -1,0 +1,682 @@
+"""The :class:`Server`: decorate functions to make them MCP tools, resources and prompts,
+then ``server.run()``::
+
+    from hypermcp import Server, Context
+
+    server = Server("weather", version="1.0.0")
+
+    @server.tool
+    async def forecast(city: str, days: int = 3, ctx: Context | None = None) -> str:
+        \"\"\"Forecast for a city.
+
+        Args:
+            city: Which city.
+            days: How many days ahead.
+        \"\"\"
+        return f"Sunny in {city} for {days} days"
+
+    if __name__ == "__main__":
+        server.run()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import inspect
+import json
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
+from typing import Any, TypeVar, overload
+
+from . import _core
+from ._schema import ToolSignature
+from .content import Content, EmbeddedResource, PromptMessage, content_dict
+from .context import Context
+
+__all__ = ["Server"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_PRIMITIVES = (str, int, float, bool, dict, list, Any, inspect.Parameter.empty)
+
+
+def _is_async(fn: Callable[..., Any]) -> bool:
+    # A callable object with an ``async def __call__`` counts as async too.
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(type(fn).__call__)
+
+
+class _Handler:
+    """A registered function and what calling it needs."""
+
+    __slots__ = (
+        "completion_params",
+        "context_param",
+        "converters",
+        "description",
+        "fn",
+        "inline",
+        "is_async",
+        "mime_type",
+        "name",
+        "needs_bind",
+        "param_names",
+        "signature",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        fn: Callable[..., Any],
+        *,
+        inline: bool,
+        signature: ToolSignature | None,
+        context_param: str | None = None,
+    ) -> None:
+        self.name = name
+        self.fn = fn
+        self.is_async = _is_async(fn)
+        self.inline = inline or self.is_async
+        self.signature = signature
+        self.context_param = signature.context_param if signature is not None else context_param
+        params = [p for p in inspect.signature(fn).parameters.values() if p.name != self.context_param]
+        self.param_names = frozenset(p.name for p in params)
+        hints = _hints(fn)
+        self.needs_bind = signature is not None and any(
+            hints.get(p.name, p.annotation) not in _PRIMITIVES for p in params
+        )
+        self.mime_type: str | None = None
+        self.converters: dict[str, Callable[[str], Any]] = {}
+        self.completion_params: frozenset[str] = frozenset()
+        self.description: str | None = signature.description if signature is not None else None
+
+    # Results of resources, prompts and completions.
+
+    def resource_result(self, uri: str, result: Any) -> dict[str, Any]:
+        mime = self.mime_type
+        if isinstance(result, dict) and "contents" in result and isinstance(result["contents"], list):
+            return result
+        items = (
+            result
+            if isinstance(result, list) and result and all(isinstance(r, EmbeddedResource) for r in result)
+            else [result]
+        )
+        contents = []
+        for item in items:
+            if isinstance(item, EmbeddedResource):
+                contents.append(item.to_dict()["resource"])
+            elif isinstance(item, str):
+                contents.append({"uri": uri, "mimeType": mime or "text/plain", "text": item})
+            elif isinstance(item, (bytes, bytearray, memoryview)):
+                contents.append(
+                    {
+                        "uri": uri,
+                        "mimeType": mime or "application/octet-stream",
+                        "blob": base64.b64encode(bytes(item)).decode("ascii"),
+                    }
+                )
+            else:
+                text = json.dumps(_jsonable(item), ensure_ascii=False)
+                contents.append({"uri": uri, "mimeType": mime or "application/json", "text": text})
+        return {"contents": contents}
+
+    def prompt_result(self, result: Any) -> dict[str, Any]:
+        if isinstance(result, dict) and "messages" in result:
+            return result
+        items = result if isinstance(result, (list, tuple)) else [result]
+        messages = []
+        for item in items:
+            if isinstance(item, PromptMessage):
+                messages.append(item.to_dict())
+            elif isinstance(item, (str, Content)):
+                messages.append({"role": "user", "content": content_dict(item)})
+            elif isinstance(item, dict) and "role" in item:
+                messages.append({"role": item["role"], "content": content_dict(item["content"])})
+            else:
+                raise TypeError(f"a prompt returns str, PromptMessage or a list of them, not {type(item).__name__}")
+        out: dict[str, Any] = {"messages": messages}
+        if self.description:
+            out["description"] = self.description
+        return out
+
+    def completion_args(self, params: dict[str, Any]) -> dict[str, Any]:
+        available = {
+            "value": params.get("argument", {}).get("value", ""),
+            "argument": params.get("argument", {}).get("name", ""),
+            "context": (params.get("context") or {}).get("arguments") or {},
+            "ref": params.get("ref", {}),
+        }
+        return {k: v for k, v in available.items() if k in self.completion_params}
+
+    @staticmethod
+    def completion_result(result: Any) -> dict[str, Any]:
+        if isinstance(result, dict) and "completion" in result:
+            return result
+        values = [str(v) for v in (result or [])]
+        return {"completion": {"values": values[:100], "total": len(values), "hasMore": len(values) > 100}}
+
+
+def _hints(fn: Callable[..., Any]) -> dict[str, Any]:
+    try:
+        import typing
+
+        return typing.get_type_hints(fn)
+    except Exception:  # noqa: BLE001 - unresolvable hints: treat as unannotated
+        return {}
+
+
+def _parse_bool(text: str) -> bool:
+    lowered = text.strip().lower()
+    if lowered in ("1", "true", "yes", "on"):
+        return True
+    if lowered in ("0", "false", "no", "off", ""):
+        return False
+    raise ValueError(f"not a boolean: {text!r}")
+
+
+def _string_converters(fn: Callable[..., Any], names: frozenset[str]) -> dict[str, Callable[[str], Any]]:
+    """Converters for parameters that arrive as strings (template variables, prompt
+    arguments) but are annotated int, float or bool."""
+    import typing
+
+    out: dict[str, Callable[[str], Any]] = {}
+    for pname, hint in _hints(fn).items():
+        if pname not in names:
+            continue
+        args = [a for a in typing.get_args(hint) if a is not type(None)]
+        if len(args) == 1:  # Optional[int] and the like
+            hint = args[0]
+        if hint in (int, float):
+            out[pname] = hint
+        elif hint is bool:
+            out[pname] = _parse_bool
+    return out
+
+
+def _jsonable(value: Any) -> Any:
+    import dataclasses
+
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        return dump(mode="json")
+    return value
+
+
+def _clean(d: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in d.items() if v is not None}
+
+
+class Server:
+    """An MCP server: tools, resources, resource templates, prompts and completions served
+    over stdio (``run()``) or to an in-process :class:`~hypermcp.Client`."""
+
+    def __init__(
+        self,
+        name: str,
+        version: str = "0.1.0",
+        *,
+        instructions: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        website_url: str | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        lifespan: Callable[[Server], AbstractAsyncContextManager[Any]] | None = None,
+        page_size: int | None = None,
+        request_timeout: float | None = 60.0,
+        max_message_size: int | None = None,
+    ) -> None:
+        self.name = name
+        self.version = version
+        self.instructions = instructions
+        self._info = _clean({"title": title, "description": description, "website_url": website_url, "icons": icons})
+        self._lifespan = lifespan
+        self._lifespan_cm: AbstractAsyncContextManager[Any] | None = None
+        self._lifespan_users = 0
+        #: What the lifespan context manager yielded, while the server runs.
+        self.lifespan_context: Any = None
+        self._request_timeout = request_timeout
+        self._max_message_size = max_message_size
+        self._registry = _core.Registry()
+        if page_size is not None:
+            self._registry.set_page_size(page_size)
+        self._tools: dict[str, _Handler] = {}
+        self._resources: dict[str, _Handler] = {}
+        self._prompts: dict[str, _Handler] = {}
+        self._completions: list[tuple[str | None, str | None, str | None, _Handler]] = []
+        self._notification_handlers: dict[str, list[Callable[[Any], Any]]] = {}
+        self._connections: set[Any] = set()
+        self._background: set[asyncio.Future[Any]] = set()
+
+    def _native_config(self) -> dict[str, Any]:
+        cfg: dict[str, Any] = {
+            "name": self.name,
+            "version": self.version,
+            "instructions": self.instructions,
+            "tools": bool(self._tools),
+            "resources": bool(self._resources),
+            "prompts": bool(self._prompts),
+            "completions": bool(self._completions),
+            "request_timeout": self._request_timeout,
+            **self._info,
+        }
+        if self._max_message_size is not None:
+            cfg["max_message_size"] = self._max_message_size
+        return _clean(cfg)
+
+    def _changed(self, kind: str) -> None:
+        for conn in list(self._connections):
+            conn.notify_list_changed(kind)
+
+    # ---- tools ----------------------------------------------------------------------------------
+
+    @overload
+    def tool(self, fn: F, /) -> F: ...
+
+    @overload
+    def tool(
+        self,
+        fn: None = None,
+        /,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        annotations: dict[str, Any] | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        meta: dict[str, Any] | None = None,
+        structured_output: bool | None = None,
+        inline: bool = False,
+    ) -> Callable[[F], F]: ...
+
+    def tool(
+        self,
+        fn: F | None = None,
+        /,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        annotations: dict[str, Any] | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        meta: dict[str, Any] | None = None,
+        structured_output: bool | None = None,
+        inline: bool = False,
+    ) -> F | Callable[[F], F]:
+        """Registers a function as a tool: ``@server.tool`` or ``@server.tool(name=...)``.
+
+        The input schema comes from the type hints, the description from the docstring
+        (its Args section describes the parameters). A structured return annotation (dict,
+        dataclass, TypedDict, pydantic model...) also gives an ``outputSchema`` and
+        ``structuredContent``; ``structured_output=False`` turns that off. Sync functions run
+        in a worker thread unless ``inline=True``."""
+
+        def register(f: F) -> F:
+            self.add_tool(
+                f,
+                name=name,
+                title=title,
+                description=description,
+                annotations=annotations,
+                icons=icons,
+                meta=meta,
+                structured_output=structured_output,
+                inline=inline,
+            )
+            return f
+
+        return register(fn) if fn is not None else register
+
+    def add_tool(
+        self,
+        fn: Callable[..., Any],
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        annotations: dict[str, Any] | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        meta: dict[str, Any] | None = None,
+        structured_output: bool | None = None,
+        inline: bool = False,
+    ) -> None:
+        """Adds (or replaces) a tool at any time; connected clients get ``list_changed``."""
+        sig = ToolSignature.from_function(fn, context_type=Context)
+        tool_name = name or sig.name
+        definition: dict[str, Any] = {"name": tool_name, "inputSchema": sig.input_schema}
+        if description or sig.description:
+            definition["description"] = description or sig.description
+        if title:
+            definition["title"] = title
+        if structured_output is not False and sig.output_schema is not None:
+            definition["outputSchema"] = sig.output_schema
+        elif structured_output is False:
+            sig.output_schema = None
+        if annotations:
+            definition["annotations"] = annotations
+        if icons:
+            definition["icons"] = icons
+        if meta:
+            definition["_meta"] = meta
+        self._registry.add_tool(definition)
+        self._tools[tool_name] = _Handler(tool_name, fn, inline=inline, signature=sig)
+        self._changed("tools")
+
+    def remove_tool(self, name: str) -> bool:
+        """Removes a tool; returns whether it existed."""
+        self._tools.pop(name, None)
+        removed = self._registry.remove_tool(name)
+        if removed:
+            self._changed("tools")
+        return removed
+
+    # ---- resources ------------------------------------------------------------------------------
+
+    def resource(
+        self,
+        uri: str,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        mime_type: str | None = None,
+        annotations: dict[str, Any] | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        meta: dict[str, Any] | None = None,
+        size: int | None = None,
+        inline: bool = False,
+    ) -> Callable[[F], F]:
+        """Registers a function as a resource (``"file:///notes.txt"``) or, when the URI
+        has ``{variables}``, a resource template (RFC 6570) whose variables become the
+        function's arguments. Return ``str`` (text), ``bytes`` (blob), JSON-able values
+        (JSON text) or :class:`EmbeddedResource` parts."""
+
+        def register(f: F) -> F:
+            self.add_resource(
+                f,
+                uri,
+                name=name,
+                title=title,
+                description=description,
+                mime_type=mime_type,
+                annotations=annotations,
+                icons=icons,
+                meta=meta,
+                size=size,
+                inline=inline,
+            )
+            return f
+
+        return register
+
+    def add_resource(
+        self,
+        fn: Callable[..., Any],
+        uri: str,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        mime_type: str | None = None,
+        annotations: dict[str, Any] | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        meta: dict[str, Any] | None = None,
+        size: int | None = None,
+        inline: bool = False,
+    ) -> None:
+        """Adds (or replaces) a resource or resource template at any time."""
+        sig = ToolSignature.from_function(fn, context_type=Context)
+        is_template = "{" in uri
+        definition = _clean(
+            {
+                ("uriTemplate" if is_template else "uri"): uri,
+                "name": name or sig.name,
+                "title": title,
+                "description": description or sig.description,
+                "mimeType": mime_type,
+                "annotations": annotations,
+                "icons": icons,
+                "_meta": meta,
+                "size": None if is_template else size,
+            }
+        )
+        if is_template:
+            self._registry.add_template(definition)
+        else:
+            self._registry.add_resource(definition)
+        handler = _Handler(uri, fn, inline=inline, signature=None, context_param=sig.context_param)
+        handler.mime_type = mime_type
+        handler.converters = _string_converters(fn, handler.param_names)
+        self._resources[uri] = handler
+        self._changed("resource_templates" if is_template else "resources")
+
+    def remove_resource(self, uri: str) -> bool:
+        """Removes a resource or resource template."""
+        self._resources.pop(uri, None)
+        if "{" in uri:
+            removed = self._registry.remove_template(uri)
+            kind = "resource_templates"
+        else:
+            removed = self._registry.remove_resource(uri)
+            kind = "resources"
+        if removed:
+            self._changed(kind)
+        return removed
+
+    def notify_resource_updated(self, uri: str) -> None:
+        """Tells subscribed clients that a resource changed."""
+        for conn in list(self._connections):
+            conn.notify_resource_updated(uri)
+
+    # ---- prompts --------------------------------------------------------------------------------
+
+    @overload
+    def prompt(self, fn: F, /) -> F: ...
+
+    @overload
+    def prompt(
+        self,
+        fn: None = None,
+        /,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        meta: dict[str, Any] | None = None,
+        inline: bool = False,
+    ) -> Callable[[F], F]: ...
+
+    def prompt(
+        self,
+        fn: F | None = None,
+        /,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        meta: dict[str, Any] | None = None,
+        inline: bool = False,
+    ) -> F | Callable[[F], F]:
+        """Registers a function as a prompt. Its parameters are the prompt's arguments
+        (required unless they have a default); it returns ``str``, a
+        :class:`PromptMessage` or a list of them."""
+
+        def register(f: F) -> F:
+            self.add_prompt(f, name=name, title=title, description=description, icons=icons, meta=meta, inline=inline)
+            return f
+
+        return register(fn) if fn is not None else register
+
+    def add_prompt(
+        self,
+        fn: Callable[..., Any],
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        meta: dict[str, Any] | None = None,
+        inline: bool = False,
+    ) -> None:
+        """Adds (or replaces) a prompt at any time."""
+        sig = ToolSignature.from_function(fn, context_type=Context)
+        prompt_name = name or sig.name
+        props = sig.input_schema.get("properties", {})
+        required = set(sig.input_schema.get("required", []))
+        arguments = [
+            _clean({"name": arg, "description": spec.get("description"), "required": arg in required})
+            for arg, spec in props.items()
+        ]
+        definition = _clean(
+            {
+                "name": prompt_name,
+                "title": title,
+                "description": description or sig.description,
+                "arguments": arguments or None,
+                "icons": icons,
+                "_meta": meta,
+            }
+        )
+        self._registry.add_prompt(definition)
+        handler = _Handler(prompt_name, fn, inline=inline, signature=sig)
+        handler.description = description or sig.description
+        handler.converters = _string_converters(fn, handler.param_names)
+        self._prompts[prompt_name] = handler
+        self._changed("prompts")
+
+    def remove_prompt(self, name: str) -> bool:
+        """Removes a prompt."""
+        self._prompts.pop(name, None)
+        removed = self._registry.remove_prompt(name)
+        if removed:
+            self._changed("prompts")
+        return removed
+
+    # ---- completion -----------------------------------------------------------------------------
+
+    def completion(
+        self,
+        fn: Callable[..., Any] | None = None,
+        /,
+        *,
+        prompt: str | None = None,
+        resource: str | None = None,
+        argument: str | None = None,
+    ) -> Any:
+        """Registers a completion handler for ``completion/complete``.
+
+        ``@server.completion(prompt="review", argument="language")`` (or
+        ``resource="weather://{city}/now"``) handles one argument; bare ``@server.completion``
+        handles every request. The function may take ``value`` (typed so far), ``argument``
+        (its name), ``context`` (other arguments already given) and ``ref``; it returns a
+        list of strings."""
+
+        def register(f: Callable[..., Any]) -> Callable[..., Any]:
+            handler = _Handler(f.__name__, f, inline=True, signature=None)
+            handler.completion_params = frozenset(inspect.signature(f).parameters)
+            self._completions.append((prompt, resource, argument, handler))
+            return f
+
+        return register(fn) if fn is not None else register
+
+    def _completion_for(self, params: dict[str, Any]) -> _Handler | None:
+        ref = params.get("ref", {})
+        arg = params.get("argument", {}).get("name")
+        for prompt, resource, argument, handler in self._completions:
+            if prompt is not None and (ref.get("type") != "ref/prompt" or ref.get("name") != prompt):
+                continue
+            if resource is not None and (ref.get("type") != "ref/resource" or ref.get("uri") != resource):
+                continue
+            if argument is not None and argument != arg:
+                continue
+            return handler
+        return None
+
+    # ---- notifications from clients -------------------------------------------------------------
+
+    def on_notification(self, method: str) -> Callable[[F], F]:
+        """Registers a callback for a client notification, e.g.
+        ``"notifications/roots/list_changed"``; it gets the params dict."""
+
+        def register(f: F) -> F:
+            self._notification_handlers.setdefault(method, []).append(f)
+            return f
+
+        return register
+
+    def _on_notification(self, method: str, params: Any) -> None:
+        for f in self._notification_handlers.get(method, ()):
+            result = f(params)
+            if inspect.isawaitable(result):
+                task = asyncio.ensure_future(result)
+                self._background.add(task)
+                task.add_done_callback(self._background.discard)
+
+    # ---- running --------------------------------------------------------------------------------
+
+    async def _enter(self) -> None:
+        self._lifespan_users += 1
+        if self._lifespan is not None and self._lifespan_users == 1:
+            cm = self._lifespan(self)
+            self.lifespan_context = await cm.__aenter__()
+            self._lifespan_cm = cm
+
+    async def _exit(self) -> None:
+        self._lifespan_users -= 1
+        if self._lifespan_cm is not None and self._lifespan_users == 0:
+            cm, self._lifespan_cm = self._lifespan_cm, None
+            try:
+                await cm.__aexit__(None, None, None)
+            finally:
+                self.lifespan_context = None
+
+    async def run_stdio_async(self) -> None:
+        """Serves one client over stdin/stdout until stdin closes (in-flight calls finish,
+        within 10 s). stdout carries only protocol: log to stderr."""
+        from ._connection import ServerConnection
+        from ._stdio import FdWriter, read_fd
+
+        loop = asyncio.get_running_loop()
+        fd_in, fd_out = sys.stdin.fileno(), sys.stdout.fileno()
+        sys.stdout.flush()
+        writer = FdWriter(loop, fd_out)
+        await self._enter()
+        conn = ServerConnection(self, writer.write)
+        try:
+            await read_fd(loop, fd_in, conn.feed, conn.input_closed)
+            await conn.drain(10.0)
+            conn.flush()
+            await writer.flush()
+        finally:
+            conn.close()
+            writer.restore()
+            await self._exit()
+
+    def run(self, transport: str = "stdio") -> None:
+        """Runs the server until its input ends: ``server.run()`` serves stdio."""
+        if transport != "stdio":
+            raise ValueError(f"unknown transport {transport!r}: this release serves 'stdio'")
+        try:
+            asyncio.run(self.run_stdio_async())
+        except KeyboardInterrupt:
+            pass
+
+    def _client_connection(self) -> Any:
+        """An in-memory connection for ``Client(server)``."""
+        from ._memory import MemoryConnection
+
+        return MemoryConnection(self)
+
+    def __repr__(self) -> str:
+        return (
+            f"Server({self.name!r}, tools={len(self._tools)}, resources={len(self._resources)},"
+            f" prompts={len(self._prompts)})"
+        )
+
+
+AsyncHandler = Callable[..., Awaitable[Any]]
+LifespanFactory = Callable[[Server], AsyncIterator[Any]]

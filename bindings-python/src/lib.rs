@@ -1,0 +1,28 @@
+//! `hypermcp._core`: the native half of the Python package.
+//!
+//! It holds only handles to the engine's sans-IO sessions and registry, the conversion of
+//! protocol payloads between JSON values and Python objects ([`bridge`]) and the mapping of
+//! engine errors to `hypermcp.errors` ([`errors`]). There is no runtime and no thread here:
+//! the asyncio loop owns the I/O and calls straight into the sessions.
+#![forbid(unsafe_code)]
+
+mod bridge;
+mod client;
+mod errors;
+mod server;
+
+use pyo3::prelude::*;
+
+/// The native module.
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add(
+        "PROTOCOL_VERSIONS",
+        hypermcp::ProtocolVersion::LEGACY.iter().map(|v| v.as_str()).collect::<Vec<_>>(),
+    )?;
+    m.add_class::<server::Registry>()?;
+    m.add_class::<server::ServerSession>()?;
+    m.add_class::<client::ClientSession>()?;
+    Ok(())
+}
