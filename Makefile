@@ -1,61 +1,100 @@
 # hypermcp: the two set-up commands are `make demo` and `make test`.
-# Needs only what the machine ships (Rust, Python 3 + pip, Node 20 + npm); the official
-# peers used by the interop tests are installed into .peers/ from the package registries.
+# Needs only what the machine ships (Rust, Python 3 + pip, Node 20 + npm). The Makefile
+# installs the rest from the package registries: .venv/ (maturin, pytest, ruff, pyright and
+# the hypermcp package itself, installed the way a user installs it) and, for the interop
+# tests, the official SDKs and reference server in .peers/.
 
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
 CARGO ?= cargo
+PYTHON ?= python3
 PEERS ?= $(CURDIR)/.peers
+VENV := $(CURDIR)/.venv
+PY := $(VENV)/bin/python
 RELEASE_DIR := $(CURDIR)/target/release
 ECHO_RUST := $(RELEASE_DIR)/examples/echo_server
 CLIENT_RUST := $(RELEASE_DIR)/examples/client
-PYTHON ?= python3
+ECHO_PY := $(PY) $(CURDIR)/examples/python/echo_server.py
+WEATHER_PY := $(PY) $(CURDIR)/examples/python/weather_server.py
+# maturin builds in its own target dir so it does not rebuild pyo3 against `cargo build`.
+PY_TARGET := $(CURDIR)/target/py
 
-.PHONY: all build peers demo test test-rust test-interop check fmt bench clean
+.PHONY: all build rust python peers demo test test-rust test-python test-interop check fmt bench clean
 
 all: build
 
-## build: release build of the engine, its examples and the load generator
-build:
+## build: the Rust engine, its examples and the load generator, then the Python package
+build: rust python
+
+rust:
 	$(CARGO) build --release -p hypermcp --examples
 	$(CARGO) build --release -p hypermcp-loadgen
+
+$(VENV)/.tools: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check "maturin==1.16.0" "pytest>=8,<9" "ruff==0.14.*" "pyright==1.1.*"
+	touch $@
+
+## python: `pip install .` of the package into .venv (no build isolation: maturin is there)
+python: $(VENV)/.tools
+	PATH=$(VENV)/bin:$$PATH CARGO_TARGET_DIR=$(PY_TARGET) $(PY) -m pip install -q --disable-pip-version-check --no-build-isolation --force-reinstall --no-deps .
 
 ## peers: the official SDKs and reference server used by the interop tests (pinned)
 peers:
 	PEERS=$(PEERS) bash tests/interop/setup_peers.sh
 
-## demo: a real exchange: the Rust client spawns the Rust echo server over stdio
+## demo: real exchanges over stdio: Rust client -> Rust echo server, Python client -> Python server
 demo: build
 	@echo "== Rust client -> Rust echo server (stdio)"
 	$(CLIENT_RUST) --tool echo --args '{"text":"hello from make demo"}' -- $(ECHO_RUST)
+	@echo
+	@echo "== Python client -> Python weather server (stdio: tools, progress, elicitation, sampling, resources, prompts)"
+	$(PY) examples/python/client.py -- $(WEATHER_PY)
 
-## check: formatting and lints
-check:
+## check: formatting and lints (Rust and Python)
+check: $(VENV)/.tools
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(VENV)/bin/ruff format --check bindings-python/python examples/python tests/python tests/interop
+	$(VENV)/bin/ruff check bindings-python/python examples/python tests/python tests/interop
+	$(VENV)/bin/pyright
 
 ## test: build, lint, then every suite
-test: build peers check test-rust test-interop
+test: build peers check test-rust test-python test-interop
 	@echo "make test: all suites passed"
 
-## test-rust: unit tests of the state machine and the integration tests (duplex, stdio child,
-## the Rust client against the official server-everything)
+## test-rust: state-machine unit tests and integration tests (duplex, stdio child, the Rust
+## client against the official server-everything)
 test-rust:
 	HYPERMCP_PEERS=$(PEERS) HYPERMCP_REQUIRE_PEERS=1 $(CARGO) test --workspace
 
-## test-interop: the Rust echo server against raw transcripts and the official SDK clients
+## test-python: pytest against the installed package
+test-python: python
+	HYPERMCP_PEERS=$(PEERS) HYPERMCP_REQUIRE_PEERS=1 HYPERMCP_ECHO_SERVER=$(ECHO_RUST) \
+		$(PY) -m pytest -q -p no:cacheprovider tests/python
+
+## test-interop: our stdio servers against raw transcripts and the official SDK clients
 test-interop: build peers
 	$(PEERS)/venv/bin/python tests/interop/run_transcript.py --require-schema tests/fixtures/transcripts -- $(ECHO_RUST)
+	$(PEERS)/venv/bin/python tests/interop/run_transcript.py --require-schema tests/fixtures/transcripts -- $(ECHO_PY)
 	PEERS=$(PEERS) $(PYTHON) tests/interop/py_sdk_client.py -- $(ECHO_RUST)
 	PEERS=$(PEERS) node tests/interop/ts_sdk_client.mjs $(ECHO_RUST)
+	PEERS=$(PEERS) $(PYTHON) tests/interop/py_sdk_client.py -- $(ECHO_PY)
+	PEERS=$(PEERS) node tests/interop/ts_sdk_client.mjs $(ECHO_PY)
+	PEERS=$(PEERS) $(PYTHON) tests/interop/py_sdk_full.py -- $(WEATHER_PY)
+	PEERS=$(PEERS) node tests/interop/ts_sdk_full.mjs $(WEATHER_PY)
+	PEERS=$(PEERS) bash tests/interop/inspector_check.sh echo '{"text":"hi from the Inspector"}' "hi from the Inspector" -- $(ECHO_RUST)
+	PEERS=$(PEERS) bash tests/interop/inspector_check.sh forecast '{"city":"paris","days":2}' Paris -- $(WEATHER_PY)
 
-fmt:
+fmt: $(VENV)/.tools
 	$(CARGO) fmt --all
+	$(VENV)/bin/ruff format bindings-python/python examples/python tests/python tests/interop
 
-## bench: stdio benchmark (floor vs Rust echo server); see bench/README.md
-bench: build
-	BUILD=0 bash bench/stdio.sh
+## bench: stdio benchmark (pipe floor, Rust and Python echo servers, the official Python SDK)
+bench: build peers
+	BUILD=0 EXTRA_SYSTEMS="python=$(ECHO_PY);official-python=$(PEERS)/venv/bin/python $(CURDIR)/tests/interop/peers/py_echo_server.py" \
+		bash bench/stdio.sh
 
 clean:
 	$(CARGO) clean
-	rm -rf .peers bench/results
+	rm -rf .peers .venv bench/results

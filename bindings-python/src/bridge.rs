@@ -81,7 +81,12 @@ fn from_py_depth(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
         for (k, v) in d.iter() {
             let key = match k.cast::<PyString>() {
                 Ok(s) => s.to_str()?.to_owned(),
-                Err(_) => return Err(PyTypeError::new_err(format!("JSON object keys must be str, not {}", k.get_type().name()?))),
+                Err(_) => {
+                    return Err(PyTypeError::new_err(format!(
+                        "JSON object keys must be str, not {}",
+                        k.get_type().name()?
+                    )))
+                }
             };
             map.insert(key, from_py_depth(&v, depth + 1)?);
         }

@@ -38,10 +38,8 @@ impl ClientSession {
             }
         }
         if let Some(v) = protocol_version {
-            cfg.protocol_version = v
-                .parse::<ProtocolVersion>()
-                .map_err(|e| PyValueError::new_err(e.to_string()))
-                .and_then(|v| {
+            cfg.protocol_version =
+                v.parse::<ProtocolVersion>().map_err(|e| PyValueError::new_err(e.to_string())).and_then(|v| {
                     if ProtocolVersion::LEGACY.contains(&v) {
                         Ok(v)
                     } else {
@@ -79,14 +77,28 @@ impl ClientSession {
             let Event::Invoke(inv) = ev else { continue };
             let [key, id, token, meta] = invocation_head(py, &inv)?;
             let tuple = match &inv.request {
-                Request::CreateMessage(p) => PyTuple::new(py, [
-                    "sampling".into_pyobject(py)?.into_any(), key, id, token, meta,
-                    to_py(py, &serde_json::to_value(p).unwrap_or_default())?,
-                ])?,
-                Request::Elicit(p) => PyTuple::new(py, [
-                    "elicitation".into_pyobject(py)?.into_any(), key, id, token, meta,
-                    to_py(py, &serde_json::to_value(p).unwrap_or_default())?,
-                ])?,
+                Request::CreateMessage(p) => PyTuple::new(
+                    py,
+                    [
+                        "sampling".into_pyobject(py)?.into_any(),
+                        key,
+                        id,
+                        token,
+                        meta,
+                        to_py(py, &serde_json::to_value(p).unwrap_or_default())?,
+                    ],
+                )?,
+                Request::Elicit(p) => PyTuple::new(
+                    py,
+                    [
+                        "elicitation".into_pyobject(py)?.into_any(),
+                        key,
+                        id,
+                        token,
+                        meta,
+                        to_py(py, &serde_json::to_value(p).unwrap_or_default())?,
+                    ],
+                )?,
                 Request::ListRoots => PyTuple::new(py, ["roots".into_pyobject(py)?.into_any(), key, id, token, meta])?,
                 _ => continue,
             };

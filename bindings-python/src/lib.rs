@@ -17,10 +17,7 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    m.add(
-        "PROTOCOL_VERSIONS",
-        hypermcp::ProtocolVersion::LEGACY.iter().map(|v| v.as_str()).collect::<Vec<_>>(),
-    )?;
+    m.add("PROTOCOL_VERSIONS", hypermcp::ProtocolVersion::LEGACY.iter().map(|v| v.as_str()).collect::<Vec<_>>())?;
     m.add_class::<server::Registry>()?;
     m.add_class::<server::ServerSession>()?;
     m.add_class::<client::ClientSession>()?;

@@ -71,7 +71,8 @@ impl Registry {
         let mut names = Vec::new();
         let mut cursor: Option<String> = None;
         loop {
-            let Ok(page) = self.inner.list_page(ListKind::Tools, hypermcp::ProtocolVersion::LATEST_LEGACY, cursor.as_deref())
+            let Ok(page) =
+                self.inner.list_page(ListKind::Tools, hypermcp::ProtocolVersion::LATEST_LEGACY, cursor.as_deref())
             else {
                 return names;
             };
@@ -112,39 +113,51 @@ pub(crate) fn level(name: &str) -> PyResult<LoggingLevel> {
 pub(crate) fn common_event<'py>(py: Python<'py>, ev: &Event) -> PyResult<Option<Bound<'py, PyTuple>>> {
     Ok(Some(match ev {
         Event::Invoke(_) => return Ok(None),
-        Event::Cancelled { key, reason } => PyTuple::new(py, [
-            "cancelled".into_pyobject(py)?.into_any(),
-            key.0.into_pyobject(py)?.into_any(),
-            reason.as_deref().into_pyobject(py)?.into_any(),
-        ])?,
+        Event::Cancelled { key, reason } => PyTuple::new(
+            py,
+            [
+                "cancelled".into_pyobject(py)?.into_any(),
+                key.0.into_pyobject(py)?.into_any(),
+                reason.as_deref().into_pyobject(py)?.into_any(),
+            ],
+        )?,
         Event::Response { id, result } => {
             let (ok, value) = match result {
                 Ok(v) => (true, to_py(py, v)?),
                 Err(e) => (false, rpc_err(py, e).into_value(py).into_bound(py).into_any()),
             };
-            PyTuple::new(py, [
-                "response".into_pyobject(py)?.into_any(),
-                id.0.into_pyobject(py)?.into_any(),
-                pyo3::types::PyBool::new(py, ok).to_owned().into_any(),
-                value,
-            ])?
+            PyTuple::new(
+                py,
+                [
+                    "response".into_pyobject(py)?.into_any(),
+                    id.0.into_pyobject(py)?.into_any(),
+                    pyo3::types::PyBool::new(py, ok).to_owned().into_any(),
+                    value,
+                ],
+            )?
         }
-        Event::Progress { id, progress, total, message } => PyTuple::new(py, [
-            "progress".into_pyobject(py)?.into_any(),
-            id.0.into_pyobject(py)?.into_any(),
-            progress.into_pyobject(py)?.into_any(),
-            total.into_pyobject(py)?.into_any(),
-            message.as_deref().into_pyobject(py)?.into_any(),
-        ])?,
+        Event::Progress { id, progress, total, message } => PyTuple::new(
+            py,
+            [
+                "progress".into_pyobject(py)?.into_any(),
+                id.0.into_pyobject(py)?.into_any(),
+                progress.into_pyobject(py)?.into_any(),
+                total.into_pyobject(py)?.into_any(),
+                message.as_deref().into_pyobject(py)?.into_any(),
+            ],
+        )?,
         Event::Initialized => PyTuple::new(py, ["initialized".into_pyobject(py)?.into_any()])?,
-        Event::Notification { method, params } => PyTuple::new(py, [
-            "notification".into_pyobject(py)?.into_any(),
-            method.into_pyobject(py)?.into_any(),
-            match params {
-                Some(p) => to_py(py, p)?,
-                None => py.None().into_bound(py),
-            },
-        ])?,
+        Event::Notification { method, params } => PyTuple::new(
+            py,
+            [
+                "notification".into_pyobject(py)?.into_any(),
+                method.into_pyobject(py)?.into_any(),
+                match params {
+                    Some(p) => to_py(py, p)?,
+                    None => py.None().into_bound(py),
+                },
+            ],
+        )?,
     }))
 }
 
@@ -180,12 +193,16 @@ impl ServerSession {
         let c = from_py(config)?;
         let s = |k: &str| c.get(k).and_then(|v| v.as_str()).map(str::to_string);
         let b = |k: &str| c.get(k).and_then(|v| v.as_bool()).unwrap_or(false);
-        let mut info = hypermcp::Implementation::new(s("name").unwrap_or_else(|| "hypermcp-server".into()), s("version").unwrap_or_else(|| "0.0.0".into()));
+        let mut info = hypermcp::Implementation::new(
+            s("name").unwrap_or_else(|| "hypermcp-server".into()),
+            s("version").unwrap_or_else(|| "0.0.0".into()),
+        );
         info.title = s("title");
         info.description = s("description");
         info.website_url = s("website_url");
         if let Some(icons) = c.get("icons") {
-            info.icons = serde_json::from_value(icons.clone()).map_err(|e| PyValueError::new_err(format!("invalid icons: {e}")))?;
+            info.icons = serde_json::from_value(icons.clone())
+                .map_err(|e| PyValueError::new_err(format!("invalid icons: {e}")))?;
         }
         let mut cfg = engine::ServerConfig::new(info);
         cfg.instructions = s("instructions");
@@ -230,38 +247,66 @@ impl ServerSession {
             let Event::Invoke(inv) = ev else { continue };
             let [key, id, token, meta] = invocation_head(py, &inv)?;
             let tuple = match &inv.request {
-                Request::CallTool { name, arguments } => PyTuple::new(py, [
-                    "tool".into_pyobject(py)?.into_any(), key, id, token, meta,
-                    name.into_pyobject(py)?.into_any(),
-                    map_to_py(py, arguments)?.into_any(),
-                ])?,
+                Request::CallTool { name, arguments } => PyTuple::new(
+                    py,
+                    [
+                        "tool".into_pyobject(py)?.into_any(),
+                        key,
+                        id,
+                        token,
+                        meta,
+                        name.into_pyobject(py)?.into_any(),
+                        map_to_py(py, arguments)?.into_any(),
+                    ],
+                )?,
                 Request::ReadResource { uri, template, variables } => {
                     let vars = pyo3::types::PyDict::new(py);
                     for (k, v) in variables {
                         vars.set_item(k, v)?;
                     }
-                    PyTuple::new(py, [
-                        "resource".into_pyobject(py)?.into_any(), key, id, token, meta,
-                        uri.into_pyobject(py)?.into_any(),
-                        template.as_ref().map(|t| t.template.uri_template.as_str()).into_pyobject(py)?.into_any(),
-                        vars.into_any(),
-                    ])?
+                    PyTuple::new(
+                        py,
+                        [
+                            "resource".into_pyobject(py)?.into_any(),
+                            key,
+                            id,
+                            token,
+                            meta,
+                            uri.into_pyobject(py)?.into_any(),
+                            template.as_ref().map(|t| t.template.uri_template.as_str()).into_pyobject(py)?.into_any(),
+                            vars.into_any(),
+                        ],
+                    )?
                 }
                 Request::GetPrompt { name, arguments } => {
                     let args = pyo3::types::PyDict::new(py);
                     for (k, v) in arguments {
                         args.set_item(k, v)?;
                     }
-                    PyTuple::new(py, [
-                        "prompt".into_pyobject(py)?.into_any(), key, id, token, meta,
-                        name.into_pyobject(py)?.into_any(),
-                        args.into_any(),
-                    ])?
+                    PyTuple::new(
+                        py,
+                        [
+                            "prompt".into_pyobject(py)?.into_any(),
+                            key,
+                            id,
+                            token,
+                            meta,
+                            name.into_pyobject(py)?.into_any(),
+                            args.into_any(),
+                        ],
+                    )?
                 }
-                Request::Complete(p) => PyTuple::new(py, [
-                    "complete".into_pyobject(py)?.into_any(), key, id, token, meta,
-                    to_py(py, &serde_json::to_value(p).unwrap_or_default())?,
-                ])?,
+                Request::Complete(p) => PyTuple::new(
+                    py,
+                    [
+                        "complete".into_pyobject(py)?.into_any(),
+                        key,
+                        id,
+                        token,
+                        meta,
+                        to_py(py, &serde_json::to_value(p).unwrap_or_default())?,
+                    ],
+                )?,
                 _ => continue,
             };
             list.append(tuple)?;
@@ -312,7 +357,13 @@ impl ServerSession {
 
     /// Answers with a JSON-RPC error.
     #[pyo3(signature = (key, code, message, data=None))]
-    fn complete_error(&mut self, key: u64, code: i32, message: String, data: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+    fn complete_error(
+        &mut self,
+        key: u64,
+        code: i32,
+        message: String,
+        data: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
         let mut e = RpcError::new(code, message);
         if let Some(d) = data {
             if !d.is_none() {
@@ -325,13 +376,26 @@ impl ServerSession {
 
     /// Sends progress; False when the client asked for none. Raises on a non-increasing value.
     #[pyo3(signature = (key, progress, total=None, message=None))]
-    fn progress(&mut self, py: Python<'_>, key: u64, progress: f64, total: Option<f64>, message: Option<&str>) -> PyResult<bool> {
+    fn progress(
+        &mut self,
+        py: Python<'_>,
+        key: u64,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<&str>,
+    ) -> PyResult<bool> {
         self.inner.progress(RequestKey(key), progress, total, message).map_err(|e| rpc_err(py, &e))
     }
 
     /// Sends a log message if the client's level lets it through.
     #[pyo3(signature = (level, data, logger=None, related=None))]
-    fn log(&mut self, level: &str, data: &Bound<'_, PyAny>, logger: Option<&str>, related: Option<u64>) -> PyResult<bool> {
+    fn log(
+        &mut self,
+        level: &str,
+        data: &Bound<'_, PyAny>,
+        logger: Option<&str>,
+        related: Option<u64>,
+    ) -> PyResult<bool> {
         let lvl = self::level(level)?;
         Ok(self.inner.log(lvl, logger, from_py(data)?, related.map(RequestKey)))
     }

