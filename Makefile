@@ -32,7 +32,7 @@ rust:
 
 $(VENV)/.tools: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --disable-pip-version-check "maturin==1.16.0" "pytest>=8,<9" "ruff==0.14.*" "pyright==1.1.*"
+	$(PY) -m pip install -q --disable-pip-version-check "maturin==1.16.0" "pytest>=8,<9" "ruff==0.14.*" "pyright==1.1.*" "pydantic>=2,<3"
 	touch $@
 
 ## python: `pip install .` of the package into .venv (no build isolation: maturin is there)
