@@ -57,7 +57,7 @@ check: $(VENV)/.tools
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(VENV)/bin/ruff format --check bindings-python/python examples/python tests/python tests/interop
 	$(VENV)/bin/ruff check bindings-python/python examples/python tests/python tests/interop
-	$(VENV)/bin/pyright
+	$(VENV)/bin/pyright --project $(CURDIR)/pyproject.toml
 
 ## test: build, lint, then every suite
 test: build peers check test-rust test-python test-interop
