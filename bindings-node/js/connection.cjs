@@ -1,0 +1,347 @@
+'use strict';
+// One server connection driven by Node's event loop: bytes in, native session, handlers,
+// bytes out. Every transport (stdio, in-memory) uses it; no threads, no hop per call.
+// Synchronous handlers answer in the same pass; all answers ready at once go out in one write.
+
+const { Context } = require('./context.cjs');
+const { McpError, native, fromNative } = require('./errors.cjs');
+const { isContent } = require('./content.cjs');
+
+class ServerConnection {
+  constructor(server, write) {
+    this.server = server;
+    this.session = native(() => new server._native.ServerSession(server._nativeConfig(), server._registry));
+    this._write = write;
+    this._running = new Map(); // key -> Context
+    this._waiters = new Map(); // outbound id -> {resolve, reject}
+    this._timer = null;
+    this._clientInfo = undefined;
+    this._clientCaps = undefined;
+    this.closed = false;
+    this._idle = null;
+    server._connections.add(this);
+  }
+
+  feed(buf) {
+    this.session.feed(buf);
+    this.pump();
+  }
+
+  pump() {
+    for (;;) {
+      const text = this.session.pollEvents();
+      if (!text) break;
+      for (const ev of JSON.parse(text)) {
+        switch (ev[0]) {
+          case 'tool': this._tool(ev); break;
+          case 'response': this._response(ev); break;
+          case 'cancelled': this._cancel(ev[1], ev[2]); break;
+          case 'resource': case 'prompt': case 'complete': this._other(ev); break;
+          case 'notification': this.server._onNotification(ev[1], ev[2]); break;
+          default: break;
+        }
+      }
+    }
+    this.flush();
+  }
+
+  flush() {
+    const out = this.session.takeOutput();
+    if (out.length) this._write(out);
+    this._armTimer();
+  }
+
+  clientInfo() {
+    if (this._clientInfo === undefined) {
+      const t = this.session.clientInfo;
+      this._clientInfo = t ? JSON.parse(t) : null;
+    }
+    return this._clientInfo;
+  }
+
+  clientCapabilities() {
+    if (this._clientCaps === undefined) this._clientCaps = JSON.parse(this.session.clientCapabilities);
+    return this._clientCaps;
+  }
+
+  // ---- handlers ------------------------------------------------------------------------------
+
+  _tool(ev) {
+    // ["tool", key, id, token, meta, name, args]
+    const key = ev[1];
+    const tool = this.server._tools.get(ev[5]);
+    if (!tool) {
+      this.session.completeError(key, -32602, `Unknown tool: ${ev[5]}`, JSON.stringify({ name: ev[5] }));
+      return;
+    }
+    let args = ev[6];
+    if (tool.parse) {
+      let r;
+      try {
+        r = tool.parse(args);
+      } catch (err) {
+        // A throwing refine/transform is user code failing, as a throwing handler is.
+        this._toolError(key, err);
+        return;
+      }
+      if (!r.ok) {
+        // As the engine does for JSON Schema: a tool error from 2025-11-25, InvalidParams before.
+        const message = `Invalid arguments for tool ${tool.name}: ${r.message}`;
+        if ((this.session.protocolVersion ?? '') >= '2025-11-25') this.session.completeToolText(key, message, true);
+        else this.session.completeError(key, -32602, `Invalid params: ${message}`, JSON.stringify({ tool: tool.name, errors: r.errors ?? [r.message] }));
+        return;
+      }
+      args = r.value;
+    }
+    const ctx = new Context(this, key, ev[2], ev[3], ev[4]);
+    this._run(key, ctx, () => tool.handler(args, ctx), (result) => this._toolResult(key, tool, result), (err) => this._toolError(key, err));
+  }
+
+  _run(key, ctx, call, ok, fail) {
+    let result;
+    try {
+      result = call();
+    } catch (err) {
+      fail(err);
+      return;
+    }
+    if (result !== null && typeof result === 'object' && typeof result.then === 'function') {
+      this._running.set(key, ctx);
+      result.then(
+        (value) => this._settled(key, ctx, () => ok(value)),
+        (err) => this._settled(key, ctx, () => fail(err)),
+      );
+    } else {
+      ok(result);
+    }
+  }
+
+  _settled(key, ctx, finish) {
+    this._running.delete(key);
+    if (this._running.size === 0 && this._idle) {
+      this._idle();
+      this._idle = null;
+    }
+    if (ctx.cancelled || this.closed) return;
+    finish();
+    this.flush();
+  }
+
+  _toolError(key, err) {
+    if (err instanceof McpError) {
+      this.session.completeError(key, err.rpcCode, err.message, err.data === undefined ? null : JSON.stringify(err.data));
+    } else {
+      const message = err instanceof Error ? err.message || err.name : String(err);
+      this.session.completeToolText(key, message, true);
+    }
+  }
+
+  _toolResult(key, tool, result) {
+    if (typeof result === 'string') {
+      this.session.completeToolText(key, result, false);
+      return;
+    }
+    let wire;
+    if (result === undefined || result === null) wire = { content: [] };
+    else if (typeof result === 'object' && Array.isArray(result.content)) wire = result;
+    else if (isContent(result)) wire = { content: [result] };
+    else if (Array.isArray(result) && result.length && result.every((c) => typeof c === 'string' || isContent(c))) {
+      wire = { content: result.map((c) => (typeof c === 'string' ? { type: 'text', text: c } : c)) };
+    } else if (tool.outputSchema && typeof result === 'object' && !Array.isArray(result)) {
+      wire = { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
+    } else {
+      wire = { content: [{ type: 'text', text: typeof result === 'object' ? JSON.stringify(result) : String(result) }] };
+    }
+    try {
+      native(() => this.session.completeTool(key, JSON.stringify(wire)));
+    } catch (err) {
+      this.session.completeToolText(key, `tool ${tool.name} returned an invalid result: ${err.message}`, true);
+    }
+  }
+
+  _other(ev) {
+    const [kind, key] = ev;
+    let entry;
+    let call;
+    const ctx = new Context(this, key, ev[2], ev[3], ev[4]);
+    if (kind === 'resource') {
+      // ["resource", key, id, token, meta, uri, template, vars]
+      entry = this.server._resources.get(ev[6] ?? ev[5]);
+      if (!entry) {
+        this.session.completeError(key, -32002, `Resource not found: ${ev[5]}`, JSON.stringify({ uri: ev[5] }));
+        return;
+      }
+      call = () => entry.handler(new URL(ev[5]), ev[7], ctx);
+    } else if (kind === 'prompt') {
+      entry = this.server._prompts.get(ev[5]);
+      if (!entry) {
+        this.session.completeError(key, -32602, `Unknown prompt: ${ev[5]}`, JSON.stringify({ name: ev[5] }));
+        return;
+      }
+      call = () => entry.handler(ev[6], ctx);
+    } else {
+      const params = ev[5];
+      entry = this.server._completionFor(params);
+      if (!entry) {
+        this.session.completeResult(key, 'complete', '{"completion":{"values":[]}}');
+        return;
+      }
+      call = () => entry.handler(params.argument?.value ?? '', params.context?.arguments ?? {}, params, ctx);
+    }
+    this._run(
+      key,
+      ctx,
+      call,
+      (result) => {
+        try {
+          const wire = kind === 'resource' ? entry.toResult(ev[5], result) : kind === 'prompt' ? entry.toResult(result) : completionResult(result);
+          native(() => this.session.completeResult(key, kind, JSON.stringify(wire)));
+        } catch (err) {
+          this.session.completeError(key, -32603, `${kind} handler returned an invalid result: ${err.message}`, null);
+        }
+      },
+      (err) => {
+        if (err instanceof McpError) {
+          this.session.completeError(key, err.rpcCode, err.message, err.data === undefined ? null : JSON.stringify(err.data));
+        } else {
+          this.session.completeError(key, -32603, `${kind} handler failed: ${err instanceof Error ? err.message : String(err)}`, null);
+        }
+      },
+    );
+  }
+
+  _cancel(key, reason) {
+    const ctx = this._running.get(key);
+    if (!ctx) return;
+    ctx._cancel(reason);
+    // A cancelled request gets no answer: draining has nothing to wait for from it.
+    this._running.delete(key);
+    if (this._running.size === 0 && this._idle) {
+      this._idle();
+      this._idle = null;
+    }
+  }
+
+  // ---- what ctx does -------------------------------------------------------------------------
+
+  progress(key, progress, total, message) {
+    const sent = native(() => this.session.progress(key, progress, total ?? null, message ?? null));
+    this.flush();
+    return sent;
+  }
+
+  log(level, data, logger, related) {
+    if (native(() => this.session.log(level, JSON.stringify(data ?? null), logger ?? null, related ?? null))) this.flush();
+  }
+
+  elicitationComplete(id) {
+    native(() => this.session.elicitationComplete(id));
+    this.flush();
+  }
+
+  request(method, params, timeoutMs, related, signal) {
+    return new Promise((resolve, reject) => {
+      let id;
+      try {
+        id = native(() =>
+          this.session.request(method, params === undefined ? null : JSON.stringify(params), timeoutMs == null ? null : timeoutMs / 1000, related ?? null),
+        );
+      } catch (err) {
+        reject(err);
+        return;
+      }
+      const onAbort = () => {
+        if (this._waiters.delete(id)) {
+          this.session.cancelRequest(id, 'cancelled');
+          this.flush();
+          reject(signal.reason ?? new Error('aborted'));
+        }
+      };
+      this._waiters.set(id, {
+        resolve: (v) => { signal?.removeEventListener('abort', onAbort); resolve(v); },
+        reject: (e) => { signal?.removeEventListener('abort', onAbort); reject(e); },
+      });
+      if (signal) {
+        if (signal.aborted) onAbort();
+        else signal.addEventListener('abort', onAbort, { once: true });
+      }
+      this.flush();
+    });
+  }
+
+  _response(ev) {
+    const w = this._waiters.get(ev[1]);
+    if (!w) return;
+    this._waiters.delete(ev[1]);
+    if (ev[2]) w.resolve(ev[3]);
+    else w.reject(require('./errors.cjs').errorFromObject(ev[3]));
+  }
+
+  notifyListChanged(kind) {
+    this.session.listChanged(kind);
+    this.flush();
+  }
+
+  notifyResourceUpdated(uri) {
+    this.session.resourceUpdated(uri);
+    this.flush();
+  }
+
+  // ---- time and shutdown -----------------------------------------------------------------------
+
+  _armTimer() {
+    const ms = this.session.nextTimeout();
+    if (ms == null) return;
+    if (this._timer) clearTimeout(this._timer);
+    this._timer = setTimeout(() => {
+      this._timer = null;
+      this.session.handleTimeout();
+      this.pump();
+    }, Math.ceil(ms));
+    this._timer.unref?.();
+  }
+
+  inputClosed() {
+    this.session.inputClosed();
+    this.pump();
+  }
+
+  /** Resolves when no handler is running, or after `graceMs`. */
+  drain(graceMs) {
+    if (this._running.size === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(t);
+        process.removeListener('beforeExit', done);
+        this._idle = null;
+        resolve();
+      };
+      const t = setTimeout(done, graceMs);
+      t.unref?.();
+      // The event loop emptied: no running handler can settle any more, so stop waiting
+      // (otherwise `await server.run()` would be left unsettled and the process exit with 13).
+      process.once('beforeExit', done);
+      this._idle = done;
+    });
+  }
+
+  close() {
+    if (this.closed) return;
+    this.closed = true;
+    for (const ctx of this._running.values()) ctx._cancel('connection closed');
+    this._running.clear();
+    for (const w of this._waiters.values()) w.reject(new (require('./errors.cjs').ConnectionClosed)('connection closed'));
+    this._waiters.clear();
+    if (this._timer) clearTimeout(this._timer);
+    this.session.close();
+    this.server._connections.delete(this);
+  }
+}
+
+function completionResult(result) {
+  if (result && typeof result === 'object' && !Array.isArray(result) && result.completion) return result;
+  const values = (result || []).map(String);
+  return { completion: { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 } };
+}
+
+module.exports = { ServerConnection, fromNative };

@@ -1,0 +1,128 @@
+'use strict';
+// The `ctx` a handler receives as its last argument: progress, logging, elicitation,
+// sampling, roots, the request's identity and `ctx.signal` (an AbortSignal that fires when
+// the client cancels the request).
+
+const LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+
+class Context {
+  constructor(conn, key, requestId, progressToken, meta) {
+    this._conn = conn;
+    this._key = key;
+    this._controller = null;
+    this._cancelled = false;
+    /** The JSON-RPC id of the request. */
+    this.requestId = requestId;
+    /** The progress token the client asked progress under, or null. */
+    this.progressToken = progressToken;
+    /** The request's `_meta`, or null. */
+    this.meta = meta;
+  }
+
+  /** An AbortSignal that fires when the client cancels this request. */
+  get signal() {
+    if (this._controller === null) {
+      this._controller = new AbortController();
+      if (this._cancelled) this._controller.abort(new Error('the client cancelled the request'));
+    }
+    return this._controller.signal;
+  }
+
+  _cancel(reason) {
+    this._cancelled = true;
+    if (this._controller) this._controller.abort(new Error(reason || 'the client cancelled the request'));
+  }
+
+  /** Whether the client cancelled this request. */
+  get cancelled() {
+    return this._cancelled;
+  }
+
+  /** The client's `{name, version, ...}`. */
+  get clientInfo() {
+    return this._conn.clientInfo();
+  }
+
+  /** The capabilities the client declared. */
+  get clientCapabilities() {
+    return this._conn.clientCapabilities();
+  }
+
+  /** The negotiated protocol revision. */
+  get protocolVersion() {
+    return this._conn.session.protocolVersion;
+  }
+
+  /** The Server serving this request. */
+  get server() {
+    return this._conn.server;
+  }
+
+  /**
+   * Reports progress (values must increase). Resolves false when the client asked for none.
+   * @param {number} progress @param {number} [total] @param {string} [message]
+   */
+  async reportProgress(progress, total, message) {
+    return this._conn.progress(this._key, progress, total, message);
+  }
+
+  /** Sends a log message (`notifications/message`), filtered by the client's level. */
+  async log(level, data, logger) {
+    if (!LEVELS.includes(level)) throw new TypeError(`unknown logging level ${JSON.stringify(level)} (one of ${LEVELS.join(', ')})`);
+    this._conn.log(level, data, logger, this._key);
+  }
+
+  async debug(data, logger) { return this.log('debug', data, logger); }
+  async info(data, logger) { return this.log('info', data, logger); }
+  async warning(data, logger) { return this.log('warning', data, logger); }
+  async error(data, logger) { return this.log('error', data, logger); }
+
+  /** Sends any request to the client on behalf of this one; resolves with its result. */
+  async request(method, params, options = {}) {
+    return this._conn.request(method, params, options.timeout, this._key, options.signal ?? this.signal);
+  }
+
+  /**
+   * Asks the user to fill a form (`requestedSchema`: a flat JSON Schema object, or a zod
+   * object/shape). Resolves `{action: "accept"|"decline"|"cancel", content?}`.
+   */
+  async elicit(message, requestedSchema = { type: 'object', properties: {} }, options = {}) {
+    const { compile } = require('./schema.cjs');
+    const schema = compile(requestedSchema, 'requestedSchema').json;
+    return this.request('elicitation/create', { message, requestedSchema: schema }, options);
+  }
+
+  /** Asks the user to open a URL (URL-mode elicitation, 2025-11-25). */
+  async elicitUrl(message, url, elicitationId = require('node:crypto').randomUUID(), options = {}) {
+    return this.request('elicitation/create', { mode: 'url', message, url, elicitationId }, options);
+  }
+
+  /** Tells the client a URL-mode elicitation finished. */
+  elicitationComplete(elicitationId) {
+    this._conn.elicitationComplete(elicitationId);
+  }
+
+  /**
+   * Asks the client's model for a message. `messages` may be a string; other fields of
+   * `sampling/createMessage` (systemPrompt, temperature, tools...) go in `params`.
+   */
+  async sample(messages, params = {}, options = {}) {
+    const list = (typeof messages === 'string' ? [messages] : messages).map((m) =>
+      typeof m === 'string' ? { role: 'user', content: { type: 'text', text: m } } : m,
+    );
+    return this.request('sampling/createMessage', { maxTokens: 1024, ...params, messages: list }, options);
+  }
+
+  /** The client's roots. */
+  async listRoots(options = {}) {
+    const r = await this.request('roots/list', undefined, options);
+    return r.roots || [];
+  }
+
+  /** Pings the client. */
+  async ping(options = {}) {
+    await this.request('ping', undefined, options);
+  }
+}
+
+module.exports = { Context, LEVELS };

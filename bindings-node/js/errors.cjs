@@ -1,0 +1,172 @@
+'use strict';
+// The error classes of hypermcp. Every error the package throws has a stable string `code`
+// (ERR_MCP_*); protocol errors also carry the JSON-RPC `rpcCode` and `data`.
+//
+// Throwing an McpError in a handler answers the request with that JSON-RPC error; any other
+// throw (or rejection) in a tool handler becomes a result with `isError: true`.
+
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
+const METHOD_NOT_FOUND = -32601;
+const INVALID_PARAMS = -32602;
+const INTERNAL_ERROR = -32603;
+const RESOURCE_NOT_FOUND = -32002;
+const URL_ELICITATION_REQUIRED = -32042;
+/** hypermcp's code for a request that timed out (never sent on the wire). */
+const REQUEST_TIMEOUT = -32001;
+/** hypermcp's code for a connection that closed before an answer (never sent on the wire). */
+const CONNECTION_CLOSED = -32000;
+
+const NAMES = new Map([
+  [PARSE_ERROR, 'ERR_MCP_PARSE'],
+  [INVALID_REQUEST, 'ERR_MCP_INVALID_REQUEST'],
+  [METHOD_NOT_FOUND, 'ERR_MCP_METHOD_NOT_FOUND'],
+  [INVALID_PARAMS, 'ERR_MCP_INVALID_PARAMS'],
+  [INTERNAL_ERROR, 'ERR_MCP_INTERNAL'],
+  [RESOURCE_NOT_FOUND, 'ERR_MCP_RESOURCE_NOT_FOUND'],
+  [URL_ELICITATION_REQUIRED, 'ERR_MCP_URL_ELICITATION_REQUIRED'],
+  [REQUEST_TIMEOUT, 'ERR_MCP_TIMEOUT'],
+  [CONNECTION_CLOSED, 'ERR_MCP_CLOSED'],
+]);
+
+/** A JSON-RPC error: `rpcCode` (number), `message`, `data`; `code` is the stable string. */
+class McpError extends Error {
+  /**
+   * @param {number} rpcCode the JSON-RPC error code
+   * @param {string} message
+   * @param {unknown} [data]
+   */
+  constructor(rpcCode, message, data) {
+    super(message);
+    this.name = new.target.name;
+    /** The JSON-RPC error code. */
+    this.rpcCode = rpcCode;
+    /** A stable string naming the kind of error. */
+    this.code = NAMES.get(rpcCode) ?? 'ERR_MCP_RPC';
+    /** Extra information from the peer. */
+    this.data = data;
+  }
+
+  /** The JSON-RPC error object. */
+  toJSON() {
+    const out = { code: this.rpcCode, message: this.message };
+    if (this.data !== undefined) out.data = this.data;
+    return out;
+  }
+}
+
+function coded(name, rpcCode) {
+  const cls = class extends McpError {
+    /** @param {string} message @param {unknown} [data] */
+    constructor(message, data) {
+      super(rpcCode, message, data);
+    }
+  };
+  Object.defineProperty(cls, 'name', { value: name });
+  return cls;
+}
+
+const InvalidRequest = coded('InvalidRequest', INVALID_REQUEST);
+const MethodNotFound = coded('MethodNotFound', METHOD_NOT_FOUND);
+const InvalidParams = coded('InvalidParams', INVALID_PARAMS);
+const InternalError = coded('InternalError', INTERNAL_ERROR);
+const ResourceNotFound = coded('ResourceNotFound', RESOURCE_NOT_FOUND);
+const UrlElicitationRequired = coded('UrlElicitationRequired', URL_ELICITATION_REQUIRED);
+const RequestTimeout = coded('RequestTimeout', REQUEST_TIMEOUT);
+const ConnectionClosed = coded('ConnectionClosed', CONNECTION_CLOSED);
+
+/** A call aborted through its AbortSignal. */
+class AbortError extends McpError {
+  /** @param {string} [message] @param {unknown} [reason] */
+  constructor(message = 'the operation was aborted', reason) {
+    super(REQUEST_TIMEOUT, message, undefined);
+    this.name = 'AbortError';
+    this.code = 'ERR_MCP_ABORTED';
+    this.cause = reason;
+  }
+}
+
+/** A definition (tool, resource, prompt, schema) that cannot be registered. */
+class DefinitionError extends Error {
+  /** @param {string} message */
+  constructor(message) {
+    super(message);
+    this.name = 'DefinitionError';
+    this.code = 'ERR_MCP_DEFINITION';
+  }
+}
+
+const BY_CODE = new Map([
+  [INVALID_REQUEST, InvalidRequest],
+  [METHOD_NOT_FOUND, MethodNotFound],
+  [INVALID_PARAMS, InvalidParams],
+  [INTERNAL_ERROR, InternalError],
+  [RESOURCE_NOT_FOUND, ResourceNotFound],
+  [URL_ELICITATION_REQUIRED, UrlElicitationRequired],
+  [REQUEST_TIMEOUT, RequestTimeout],
+  [CONNECTION_CLOSED, ConnectionClosed],
+]);
+
+/**
+ * The most specific error for a JSON-RPC error object.
+ * @param {{code: number, message: string, data?: unknown}} obj
+ */
+function errorFromObject(obj) {
+  const cls = BY_CODE.get(obj.code);
+  return cls ? new cls(obj.message, obj.data) : new McpError(obj.code, obj.message, obj.data);
+}
+
+const NATIVE_PREFIX = 'hypermcp-rpc:';
+
+/**
+ * Converts an error thrown by the native module: protocol errors become McpError
+ * subclasses; a refused definition a DefinitionError; anything else is returned as is.
+ * @param {unknown} err
+ */
+function fromNative(err) {
+  if (err instanceof Error && typeof err.message === 'string') {
+    if (err.message.startsWith(NATIVE_PREFIX)) {
+      try {
+        return errorFromObject(JSON.parse(err.message.slice(NATIVE_PREFIX.length)));
+      } catch {
+        return new InternalError(err.message);
+      }
+    }
+  }
+  return err;
+}
+
+/** Calls a native function, converting its errors. */
+function native(fn) {
+  try {
+    return fn();
+  } catch (err) {
+    throw fromNative(err);
+  }
+}
+
+module.exports = {
+  PARSE_ERROR,
+  INVALID_REQUEST,
+  METHOD_NOT_FOUND,
+  INVALID_PARAMS,
+  INTERNAL_ERROR,
+  RESOURCE_NOT_FOUND,
+  URL_ELICITATION_REQUIRED,
+  REQUEST_TIMEOUT,
+  CONNECTION_CLOSED,
+  McpError,
+  InvalidRequest,
+  MethodNotFound,
+  InvalidParams,
+  InternalError,
+  ResourceNotFound,
+  UrlElicitationRequired,
+  RequestTimeout,
+  ConnectionClosed,
+  AbortError,
+  DefinitionError,
+  errorFromObject,
+  fromNative,
+  native,
+};

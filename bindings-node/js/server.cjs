@@ -1,0 +1,308 @@
+'use strict';
+// The Server: register tools, resources, prompts and completions, then `await server.run()`.
+//
+//   const server = new Server({ name: 'weather', version: '1.0.0' });
+//   server.tool('echo', 'Echo text back', { text: z.string() }, async ({ text }) => text);
+//   await server.run();   // stdio
+
+const nativeModule = require('../native/index.js');
+const { compile, promptArguments, isRawShape, isZod, isStandard } = require('./schema.cjs');
+const { DefinitionError, InvalidParams, native } = require('./errors.cjs');
+const { isContent } = require('./content.cjs');
+
+const clean = (o) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== null));
+
+function defineOrThrow(fn) {
+  try {
+    fn();
+  } catch (err) {
+    throw err instanceof DefinitionError ? err : new DefinitionError(err instanceof Error ? err.message : String(err));
+  }
+}
+
+class Server {
+  /**
+   * @param {{name: string, version?: string, title?: string, description?: string,
+   *   websiteUrl?: string, icons?: object[], instructions?: string, pageSize?: number,
+   *   requestTimeout?: number, maxMessageSize?: number,
+   *   lifespan?: (server: Server) => Promise<{context?: unknown, close?: () => unknown}>}} options
+   */
+  constructor(options) {
+    if (!options || typeof options.name !== 'string') throw new TypeError('new Server({ name, version }) needs a name');
+    this.name = options.name;
+    this.version = options.version ?? '0.1.0';
+    this.instructions = options.instructions;
+    this._info = clean({ title: options.title, description: options.description, websiteUrl: options.websiteUrl, icons: options.icons });
+    this._requestTimeout = options.requestTimeout ?? 60_000;
+    this._maxMessageSize = options.maxMessageSize;
+    this._lifespan = options.lifespan;
+    this._lifespanState = null;
+    this._lifespanUsers = 0;
+    /** What the lifespan's `context` was, while the server runs. */
+    this.lifespanContext = undefined;
+    this._native = nativeModule;
+    this._registry = new nativeModule.Registry();
+    if (options.pageSize) this._registry.setPageSize(options.pageSize);
+    this._tools = new Map();
+    this._resources = new Map();
+    this._prompts = new Map();
+    this._completions = [];
+    this._notificationHandlers = new Map();
+    this._connections = new Set();
+  }
+
+  _nativeConfig() {
+    return JSON.stringify(
+      clean({
+        name: this.name,
+        version: this.version,
+        instructions: this.instructions,
+        tools: this._tools.size > 0,
+        resources: this._resources.size > 0,
+        prompts: this._prompts.size > 0,
+        completions: this._completions.length > 0,
+        requestTimeout: this._requestTimeout / 1000,
+        maxMessageSize: this._maxMessageSize,
+        ...this._info,
+      }),
+    );
+  }
+
+  _changed(kind) {
+    for (const conn of this._connections) conn.notifyListChanged(kind);
+  }
+
+  /**
+   * Registers a tool:
+   *   tool(name, config, handler)  with config {description, title, inputSchema, outputSchema, annotations, icons, _meta}
+   *   tool(name, description, schema, handler)
+   *   tool(name, handler)
+   * Schemas are JSON Schema, a zod object or a zod shape. The handler gets `(args, ctx)`.
+   */
+  tool(name, a, b, c) {
+    let config;
+    let handler;
+    if (typeof a === 'function') {
+      config = {};
+      handler = a;
+    } else if ((isRawShape(a) && !('inputSchema' in a) && !('outputSchema' in a)) || isZod(a) || isStandard(a)) {
+      // tool(name, schema, handler): the official SDK's short form without a description.
+      // A config whose only entries are zod schemas ({inputSchema: z.object(...)}) is a config.
+      config = { inputSchema: a };
+      handler = b;
+    } else if (typeof a === 'string') {
+      config = { description: a, inputSchema: typeof b === 'function' ? undefined : b };
+      handler = typeof b === 'function' ? b : c;
+    } else {
+      config = a ?? {};
+      handler = b;
+    }
+    if (typeof handler !== 'function') throw new TypeError(`tool ${JSON.stringify(name)}: the handler must be a function`);
+    const input = compile(config.inputSchema, `tool ${name}: inputSchema`);
+    const output = config.outputSchema === undefined ? null : compile(config.outputSchema, `tool ${name}: outputSchema`);
+    const definition = clean({
+      name,
+      title: config.title,
+      description: config.description,
+      inputSchema: input.json,
+      outputSchema: output?.json,
+      annotations: config.annotations,
+      icons: config.icons,
+      _meta: config._meta,
+    });
+    defineOrThrow(() => native(() => this._registry.addTool(JSON.stringify(definition))));
+    this._tools.set(name, { name, handler, parse: input.parse, outputSchema: output?.json ?? null });
+    this._changed('tools');
+    return this;
+  }
+
+  /** Removes a tool; returns whether it existed. */
+  removeTool(name) {
+    this._tools.delete(name);
+    const removed = this._registry.removeTool(name);
+    if (removed) this._changed('tools');
+    return removed;
+  }
+
+  /**
+   * Registers a resource (a URI) or a resource template (a URI with `{variables}`).
+   * The handler gets `(url: URL, variables, ctx)` and returns a string (text), a Buffer
+   * (blob), a JSON-able value (JSON text) or `{contents: [...]}`.
+   */
+  resource(uri, config, handler) {
+    if (typeof config === 'function') {
+      handler = config;
+      config = {};
+    }
+    if (typeof handler !== 'function') throw new TypeError(`resource ${uri}: the handler must be a function`);
+    const isTemplate = uri.includes('{');
+    const definition = clean({
+      [isTemplate ? 'uriTemplate' : 'uri']: uri,
+      name: config.name ?? uri,
+      title: config.title,
+      description: config.description,
+      mimeType: config.mimeType,
+      annotations: config.annotations,
+      icons: config.icons,
+      size: isTemplate ? undefined : config.size,
+      _meta: config._meta,
+    });
+    defineOrThrow(() => native(() => (isTemplate ? this._registry.addTemplate(JSON.stringify(definition)) : this._registry.addResource(JSON.stringify(definition)))));
+    const mimeType = config.mimeType;
+    this._resources.set(uri, {
+      handler,
+      toResult(readUri, result) {
+        if (result && typeof result === 'object' && Array.isArray(result.contents)) return result;
+        if (typeof result === 'string') return { contents: [{ uri: readUri, mimeType: mimeType ?? 'text/plain', text: result }] };
+        if (result instanceof Uint8Array) {
+          return { contents: [{ uri: readUri, mimeType: mimeType ?? 'application/octet-stream', blob: Buffer.from(result).toString('base64') }] };
+        }
+        return { contents: [{ uri: readUri, mimeType: mimeType ?? 'application/json', text: JSON.stringify(result) }] };
+      },
+    });
+    this._changed(isTemplate ? 'resource_templates' : 'resources');
+    return this;
+  }
+
+  /** Removes a resource or template. */
+  removeResource(uri) {
+    this._resources.delete(uri);
+    const isTemplate = uri.includes('{');
+    const removed = isTemplate ? this._registry.removeTemplate(uri) : this._registry.removeResource(uri);
+    if (removed) this._changed(isTemplate ? 'resource_templates' : 'resources');
+    return removed;
+  }
+
+  /** Tells subscribed clients that a resource changed. */
+  notifyResourceUpdated(uri) {
+    for (const conn of this._connections) conn.notifyResourceUpdated(uri);
+  }
+
+  /**
+   * Registers a prompt. `config.arguments` lists `{name, description, required}` (or
+   * `config.argsSchema` is a zod shape). The handler gets `(args, ctx)` and returns a
+   * string, a message `{role, content}`, an array of those, or `{messages}`.
+   */
+  prompt(name, config, handler) {
+    if (typeof config === 'function') {
+      handler = config;
+      config = {};
+    }
+    if (typeof handler !== 'function') throw new TypeError(`prompt ${JSON.stringify(name)}: the handler must be a function`);
+    const args = promptArguments(config);
+    const definition = clean({
+      name,
+      title: config.title,
+      description: config.description,
+      arguments: args.length ? args : undefined,
+      icons: config.icons,
+      _meta: config._meta,
+    });
+    defineOrThrow(() => native(() => this._registry.addPrompt(JSON.stringify(definition))));
+    const description = config.description;
+    // With a zod argsSchema the arguments are validated and parsed (defaults, transforms)
+    // before the handler runs, as for tools; a bad argument is a JSON-RPC InvalidParams.
+    const parse = config.argsSchema ? compile(config.argsSchema, `prompt ${name}: argsSchema`).parse : null;
+    const call = parse
+      ? (argsIn, ctx) => {
+          const r = parse(argsIn ?? {});
+          if (!r.ok) throw new InvalidParams(`Invalid arguments for prompt ${name}: ${r.message}`);
+          return handler(r.value, ctx);
+        }
+      : handler;
+    this._prompts.set(name, {
+      handler: call,
+      toResult(result) {
+        if (result && typeof result === 'object' && Array.isArray(result.messages)) return result;
+        const items = Array.isArray(result) ? result : [result];
+        const messages = items.map((m) => {
+          if (typeof m === 'string') return { role: 'user', content: { type: 'text', text: m } };
+          if (isContent(m)) return { role: 'user', content: m };
+          if (m && typeof m === 'object' && m.role) return { role: m.role, content: typeof m.content === 'string' ? { type: 'text', text: m.content } : m.content };
+          throw new TypeError('a prompt returns a string, a message {role, content} or an array of them');
+        });
+        return clean({ description, messages });
+      },
+    });
+    this._changed('prompts');
+    return this;
+  }
+
+  /** Removes a prompt. */
+  removePrompt(name) {
+    this._prompts.delete(name);
+    const removed = this._registry.removePrompt(name);
+    if (removed) this._changed('prompts');
+    return removed;
+  }
+
+  /**
+   * Registers a completion handler `(value, contextArguments, params, ctx) => string[]`:
+   * `completion({prompt, argument}, fn)`, `completion({resource, argument}, fn)` or
+   * `completion(fn)` for every request.
+   */
+  completion(filter, handler) {
+    if (typeof filter === 'function') {
+      handler = filter;
+      filter = {};
+    }
+    this._completions.push({ ...filter, handler });
+    return this;
+  }
+
+  _completionFor(params) {
+    const ref = params.ref || {};
+    const arg = params.argument?.name;
+    return this._completions.find((c) =>
+      (c.prompt === undefined || (ref.type === 'ref/prompt' && ref.name === c.prompt)) &&
+      (c.resource === undefined || (ref.type === 'ref/resource' && ref.uri === c.resource)) &&
+      (c.argument === undefined || c.argument === arg),
+    );
+  }
+
+  /** Registers a callback for a client notification (e.g. 'notifications/roots/list_changed'). */
+  onNotification(method, fn) {
+    if (!this._notificationHandlers.has(method)) this._notificationHandlers.set(method, []);
+    this._notificationHandlers.get(method).push(fn);
+    return this;
+  }
+
+  _onNotification(method, params) {
+    for (const fn of this._notificationHandlers.get(method) ?? []) {
+      Promise.resolve()
+        .then(() => fn(params))
+        .catch((err) => process.emitWarning(`notification handler for ${method} failed: ${err}`));
+    }
+  }
+
+  async _enter() {
+    this._lifespanUsers += 1;
+    if (this._lifespan && this._lifespanUsers === 1) {
+      this._lifespanState = (await this._lifespan(this)) ?? {};
+      this.lifespanContext = this._lifespanState.context;
+    }
+  }
+
+  async _exit() {
+    this._lifespanUsers -= 1;
+    if (this._lifespanState && this._lifespanUsers === 0) {
+      const state = this._lifespanState;
+      this._lifespanState = null;
+      this.lifespanContext = undefined;
+      if (typeof state.close === 'function') await state.close();
+    }
+  }
+
+  /**
+   * Serves until the input ends: `await server.run()` serves stdio (the process exits
+   * cleanly when stdin closes).
+   */
+  async run(options = {}) {
+    const transport = options.transport ?? 'stdio';
+    if (transport !== 'stdio') throw new TypeError(`unknown transport ${JSON.stringify(transport)}: this release serves "stdio"`);
+    const { serveStdio } = require('./stdio.cjs');
+    await serveStdio(this, options);
+  }
+}
+
+module.exports = { Server };

@@ -1,0 +1,33 @@
+'use strict';
+// stdio served by Node's own streams: each chunk of stdin goes straight to the native
+// session; answers are written to stdout. No thread hop per call. The returned promise
+// resolves when stdin ends and in-flight calls have answered (within 10 s).
+
+const { ServerConnection } = require('./connection.cjs');
+
+async function serveStdio(server, { stdin = process.stdin, stdout = process.stdout, graceMs = 10_000 } = {}) {
+  await server._enter();
+  let conn;
+  try {
+    await new Promise((resolve, reject) => {
+      conn = new ServerConnection(server, (buf) => {
+        if (!stdout.destroyed) stdout.write(buf);
+      });
+      stdin.on('data', (chunk) => conn.feed(chunk));
+      stdin.once('end', resolve);
+      stdin.once('close', resolve);
+      stdin.once('error', reject);
+      stdout.on?.('error', () => {}); // a reader that went away: nothing more to write
+      stdin.resume();
+    });
+    conn.inputClosed();
+    await conn.drain(graceMs);
+    conn.flush();
+    await new Promise((resolve) => (stdout.writableNeedDrain ? stdout.once('drain', resolve) : resolve()));
+  } finally {
+    if (conn) conn.close();
+    await server._exit();
+  }
+}
+
+module.exports = { serveStdio };
