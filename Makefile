@@ -16,15 +16,17 @@ ECHO_RUST := $(RELEASE_DIR)/examples/echo_server
 CLIENT_RUST := $(RELEASE_DIR)/examples/client
 ECHO_PY := $(PY) $(CURDIR)/examples/python/echo_server.py
 WEATHER_PY := $(PY) $(CURDIR)/examples/python/weather_server.py
+ECHO_NODE := node $(CURDIR)/examples/node/echo_server.mjs
+WEATHER_NODE := node $(CURDIR)/examples/node/weather_server.mjs
 # maturin builds in its own target dir so it does not rebuild pyo3 against `cargo build`.
 PY_TARGET := $(CURDIR)/target/py
 
-.PHONY: all build rust python peers demo test test-rust test-python test-interop check fmt bench clean
+.PHONY: all build rust python node peers demo test test-rust test-python test-node test-interop check fmt bench clean
 
 all: build
 
-## build: the Rust engine, its examples and the load generator, then the Python package
-build: rust python
+## build: the Rust engine, its examples and the load generator, then the Python and Node packages
+build: rust python node
 
 rust:
 	$(CARGO) build --release -p hypermcp --examples
@@ -39,6 +41,11 @@ $(VENV)/.tools: pyproject.toml
 python: $(VENV)/.tools
 	PATH=$(VENV)/bin:$$PATH CARGO_TARGET_DIR=$(PY_TARGET) $(PY) -m pip install -q --disable-pip-version-check --no-build-isolation --force-reinstall --no-deps .
 
+## node: `npm ci` of the repo (dev tools: @napi-rs/cli, typescript, zod), then the addon
+node:
+	npm install --no-fund --no-audit --loglevel=error --ignore-scripts
+	npm run build --silent
+
 ## peers: the official SDKs and reference server used by the interop tests (pinned)
 peers:
 	PEERS=$(PEERS) bash tests/interop/setup_peers.sh
@@ -50,6 +57,12 @@ demo: build
 	@echo
 	@echo "== Python client -> Python weather server (stdio: tools, progress, elicitation, sampling, resources, prompts)"
 	$(PY) examples/python/client.py -- $(WEATHER_PY)
+	@echo
+	@echo "== Node client -> Python weather server"
+	node examples/node/client.mjs -- $(WEATHER_PY)
+	@echo
+	@echo "== Python client -> Node weather server"
+	$(PY) examples/python/client.py -- $(WEATHER_NODE)
 
 ## check: formatting and lints (Rust and Python)
 check: $(VENV)/.tools
@@ -58,9 +71,10 @@ check: $(VENV)/.tools
 	$(VENV)/bin/ruff format --check bindings-python/python examples/python tests/python tests/interop
 	$(VENV)/bin/ruff check bindings-python/python examples/python tests/python tests/interop
 	$(VENV)/bin/pyright --project $(CURDIR)/pyproject.toml
+	npx --no-install tsc -p tsconfig.json
 
 ## test: build, lint, then every suite
-test: build peers check test-rust test-python test-interop
+test: build peers check test-rust test-python test-node test-interop
 	@echo "make test: all suites passed"
 
 ## test-rust: state-machine unit tests and integration tests (duplex, stdio child, the Rust
@@ -72,6 +86,11 @@ test-rust:
 test-python: python
 	HYPERMCP_PEERS=$(PEERS) HYPERMCP_REQUIRE_PEERS=1 HYPERMCP_ECHO_SERVER=$(ECHO_RUST) \
 		$(PY) -m pytest -q -p no:cacheprovider tests/python
+
+## test-node: node:test suites against the built package
+test-node: node
+	HYPERMCP_PEERS=$(PEERS) HYPERMCP_REQUIRE_PEERS=1 HYPERMCP_ECHO_SERVER=$(ECHO_RUST) \
+		node --test --test-reporter=spec tests/node/
 
 ## test-interop: our stdio servers against raw transcripts and the official SDK clients
 test-interop: build peers
@@ -85,16 +104,22 @@ test-interop: build peers
 	PEERS=$(PEERS) node tests/interop/ts_sdk_full.mjs $(WEATHER_PY)
 	PEERS=$(PEERS) bash tests/interop/inspector_check.sh echo '{"text":"hi from the Inspector"}' "hi from the Inspector" -- $(ECHO_RUST)
 	PEERS=$(PEERS) bash tests/interop/inspector_check.sh forecast '{"city":"paris","days":2}' Paris -- $(WEATHER_PY)
+	$(PEERS)/venv/bin/python tests/interop/run_transcript.py --require-schema tests/fixtures/transcripts -- $(ECHO_NODE)
+	PEERS=$(PEERS) $(PYTHON) tests/interop/py_sdk_client.py -- $(ECHO_NODE)
+	PEERS=$(PEERS) node tests/interop/ts_sdk_client.mjs $(ECHO_NODE)
+	PEERS=$(PEERS) $(PYTHON) tests/interop/py_sdk_full.py -- $(WEATHER_NODE)
+	PEERS=$(PEERS) node tests/interop/ts_sdk_full.mjs $(WEATHER_NODE)
+	PEERS=$(PEERS) bash tests/interop/inspector_check.sh echo '{"text":"hi from the Inspector"}' "hi from the Inspector" -- $(ECHO_NODE)
 
 fmt: $(VENV)/.tools
 	$(CARGO) fmt --all
 	$(VENV)/bin/ruff format bindings-python/python examples/python tests/python tests/interop
 
-## bench: stdio benchmark (pipe floor, Rust and Python echo servers, the official Python SDK)
+## bench: stdio benchmark (pipe floor, Rust/Python/Node echo servers, the official Python and TypeScript SDKs)
 bench: build peers
-	BUILD=0 EXTRA_SYSTEMS="python=$(ECHO_PY);official-python=$(PEERS)/venv/bin/python $(CURDIR)/tests/interop/peers/py_echo_server.py" \
+	BUILD=0 EXTRA_SYSTEMS="python=$(ECHO_PY);official-python=$(PEERS)/venv/bin/python $(CURDIR)/tests/interop/peers/py_echo_server.py;node=$(ECHO_NODE);official-typescript=node $(CURDIR)/tests/interop/peers/ts_echo_server.mjs" \
 		bash bench/stdio.sh
 
 clean:
 	$(CARGO) clean
-	rm -rf .peers .venv bench/results
+	rm -rf .peers .venv node_modules bindings-node/native bench/results

@@ -158,7 +158,7 @@ async def plan_trip(ctx: Context) -> str:
         },
     )
     if not answer.accepted or not answer.content:
-        return f"Trip planning {answer.action}ed."
+        return "Trip planning declined." if answer.action == "decline" else "Trip planning cancelled."
     city = str(answer.content["city"])
     advice = await ctx.sample(
         f"One sentence of packing advice for {city}, weather: {_city(city)['sky']}.", max_tokens=60

@@ -5,7 +5,7 @@ client (mcp 2.3.0 ``ClientSession``) over stdio.
     py_sdk_full.py [--timeout SECONDS] -- CMD [ARGS...]
 
 CMD must serve what examples/python/weather_server.py serves: tools ``forecast`` (structured
-output, progress, an info log), ``alerts`` (a list: ``{"result": [...]}``), ``weather_map``
+output, progress, an info log), ``alerts`` (a list wrapped in its one array property), ``weather_map``
 (an image and a resource link) and ``plan_trip`` (elicitation, then sampling); the resource
 ``weather://cities``; the template ``weather://{city}/now``; the prompt ``packing_list``;
 completion of ``city`` for both. Every step's result is checked; the run is bounded (30 s by
@@ -230,13 +230,20 @@ async def run(cmd: list[str]) -> list[str]:
             )
             done.append("tools/call forecast (structured, progress, logging)")
 
-            # ---- alerts: a list return is {"result": [...]}
+            # ---- alerts: a list return wrapped in the single array property its outputSchema
+            # declares ({"result": [...]} in Python, {"alerts": [...]} in the Node example)
+            props = tools["alerts"].output_schema.get("properties", {})
+            check(
+                len(props) == 1 and next(iter(props.values())).get("type") == "array",
+                f"alerts outputSchema should wrap one array: {tools['alerts'].output_schema}",
+            )
+            key = next(iter(props))
             res = await session.call_tool("alerts", {})
             check(not res.is_error, f"alerts isError: {wire(res)}")
             check(
                 res.structured_content
                 == {
-                    "result": [
+                    key: [
                         {"city": "London", "level": "warning", "message": "Heavy rain"},
                         {"city": "Lima", "level": "info", "message": "Morning fog"},
                     ]
@@ -245,7 +252,7 @@ async def run(cmd: list[str]) -> list[str]:
             )
             res = await session.call_tool("alerts", {"country": "pe"})
             check(
-                res.structured_content == {"result": [{"city": "Lima", "level": "info", "message": "Morning fog"}]},
+                res.structured_content == {key: [{"city": "Lima", "level": "info", "message": "Morning fog"}]},
                 f"alerts(country=pe) structuredContent: {wire(res)}",
             )
             done.append("tools/call alerts")

@@ -6,7 +6,7 @@
 //   node ts_sdk_full.mjs [--timeout SECONDS] [--] CMD [ARGS...]
 //
 // CMD must serve what examples/python/weather_server.py serves: tools `forecast` (structured
-// output, progress, an info log), `alerts` (a list: {"result": [...]}), `weather_map` (an image
+// output, progress, an info log), `alerts` (a list wrapped in its one array property), `weather_map` (an image
 // and a resource link) and `plan_trip` (elicitation, then sampling); the resource
 // `weather://cities`; the template `weather://{city}/now`; the prompt `packing_list`;
 // completion of `city` for both. Every step's result is checked; the run is bounded (30 s by
@@ -217,12 +217,19 @@ async function main() {
   );
   done.push('tools/call forecast (structured, progress, logging)');
 
-  // ---- alerts: a list return is {"result": [...]}
+  // ---- alerts: a list return wrapped in the single array property its outputSchema
+  // declares ({"result": [...]} in Python, {"alerts": [...]} in the Node example)
+  const alertProps = Object.entries(tools.alerts.outputSchema.properties ?? {});
+  check(
+    alertProps.length === 1 && alertProps[0][1].type === 'array',
+    `alerts outputSchema should wrap one array: ${j(tools.alerts.outputSchema)}`,
+  );
+  const key = alertProps[0][0];
   res = await client.callTool({ name: 'alerts', arguments: {} });
   check(res.isError !== true, `alerts isError: ${j(res)}`);
   check(
     eq(res.structuredContent, {
-      result: [
+      [key]: [
         { city: 'London', level: 'warning', message: 'Heavy rain' },
         { city: 'Lima', level: 'info', message: 'Morning fog' },
       ],
@@ -231,7 +238,7 @@ async function main() {
   );
   res = await client.callTool({ name: 'alerts', arguments: { country: 'pe' } });
   check(
-    eq(res.structuredContent, { result: [{ city: 'Lima', level: 'info', message: 'Morning fog' }] }),
+    eq(res.structuredContent, { [key]: [{ city: 'Lima', level: 'info', message: 'Morning fog' }] }),
     `alerts(country=pe) structuredContent: ${j(res)}`,
   );
   done.push('tools/call alerts');
