@@ -78,6 +78,7 @@ pub(crate) struct Peer {
     pub out: Outbox,
     pub events: VecDeque<Event>,
     pub codec: LineCodec,
+    max_message: usize,
     pub version: Option<ProtocolVersion>,
     pub default_timeout: Option<Duration>,
     next_out_id: i64,
@@ -126,6 +127,7 @@ impl Peer {
             out: Outbox::default(),
             events: VecDeque::new(),
             codec: LineCodec::new(max_message),
+            max_message,
             version: None,
             default_timeout,
             next_out_id: 1,
@@ -143,25 +145,23 @@ impl Peer {
 
     /// Feeds stream bytes: every complete line is handled.
     pub fn feed<R: Role>(&mut self, role: &mut R, data: &[u8], now: Instant) {
-        self.codec.feed(data);
-        loop {
-            // Take the line out of the codec's borrow before dispatching.
-            let line: Option<Result<Vec<u8>, ()>> = match self.codec.next_frame() {
-                None => None,
-                Some(Frame::Oversize) => Some(Err(())),
-                Some(Frame::Line(l)) => Some(Ok(l.to_vec())),
-            };
-            match line {
-                None => break,
-                Some(Err(())) => {
-                    let max = self.codec.max();
-                    let err = RpcError::invalid_request(format!("message exceeds the maximum size of {max} bytes"))
-                        .with_data(serde_json::json!({ "maxBytes": max }));
-                    self.write_error(None, None, Route::Standalone, &err);
-                }
-                Some(Ok(l)) => self.handle_message(role, &l, now),
+        // The codec is moved out while its lines are dispatched, so each line is handled in
+        // place (borrowed from the codec's buffer) instead of being copied first.
+        let mut codec = std::mem::replace(&mut self.codec, LineCodec::new(0));
+        codec.feed(data);
+        while let Some(frame) = codec.next_frame() {
+            match frame {
+                Frame::Line(line) => self.handle_message(role, line, now),
+                Frame::Oversize => self.write_error(None, None, Route::Standalone, &self.oversize_error()),
             }
         }
+        self.codec = codec;
+    }
+
+    fn oversize_error(&self) -> RpcError {
+        let max = self.max_message;
+        RpcError::invalid_request(format!("message exceeds the maximum size of {max} bytes"))
+            .with_data(serde_json::json!({ "maxBytes": max }))
     }
 
     /// Handles one complete message (a line, or an HTTP body).
@@ -169,18 +169,12 @@ impl Peer {
         if self.closed {
             return;
         }
-        if bytes.len() > self.codec.max() {
-            let err =
-                RpcError::invalid_request(format!("message exceeds the maximum size of {} bytes", self.codec.max()));
-            self.write_error(None, None, Route::Standalone, &err);
+        if bytes.len() > self.max_message {
+            self.write_error(None, None, Route::Standalone, &self.oversize_error());
             return;
         }
         match parse_message(bytes) {
-            Err(f) => {
-                if !f.silent {
-                    self.write_error(f.id.as_ref(), None, Route::Standalone, &f.error);
-                }
-            }
+            Err(f) => self.write_error(f.id.as_ref(), None, Route::Standalone, &f.error),
             Ok(Incoming::Single(env)) => self.dispatch(role, env, None, now),
             Ok(Incoming::Batch(items)) => {
                 if !self.version.is_some_and(|v| v.supports(Feature::Batches)) {

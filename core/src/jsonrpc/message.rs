@@ -41,8 +41,6 @@ pub struct ParseFailure {
     pub id: Option<RequestId>,
     /// The error to answer with.
     pub error: RpcError,
-    /// True when the message was a notification-shaped object: no answer is due.
-    pub silent: bool,
 }
 
 #[derive(Deserialize)]
@@ -67,7 +65,7 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValu
 }
 
 fn fail(id: Option<RequestId>, error: RpcError) -> ParseFailure {
-    ParseFailure { id, error, silent: false }
+    ParseFailure { id, error }
 }
 
 /// Checks that arrays/objects nest no deeper than [`MAX_DEPTH`]. Strings are skipped.
