@@ -2,7 +2,6 @@
 
 use crate::bridge::{common_event, invocation, parse};
 use crate::errors::rpc_err;
-use crate::server::state_name;
 use hypermcp::engine::{self, Event, Request, RequestKey, RequestOptions};
 use hypermcp::{ClientCapabilities, Implementation, ProtocolVersion, RpcError};
 use napi::bindgen_prelude::Buffer;
@@ -180,7 +179,7 @@ impl ClientSession {
     /// Lifecycle state.
     #[napi(getter)]
     pub fn state(&self) -> String {
-        state_name(self.inner.state()).to_string()
+        self.inner.state().as_str().to_string()
     }
 
     /// The negotiated revision.

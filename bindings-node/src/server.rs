@@ -85,16 +85,6 @@ impl Registry {
     }
 }
 
-fn list_kind(kind: &str) -> napi::Result<ListKind> {
-    Ok(match kind {
-        "tools" => ListKind::Tools,
-        "resources" => ListKind::Resources,
-        "resource_templates" => ListKind::ResourceTemplates,
-        "prompts" => ListKind::Prompts,
-        other => return Err(napi::Error::from_reason(format!("unknown list {other:?}"))),
-    })
-}
-
 /// The server end of one connection (sans-IO).
 #[napi]
 pub struct ServerSession {
@@ -272,11 +262,7 @@ impl ServerSession {
         logger: Option<String>,
         related: Option<i64>,
     ) -> napi::Result<bool> {
-        let lvl: LoggingLevel = serde_json::from_value(Value::String(level.clone())).map_err(|_| {
-            napi::Error::from_reason(format!(
-                "unknown logging level {level:?} (debug, info, notice, warning, error, critical, alert, emergency)"
-            ))
-        })?;
+        let lvl: LoggingLevel = level.parse().map_err(napi::Error::from_reason)?;
         let data: Value = parse(&data, "log data")?;
         Ok(self.inner.log(lvl, logger.as_deref(), data, related.map(|k| RequestKey(k as u64))))
     }
@@ -318,7 +304,8 @@ impl ServerSession {
     /// A list changed ("tools", "resources", "resource_templates", "prompts").
     #[napi]
     pub fn list_changed(&mut self, kind: String) -> napi::Result<()> {
-        self.inner.registry_changed(&RegistryChange::ListChanged(list_kind(&kind)?));
+        let kind: ListKind = kind.parse().map_err(napi::Error::from_reason)?;
+        self.inner.registry_changed(&RegistryChange::ListChanged(kind));
         Ok(())
     }
 
@@ -355,7 +342,7 @@ impl ServerSession {
     /// "uninitialized", "initializing", "operating" or "closed".
     #[napi(getter)]
     pub fn state(&self) -> String {
-        state_name(self.inner.state()).to_string()
+        self.inner.state().as_str().to_string()
     }
 
     /// The negotiated revision.
@@ -374,14 +361,5 @@ impl ServerSession {
     #[napi(getter)]
     pub fn client_capabilities(&self) -> String {
         serde_json::to_string(self.inner.client_capabilities()).unwrap_or_default()
-    }
-}
-
-pub(crate) fn state_name(s: engine::State) -> &'static str {
-    match s {
-        engine::State::Uninitialized => "uninitialized",
-        engine::State::Initializing => "initializing",
-        engine::State::Operating => "operating",
-        engine::State::Closed => "closed",
     }
 }

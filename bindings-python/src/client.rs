@@ -2,7 +2,7 @@
 
 use crate::bridge::{from_py, from_py_as, to_py};
 use crate::errors::rpc_err;
-use crate::server::{common_event, invocation_head, state_name};
+use crate::server::{common_event, invocation_head};
 use hypermcp::engine::{self, Event, Request, RequestKey, RequestOptions};
 use hypermcp::{ClientCapabilities, Implementation, ProtocolVersion, RpcError};
 use pyo3::exceptions::PyValueError;
@@ -189,7 +189,7 @@ impl ClientSession {
 
     #[getter]
     fn state(&self) -> &'static str {
-        state_name(self.inner.state())
+        self.inner.state().as_str()
     }
 
     #[getter]

@@ -65,47 +65,6 @@ impl Registry {
     fn set_page_size(&self, n: usize) {
         self.inner.set_page_size(n);
     }
-
-    /// Every tool definition, in registration order.
-    fn tool_names(&self) -> Vec<String> {
-        let mut names = Vec::new();
-        let mut cursor: Option<String> = None;
-        loop {
-            let Ok(page) =
-                self.inner.list_page(ListKind::Tools, hypermcp::ProtocolVersion::LATEST_LEGACY, cursor.as_deref())
-            else {
-                return names;
-            };
-            let v: serde_json::Value = serde_json::from_slice(&page).unwrap_or_default();
-            for t in v["tools"].as_array().into_iter().flatten() {
-                if let Some(n) = t["name"].as_str() {
-                    names.push(n.to_string());
-                }
-            }
-            match v["nextCursor"].as_str() {
-                Some(c) => cursor = Some(c.to_string()),
-                None => return names,
-            }
-        }
-    }
-}
-
-fn list_kind(kind: &str) -> PyResult<ListKind> {
-    Ok(match kind {
-        "tools" => ListKind::Tools,
-        "resources" => ListKind::Resources,
-        "resource_templates" => ListKind::ResourceTemplates,
-        "prompts" => ListKind::Prompts,
-        other => return Err(PyValueError::new_err(format!("unknown list {other:?}"))),
-    })
-}
-
-pub(crate) fn level(name: &str) -> PyResult<LoggingLevel> {
-    serde_json::from_value(serde_json::Value::String(name.to_string())).map_err(|_| {
-        PyValueError::new_err(format!(
-            "unknown logging level {name:?} (debug, info, notice, warning, error, critical, alert, emergency)"
-        ))
-    })
 }
 
 /// Event tuples shared by both sides: cancelled, response, progress, initialized,
@@ -396,7 +355,7 @@ impl ServerSession {
         logger: Option<&str>,
         related: Option<u64>,
     ) -> PyResult<bool> {
-        let lvl = self::level(level)?;
+        let lvl: LoggingLevel = level.parse().map_err(PyValueError::new_err)?;
         Ok(self.inner.log(lvl, logger, from_py(data)?, related.map(RequestKey)))
     }
 
@@ -438,7 +397,8 @@ impl ServerSession {
 
     /// A list of the registry changed ("tools", "resources", "resource_templates", "prompts").
     fn list_changed(&mut self, kind: &str) -> PyResult<()> {
-        self.inner.registry_changed(&RegistryChange::ListChanged(list_kind(kind)?));
+        let kind: ListKind = kind.parse().map_err(PyValueError::new_err)?;
+        self.inner.registry_changed(&RegistryChange::ListChanged(kind));
         Ok(())
     }
 
@@ -469,7 +429,7 @@ impl ServerSession {
     /// "uninitialized", "initializing", "operating" or "closed".
     #[getter]
     fn state(&self) -> &'static str {
-        state_name(self.inner.state())
+        self.inner.state().as_str()
     }
 
     #[getter]
@@ -492,20 +452,11 @@ impl ServerSession {
 
     #[getter]
     fn log_level(&self) -> Option<String> {
-        self.inner.log_level().and_then(|l| serde_json::to_value(l).ok()).and_then(|v| v.as_str().map(str::to_string))
+        self.inner.log_level().map(|l| l.as_str().to_string())
     }
 
     #[getter]
     fn in_flight(&self) -> usize {
         self.inner.in_flight()
-    }
-}
-
-pub(crate) fn state_name(s: engine::State) -> &'static str {
-    match s {
-        engine::State::Uninitialized => "uninitialized",
-        engine::State::Initializing => "initializing",
-        engine::State::Operating => "operating",
-        engine::State::Closed => "closed",
     }
 }

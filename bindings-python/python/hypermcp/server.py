@@ -26,7 +26,7 @@ import base64
 import inspect
 import json
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any, TypeVar, overload
 
@@ -676,7 +676,3 @@ class Server:
             f"Server({self.name!r}, tools={len(self._tools)}, resources={len(self._resources)},"
             f" prompts={len(self._prompts)})"
         )
-
-
-AsyncHandler = Callable[..., Awaitable[Any]]
-LifespanFactory = Callable[[Server], AsyncIterator[Any]]

@@ -46,6 +46,18 @@ pub enum State {
     Closed,
 }
 
+impl State {
+    /// `uninitialized`, `initializing`, `operating` or `closed`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            State::Uninitialized => "uninitialized",
+            State::Initializing => "initializing",
+            State::Operating => "operating",
+            State::Closed => "closed",
+        }
+    }
+}
+
 /// Work that needs user code.
 #[derive(Debug, Clone)]
 pub enum Request {

@@ -27,6 +27,21 @@ pub enum ListKind {
 }
 
 impl ListKind {
+    /// Every list.
+    pub const ALL: [ListKind; 4] =
+        [ListKind::Tools, ListKind::Resources, ListKind::ResourceTemplates, ListKind::Prompts];
+
+    /// The list's name as the language bindings spell it: `tools`, `resources`,
+    /// `resource_templates`, `prompts`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ListKind::Tools => "tools",
+            ListKind::Resources => "resources",
+            ListKind::ResourceTemplates => "resource_templates",
+            ListKind::Prompts => "prompts",
+        }
+    }
+
     fn field(self) -> &'static str {
         match self {
             ListKind::Tools => "tools",
@@ -34,6 +49,16 @@ impl ListKind {
             ListKind::ResourceTemplates => "resourceTemplates",
             ListKind::Prompts => "prompts",
         }
+    }
+}
+
+impl std::str::FromStr for ListKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        ListKind::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| format!("unknown list {s:?} (one of tools, resources, resource_templates, prompts)"))
     }
 }
 
@@ -451,6 +476,19 @@ mod tests {
         assert_eq!(seen.lock().unwrap().len(), 4);
         assert!(r.add_tool(Tool::new("bad name")).is_err());
         assert!(r.add_tool(Tool::new("x").input_schema(json!({"type": "string"}))).is_err());
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for k in ListKind::ALL {
+            assert_eq!(k.name().parse::<ListKind>(), Ok(k));
+        }
+        assert!("widgets".parse::<ListKind>().unwrap_err().contains("resource_templates"));
+        for l in crate::protocol::LoggingLevel::ALL {
+            assert_eq!(l.as_str().parse::<crate::protocol::LoggingLevel>(), Ok(l));
+            assert_eq!(serde_json::to_value(l).unwrap(), l.as_str());
+        }
+        assert!("loud".parse::<crate::protocol::LoggingLevel>().is_err());
     }
 
     #[test]
