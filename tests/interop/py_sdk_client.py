@@ -16,76 +16,20 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent.parent
-PEERS = Path(os.environ.get("PEERS") or REPO / ".peers").resolve()
-VENV_PYTHON = PEERS / "venv" / "bin" / "python"
+from sdk_harness import check, run_main, sdk_missing, use_peers_python
 
-# Prefer the pinned SDK in the peers venv over whatever the running interpreter has.
-if (
-    VENV_PYTHON.exists()
-    and Path(sys.prefix).resolve() != VENV_PYTHON.parent.parent.resolve()
-    and os.environ.get("_HYPERMCP_PY_CLIENT_REEXEC") != "1"
-):
-    os.environ["_HYPERMCP_PY_CLIENT_REEXEC"] = "1"
-    os.execv(str(VENV_PYTHON), [str(VENV_PYTHON), str(Path(__file__).resolve()), *sys.argv[1:]])
-os.environ.pop("_HYPERMCP_PY_CLIENT_REEXEC", None)  # not inherited by the server under test
+use_peers_python(__file__)
 
 try:
-    import anyio
-
-    if sys.version_info >= (3, 11):
-        from builtins import BaseExceptionGroup
-    else:  # anyio depends on the backport there
-        from exceptiongroup import BaseExceptionGroup
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 except ImportError as exc:
-    sys.stderr.write(
-        f"py_sdk_client: the official Python SDK (mcp) is not importable ({exc}); "
-        f"run tests/interop/setup_peers.sh (PEERS={PEERS})\n"
-    )
-    sys.exit(1)
+    sdk_missing("py_sdk_client", exc)
 
 
 ECHO_TEXT = "hello interop"
 PREFIX = "py_sdk_client"
-
-
-class CheckFailed(Exception):
-    pass
-
-
-def check(cond: bool, msg: str) -> None:
-    if not cond:
-        raise CheckFailed(msg)
-
-
-def usage() -> None:
-    sys.stderr.write(f"usage: {Path(__file__).name} [--timeout SECONDS] -- CMD [ARGS...]\n")
-    sys.exit(2)
-
-
-def parse_args(argv: list[str]) -> tuple[float, list[str]]:
-    timeout = 30.0
-    i = 0
-    while i < len(argv) and argv[i] != "--":
-        if argv[i] == "--timeout" and i + 1 < len(argv):
-            timeout = float(argv[i + 1])
-            i += 2
-        elif argv[i].startswith("--timeout="):
-            timeout = float(argv[i].split("=", 1)[1])
-            i += 1
-        else:
-            break
-    if i < len(argv) and argv[i] == "--":
-        i += 1
-    cmd = argv[i:]
-    if not cmd:
-        usage()
-    return timeout, cmd
 
 
 async def run(cmd: list[str]) -> None:
@@ -116,35 +60,13 @@ async def run(cmd: list[str]) -> None:
             await session.send_ping()
 
 
-async def main_async(timeout: float, cmd: list[str]) -> None:
-    with anyio.fail_after(timeout):
-        await run(cmd)
-
-
-def describe(exc: BaseException) -> str:
-    # Unwrap exception groups from the task groups inside the SDK.
-    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
-        exc = exc.exceptions[0]
-    if isinstance(exc, BaseExceptionGroup):
-        return "; ".join(describe(e) for e in exc.exceptions)
-    text = str(exc) or repr(exc)
-    return text if isinstance(exc, CheckFailed) else f"{type(exc).__name__}: {text}"
-
-
 def main() -> int:
-    timeout, cmd = parse_args(sys.argv[1:])
-    try:
-        anyio.run(main_async, timeout, cmd)
-    except TimeoutError:
-        print(f"{PREFIX}: FAIL: timed out after {timeout:g}s (server: {' '.join(cmd)})", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 130
-    except BaseException as exc:  # noqa: BLE001 - any failure is a test failure
-        print(f"{PREFIX}: FAIL: {describe(exc)} (server: {' '.join(cmd)})", file=sys.stderr)
-        return 1
-    print(f"{PREFIX}: ok (initialize, tools/list, tools/call echo, ping)", file=sys.stderr)
-    return 0
+    return run_main(
+        __file__,
+        PREFIX,
+        run,
+        lambda _: print(f"{PREFIX}: ok (initialize, tools/list, tools/call echo, ping)", file=sys.stderr),
+    )
 
 
 if __name__ == "__main__":

@@ -9,53 +9,13 @@
 // to "hello interop" and not isError, sends a ping, and exits 0. On any failure it prints
 // a message to stderr and exits 1. The whole run is bounded (30 s by default).
 import { importPeer } from './peer_import.mjs';
+import { check, CheckFailed, harness } from './sdk_harness.mjs';
 
 const PREFIX = 'ts_sdk_client';
 const ECHO_TEXT = 'hello interop';
 
-function usage() {
-  process.stderr.write('usage: ts_sdk_client.mjs [--timeout SECONDS] [--] CMD [ARGS...]\n');
-  process.exit(2);
-}
-
-let timeoutSec = 30;
-const argv = process.argv.slice(2);
-let i = 0;
-while (i < argv.length && argv[i] !== '--') {
-  if (argv[i] === '--timeout' && i + 1 < argv.length) {
-    timeoutSec = Number(argv[i + 1]);
-    i += 2;
-  } else if (argv[i].startsWith('--timeout=')) {
-    timeoutSec = Number(argv[i].slice('--timeout='.length));
-    i += 1;
-  } else {
-    break;
-  }
-}
-if (argv[i] === '--') i += 1;
-const cmd = argv.slice(i);
-if (cmd.length === 0 || !(timeoutSec > 0)) usage();
-const cmdText = cmd.join(' ');
-
-class CheckFailed extends Error {}
-function check(cond, msg) {
-  if (!cond) throw new CheckFailed(msg);
-}
-
-let transport = null;
-let failed = false;
-
-function fail(msg) {
-  if (failed) return;
-  failed = true;
-  process.stderr.write(`${PREFIX}: FAIL: ${msg} (server: ${cmdText})\n`);
-  const done = () => process.exit(1);
-  if (transport) transport.close().then(done, done);
-  else done();
-  setTimeout(done, 3000).unref();
-}
-
-const timer = setTimeout(() => fail(`timed out after ${timeoutSec}s`), timeoutSec * 1000);
+const h = harness(PREFIX, 'ts_sdk_client.mjs');
+const { cmd } = h;
 
 async function main() {
   let Client, StdioClientTransport;
@@ -68,7 +28,7 @@ async function main() {
 
   // Pass the whole environment (the SDK's default keeps only a few variables).
   const env = Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined));
-  transport = new StdioClientTransport({ command: cmd[0], args: cmd.slice(1), env, stderr: 'inherit' });
+  const transport = h.track(new StdioClientTransport({ command: cmd[0], args: cmd.slice(1), env, stderr: 'inherit' }));
   let negotiated = '?';
   // The client reports the negotiated revision to transports that accept it.
   transport.setProtocolVersion = (v) => {
@@ -106,14 +66,4 @@ async function main() {
   await client.close();
 }
 
-main().then(
-  () => {
-    clearTimeout(timer);
-    process.stderr.write(`${PREFIX}: ok (initialize, tools/list, tools/call echo, ping)\n`);
-    process.exit(0);
-  },
-  (e) => {
-    clearTimeout(timer);
-    fail(e instanceof CheckFailed ? e.message : `${e?.name ?? 'Error'}: ${e?.message ?? e}`);
-  },
-);
+h.finish(main(), () => process.stderr.write(`${PREFIX}: ok (initialize, tools/list, tools/call echo, ping)\n`));
