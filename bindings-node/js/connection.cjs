@@ -4,7 +4,7 @@
 // Synchronous handlers answer in the same pass; all answers ready at once go out in one write.
 
 const { Context } = require('./context.cjs');
-const { McpError, native, fromNative } = require('./errors.cjs');
+const { McpError, ConnectionClosed, errorFromObject, native, fromNative } = require('./errors.cjs');
 const { isContent } = require('./content.cjs');
 
 class ServerConnection {
@@ -274,7 +274,7 @@ class ServerConnection {
     if (!w) return;
     this._waiters.delete(ev[1]);
     if (ev[2]) w.resolve(ev[3]);
-    else w.reject(require('./errors.cjs').errorFromObject(ev[3]));
+    else w.reject(errorFromObject(ev[3]));
   }
 
   notifyListChanged(kind) {
@@ -330,7 +330,7 @@ class ServerConnection {
     this.closed = true;
     for (const ctx of this._running.values()) ctx._cancel('connection closed');
     this._running.clear();
-    for (const w of this._waiters.values()) w.reject(new (require('./errors.cjs').ConnectionClosed)('connection closed'));
+    for (const w of this._waiters.values()) w.reject(new ConnectionClosed('connection closed'));
     this._waiters.clear();
     if (this._timer) clearTimeout(this._timer);
     this.session.close();
