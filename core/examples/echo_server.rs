@@ -2,7 +2,8 @@
 //! text, served over stdio. Every language binding ships the same server; the benchmarks and
 //! interop checks rely on it.
 //!
-//! Run: `cargo run --release --example echo_server`
+//! Run: `cargo run --release --example echo_server` (stdio), or with `--http PORT` for
+//! Streamable HTTP at `/mcp` (`--stateless` and `--json` select those modes).
 
 use hypermcp::{CallToolResult, Server, Tool};
 use serde_json::json;
@@ -21,5 +22,17 @@ async fn main() -> hypermcp::Result<()> {
             CallToolResult::text(text)
         },
     );
-    server.serve_stdio().await
+    let args: Vec<String> = std::env::args().collect();
+    match args.iter().position(|a| a == "--http") {
+        Some(i) => {
+            let port = args.get(i + 1).and_then(|p| p.parse::<u16>().ok()).unwrap_or(3000);
+            let options = hypermcp::http::HttpOptions {
+                stateless: args.iter().any(|a| a == "--stateless"),
+                json_response: args.iter().any(|a| a == "--json"),
+                ..Default::default()
+            };
+            server.serve_http_with(("127.0.0.1", port), options).await
+        }
+        None => server.serve_stdio().await,
+    }
 }

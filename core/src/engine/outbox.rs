@@ -12,6 +12,9 @@ pub enum Route {
     Reply(RequestKey),
     /// A message sent while serving the peer's request (progress, logs, nested requests).
     Related(RequestKey),
+    /// A response the engine wrote while handling input (requests it answers itself, and
+    /// errors): it belongs with the input being handled (the HTTP POST that carried it).
+    Answer,
     /// Anything else.
     Standalone,
 }

@@ -210,7 +210,7 @@ impl Peer {
                 if let Some(batch) = self.batches.get_mut(&b) {
                     batch.sealed = true;
                 }
-                self.flush_batch(b);
+                self.flush_batch(b, Route::Answer);
             }
         }
     }
@@ -298,7 +298,7 @@ impl Peer {
                 if let Some(batch) = self.batches.get_mut(&b) {
                     batch.open -= 1;
                 }
-                self.flush_batch(b);
+                self.flush_batch(b, Route::Reply(key));
             }
             self.events.push_back(Event::Cancelled { key, reason });
         }
@@ -326,13 +326,16 @@ impl Peer {
     }
 
     fn respond(&mut self, batch: Option<u64>, route: Route, write: impl FnOnce(&mut Vec<u8>)) {
+        // A response is never standalone: unless it answers a served request (`Reply`), it
+        // answers the input being handled.
+        let route = if route == Route::Standalone { Route::Answer } else { route };
         match batch.and_then(|b| self.batches.get_mut(&b).map(|batch| (b, batch))) {
             Some((b, batch)) => {
                 let mut part = Vec::new();
                 write(&mut part);
                 batch.parts.push(part);
                 batch.open = batch.open.saturating_sub(1);
-                self.flush_batch(b);
+                self.flush_batch(b, route);
             }
             None => {
                 write(self.out.begin());
@@ -341,7 +344,8 @@ impl Peer {
         }
     }
 
-    fn flush_batch(&mut self, b: u64) {
+    /// Writes a finished batch's answer, routed like the answer that finished it.
+    fn flush_batch(&mut self, b: u64, route: Route) {
         let done = self.batches.get(&b).is_some_and(|x| x.sealed && x.open == 0);
         if !done {
             return;
@@ -359,7 +363,7 @@ impl Peer {
             buf.extend_from_slice(p);
         }
         buf.push(b']');
-        self.out.finish(Route::Standalone);
+        self.out.finish(route);
     }
 
     /// Sends progress on a peer request. `Ok(false)` when the peer asked for none.

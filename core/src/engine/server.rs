@@ -428,6 +428,14 @@ impl ServerSession {
         self.peer.input_closed();
     }
 
+    /// Starts the session without a handshake, at `version`: for stateless HTTP, where each
+    /// request stands alone (the revision comes from the `MCP-Protocol-Version` header).
+    pub fn assume_initialized(&mut self, version: ProtocolVersion) {
+        self.peer.version = Some(version);
+        self.role.capabilities = self.role.build_capabilities();
+        self.role.state = State::Operating;
+    }
+
     /// Closes the session (the transport ended): in-flight work is cancelled.
     pub fn close(&mut self) {
         self.role.state = State::Closed;

@@ -58,6 +58,8 @@ pub enum Feature {
     SamplingTools,
     /// Invalid tool arguments reported as `isError` results instead of -32602.
     ToolInputErrorsAsResults,
+    /// SSE priming events (an id and `retry`) and server-closed streams the client polls.
+    SsePolling,
 }
 
 impl ProtocolVersion {
@@ -112,7 +114,11 @@ impl ProtocolVersion {
             | Feature::Titles
             | Feature::Elicitation
             | Feature::DefinitionMeta => self >= V2025_06_18,
-            Feature::Icons | Feature::UrlElicitation | Feature::SamplingTools | Feature::ToolInputErrorsAsResults => {
+            Feature::Icons
+            | Feature::UrlElicitation
+            | Feature::SamplingTools
+            | Feature::ToolInputErrorsAsResults
+            | Feature::SsePolling => {
                 self >= V2025_11_25
             }
         }

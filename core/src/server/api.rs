@@ -371,6 +371,29 @@ pub(crate) enum Command {
         reply: oneshot::Sender<std::result::Result<Value, RpcError>>,
     },
     ElicitationComplete(String),
+    /// Close the HTTP SSE connection the call answers on (the client resumes it).
+    CloseStream(RequestKey),
+}
+
+/// Where a [`Context`] sends its commands: the channel of a stream driver's task, or an
+/// HTTP session, which applies them at once.
+#[derive(Clone)]
+pub(crate) enum Sink {
+    Channel(mpsc::UnboundedSender<Command>),
+    Http(std::sync::Weak<crate::http::server::Session>),
+}
+
+impl Sink {
+    /// Fails when the session is gone.
+    pub(crate) fn send(&self, cmd: Command) -> std::result::Result<(), ()> {
+        match self {
+            Sink::Channel(tx) => tx.send(cmd).map_err(|_| ()),
+            Sink::Http(session) => match session.upgrade() {
+                Some(s) => s.apply(cmd),
+                None => Err(()),
+            },
+        }
+    }
 }
 
 /// Facts about the connected client, shared by every handler context of a session.
@@ -397,7 +420,7 @@ pub struct Context {
     pub(crate) key: RequestKey,
     pub(crate) id: RequestId,
     pub(crate) meta: Option<Meta>,
-    pub(crate) tx: mpsc::UnboundedSender<Command>,
+    pub(crate) tx: Sink,
     pub(crate) peer: Arc<PeerInfo>,
     pub(crate) cancel: Arc<CancelState>,
 }
@@ -488,6 +511,13 @@ impl Context {
     /// Tells the client a URL-mode elicitation finished.
     pub fn elicitation_complete(&self, elicitation_id: &str) {
         let _ = self.tx.send(Command::ElicitationComplete(elicitation_id.to_string()));
+    }
+
+    /// Closes the SSE connection this call answers on, after a `retry` hint; the client
+    /// reconnects with `Last-Event-ID` and gets the rest (2025-11-25 SSE polling). Does
+    /// nothing on stdio or when the call has no resumable stream.
+    pub fn close_sse_stream(&self) {
+        let _ = self.tx.send(Command::CloseStream(self.key));
     }
 
     /// Asks the client's model for a completion.

@@ -7,7 +7,7 @@
 use crate::engine::{Event, Invocation, Outcome, Request, RequestKey, ServerSession};
 use crate::error::{Error, Result};
 use crate::jsonrpc::RpcError;
-use crate::server::{CancelState, Command, Context, PeerInfo, ResourceRequest, Server};
+use crate::server::{CancelState, Command, Context, PeerInfo, ResourceRequest, Server, Sink};
 use futures_util::future::{AbortHandle, Abortable, BoxFuture};
 use futures_util::stream::FuturesUnordered;
 use futures_util::{FutureExt, StreamExt};
@@ -36,7 +36,7 @@ pub(crate) fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
 }
 
 /// Builds the future that runs user code for an invocation.
-fn invoke(server: &Server, inv: Invocation, ctx: Context) -> BoxFuture<'static, Outcome> {
+pub(crate) fn invoke(server: &Server, inv: Invocation, ctx: Context) -> BoxFuture<'static, Outcome> {
     let h = server.handlers_read();
     match inv.request {
         Request::CallTool { name, arguments } => match h.tools.get(&name) {
@@ -81,7 +81,7 @@ fn invoke(server: &Server, inv: Invocation, ctx: Context) -> BoxFuture<'static, 
     }
 }
 
-fn ready(o: Outcome) -> BoxFuture<'static, Outcome> {
+pub(crate) fn ready(o: Outcome) -> BoxFuture<'static, Outcome> {
     Box::pin(std::future::ready(o))
 }
 
@@ -137,7 +137,7 @@ where
                         key,
                         id: inv.id.clone(),
                         meta: inv.meta.clone(),
-                        tx: tx.clone(),
+                        tx: Sink::Channel(tx.clone()),
                         peer: peer_info.clone(),
                         cancel: cancel.clone(),
                     };
@@ -258,7 +258,7 @@ fn drain_commands(
     }
 }
 
-fn apply(
+pub(crate) fn apply(
     session: &mut ServerSession,
     cmd: Command,
     waiters: &mut HashMap<crate::engine::OutboundId, oneshot::Sender<std::result::Result<Value, RpcError>>>,
@@ -283,5 +283,7 @@ fn apply(
         Command::ElicitationComplete(id) => {
             let _ = session.elicitation_complete(&id);
         }
+        // A byte stream has no SSE connection to close.
+        Command::CloseStream(_) => {}
     }
 }

@@ -1,0 +1,93 @@
+//! The built-in dispatcher: the Rust handlers of a [`crate::Server`]. A handler that
+//! finishes without waiting is answered in place; one that waits runs on its own task.
+
+use super::session::{Dispatcher, Session};
+use crate::engine::{Event, Outcome, RequestKey};
+use crate::jsonrpc::RpcError;
+use crate::server::{CancelState, Context, Server, Sink};
+use crate::transport::driver::{invoke, panic_message, ready};
+use futures_util::future::{AbortHandle, Abortable};
+use futures_util::FutureExt;
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+/// A handler running on its own task.
+pub(crate) struct Running {
+    abort: AbortHandle,
+    cancel: Arc<CancelState>,
+}
+
+pub(crate) struct RustDispatcher {
+    pub server: Server,
+}
+
+impl Dispatcher for RustDispatcher {
+    fn events(&self, session: &Arc<Session>, events: Vec<Event>) {
+        for ev in events {
+            match ev {
+                Event::Invoke(inv) => {
+                    let key = inv.key;
+                    let cancel = Arc::new(CancelState::default());
+                    let ctx = Context {
+                        key,
+                        id: inv.id.clone(),
+                        meta: inv.meta.clone(),
+                        tx: Sink::Http(Arc::downgrade(session)),
+                        peer: session.peer_info(),
+                        cancel: cancel.clone(),
+                    };
+                    let mut fut = match std::panic::catch_unwind(AssertUnwindSafe(|| invoke(&self.server, inv, ctx))) {
+                        Ok(fut) => AssertUnwindSafe(fut).catch_unwind(),
+                        Err(p) => AssertUnwindSafe(ready(panicked(p))).catch_unwind(),
+                    };
+                    // Most handlers finish at once: no task, no wake-up.
+                    if let Some(r) = (&mut fut).now_or_never() {
+                        session.complete(key, r.unwrap_or_else(panicked));
+                        continue;
+                    }
+                    let (abort, reg) = AbortHandle::new_pair();
+                    session.tasks.lock().unwrap_or_else(|e| e.into_inner()).insert(key, Running { abort, cancel });
+                    let s = session.clone();
+                    let task = Abortable::new(fut, reg);
+                    let spawn = async move {
+                        let r = task.await;
+                        s.tasks.lock().unwrap_or_else(|e| e.into_inner()).remove(&key);
+                        if let Ok(r) = r {
+                            s.complete(key, r.unwrap_or_else(panicked));
+                        }
+                    };
+                    match session.shared.runtime.get() {
+                        Some(rt) => {
+                            rt.spawn(spawn);
+                        }
+                        None => {
+                            tokio::spawn(spawn);
+                        }
+                    }
+                }
+                Event::Cancelled { key, .. } => cancel(session, key),
+                _ => {}
+            }
+        }
+    }
+
+    fn closed(&self, session: &Arc<Session>) {
+        let running: Vec<RequestKey> = session.tasks.lock().unwrap_or_else(|e| e.into_inner()).keys().copied().collect();
+        for key in running {
+            cancel(session, key);
+        }
+    }
+}
+
+fn cancel(session: &Session, key: RequestKey) {
+    if let Some(r) = session.tasks.lock().unwrap_or_else(|e| e.into_inner()).remove(&key) {
+        r.cancel.flag.store(true, Ordering::Release);
+        r.cancel.notify.notify_waiters();
+        r.abort.abort();
+    }
+}
+
+fn panicked(p: Box<dyn std::any::Any + Send>) -> Outcome {
+    Outcome::Error(RpcError::internal(format!("handler panicked: {}", panic_message(p))))
+}

@@ -1,0 +1,895 @@
+//! The HTTP server: Streamable HTTP on one endpoint (POST, GET, DELETE) and, beside it, the
+//! legacy HTTP+SSE transport (`GET /sse`, `POST /messages`).
+//!
+//! [`HttpService`] is a hyper (and tower) service: mount it in an existing app, or let
+//! [`serve_http`] / [`crate::Server::serve_http`] run it on a socket.
+//!
+//! How a POST is answered: the engine answers what it can at once (`initialize`, lists,
+//! `ping`…) and the reply is one JSON body. A call into user code gets a JSON body too when
+//! it finishes within [`HttpOptions::json_wait`] having sent nothing else; a call that
+//! sends progress, logs or requests to the client, or takes longer, gets an SSE stream
+//! (priming event with an id and `retry`, then its messages, then its answer).
+
+mod dispatch;
+mod events;
+mod options;
+mod session;
+mod stream;
+
+pub use events::{EventStore, InMemoryEventStore};
+pub use options::HttpOptions;
+pub use session::{Dispatcher, Session};
+pub use stream::HttpBody;
+
+use crate::engine::{ServerConfig, State};
+use crate::error::{Error, Result};
+use crate::jsonrpc::{self, Incoming, RpcError};
+use crate::protocol::{Feature, ProtocolVersion};
+use crate::server::registry::Registry;
+use bytes::Bytes;
+use http::{header, HeaderValue, Method, Request, Response, StatusCode};
+use http_body::Body;
+use http_body_util::{BodyExt, Limited};
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::task::Poll;
+use std::time::{Duration, Instant};
+use stream::{Kind, Mode, SseBody};
+
+/// What every session of one HTTP server shares.
+pub(crate) struct Shared {
+    pub options: HttpOptions,
+    pub config: Arc<ServerConfig>,
+    pub registry: Arc<Registry>,
+    pub dispatcher: Arc<dyn Dispatcher>,
+    epoch: Instant,
+    sessions: Mutex<HashMap<Arc<str>, Arc<Session>>>,
+    /// The runtime the service runs on (timers and handler tasks go there).
+    pub runtime: OnceLock<tokio::runtime::Handle>,
+    sweeper: OnceLock<()>,
+}
+
+impl Shared {
+    pub fn now_ms(&self) -> u64 {
+        self.epoch.elapsed().as_millis() as u64
+    }
+
+    fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<Arc<str>, Arc<Session>>> {
+        self.sessions.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn remove_session(&self, id: &str) -> Option<Arc<Session>> {
+        self.sessions().remove(id)
+    }
+
+    fn session(&self, id: &str) -> Option<Arc<Session>> {
+        self.sessions().get(id).cloned()
+    }
+
+    /// Makes room for one more session: evicts the longest-idle one when at the cap.
+    fn make_room(&self) -> bool {
+        let victim = {
+            let mut map = self.sessions();
+            if map.len() < self.options.max_sessions {
+                return true;
+            }
+            let victim = map
+                .values()
+                .filter(|s| !s.busy())
+                .min_by_key(|s| s.last_seen.load(std::sync::atomic::Ordering::Relaxed))
+                .cloned();
+            match victim {
+                Some(v) => {
+                    if let Some(id) = v.id() {
+                        map.remove(id);
+                    }
+                    v
+                }
+                None => return false,
+            }
+        };
+        victim.close();
+        true
+    }
+
+    /// Closes sessions idle for longer than the timeout.
+    fn sweep(&self) {
+        let idle = self.options.session_idle_timeout.as_millis() as u64;
+        let now = self.now_ms();
+        let expired: Vec<Arc<Session>> = {
+            let mut map = self.sessions();
+            let ids: Vec<Arc<str>> = map
+                .iter()
+                .filter(|(_, s)| {
+                    now.saturating_sub(s.last_seen.load(std::sync::atomic::Ordering::Relaxed)) > idle && !s.busy()
+                })
+                .map(|(k, _)| k.clone())
+                .collect();
+            ids.iter().filter_map(|k| map.remove(k)).collect()
+        };
+        for s in expired {
+            s.close();
+        }
+    }
+}
+
+/// The HTTP service of one MCP server: Streamable HTTP on [`HttpOptions::path`] and the
+/// legacy HTTP+SSE transport beside it. Cheap to clone.
+///
+/// Mount it in hyper (`hyper::service::Service`) or axum/tower (`tower_service::Service`),
+/// or call [`HttpService::handle`] from any HTTP stack.
+#[derive(Clone)]
+pub struct HttpService {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for HttpService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpService").field("options", &self.shared.options).finish_non_exhaustive()
+    }
+}
+
+type Reply = Response<HttpBody>;
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+fn header_str<'a, B>(req: &'a Request<B>, name: header::HeaderName) -> Option<&'a str> {
+    req.headers().get(name).and_then(|v| v.to_str().ok())
+}
+
+/// Whether an Accept header admits `mime` (`*/*` and `type/*` count).
+fn accepts(accept: Option<&str>, mime: &str) -> bool {
+    let Some(accept) = accept else { return false };
+    let (ty, _) = mime.split_once('/').unwrap_or((mime, ""));
+    accept.split(',').any(|part| {
+        let m = part.split(';').next().unwrap_or("").trim();
+        m.eq_ignore_ascii_case(mime) || m == "*/*" || m.eq_ignore_ascii_case(&format!("{ty}/*"))
+    })
+}
+
+/// An error reply with a JSON-RPC error body (`id: null`).
+fn error_reply(status: StatusCode, code: i32, message: impl Into<String>) -> Reply {
+    let mut body = Vec::new();
+    jsonrpc::write_error(&mut body, None, &RpcError::new(code, message));
+    let mut r = Response::new(HttpBody::Full(Some(body.into())));
+    *r.status_mut() = status;
+    r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    r
+}
+
+fn plain(status: StatusCode, text: &'static str) -> Reply {
+    let mut r = Response::new(HttpBody::Full(Some(Bytes::from_static(text.as_bytes()))));
+    *r.status_mut() = status;
+    r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
+    r
+}
+
+fn set_session_header(r: &mut Reply, session: &Session) {
+    if let Some(v) = session.id().and_then(|id| HeaderValue::from_str(id).ok()) {
+        r.headers_mut().insert("mcp-session-id", v);
+    }
+}
+
+fn sse_reply(body: SseBody) -> Reply {
+    let mut r = Response::new(HttpBody::Sse(body));
+    let h = r.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache, no-transform"));
+    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    r
+}
+
+/// A fresh unguessable session id: 128 random bits in hex.
+fn new_session_id() -> Arc<str> {
+    let mut b = [0u8; 16];
+    if getrandom::fill(&mut b).is_err() {
+        // No OS randomness: fall back to time and address entropy hashed per process.
+        use std::hash::{BuildHasher, Hasher};
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos());
+        let a = h.finish().to_le_bytes();
+        let mut h2 = std::collections::hash_map::RandomState::new().build_hasher();
+        h2.write(&a);
+        b[..8].copy_from_slice(&a);
+        b[8..].copy_from_slice(&h2.finish().to_le_bytes());
+    }
+    let mut s = String::with_capacity(32);
+    for x in b {
+        s.push_str(&format!("{x:02x}"));
+    }
+    Arc::from(s)
+}
+
+/// What a POST body holds.
+struct Class {
+    requests: bool,
+    initialize: bool,
+}
+
+fn classify(body: &[u8]) -> std::result::Result<Class, RpcError> {
+    match jsonrpc::parse_message(body) {
+        Err(f) => Err(f.error),
+        Ok(Incoming::Single(env)) => Ok(Class {
+            requests: env.method.is_some() && env.id.is_some(),
+            initialize: env.id.is_some() && env.method.as_deref() == Some("initialize"),
+        }),
+        Ok(Incoming::Batch(items)) => {
+            let requests = items.iter().any(|item| match jsonrpc::message::parse_object(item.get().as_bytes()) {
+                Ok(env) => env.method.is_some() && env.id.is_some(),
+                Err(_) => true, // answered with an error
+            });
+            Ok(Class { requests, initialize: false })
+        }
+    }
+}
+
+impl HttpService {
+    /// A service running the Rust handlers of `server`.
+    pub fn new(server: &crate::Server, options: HttpOptions) -> HttpService {
+        let dispatcher = Arc::new(dispatch::RustDispatcher { server: server.clone() });
+        Self::with_dispatcher(Arc::new(server.config()), server.registry().clone(), dispatcher, options)
+    }
+
+    /// A service whose calls go to `dispatcher` (how the Python and Node bindings serve).
+    pub fn with_dispatcher(
+        config: Arc<ServerConfig>,
+        registry: Arc<Registry>,
+        dispatcher: Arc<dyn Dispatcher>,
+        options: HttpOptions,
+    ) -> HttpService {
+        HttpService {
+            shared: Arc::new(Shared {
+                options,
+                config,
+                registry,
+                dispatcher,
+                epoch: Instant::now(),
+                sessions: Mutex::new(HashMap::new()),
+                runtime: OnceLock::new(),
+                sweeper: OnceLock::new(),
+            }),
+        }
+    }
+
+    /// The options in force.
+    pub fn options(&self) -> &HttpOptions {
+        &self.shared.options
+    }
+
+    /// How many sessions are open.
+    pub fn session_count(&self) -> usize {
+        self.shared.sessions().len()
+    }
+
+    /// Calls in progress over all sessions.
+    pub fn in_flight(&self) -> usize {
+        let sessions: Vec<Arc<Session>> = self.shared.sessions().values().cloned().collect();
+        sessions.iter().map(|s| s.lock().engine.in_flight()).sum()
+    }
+
+    /// Closes every session (their calls are cancelled, their streams end).
+    pub fn close_all(&self) {
+        let all: Vec<Arc<Session>> = self.shared.sessions().drain().map(|(_, s)| s).collect();
+        for s in all {
+            s.close();
+        }
+    }
+
+    /// Closes sessions idle past the timeout now (a background task also does this).
+    pub fn sweep(&self) {
+        self.shared.sweep();
+    }
+
+    fn start(&self) {
+        let sh = &self.shared;
+        if sh.runtime.get().is_none() {
+            if let Ok(h) = tokio::runtime::Handle::try_current() {
+                let _ = sh.runtime.set(h);
+            }
+        }
+        if !sh.options.stateless && sh.sweeper.set(()).is_ok() {
+            let weak = Arc::downgrade(sh);
+            let period = (sh.options.session_idle_timeout / 4).clamp(Duration::from_millis(50), Duration::from_secs(30));
+            if let Some(rt) = sh.runtime.get() {
+                rt.spawn(async move {
+                    loop {
+                        tokio::time::sleep(period).await;
+                        match weak.upgrade() {
+                            Some(sh) => sh.sweep(),
+                            None => return,
+                        }
+                    }
+                });
+            }
+        }
+    }
+
+    /// Answers one HTTP request.
+    pub async fn handle<B>(&self, req: Request<B>) -> Response<HttpBody>
+    where
+        B: Body,
+        B::Error: Into<BoxError>,
+    {
+        self.start();
+        let o = &self.shared.options;
+        let host = header_str(&req, header::HOST).or_else(|| req.uri().authority().map(|a| a.as_str()));
+        if let Err(why) = o.check_dns_rebinding(host, header_str(&req, header::ORIGIN)) {
+            return error_reply(StatusCode::FORBIDDEN, -32000, format!("Forbidden: {why}"));
+        }
+        let path = req.uri().path();
+        if path == o.path {
+            match *req.method() {
+                Method::POST => self.post(req).await,
+                Method::GET => self.get(req),
+                Method::DELETE => self.delete(req),
+                _ => {
+                    let mut r = error_reply(StatusCode::METHOD_NOT_ALLOWED, -32000, "Method not allowed");
+                    r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+                    r
+                }
+            }
+        } else if o.legacy_sse && !o.stateless && path == o.sse_path {
+            if req.method() == Method::GET {
+                self.legacy_get()
+            } else {
+                let mut r = error_reply(StatusCode::METHOD_NOT_ALLOWED, -32000, "Method not allowed");
+                r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET"));
+                r
+            }
+        } else if o.legacy_sse && !o.stateless && path == o.messages_path {
+            if req.method() == Method::POST {
+                self.legacy_post(req).await
+            } else {
+                let mut r = error_reply(StatusCode::METHOD_NOT_ALLOWED, -32000, "Method not allowed");
+                r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
+                r
+            }
+        } else {
+            plain(StatusCode::NOT_FOUND, "Not Found")
+        }
+    }
+
+    /// Checks `MCP-Protocol-Version`: absent is fine; present must be a revision served.
+    fn version_header<B>(&self, req: &Request<B>) -> std::result::Result<Option<ProtocolVersion>, Reply> {
+        let Some(raw) = req.headers().get("mcp-protocol-version") else { return Ok(None) };
+        let text = raw.to_str().unwrap_or("");
+        match text.parse::<ProtocolVersion>() {
+            Ok(v) if self.shared.config.versions.contains(&v) => Ok(Some(v)),
+            _ => {
+                let supported: Vec<&str> = self.shared.config.versions.iter().map(|v| v.as_str()).collect();
+                Err(error_reply(
+                    StatusCode::BAD_REQUEST,
+                    -32000,
+                    format!("Bad Request: unsupported MCP-Protocol-Version {text:?} (supported: {})", supported.join(", ")),
+                ))
+            }
+        }
+    }
+
+    /// The session named by `Mcp-Session-Id`: 400 without one, 404 for an unknown one.
+    fn find_session<B>(&self, req: &Request<B>) -> std::result::Result<Arc<Session>, Reply> {
+        let Some(id) = header_str(req, header::HeaderName::from_static("mcp-session-id")) else {
+            return Err(error_reply(StatusCode::BAD_REQUEST, -32000, "Bad Request: Mcp-Session-Id header is required"));
+        };
+        match self.shared.session(id) {
+            Some(s) => {
+                s.touch();
+                Ok(s)
+            }
+            None => Err(error_reply(StatusCode::NOT_FOUND, -32001, "Session not found")),
+        }
+    }
+
+    /// Reads a body within the size limit.
+    async fn read_body<B>(&self, req: Request<B>) -> std::result::Result<Bytes, Reply>
+    where
+        B: Body,
+        B::Error: Into<BoxError>,
+    {
+        let max = self.shared.options.max_body;
+        if let Some(len) = req.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok()) {
+            if len > max as u64 {
+                return Err(too_large(max));
+            }
+        }
+        match Limited::new(req.into_body(), max).collect().await {
+            Ok(c) => Ok(c.to_bytes()),
+            Err(e) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => Err(too_large(max)),
+            Err(e) => Err(error_reply(StatusCode::BAD_REQUEST, -32700, format!("Parse error: reading the body failed: {e}"))),
+        }
+    }
+
+    fn check_content_type<B>(req: &Request<B>) -> std::result::Result<(), Reply> {
+        let ct = header_str(req, header::CONTENT_TYPE).unwrap_or("");
+        let mime = ct.split(';').next().unwrap_or("").trim();
+        if mime.eq_ignore_ascii_case("application/json") {
+            Ok(())
+        } else {
+            Err(error_reply(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                -32000,
+                format!("Unsupported Media Type: Content-Type must be application/json, not {ct:?}"),
+            ))
+        }
+    }
+
+    async fn post<B>(&self, req: Request<B>) -> Reply
+    where
+        B: Body,
+        B::Error: Into<BoxError>,
+    {
+        let sh = &self.shared;
+        let json_only = sh.options.json_response;
+        let accept = header_str(&req, header::ACCEPT);
+        if !accepts(accept, "application/json") || !(json_only || accepts(accept, "text/event-stream")) {
+            let need = if json_only { "application/json" } else { "both application/json and text/event-stream" };
+            return error_reply(
+                StatusCode::NOT_ACCEPTABLE,
+                -32000,
+                format!("Not Acceptable: the Accept header must list {need}"),
+            );
+        }
+        if let Err(r) = Self::check_content_type(&req) {
+            return r;
+        }
+        let version = match self.version_header(&req) {
+            Ok(v) => v,
+            Err(r) => return r,
+        };
+        let existing = header_str(&req, header::HeaderName::from_static("mcp-session-id")).map(str::to_string);
+        let body = match self.read_body(req).await {
+            Ok(b) => b,
+            Err(r) => return r,
+        };
+        let class = match classify(&body) {
+            Ok(c) => c,
+            Err(e) => {
+                let mut out = Vec::new();
+                jsonrpc::write_error(&mut out, None, &e);
+                let mut r = Response::new(HttpBody::Full(Some(out.into())));
+                *r.status_mut() = StatusCode::BAD_REQUEST;
+                r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+                return r;
+            }
+        };
+        let (session, new) = if sh.options.stateless {
+            let s = Session::new(sh, None);
+            if !class.initialize {
+                let v = version.unwrap_or(ProtocolVersion::V2025_03_26);
+                s.with(|i| i.engine.assume_initialized(v));
+            }
+            (s, false)
+        } else if class.initialize {
+            if !sh.make_room() {
+                return error_reply(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    -32000,
+                    format!("Service Unavailable: the server has its maximum of {} sessions", sh.options.max_sessions),
+                );
+            }
+            (Session::new(sh, Some(new_session_id())), true)
+        } else {
+            let Some(id) = existing else {
+                return error_reply(StatusCode::BAD_REQUEST, -32000, "Bad Request: Mcp-Session-Id header is required");
+            };
+            match sh.session(&id) {
+                Some(s) => {
+                    s.touch();
+                    (s, false)
+                }
+                None => return error_reply(StatusCode::NOT_FOUND, -32001, "Session not found"),
+            }
+        };
+        let now = Instant::now();
+        if !class.requests {
+            session.with(|i| i.engine.handle_message(&body, now));
+            if sh.options.stateless {
+                session.close();
+            }
+            let mut r = Response::new(HttpBody::Empty);
+            *r.status_mut() = StatusCode::ACCEPTED;
+            return r;
+        }
+        let stream = session.with(|i| {
+            let s = session.open_stream(i, Kind::Post, 1);
+            if json_only {
+                s.lock().mode = Mode::Json;
+            }
+            i.input = Some(s.clone());
+            i.engine.handle_message(&body, now);
+            s
+        });
+        if new {
+            let ok = session.lock().engine.state() != State::Uninitialized;
+            if ok {
+                if let Some(id) = session.id() {
+                    sh.sessions().insert(Arc::from(id), session.clone());
+                }
+                session.listen_registry();
+            }
+        }
+        let owner: Arc<dyn stream::Detach> = session.clone();
+        let mut body = SseBody::new(stream.clone(), Arc::downgrade(&owner), sh.options.keep_alive, b": keep-alive\n\n");
+        let retry = session
+            .protocol_version()
+            .filter(|v| v.supports(Feature::SsePolling) && session.id().is_some())
+            .map(|_| sh.options.retry);
+        let mut wait = std::pin::pin!(tokio::time::sleep(sh.options.json_wait));
+        let json = std::future::poll_fn(|cx| {
+            let mut q = stream.lock();
+            if q.expected == 0 && (!q.related || json_only) {
+                q.mode = Mode::Json;
+                return Poll::Ready(Some(std::mem::take(&mut q.held)));
+            }
+            if !json_only && (q.related || wait.as_mut().poll(cx).is_ready()) {
+                stream.start_sse(&mut q, retry);
+                return Poll::Ready(None);
+            }
+            q.waker = Some(cx.waker().clone());
+            Poll::Pending
+        })
+        .await;
+        let mut r = match json {
+            Some(held) => {
+                body.release_now();
+                let bytes = match held.len() {
+                    0 => None,
+                    1 => held.into_iter().next(),
+                    _ => {
+                        let mut v = b"[".to_vec();
+                        for (n, m) in held.iter().enumerate() {
+                            if n > 0 {
+                                v.push(b',');
+                            }
+                            v.extend_from_slice(m);
+                        }
+                        v.push(b']');
+                        Some(v.into())
+                    }
+                };
+                match bytes {
+                    Some(b) => {
+                        let mut r = Response::new(HttpBody::Full(Some(b)));
+                        r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+                        r
+                    }
+                    None => {
+                        let mut r = Response::new(HttpBody::Empty);
+                        *r.status_mut() = StatusCode::ACCEPTED;
+                        r
+                    }
+                }
+            }
+            None => sse_reply(body),
+        };
+        set_session_header(&mut r, &session);
+        r
+    }
+
+    fn get<B>(&self, req: Request<B>) -> Reply {
+        let sh = &self.shared;
+        if sh.options.stateless {
+            let mut r = error_reply(StatusCode::METHOD_NOT_ALLOWED, -32000, "Method not allowed: this server is stateless");
+            r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
+            return r;
+        }
+        if !accepts(header_str(&req, header::ACCEPT), "text/event-stream") {
+            return error_reply(
+                StatusCode::NOT_ACCEPTABLE,
+                -32000,
+                "Not Acceptable: the Accept header must list text/event-stream",
+            );
+        }
+        if let Err(r) = self.version_header(&req) {
+            return r;
+        }
+        let session = match self.find_session(&req) {
+            Ok(s) => s,
+            Err(r) => return r,
+        };
+        let last = header_str(&req, header::HeaderName::from_static("last-event-id")).and_then(|v| {
+            let (s, n) = v.split_once('-')?;
+            Some((s.parse::<u64>().ok()?, n.parse::<u64>().ok()?))
+        });
+        let owner: Arc<dyn stream::Detach> = session.clone();
+        let mut wakers = Vec::new();
+        let result = {
+            let mut g = session.lock();
+            let resumed = last.and_then(|(sid, seq)| g.streams.get(&sid).cloned().map(|s| (s, seq)));
+            match resumed {
+                Some((s, seq)) => {
+                    let mut q = s.lock();
+                    if q.attached {
+                        Err(error_reply(StatusCode::CONFLICT, -32000, "Conflict: that stream is already being read"))
+                    } else {
+                        // Everything after the client's last event, from the store (what was
+                        // queued but never taken is there too).
+                        let replay = s.store.replay(&s.session, s.id, seq).unwrap_or_default();
+                        q.frames.clear();
+                        for (n, data) in replay {
+                            q.frames.extend_from_slice(format!("id: {}-{n}\ndata: ", s.id).as_bytes());
+                            q.frames.extend_from_slice(&data);
+                            q.frames.extend_from_slice(b"\n\n");
+                        }
+                        q.attached = true;
+                        q.hang_up = false;
+                        drop(q);
+                        if s.kind == Kind::Get {
+                            g.get_stream = Some(s.clone());
+                        }
+                        Ok(s)
+                    }
+                }
+                None => {
+                    if g.get_stream.as_ref().is_some_and(|s| s.lock().attached) {
+                        Err(error_reply(
+                            StatusCode::CONFLICT,
+                            -32000,
+                            "Conflict: only one standalone SSE stream is allowed per session",
+                        ))
+                    } else {
+                        let s = session.open_stream(&mut g, Kind::Get, usize::MAX);
+                        let retry = g.engine.protocol_version().filter(|v| v.supports(Feature::SsePolling));
+                        {
+                            let mut q = s.lock();
+                            s.start_sse(&mut q, retry.map(|_| sh.options.retry));
+                        }
+                        g.attach_get(s.clone(), &mut wakers);
+                        Ok(s)
+                    }
+                }
+            }
+        };
+        for w in wakers {
+            w.wake();
+        }
+        match result {
+            Ok(s) => {
+                let mut r = sse_reply(SseBody::new(s, Arc::downgrade(&owner), sh.options.keep_alive, b": keep-alive\n\n"));
+                set_session_header(&mut r, &session);
+                r
+            }
+            Err(r) => r,
+        }
+    }
+
+    fn delete<B>(&self, req: Request<B>) -> Reply {
+        if self.shared.options.stateless {
+            let mut r = error_reply(StatusCode::METHOD_NOT_ALLOWED, -32000, "Method not allowed: this server is stateless");
+            r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
+            return r;
+        }
+        if let Err(r) = self.version_header(&req) {
+            return r;
+        }
+        let session = match self.find_session(&req) {
+            Ok(s) => s,
+            Err(r) => return r,
+        };
+        if let Some(id) = session.id() {
+            self.shared.remove_session(id);
+        }
+        session.close();
+        Response::new(HttpBody::Empty)
+    }
+
+    fn legacy_get(&self) -> Reply {
+        let sh = &self.shared;
+        if !sh.make_room() {
+            return error_reply(StatusCode::SERVICE_UNAVAILABLE, -32000, "Service Unavailable: too many sessions");
+        }
+        let id = new_session_id();
+        let session = Session::new(sh, Some(id.clone()));
+        let stream = {
+            let mut g = session.lock();
+            let s = session.open_stream(&mut g, Kind::Legacy, usize::MAX);
+            {
+                let mut q = s.lock();
+                let endpoint = format!("event: endpoint\ndata: {}?sessionId={id}\n\n", sh.options.messages_path);
+                q.frames.extend_from_slice(endpoint.as_bytes());
+            }
+            g.legacy = Some(s.clone());
+            s
+        };
+        sh.sessions().insert(id, session.clone());
+        session.listen_registry();
+        let owner: Arc<dyn stream::Detach> = session.clone();
+        sse_reply(SseBody::new(stream, Arc::downgrade(&owner), sh.options.keep_alive, b": ping\n\n"))
+    }
+
+    async fn legacy_post<B>(&self, req: Request<B>) -> Reply
+    where
+        B: Body,
+        B::Error: Into<BoxError>,
+    {
+        if let Err(r) = Self::check_content_type(&req) {
+            return r;
+        }
+        let id = req.uri().query().and_then(|q| {
+            q.split('&').find_map(|kv| kv.strip_prefix("sessionId=").or_else(|| kv.strip_prefix("session_id=")))
+        });
+        let Some(id) = id.map(str::to_string) else {
+            return error_reply(StatusCode::BAD_REQUEST, -32000, "Bad Request: the sessionId query parameter is required");
+        };
+        let Some(session) = self.shared.session(&id) else {
+            return error_reply(StatusCode::NOT_FOUND, -32001, "Session not found");
+        };
+        session.touch();
+        let body = match self.read_body(req).await {
+            Ok(b) => b,
+            Err(r) => return r,
+        };
+        if let Err(e) = classify(&body) {
+            let mut out = Vec::new();
+            jsonrpc::write_error(&mut out, None, &e);
+            let mut r = Response::new(HttpBody::Full(Some(out.into())));
+            *r.status_mut() = StatusCode::BAD_REQUEST;
+            r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            return r;
+        }
+        session.with(|i| i.engine.handle_message(&body, Instant::now()));
+        let mut r = plain(StatusCode::ACCEPTED, "Accepted");
+        *r.status_mut() = StatusCode::ACCEPTED;
+        r
+    }
+}
+
+fn too_large(max: usize) -> Reply {
+    error_reply(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        -32600,
+        format!("Payload Too Large: the body exceeds the limit of {max} bytes"),
+    )
+}
+
+impl<B> hyper::service::Service<Request<B>> for HttpService
+where
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
+{
+    type Response = Response<HttpBody>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = std::result::Result<Response<HttpBody>, Infallible>> + Send>>;
+
+    fn call(&self, req: Request<B>) -> Self::Future {
+        let this = self.clone();
+        Box::pin(async move { Ok(this.handle(req).await) })
+    }
+}
+
+impl<B> tower_service::Service<Request<B>> for HttpService
+where
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
+{
+    type Response = Response<HttpBody>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = std::result::Result<Response<HttpBody>, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut std::task::Context<'_>) -> Poll<std::result::Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: Request<B>) -> Self::Future {
+        let this = self.clone();
+        Box::pin(async move { Ok(this.handle(req).await) })
+    }
+}
+
+/// Serves `service` on `listener` until `shutdown` resolves; then stops accepting, lets
+/// calls in progress finish (up to 10 s), closes every session and waits (up to 5 s) for
+/// connections to end.
+pub async fn serve_http(
+    service: HttpService,
+    listener: tokio::net::TcpListener,
+    shutdown: impl Future<Output = ()>,
+) -> Result<()> {
+    use hyper_util::rt::TokioIo;
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let mut conns = tokio::task::JoinSet::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        tokio::select! {
+            _ = &mut shutdown => break,
+            accepted = listener.accept() => {
+                let (tcp, _) = match accepted {
+                    Ok(x) => x,
+                    Err(e) => {
+                        // Out of file descriptors and the like: wait a little, keep serving.
+                        eprintln!("hypermcp: accept failed: {e}");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        continue;
+                    }
+                };
+                let _ = tcp.set_nodelay(true);
+                let svc = service.clone();
+                let mut stop = stop_rx.clone();
+                conns.spawn(async move {
+                    let conn = hyper::server::conn::http1::Builder::new()
+                        .keep_alive(true)
+                        .serve_connection(TokioIo::new(tcp), hyper::service::service_fn(move |req| {
+                            let svc = svc.clone();
+                            async move { Ok::<_, Infallible>(svc.handle(req).await) }
+                        }));
+                    let mut conn = std::pin::pin!(conn);
+                    tokio::select! {
+                        _ = conn.as_mut() => {}
+                        _ = async { let _ = stop.wait_for(|s| *s).await; } => {
+                            conn.as_mut().graceful_shutdown();
+                            let _ = conn.await;
+                        }
+                    }
+                });
+            }
+            Some(_) = conns.join_next(), if !conns.is_empty() => {}
+        }
+    }
+    drop(listener);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while service.in_flight() > 0 && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    service.close_all();
+    let _ = stop_tx.send(true);
+    let _ = tokio::time::timeout(Duration::from_secs(5), async { while conns.join_next().await.is_some() {} }).await;
+    Ok(())
+}
+
+/// Resolves on SIGINT or SIGTERM.
+pub async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match (signal(SignalKind::interrupt()), signal(SignalKind::terminate())) {
+            (Ok(mut i), Ok(mut t)) => {
+                tokio::select! { _ = i.recv() => {}, _ = t.recv() => {} }
+            }
+            _ => std::future::pending::<()>().await,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// Binds `addr` and adapts the DNS-rebinding defaults: loopback keeps the localhost
+/// allow-lists; any other address, left at the defaults, accepts any Host and same-origin
+/// (or no) Origin.
+pub async fn bind(addr: impl tokio::net::ToSocketAddrs, options: &mut HttpOptions) -> Result<tokio::net::TcpListener> {
+    let listener = tokio::net::TcpListener::bind(addr).await.map_err(Error::Io)?;
+    let local = listener.local_addr().map_err(Error::Io)?;
+    let defaults = HttpOptions::default();
+    if !local.ip().is_loopback()
+        && options.allowed_hosts == defaults.allowed_hosts
+        && options.allowed_origins == defaults.allowed_origins
+    {
+        options.allowed_hosts.clear();
+        options.allowed_origins.clear();
+    }
+    Ok(listener)
+}
+
+impl crate::Server {
+    /// The HTTP service of this server, to mount in a hyper or axum app.
+    pub fn http_service(&self, options: HttpOptions) -> HttpService {
+        HttpService::new(self, options)
+    }
+
+    /// Serves Streamable HTTP at `/mcp` (and legacy SSE at `/sse`) on `addr` with default
+    /// options until SIGINT or SIGTERM, then shuts down gracefully.
+    pub async fn serve_http(&self, addr: impl tokio::net::ToSocketAddrs) -> Result<()> {
+        self.serve_http_with(addr, HttpOptions::default()).await
+    }
+
+    /// [`Self::serve_http`] with options.
+    pub async fn serve_http_with(&self, addr: impl tokio::net::ToSocketAddrs, options: HttpOptions) -> Result<()> {
+        let mut options = options;
+        let listener = bind(addr, &mut options).await?;
+        serve_http(self.http_service(options), listener, shutdown_signal()).await
+    }
+}

@@ -1,0 +1,185 @@
+//! What an HTTP server accepts: the endpoint, modes, limits and the DNS-rebinding guard.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::events::{EventStore, InMemoryEventStore};
+
+/// Options of the HTTP transports. `HttpOptions::default()` is a local development server:
+/// `/mcp`, sessions, SSE replies, localhost only.
+#[derive(Clone)]
+pub struct HttpOptions {
+    /// The Streamable HTTP endpoint. Default `/mcp`.
+    pub path: String,
+    /// No sessions: every POST stands alone (any replica can serve any request); GET and
+    /// DELETE answer 405. Default false.
+    pub stateless: bool,
+    /// Answer every request with one JSON body, never an SSE stream (messages tied to a
+    /// call, like progress, then go to the session's GET stream if one is open). Default false.
+    pub json_response: bool,
+    /// Accepted `Host` header values (`name` matches any port, `name:port` one port). Empty:
+    /// any host. Default: `localhost`, `127.0.0.1`, `[::1]` (DNS-rebinding protection);
+    /// [`serve_http`](super::serve_http) empties it when bound to a non-loopback address.
+    pub allowed_hosts: Vec<String>,
+    /// Accepted `Origin` header values (`scheme://host` matches any port). Requests without
+    /// `Origin` (non-browser clients) are always accepted. Empty: only same-origin requests
+    /// (the Origin's host equals the Host header). Default: the localhost origins.
+    pub allowed_origins: Vec<String>,
+    /// Largest accepted request body in bytes (413 above). Default 4 MiB.
+    pub max_body: usize,
+    /// A session with no request and no open stream for this long is closed. Default 10 min.
+    pub session_idle_timeout: Duration,
+    /// Most sessions at once; opening one more evicts the longest-idle session without open
+    /// streams or calls in progress (503 when there is none). Default 10,000.
+    pub max_sessions: usize,
+    /// SSE comment sent on idle streams this often. `None`: never. Default 15 s.
+    pub keep_alive: Option<Duration>,
+    /// The `retry` (reconnect delay) sent with the priming event of each SSE stream, and
+    /// before the server closes a stream early. Default 1 s.
+    pub retry: Duration,
+    /// A call that has not finished after this long gets an SSE stream instead of a JSON
+    /// body (a call that sends progress, logs or requests gets one at once). Default 100 ms.
+    pub json_wait: Duration,
+    /// Where SSE events are kept for replay on `Last-Event-ID`. Default: in memory, 512
+    /// events per stream.
+    pub event_store: Arc<dyn EventStore>,
+    /// Also serve the legacy HTTP+SSE transport (2024-11-05): `GET sse_path` opens a session
+    /// stream, `POST messages_path?sessionId=…` sends to it. Default true.
+    pub legacy_sse: bool,
+    /// The legacy SSE endpoint. Default `/sse`.
+    pub sse_path: String,
+    /// The legacy message endpoint. Default `/messages`.
+    pub messages_path: String,
+    /// Standalone messages (list changes, updates) kept for a session while it has no GET
+    /// stream open. Default 64.
+    pub backlog: usize,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        HttpOptions {
+            path: "/mcp".into(),
+            stateless: false,
+            json_response: false,
+            allowed_hosts: LOCAL_HOSTS.iter().map(|s| s.to_string()).collect(),
+            allowed_origins: LOCAL_HOSTS
+                .iter()
+                .flat_map(|h| [format!("http://{h}"), format!("https://{h}")])
+                .collect(),
+            max_body: 4 * 1024 * 1024,
+            session_idle_timeout: Duration::from_secs(600),
+            max_sessions: 10_000,
+            keep_alive: Some(Duration::from_secs(15)),
+            retry: Duration::from_secs(1),
+            json_wait: Duration::from_millis(100),
+            event_store: Arc::new(InMemoryEventStore::new(512)),
+            legacy_sse: true,
+            sse_path: "/sse".into(),
+            messages_path: "/messages".into(),
+            backlog: 64,
+        }
+    }
+}
+
+impl std::fmt::Debug for HttpOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpOptions")
+            .field("path", &self.path)
+            .field("stateless", &self.stateless)
+            .field("json_response", &self.json_response)
+            .field("allowed_hosts", &self.allowed_hosts)
+            .field("allowed_origins", &self.allowed_origins)
+            .field("max_body", &self.max_body)
+            .field("session_idle_timeout", &self.session_idle_timeout)
+            .field("max_sessions", &self.max_sessions)
+            .finish_non_exhaustive()
+    }
+}
+
+const LOCAL_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "[::1]"];
+
+/// Splits `host[:port]` (IPv6 in brackets).
+fn split_host(s: &str) -> (&str, Option<&str>) {
+    if let Some(rest) = s.strip_prefix('[') {
+        if let Some(end) = rest.find(']') {
+            let host = &s[..end + 2];
+            let port = s[end + 2..].strip_prefix(':');
+            return (host, port);
+        }
+        return (s, None);
+    }
+    match s.rsplit_once(':') {
+        Some((h, p)) if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) => (h, Some(p)),
+        _ => (s, None),
+    }
+}
+
+/// Whether `value` (`host[:port]`) matches one pattern (`host` = any port).
+fn host_matches(pattern: &str, value: &str) -> bool {
+    let (ph, pp) = split_host(pattern);
+    let (vh, vp) = split_host(value);
+    ph.eq_ignore_ascii_case(vh) && (pp.is_none() || pp == vp)
+}
+
+impl HttpOptions {
+    /// Checks `Host` and `Origin` against the allow-lists; `Err` says what was refused.
+    pub(crate) fn check_dns_rebinding(&self, host: Option<&str>, origin: Option<&str>) -> Result<(), String> {
+        if !self.allowed_hosts.is_empty() {
+            match host {
+                Some(h) if self.allowed_hosts.iter().any(|p| host_matches(p, h)) => {}
+                Some(h) => return Err(format!("Host header {h:?} is not allowed")),
+                None => return Err("the Host header is missing".into()),
+            }
+        }
+        let Some(origin) = origin else { return Ok(()) };
+        let Some((scheme, rest)) = origin.split_once("://") else {
+            return Err(format!("Origin header {origin:?} is not allowed"));
+        };
+        let ok = if self.allowed_origins.is_empty() {
+            host.is_some_and(|h| rest.eq_ignore_ascii_case(h))
+        } else {
+            self.allowed_origins.iter().any(|p| match p.split_once("://") {
+                Some((ps, prest)) => ps.eq_ignore_ascii_case(scheme) && host_matches(prest, rest),
+                None => false,
+            })
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(format!("Origin header {origin:?} is not allowed"))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn localhost_defaults() {
+        let o = HttpOptions::default();
+        assert!(o.check_dns_rebinding(Some("localhost:3000"), None).is_ok());
+        assert!(o.check_dns_rebinding(Some("127.0.0.1:9"), Some("http://localhost:3000")).is_ok());
+        assert!(o.check_dns_rebinding(Some("[::1]:80"), Some("http://[::1]:80")).is_ok());
+        assert!(o.check_dns_rebinding(Some("evil.example.com"), None).is_err());
+        assert!(o.check_dns_rebinding(Some("localhost:3000"), Some("http://evil.example.com")).is_err());
+        assert!(o.check_dns_rebinding(None, None).is_err());
+    }
+
+    #[test]
+    fn open_hosts_require_same_origin() {
+        let o = HttpOptions { allowed_hosts: vec![], allowed_origins: vec![], ..Default::default() };
+        assert!(o.check_dns_rebinding(Some("mcp.example.com"), None).is_ok());
+        assert!(o.check_dns_rebinding(Some("mcp.example.com"), Some("https://mcp.example.com")).is_ok());
+        assert!(o.check_dns_rebinding(Some("mcp.example.com"), Some("https://evil.example.com")).is_err());
+    }
+
+    #[test]
+    fn host_patterns() {
+        assert!(host_matches("localhost", "localhost:1"));
+        assert!(host_matches("localhost:1", "LOCALHOST:1"));
+        assert!(!host_matches("localhost:1", "localhost:2"));
+        assert!(host_matches("[::1]", "[::1]:8080"));
+        assert!(!host_matches("localhost", "localhost.evil.com"));
+    }
+}

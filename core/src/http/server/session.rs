@@ -1,0 +1,577 @@
+//! One MCP session served over HTTP: the engine session, the streams its messages are
+//! routed to, and the calls its dispatcher runs. No task of its own: whoever touches it (a
+//! POST, a handler finishing on any thread, a timer) locks it, acts, and routes what the
+//! engine wrote to the stream each message belongs to.
+
+use super::stream::{Detach, Kind, Stream};
+use super::Shared;
+use crate::engine::{Event, OutboundId, Outcome, RequestKey, RequestOptions, Route, ServerSession};
+use crate::jsonrpc::RpcError;
+use crate::protocol::{ClientCapabilities, Implementation, LoggingLevel, ProtocolVersion};
+use crate::server::registry::{ListenerId, RegistryChange};
+use crate::server::{Command, PeerInfo};
+use bytes::Bytes;
+use serde_json::Value;
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::task::Waker;
+use std::time::Instant;
+use tokio::sync::oneshot;
+
+/// Runs user code for the sessions of an [`HttpService`](super::HttpService): the Rust
+/// handlers of a [`crate::Server`], or a host language's loop (Python, Node).
+///
+/// Called from tokio threads with no lock held. Answers go back through the
+/// [`Session`] methods ([`Session::complete`], [`Session::progress`], …), from any thread.
+pub trait Dispatcher: Send + Sync + 'static {
+    /// Events of `session` that need user code, in order: [`Event::Invoke`] (run the
+    /// handler, then [`Session::complete`]), [`Event::Cancelled`], and for requests sent
+    /// with [`Session::request`], [`Event::Response`] / [`Event::Progress`] carrying the id
+    /// that call returned; also [`Event::Initialized`] and client notifications.
+    fn events(&self, session: &Arc<Session>, events: Vec<Event>);
+    /// The session ended (deleted, expired, evicted, disconnected, or a stateless request
+    /// finished). Its calls in progress were cancelled first.
+    fn closed(&self, _session: &Arc<Session>) {}
+}
+
+/// Who waits for the answer to a request the server sent.
+enum Waiter {
+    Rust(oneshot::Sender<Result<Value, RpcError>>),
+    Host(u64),
+}
+
+pub(crate) struct Inner {
+    pub engine: ServerSession,
+    peer: Option<Arc<PeerInfo>>,
+    /// The stream each request being served answers on.
+    key_stream: HashMap<RequestKey, Arc<Stream>>,
+    /// Streams a client may resume (open, or finished but not fully delivered).
+    pub streams: HashMap<u64, Arc<Stream>>,
+    pub get_stream: Option<Arc<Stream>>,
+    /// The stream of the input being handled (its answers go there).
+    pub input: Option<Arc<Stream>>,
+    /// Legacy HTTP+SSE: the one stream everything goes to.
+    pub legacy: Option<Arc<Stream>>,
+    /// Standalone messages waiting for a GET stream.
+    backlog: VecDeque<Bytes>,
+    next_stream: u64,
+    waiters: HashMap<OutboundId, Waiter>,
+    host_ids: HashMap<u64, OutboundId>,
+    next_host_id: u64,
+    timer: Option<Instant>,
+    listener: Option<ListenerId>,
+    pub closed: bool,
+}
+
+/// Work collected under the lock, done after it is released.
+#[derive(Default)]
+pub(crate) struct After {
+    wakers: Vec<Waker>,
+    events: Vec<Event>,
+    replies: Vec<(oneshot::Sender<Result<Value, RpcError>>, Result<Value, RpcError>)>,
+    timer: Option<Instant>,
+}
+
+/// A session of an HTTP server. Bindings keep an `Arc<Session>` per connection object and
+/// answer through its methods.
+pub struct Session {
+    id: Option<Arc<str>>,
+    pub(crate) shared: Arc<Shared>,
+    inner: Mutex<Inner>,
+    /// Milliseconds since the server's epoch at the last request or disconnect.
+    pub(crate) last_seen: AtomicU64,
+    /// Rust handlers running for this session (the built-in dispatcher).
+    pub(crate) tasks: Mutex<HashMap<RequestKey, super::dispatch::Running>>,
+    me: Weak<Session>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session").field("id", &self.id).finish_non_exhaustive()
+    }
+}
+
+impl Session {
+    pub(crate) fn new(shared: &Arc<Shared>, id: Option<Arc<str>>) -> Arc<Session> {
+        let engine = ServerSession::new(shared.config.clone(), shared.registry.clone());
+        Arc::new_cyclic(|me| Session {
+            id,
+            shared: shared.clone(),
+            inner: Mutex::new(Inner {
+                engine,
+                peer: None,
+                key_stream: HashMap::new(),
+                streams: HashMap::new(),
+                get_stream: None,
+                input: None,
+                legacy: None,
+                backlog: VecDeque::new(),
+                next_stream: 1,
+                waiters: HashMap::new(),
+                host_ids: HashMap::new(),
+                next_host_id: 1,
+                timer: None,
+                listener: None,
+                closed: false,
+            }),
+            last_seen: AtomicU64::new(shared.now_ms()),
+            tasks: Mutex::new(HashMap::new()),
+            me: me.clone(),
+        })
+    }
+
+    /// The `Mcp-Session-Id` (`None` in stateless mode).
+    pub fn id(&self) -> Option<&str> {
+        self.id.as_deref()
+    }
+
+    pub(crate) fn store_key(&self) -> Arc<str> {
+        self.id.clone().unwrap_or_else(|| Arc::from(""))
+    }
+
+    pub(crate) fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(crate) fn touch(&self) {
+        self.last_seen.store(self.shared.now_ms(), Ordering::Relaxed);
+    }
+
+    /// Runs `f` on the locked session, routes what the engine wrote, then (unlocked) wakes
+    /// streams, answers Rust waiters, arms the timer and hands events to the dispatcher.
+    pub(crate) fn with<R>(&self, f: impl FnOnce(&mut Inner) -> R) -> R {
+        let mut after = After::default();
+        let r = {
+            let mut g = self.lock();
+            let r = f(&mut g);
+            g.route(&self.shared, &mut after);
+            r
+        };
+        self.finish(after);
+        r
+    }
+
+    fn finish(&self, after: After) {
+        for w in after.wakers {
+            w.wake();
+        }
+        for (tx, result) in after.replies {
+            let _ = tx.send(result);
+        }
+        if let Some(at) = after.timer {
+            self.arm_timer(at);
+        }
+        if !after.events.is_empty() {
+            if let Some(me) = self.me.upgrade() {
+                self.shared.dispatcher.events(&me, after.events);
+            }
+        }
+    }
+
+    fn arm_timer(&self, at: Instant) {
+        let Some(rt) = self.shared.runtime.get() else { return };
+        let me = self.me.clone();
+        rt.spawn(async move {
+            tokio::time::sleep_until(at.into()).await;
+            if let Some(s) = me.upgrade() {
+                s.with(|i| {
+                    if i.timer == Some(at) {
+                        i.timer = None;
+                    }
+                    i.engine.handle_timeout(Instant::now());
+                });
+            }
+        });
+    }
+
+    /// Opens a stream of this session.
+    pub(crate) fn open_stream(&self, inner: &mut Inner, kind: Kind, expected: usize) -> Arc<Stream> {
+        let id = inner.next_stream;
+        inner.next_stream += 1;
+        let ids = self.id.is_some() && kind != Kind::Legacy;
+        let s = Stream::new(id, kind, self.store_key(), ids, self.shared.options.event_store.clone(), expected);
+        if ids {
+            inner.streams.insert(id, s.clone());
+            // Bound what a session keeps for resumption: drop the oldest finished streams.
+            if inner.streams.len() > MAX_STREAMS {
+                let mut done: Vec<u64> = inner
+                    .streams
+                    .iter()
+                    .filter(|(_, s)| {
+                        let q = s.lock();
+                        q.finished && !q.attached
+                    })
+                    .map(|(k, _)| *k)
+                    .collect();
+                done.sort_unstable();
+                for k in done.into_iter().take(inner.streams.len() - MAX_STREAMS) {
+                    inner.streams.remove(&k);
+                    self.shared.options.event_store.forget_stream(&self.store_key(), k);
+                }
+            }
+        }
+        s
+    }
+
+    /// Whether the session has open streams or calls in progress (it is not idle).
+    pub(crate) fn busy(&self) -> bool {
+        let g = self.lock();
+        g.engine.in_flight() > 0 || g.streams.values().any(|s| s.lock().attached) || g.legacy.is_some()
+    }
+
+    /// Ends the session: calls in progress are cancelled, streams end.
+    pub fn close(&self) {
+        let first = self.with(|i| {
+            if i.closed {
+                return false;
+            }
+            i.closed = true;
+            i.engine.close();
+            true
+        });
+        if !first {
+            return;
+        }
+        let mut after = After::default();
+        {
+            let mut g = self.lock();
+            for s in g.streams.values() {
+                s.finish(&mut after.wakers);
+            }
+            for s in g.get_stream.iter().chain(g.legacy.iter()) {
+                s.finish(&mut after.wakers);
+            }
+            g.streams.clear();
+            g.key_stream.clear();
+            g.get_stream = None;
+            g.legacy = None;
+            if let Some(l) = g.listener.take() {
+                self.shared.registry.remove_listener(l);
+            }
+        }
+        for w in after.wakers {
+            w.wake();
+        }
+        if self.id.is_some() {
+            self.shared.options.event_store.forget_session(&self.store_key());
+        }
+        if let Some(me) = self.me.upgrade() {
+            self.shared.dispatcher.closed(&me);
+        }
+    }
+
+    /// Follows registry changes (list_changed, resource updates).
+    pub(crate) fn listen_registry(&self) {
+        let me = self.me.clone();
+        let id = self.shared.registry.add_listener(move |c: &RegistryChange| {
+            if let Some(s) = me.upgrade() {
+                s.with(|i| i.engine.registry_changed(c));
+            }
+        });
+        let stale = {
+            let mut g = self.lock();
+            if g.closed {
+                Some(id)
+            } else {
+                g.listener = Some(id);
+                None
+            }
+        };
+        if let Some(id) = stale {
+            self.shared.registry.remove_listener(id);
+        }
+    }
+
+    // ---- what handlers do (any thread) ------------------------------------------------
+
+    /// Completes a call with its outcome.
+    pub fn complete(&self, key: RequestKey, outcome: Outcome) {
+        self.with(|i| i.engine.complete(key, outcome));
+    }
+
+    /// Reports progress on a call; `Ok(false)` when the client asked for none.
+    pub fn progress(
+        &self,
+        key: RequestKey,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<&str>,
+    ) -> Result<bool, RpcError> {
+        self.with(|i| i.engine.progress(key, progress, total, message))
+    }
+
+    /// Sends a log message (tied to a call when `related` is set); false when the client's
+    /// level filters it out.
+    pub fn log(&self, level: LoggingLevel, logger: Option<&str>, data: Value, related: Option<RequestKey>) -> bool {
+        self.with(|i| i.engine.log(level, logger, data, related))
+    }
+
+    /// Sends a request to the client; its answer comes as [`Event::Response`] with the id
+    /// returned here (and progress as [`Event::Progress`]).
+    pub fn request(&self, method: &str, params: Option<Value>, opts: &RequestOptions) -> Result<u64, RpcError> {
+        self.with(|i| {
+            let id = i.engine.request(method, params, opts, Instant::now())?;
+            let host = i.next_host_id;
+            i.next_host_id += 1;
+            i.waiters.insert(id, Waiter::Host(host));
+            i.host_ids.insert(host, id);
+            Ok(host)
+        })
+    }
+
+    /// Cancels a request sent with [`Session::request`].
+    pub fn cancel_request(&self, host_id: u64, reason: Option<&str>) -> bool {
+        self.with(|i| match i.host_ids.remove(&host_id) {
+            Some(id) => {
+                i.waiters.remove(&id);
+                i.engine.cancel_request(id, reason)
+            }
+            None => false,
+        })
+    }
+
+    /// Tells the client a URL-mode elicitation finished.
+    pub fn elicitation_complete(&self, elicitation_id: &str) -> Result<(), RpcError> {
+        self.with(|i| i.engine.elicitation_complete(elicitation_id))
+    }
+
+    /// Closes the SSE connection a call is answering on, with a `retry` hint; the client
+    /// resumes it with `GET` and `Last-Event-ID` and gets the rest (SSE polling). False
+    /// when the call has no resumable stream.
+    pub fn close_stream(&self, key: RequestKey) -> bool {
+        let mut wakers = Vec::new();
+        let done = {
+            let g = self.lock();
+            match g.key_stream.get(&key) {
+                Some(s) if s.ids => {
+                    s.hang_up(self.shared.options.retry, &mut wakers);
+                    true
+                }
+                _ => false,
+            }
+        };
+        for w in wakers {
+            w.wake();
+        }
+        done
+    }
+
+    /// The client's name and version (after `initialize`).
+    pub fn client_info(&self) -> Option<Implementation> {
+        self.lock().engine.client_info().cloned()
+    }
+
+    /// The client's capabilities.
+    pub fn client_capabilities(&self) -> ClientCapabilities {
+        self.lock().engine.client_capabilities().clone()
+    }
+
+    /// The negotiated revision.
+    pub fn protocol_version(&self) -> Option<ProtocolVersion> {
+        self.lock().engine.protocol_version()
+    }
+
+    /// The level the client asked logs to be filtered at.
+    pub fn log_level(&self) -> Option<LoggingLevel> {
+        self.lock().engine.log_level()
+    }
+
+    /// What Rust handler contexts know about the client.
+    pub(crate) fn peer_info(&self) -> Arc<PeerInfo> {
+        let mut g = self.lock();
+        if let Some(p) = &g.peer {
+            return p.clone();
+        }
+        let p = Arc::new(PeerInfo {
+            client: g.engine.client_info().cloned(),
+            capabilities: g.engine.client_capabilities().clone(),
+            protocol_version: g.engine.protocol_version(),
+        });
+        if p.protocol_version.is_some() {
+            g.peer = Some(p.clone());
+        }
+        p
+    }
+
+    /// Applies a Rust handler context's command.
+    pub(crate) fn apply(&self, cmd: Command) -> Result<(), ()> {
+        let mut replies = Vec::new();
+        self.with(|i| {
+            if i.closed {
+                return Err(());
+            }
+            match cmd {
+                Command::Progress { key, progress, total, message, reply } => {
+                    replies.push(Reply::Progress(reply, i.engine.progress(key, progress, total, message.as_deref())));
+                }
+                Command::Log { level, logger, data, related } => {
+                    i.engine.log(level, logger.as_deref(), data, related);
+                }
+                Command::Request { method, params, opts, reply } => {
+                    match i.engine.request(&method, params, &opts, Instant::now()) {
+                        Ok(id) => {
+                            i.waiters.insert(id, Waiter::Rust(reply));
+                        }
+                        Err(e) => replies.push(Reply::Value(reply, Err(e))),
+                    }
+                }
+                Command::ElicitationComplete(id) => {
+                    let _ = i.engine.elicitation_complete(&id);
+                }
+                Command::CloseStream(key) => {
+                    if let Some(s) = i.key_stream.get(&key) {
+                        let mut w = Vec::new();
+                        s.hang_up(self.shared.options.retry, &mut w);
+                        replies.push(Reply::Wake(w));
+                    }
+                }
+            }
+            Ok(())
+        })?;
+        for r in replies {
+            match r {
+                Reply::Progress(tx, v) => {
+                    let _ = tx.send(v);
+                }
+                Reply::Value(tx, v) => {
+                    let _ = tx.send(v);
+                }
+                Reply::Wake(ws) => ws.into_iter().for_each(Waker::wake),
+            }
+        }
+        Ok(())
+    }
+}
+
+enum Reply {
+    Progress(oneshot::Sender<Result<bool, RpcError>>, Result<bool, RpcError>),
+    Value(oneshot::Sender<Result<Value, RpcError>>, Result<Value, RpcError>),
+    Wake(Vec<Waker>),
+}
+
+/// Most streams a session keeps for resumption.
+const MAX_STREAMS: usize = 64;
+
+impl Inner {
+    /// Routes every message the engine wrote, then collects its events.
+    fn route(&mut self, shared: &Shared, after: &mut After) {
+        while let Some(t) = self.engine.poll_transmit() {
+            let msg = Bytes::from(t.bytes);
+            if let Some(l) = &self.legacy {
+                let _ = l.push(msg, false, &mut after.wakers);
+                continue;
+            }
+            let (stream, answer) = match t.route {
+                Route::Reply(k) => (self.key_stream.remove(&k), true),
+                Route::Related(k) => (self.key_stream.get(&k).cloned(), false),
+                Route::Answer => (self.input.clone(), true),
+                Route::Standalone => (None, false),
+            };
+            let rest = match stream {
+                Some(s) => s.push(msg, answer, &mut after.wakers).err(),
+                None => Some(msg),
+            };
+            if let Some(msg) = rest {
+                if !answer {
+                    self.standalone(msg, shared.options.backlog, &mut after.wakers);
+                }
+            }
+        }
+        while let Some(ev) = self.engine.poll_event() {
+            match ev {
+                Event::Invoke(ref inv) => {
+                    let s = self.input.clone().or_else(|| self.legacy.clone());
+                    if let Some(s) = s {
+                        self.key_stream.insert(inv.key, s);
+                    }
+                    after.events.push(ev);
+                }
+                Event::Cancelled { key, .. } => {
+                    if let Some(s) = self.key_stream.remove(&key) {
+                        s.forgo_answer(&mut after.wakers);
+                    }
+                    after.events.push(ev);
+                }
+                Event::Response { id, result } => match self.waiters.remove(&id) {
+                    Some(Waiter::Rust(tx)) => after.replies.push((tx, result)),
+                    Some(Waiter::Host(h)) => {
+                        self.host_ids.remove(&h);
+                        after.events.push(Event::Response { id: OutboundId(h as i64), result });
+                    }
+                    None => {}
+                },
+                Event::Progress { id, progress, total, message } => {
+                    if let Some(Waiter::Host(h)) = self.waiters.get(&id) {
+                        after.events.push(Event::Progress { id: OutboundId(*h as i64), progress, total, message });
+                    }
+                }
+                Event::Initialized | Event::Notification { .. } => after.events.push(ev),
+            }
+        }
+        if let Some(d) = self.engine.next_deadline() {
+            if self.timer.is_none_or(|t| d < t) {
+                self.timer = Some(d);
+                after.timer = Some(d);
+            }
+        }
+    }
+
+    /// A message for the GET stream, or the backlog while none is open.
+    fn standalone(&mut self, msg: Bytes, cap: usize, wakers: &mut Vec<Waker>) {
+        if let Some(g) = &self.get_stream {
+            match g.push(msg, false, wakers) {
+                Ok(()) => return,
+                Err(m) => {
+                    self.get_stream = None;
+                    self.queue(m, cap);
+                }
+            }
+        } else {
+            self.queue(msg, cap);
+        }
+    }
+
+    fn queue(&mut self, msg: Bytes, cap: usize) {
+        if cap == 0 {
+            return;
+        }
+        if self.backlog.len() == cap {
+            self.backlog.pop_front();
+        }
+        self.backlog.push_back(msg);
+    }
+
+    /// Opens the GET stream with what waited in the backlog.
+    pub fn attach_get(&mut self, s: Arc<Stream>, wakers: &mut Vec<Waker>) {
+        for m in std::mem::take(&mut self.backlog) {
+            let _ = s.push(m, false, wakers);
+        }
+        self.get_stream = Some(s);
+    }
+}
+
+impl Detach for Session {
+    fn detached(&self, stream: &Arc<Stream>, delivered: bool) {
+        self.touch();
+        let mut g = self.lock();
+        if g.get_stream.as_ref().is_some_and(|s| Arc::ptr_eq(s, stream)) {
+            g.get_stream = None;
+        }
+        let legacy = g.legacy.as_ref().is_some_and(|s| Arc::ptr_eq(s, stream));
+        if delivered && g.streams.remove(&stream.id).is_some() {
+            self.shared.options.event_store.forget_stream(&self.store_key(), stream.id);
+        }
+        drop(g);
+        if legacy {
+            // The legacy transport's session lives as long as its SSE connection.
+            if let Some(id) = &self.id {
+                self.shared.remove_session(id);
+            }
+            self.close();
+        } else if self.id.is_none() {
+            // A stateless request's session ends with its stream.
+            self.close();
+        }
+    }
+}

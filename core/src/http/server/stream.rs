@@ -1,0 +1,361 @@
+//! One SSE stream of a session (a POST's replies, the GET stream, or a legacy SSE
+//! connection): the messages routed to it, the decision between a JSON body and an SSE
+//! stream, event ids, and the response body that drains it.
+
+use super::events::EventStore;
+use bytes::{BufMut, Bytes, BytesMut};
+use http_body::{Body, Frame, SizeHint};
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, Weak};
+use std::task::{Context, Poll, Waker};
+use std::time::Duration;
+
+/// What a stream carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// The replies to one POST: ends once its answer is out.
+    Post,
+    /// The session's standalone GET stream.
+    Get,
+    /// A legacy HTTP+SSE connection: everything, `event: message` without ids.
+    Legacy,
+}
+
+/// How a POST is answered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// Not decided yet: messages are held.
+    Pending,
+    /// One JSON body with the answer.
+    Json,
+    /// An SSE stream.
+    Sse,
+}
+
+pub(crate) struct Queue {
+    pub mode: Mode,
+    /// Messages held while the mode is pending (and the answer in JSON mode).
+    pub held: Vec<Bytes>,
+    /// Answers still to come.
+    pub expected: usize,
+    /// A message other than an answer arrived (so the reply must be a stream).
+    pub related: bool,
+    /// SSE bytes not yet taken by the body.
+    pub frames: BytesMut,
+    /// Last event number given out.
+    pub seq: u64,
+    /// A body (or the POST waiting for its answer) is reading this stream.
+    pub attached: bool,
+    /// No more messages will come.
+    pub finished: bool,
+    /// End the current connection (the stream stays resumable).
+    pub hang_up: bool,
+    pub waker: Option<Waker>,
+}
+
+pub(crate) struct Stream {
+    pub id: u64,
+    pub kind: Kind,
+    /// The session id for the event store (`""` without sessions).
+    pub session: Arc<str>,
+    /// Give SSE events ids (resumable streams).
+    pub ids: bool,
+    pub store: Arc<dyn EventStore>,
+    pub q: Mutex<Queue>,
+}
+
+/// Appends one `message` event.
+fn encode(frames: &mut BytesMut, id: Option<(u64, u64)>, legacy: bool, data: &[u8]) {
+    frames.reserve(data.len() + 48);
+    if let Some((stream, seq)) = id {
+        frames.put_slice(format!("id: {stream}-{seq}\n").as_bytes());
+    }
+    if legacy {
+        frames.put_slice(b"event: message\n");
+    }
+    frames.put_slice(b"data: ");
+    frames.put_slice(data);
+    frames.put_slice(b"\n\n");
+}
+
+impl Stream {
+    pub fn new(
+        id: u64,
+        kind: Kind,
+        session: Arc<str>,
+        ids: bool,
+        store: Arc<dyn EventStore>,
+        expected: usize,
+    ) -> Arc<Self> {
+        let mode = if kind == Kind::Post { Mode::Pending } else { Mode::Sse };
+        Arc::new(Stream {
+            id,
+            kind,
+            session,
+            ids,
+            store,
+            q: Mutex::new(Queue {
+                mode,
+                held: Vec::new(),
+                expected,
+                related: false,
+                frames: BytesMut::new(),
+                seq: 0,
+                attached: true,
+                finished: false,
+                hang_up: false,
+                waker: None,
+            }),
+        })
+    }
+
+    pub fn lock(&self) -> std::sync::MutexGuard<'_, Queue> {
+        self.q.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Adds a message. `Err` gives it back when this stream cannot carry it (a JSON reply
+    /// carries only its answer, a finished stream nothing).
+    pub fn push(&self, msg: Bytes, answer: bool, wakers: &mut Vec<Waker>) -> Result<(), Bytes> {
+        let mut q = self.lock();
+        if q.finished {
+            return Err(msg);
+        }
+        match q.mode {
+            Mode::Json if !answer => return Err(msg),
+            Mode::Pending | Mode::Json => {
+                if !answer {
+                    q.related = true;
+                }
+                q.held.push(msg);
+            }
+            Mode::Sse => self.emit(&mut q, &msg),
+        }
+        if answer {
+            q.expected = q.expected.saturating_sub(1);
+            if q.expected == 0 && self.kind == Kind::Post {
+                q.finished = true;
+            }
+        }
+        if let Some(w) = q.waker.take() {
+            wakers.push(w);
+        }
+        Ok(())
+    }
+
+    /// Encodes one message as an event (stored for replay when it has an id).
+    fn emit(&self, q: &mut Queue, msg: &Bytes) {
+        if self.ids {
+            q.seq += 1;
+            self.store.store(&self.session, self.id, q.seq, msg);
+            encode(&mut q.frames, Some((self.id, q.seq)), false, msg);
+        } else {
+            encode(&mut q.frames, None, self.kind == Kind::Legacy, msg);
+        }
+    }
+
+    /// Switches a pending POST to SSE: a priming event (an id and `retry`, so the client can
+    /// resume), then what was held.
+    pub fn start_sse(&self, q: &mut Queue, retry: Option<Duration>) {
+        q.mode = Mode::Sse;
+        if let (true, Some(r)) = (self.ids, retry) {
+            q.frames.put_slice(format!("id: {}-0\nretry: {}\ndata: \n\n", self.id, r.as_millis()).as_bytes());
+        }
+        for m in std::mem::take(&mut q.held) {
+            self.emit(q, &m);
+        }
+    }
+
+    /// Ends the stream: no more messages.
+    pub fn finish(&self, wakers: &mut Vec<Waker>) {
+        let mut q = self.lock();
+        q.finished = true;
+        if let Some(w) = q.waker.take() {
+            wakers.push(w);
+        }
+    }
+
+    /// One answer will never come (its request was cancelled).
+    pub fn forgo_answer(&self, wakers: &mut Vec<Waker>) {
+        let mut q = self.lock();
+        q.expected = q.expected.saturating_sub(1);
+        if q.expected == 0 && self.kind == Kind::Post {
+            q.finished = true;
+        }
+        if let Some(w) = q.waker.take() {
+            wakers.push(w);
+        }
+    }
+
+    /// Closes the current connection early (the client resumes with `Last-Event-ID`): a
+    /// `retry` hint first.
+    pub fn hang_up(&self, retry: Duration, wakers: &mut Vec<Waker>) {
+        let mut q = self.lock();
+        if q.mode != Mode::Sse || q.finished || !self.ids {
+            return;
+        }
+        q.frames.put_slice(format!("retry: {}\n\n", retry.as_millis()).as_bytes());
+        q.hang_up = true;
+        if let Some(w) = q.waker.take() {
+            wakers.push(w);
+        }
+    }
+}
+
+/// Called when a stream body goes away (finished or the client left).
+pub(crate) trait Detach: Send + Sync {
+    fn detached(&self, stream: &Arc<Stream>, delivered: bool);
+}
+
+/// The body of an SSE response: drains its stream, with keep-alive comments.
+pub(crate) struct SseBody {
+    pub stream: Arc<Stream>,
+    pub owner: Weak<dyn Detach>,
+    pub keep_alive: Option<(Duration, Pin<Box<tokio::time::Sleep>>)>,
+    pub comment: &'static [u8],
+    pub done: bool,
+}
+
+impl SseBody {
+    pub fn new(stream: Arc<Stream>, owner: Weak<dyn Detach>, keep_alive: Option<Duration>, comment: &'static [u8]) -> Self {
+        SseBody {
+            stream,
+            owner,
+            keep_alive: keep_alive.map(|d| (d, Box::pin(tokio::time::sleep(d)))),
+            comment,
+            done: false,
+        }
+    }
+}
+
+impl Body for SseBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        if self.done {
+            return Poll::Ready(None);
+        }
+        {
+            let mut q = self.stream.lock();
+            if !q.frames.is_empty() {
+                let data = q.frames.split().freeze();
+                drop(q);
+                if let Some((d, sleep)) = &mut self.keep_alive {
+                    let at = tokio::time::Instant::now() + *d;
+                    sleep.as_mut().reset(at);
+                }
+                return Poll::Ready(Some(Ok(Frame::data(data))));
+            }
+            if q.finished || q.hang_up {
+                q.hang_up = false;
+                drop(q);
+                self.done = true;
+                self.release();
+                return Poll::Ready(None);
+            }
+            q.waker = Some(cx.waker().clone());
+        }
+        let comment = self.comment;
+        if let Some((d, sleep)) = &mut self.keep_alive {
+            if sleep.as_mut().poll(cx).is_ready() {
+                let at = tokio::time::Instant::now() + *d;
+                sleep.as_mut().reset(at);
+                return Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(comment)))));
+            }
+        }
+        Poll::Pending
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.done
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        SizeHint::default()
+    }
+}
+
+impl SseBody {
+    /// The reply went out as JSON: this body will not be sent.
+    pub fn release_now(&mut self) {
+        if !self.done {
+            self.done = true;
+            self.release();
+        }
+    }
+
+    fn release(&mut self) {
+        let delivered = {
+            let mut q = self.stream.lock();
+            q.attached = false;
+            q.waker = None;
+            q.finished && q.frames.is_empty()
+        };
+        if let Some(owner) = self.owner.upgrade() {
+            owner.detached(&self.stream, delivered);
+        }
+    }
+}
+
+impl Drop for SseBody {
+    fn drop(&mut self) {
+        if !self.done {
+            self.done = true;
+            self.release();
+        }
+    }
+}
+
+use std::future::Future;
+
+/// Any response body of the service.
+pub enum HttpBody {
+    /// No body.
+    Empty,
+    /// A complete body.
+    Full(Option<Bytes>),
+    /// An SSE stream.
+    #[allow(private_interfaces)]
+    Sse(SseBody),
+}
+
+impl std::fmt::Debug for HttpBody {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HttpBody::Empty => f.write_str("Empty"),
+            HttpBody::Full(b) => f.debug_tuple("Full").field(&b.as_ref().map(Bytes::len)).finish(),
+            HttpBody::Sse(s) => f.debug_tuple("Sse").field(&s.stream.id).finish(),
+        }
+    }
+}
+
+impl Body for HttpBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        match self.get_mut() {
+            HttpBody::Empty => Poll::Ready(None),
+            HttpBody::Full(b) => Poll::Ready(b.take().map(|b| Ok(Frame::data(b)))),
+            HttpBody::Sse(s) => Pin::new(s).poll_frame(cx),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        match self {
+            HttpBody::Empty => true,
+            HttpBody::Full(b) => b.is_none(),
+            HttpBody::Sse(s) => s.done,
+        }
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        match self {
+            HttpBody::Empty => SizeHint::with_exact(0),
+            HttpBody::Full(Some(b)) => SizeHint::with_exact(b.len() as u64),
+            HttpBody::Full(None) => SizeHint::with_exact(0),
+            HttpBody::Sse(_) => SizeHint::default(),
+        }
+    }
+}
