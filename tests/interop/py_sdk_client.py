@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Drive an MCP stdio server with the official Python SDK client (mcp 2.3.0).
+"""Drive an MCP server with the official Python SDK client (mcp 2.3.0).
 
-    py_sdk_client.py [--timeout SECONDS] -- CMD [ARGS...]
+    py_sdk_client.py [--timeout SECONDS] -- CMD [ARGS...]      stdio: starts CMD
+    py_sdk_client.py [--timeout SECONDS] --url URL              Streamable HTTP (e.g. http://127.0.0.1:N/mcp)
+    py_sdk_client.py [--timeout SECONDS] --sse-url URL          legacy HTTP+SSE (the GET stream, e.g. .../sse)
 
-Starts CMD over stdio, initializes, checks that tools/list has a tool `echo`, calls
+Connects, initializes, checks that tools/list has a tool `echo`, calls
 `echo {"text": "hello interop"}` and checks the result is exactly one text content equal
 to "hello interop" and not isError, sends a ping, and exits 0. On any failure it prints a
 message to stderr and exits 1. The whole run is bounded (30 s by default).
@@ -14,16 +16,14 @@ itself with that venv's python, so the pinned SDK is used whatever python starte
 
 from __future__ import annotations
 
-import os
 import sys
 
-from sdk_harness import check, run_main, sdk_missing, use_peers_python
+from sdk_harness import Target, check, open_transport, run_main, sdk_missing, use_peers_python
 
 use_peers_python(__file__)
 
 try:
-    from mcp import ClientSession, StdioServerParameters
-    from mcp.client.stdio import stdio_client
+    from mcp import ClientSession
 except ImportError as exc:
     sdk_missing("py_sdk_client", exc)
 
@@ -32,11 +32,8 @@ ECHO_TEXT = "hello interop"
 PREFIX = "py_sdk_client"
 
 
-async def run(cmd: list[str]) -> None:
-    # Pass the whole environment (the SDK's default keeps only a few variables), so the
-    # server under test sees PEERS, PATH, RUST_LOG, ...
-    params = StdioServerParameters(command=cmd[0], args=cmd[1:], env=dict(os.environ))
-    async with stdio_client(params) as (read, write):
+async def run(target: Target) -> Target:
+    async with open_transport(target) as (read, write):
         async with ClientSession(read, write) as session:
             init = await session.initialize()
             info = init.server_info
@@ -58,6 +55,7 @@ async def run(cmd: list[str]) -> None:
             check(item.text == ECHO_TEXT, f"echo content[0].text is {item.text!r}, want {ECHO_TEXT!r}")
 
             await session.send_ping()
+    return target
 
 
 def main() -> int:
@@ -65,7 +63,9 @@ def main() -> int:
         __file__,
         PREFIX,
         run,
-        lambda _: print(f"{PREFIX}: ok (initialize, tools/list, tools/call echo, ping)", file=sys.stderr),
+        lambda target: print(
+            f"{PREFIX}: ok (initialize, tools/list, tools/call echo, ping; {target.kind})", file=sys.stderr
+        ),
     )
 
 

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Drive the weather example server through every MCP feature with the official Python SDK
-client (mcp 2.3.0 ``ClientSession``) over stdio.
+client (mcp 2.3.0 ``ClientSession``) over stdio (starting CMD), Streamable HTTP (``--url``) or
+legacy HTTP+SSE (``--sse-url``).
 
-    py_sdk_full.py [--timeout SECONDS] -- CMD [ARGS...]
+    py_sdk_full.py [--timeout SECONDS] (-- CMD [ARGS...] | --url URL | --sse-url URL)
 
-CMD must serve what examples/python/weather_server.py serves: tools ``forecast`` (structured
+The server must serve what examples/python/weather_server.py serves: tools ``forecast`` (structured
 output, progress, an info log), ``alerts`` (a list wrapped in its one array property), ``weather_map``
 (an image and a resource link) and ``plan_trip`` (elicitation, then sampling); the resource
 ``weather://cities``; the template ``weather://{city}/now``; the prompt ``packing_list``;
@@ -20,12 +21,11 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import sys
 import warnings
 from typing import Any
 
-from sdk_harness import CheckFailed, check, run_main, sdk_missing, use_peers_python
+from sdk_harness import CheckFailed, Target, check, open_transport, run_main, sdk_missing, use_peers_python
 
 use_peers_python(__file__)
 
@@ -33,9 +33,8 @@ try:
     import anyio
     import jsonschema
     import mcp_types as types
-    from mcp import ClientSession, MCPDeprecationWarning, MCPError, StdioServerParameters
+    from mcp import ClientSession, MCPDeprecationWarning, MCPError
     from mcp.client.session import ClientRequestContext
-    from mcp.client.stdio import stdio_client
 except ImportError as exc:
     sdk_missing("py_sdk_full", exc)
 
@@ -87,12 +86,10 @@ class Peer:
         )
 
 
-async def run(cmd: list[str]) -> list[str]:
+async def run(target: Target) -> list[str]:
     done: list[str] = []
     peer = Peer()
-    # Pass the whole environment (the SDK's default keeps only a few variables).
-    params = StdioServerParameters(command=cmd[0], args=cmd[1:], env=dict(os.environ))
-    async with stdio_client(params) as (read, write):
+    async with open_transport(target) as (read, write):
         async with ClientSession(
             read,
             write,

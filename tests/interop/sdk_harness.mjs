@@ -1,6 +1,9 @@
 // Shared plumbing of the scripts that drive a server with the official TypeScript SDK
-// (ts_sdk_client.mjs, ts_sdk_full.mjs): parse `[--timeout SECONDS] [--] CMD [ARGS...]`,
-// check conditions, bound the run, and end it with one clear line and an exit code.
+// (ts_sdk_client.mjs, ts_sdk_full.mjs): parse
+// `[--timeout SECONDS] (--url URL | --sse-url URL | [--] CMD [ARGS...])`, open the matching SDK
+// transport (stdio child, Streamable HTTP, legacy HTTP+SSE), check conditions, bound the run,
+// and end it with one clear line and an exit code.
+import { importPeer } from './peer_import.mjs';
 
 export class CheckFailed extends Error {}
 
@@ -11,37 +14,44 @@ export function check(cond, msg) {
 
 /**
  * Starts a bounded run: parses the command line (exits 2 with a usage line when it is
- * wrong) and arms the timeout. Returns `{ cmd, track(transport), finish(promise, onOk) }`.
+ * wrong) and arms the timeout. Returns `{ target, cmd, openTransport(), track(transport),
+ * negotiated(), finish(promise, onOk) }`; `target` is `{ kind: 'stdio', cmd }`,
+ * `{ kind: 'http', url }` or `{ kind: 'sse', url }` (`cmd` is the stdio command, or []).
  */
 export function harness(prefix, script) {
   let timeoutSec = 30;
+  let url = null;
   const argv = process.argv.slice(2);
   let i = 0;
+  let bad = false;
   while (i < argv.length && argv[i] !== '--') {
-    if (argv[i] === '--timeout' && i + 1 < argv.length) {
-      timeoutSec = Number(argv[i + 1]);
-      i += 2;
-    } else if (argv[i].startsWith('--timeout=')) {
-      timeoutSec = Number(argv[i].slice('--timeout='.length));
-      i += 1;
-    } else {
-      break;
+    const [name, ...rest] = argv[i].split('=');
+    if (!['--timeout', '--url', '--sse-url'].includes(name)) break;
+    let value = rest.join('=');
+    if (rest.length === 0) {
+      if (i + 1 >= argv.length) bad = true;
+      value = argv[++i];
     }
+    if (name === '--timeout') timeoutSec = Number(value);
+    else url = { kind: name === '--url' ? 'http' : 'sse', url: value };
+    i += 1;
   }
   if (argv[i] === '--') i += 1;
   const cmd = argv.slice(i);
-  if (cmd.length === 0 || !(timeoutSec > 0)) {
-    process.stderr.write(`usage: ${script} [--timeout SECONDS] [--] CMD [ARGS...]\n`);
+  if (bad || (cmd.length === 0) === (url === null) || !(timeoutSec > 0)) {
+    process.stderr.write(`usage: ${script} [--timeout SECONDS] (--url URL | --sse-url URL | [--] CMD [ARGS...])\n`);
     process.exit(2);
   }
-  const cmdText = cmd.join(' ');
+  const target = url ?? { kind: 'stdio', cmd };
+  const cmdText = url ? `${url.kind === 'http' ? 'url' : 'sse url'}: ${url.url}` : `server: ${cmd.join(' ')}`;
   let transport = null;
+  let negotiated = '?';
   let failed = false;
 
   function fail(msg) {
     if (failed) return;
     failed = true;
-    process.stderr.write(`${prefix}: FAIL: ${msg} (server: ${cmdText})\n`);
+    process.stderr.write(`${prefix}: FAIL: ${msg} (${cmdText})\n`);
     const done = () => process.exit(1);
     if (transport) transport.close().then(done, done);
     else done();
@@ -50,7 +60,43 @@ export function harness(prefix, script) {
 
   const timer = setTimeout(() => fail(`timed out after ${timeoutSec}s`), timeoutSec * 1000);
   return {
+    target,
     cmd,
+    /**
+     * The SDK's client transport for the target (tracked, see `track`). A stdio child gets
+     * the whole environment (the SDK's default keeps only a few variables) and our stderr.
+     * The negotiated protocol revision is recorded for `negotiated()`.
+     */
+    async openTransport() {
+      let t;
+      try {
+        if (target.kind === 'http') {
+          const { StreamableHTTPClientTransport } = await importPeer('@modelcontextprotocol/sdk/client/streamableHttp.js');
+          t = new StreamableHTTPClientTransport(new URL(target.url));
+        } else if (target.kind === 'sse') {
+          const { SSEClientTransport } = await importPeer('@modelcontextprotocol/sdk/client/sse.js');
+          t = new SSEClientTransport(new URL(target.url));
+        } else {
+          const { StdioClientTransport } = await importPeer('@modelcontextprotocol/sdk/client/stdio.js');
+          const env = Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined));
+          t = new StdioClientTransport({ command: cmd[0], args: cmd.slice(1), env, stderr: 'inherit' });
+        }
+      } catch (e) {
+        throw new CheckFailed(`cannot load the TypeScript SDK: ${e.message}`);
+      }
+      // The client reports the negotiated revision to transports that accept it (the HTTP
+      // transport needs it for its MCP-Protocol-Version header: wrap, do not replace).
+      const setProtocolVersion = t.setProtocolVersion?.bind(t);
+      t.setProtocolVersion = (v) => {
+        negotiated = v;
+        setProtocolVersion?.(v);
+      };
+      return this.track(t);
+    },
+    /** The protocol revision the client negotiated ('?' before). */
+    negotiated() {
+      return negotiated;
+    },
     /** Remembers the transport, so a failure or a timeout closes it. */
     track(t) {
       transport = t;

