@@ -12,7 +12,8 @@
 # --sse (the legacy HTTP+SSE transport): URL http://127.0.0.1:PORT/sse, clients get --sse-url.
 # --path overrides the path. Clients (default "py ts"): py = py_sdk_client.py, ts =
 # ts_sdk_client.mjs (the echo check), py-full = py_sdk_full.py, ts-full = ts_sdk_full.mjs (the
-# weather walk). Each client run is bounded (--timeout 30); the server start by
+# weather walk), inspector = inspector_check.sh (the Inspector CLI lists the tools and calls
+# echo; it picks the transport from the path: /mcp or /sse). Each client run is bounded (--timeout 30); the server start by
 # READY_TIMEOUT (s, 20). Prints each client's outcome and ends with
 # `http_interop: N passed, M failed`; exit 1 if any client failed or the server did not start.
 # The server's output goes to a temp file, printed when something fails.
@@ -22,7 +23,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$HERE/../conformance/lib.sh"
 
 usage() {
-  echo "usage: http_interop.sh [--sse] [--path P] [--clients \"py ts py-full ts-full\"] -- CMD [ARGS...] (with {PORT})" >&2
+  echo "usage: http_interop.sh [--sse] [--path P] [--clients \"py ts py-full ts-full inspector\"] -- CMD [ARGS...] (with {PORT})" >&2
   exit 2
 }
 sse=0 path="" clients="py ts"
@@ -67,6 +68,14 @@ for c in $clients; do
     ts) run=(node "$HERE/ts_sdk_client.mjs") ;;
     py-full) run=(python3 "$HERE/py_sdk_full.py") ;;
     ts-full) run=(node "$HERE/ts_sdk_full.mjs") ;;
+    inspector)
+      if PEERS="$PEERS" bash "$HERE/inspector_check.sh" echo '{"text":"hello inspector"}' "hello inspector" -- "$url"; then
+        passed=$((passed + 1))
+      else
+        failed=$((failed + 1))
+      fi
+      continue
+      ;;
     *) echo "http_interop: unknown client $c" >&2; failed=$((failed + 1)); continue ;;
   esac
   if PEERS="$PEERS" "${run[@]}" --timeout 30 "$flag" "$url"; then

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The official MCP Inspector CLI drives a stdio server: tools/list, then one tools/call, and
+# The official MCP Inspector CLI drives a server: tools/list, then one tools/call, and
 # checks the answers (exit codes: 0 ok, 4 unreachable, 5 tool error).
-#   inspector_check.sh TOOL JSON_ARGS EXPECTED_TEXT -- CMD [ARGS...]
+#   inspector_check.sh TOOL JSON_ARGS EXPECTED_TEXT -- CMD [ARGS...]     a stdio server
+#   inspector_check.sh TOOL JSON_ARGS EXPECTED_TEXT -- URL               an HTTP server: .../mcp is
+#                                                 Streamable HTTP, .../sse the legacy transport
 # e.g. inspector_check.sh echo '{"text":"hi"}' hi -- target/release/examples/echo_server
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
