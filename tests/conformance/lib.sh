@@ -7,6 +7,7 @@
 #   wait_http URL SECONDS PID             waits until URL gives any HTTP answer (fails if PID dies)
 #   run_conformance DIR -- ARGS...        runs the conformance CLI (bounded, own process group,
 #                                         HOME in a temp dir), output to DIR/cli.log; returns its status
+#   conf_cleanup                          kills a CLI run still going (call it from an EXIT trap)
 
 CONF_HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$CONF_HERE/../.." && pwd)"
@@ -67,19 +68,28 @@ wait_http() {
   done
 }
 
+CONF_GROUP="" CONF_HOME=""
+conf_cleanup() {
+  [ -n "$CONF_GROUP" ] && kill -KILL -- "-$CONF_GROUP" 2>/dev/null
+  [ -n "$CONF_HOME" ] && rm -rf "$CONF_HOME"
+  CONF_GROUP="" CONF_HOME=""
+  return 0
+}
+
 run_conformance() {
   local dir="$1"; shift
   [ "$1" = "--" ] && shift
   local home
   home="$(mktemp -d)"
+  CONF_HOME=$home
   # Its own process group: the CLI kills only the shell of a client that times out, so the
   # group is swept afterwards; `timeout` bounds the whole run (and signals the group).
   setsid timeout --kill-after=10 "${SUITE_TIMEOUT:-600}" env HOME="$home" NO_COLOR=1 FORCE_COLOR=0 \
     "$NODE22" "$CONFORMANCE_JS" "$@" >"$dir/cli.log" 2>&1 </dev/null &
   local pid=$! rc=0
+  CONF_GROUP=$pid
   wait "$pid" || rc=$?
-  kill -KILL -- "-$pid" 2>/dev/null || true
-  rm -rf "$home"
+  conf_cleanup
   [ "$rc" -ne 124 ] || echo "conformance: the CLI exceeded ${SUITE_TIMEOUT:-600}s (SUITE_TIMEOUT)" >>"$dir/cli.log"
   return "$rc"
 }

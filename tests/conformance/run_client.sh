@@ -31,6 +31,7 @@ scenarios=("$@")
 out="${RESULTS:-$REPO/tests/.results/conformance/client-$(date +%Y%m%d-%H%M%S)-$$}"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
+trap conf_cleanup EXIT
 trap 'exit 130' INT TERM
 
 echo "run_client: $CMD"

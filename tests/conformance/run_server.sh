@@ -47,7 +47,7 @@ mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 
 SERVER_PID=""
-cleanup() { stop_group "$SERVER_PID"; SERVER_PID=""; }
+cleanup() { conf_cleanup; stop_group "$SERVER_PID"; SERVER_PID=""; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
