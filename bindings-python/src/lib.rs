@@ -2,13 +2,16 @@
 //!
 //! It holds only handles to the engine's sans-IO sessions and registry, the conversion of
 //! protocol payloads between JSON values and Python objects ([`bridge`]) and the mapping of
-//! engine errors to `hypermcp.errors` ([`errors`]). There is no runtime and no thread here:
-//! the asyncio loop owns the I/O and calls straight into the sessions.
+//! engine errors to `hypermcp.errors` ([`errors`]). For stdio and in-memory connections
+//! there is no runtime and no thread: the asyncio loop owns the I/O and calls straight into
+//! the sessions. HTTP runs on a one-thread tokio runtime started on first use ([`http`]),
+//! which hands calls to the loop in batches.
 #![forbid(unsafe_code)]
 
 mod bridge;
 mod client;
 mod errors;
+mod http;
 mod server;
 
 use pyo3::prelude::*;
@@ -21,5 +24,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<server::Registry>()?;
     m.add_class::<server::ServerSession>()?;
     m.add_class::<client::ClientSession>()?;
+    m.add_class::<http::HttpServer>()?;
+    m.add_class::<http::HttpSession>()?;
     Ok(())
 }

@@ -136,6 +136,166 @@ pub(crate) fn invocation_head<'py>(py: Python<'py>, inv: &engine::Invocation) ->
     ])
 }
 
+/// The engine's `ServerConfig` from the dict `Server._native_config()` builds.
+pub(crate) fn server_config(config: &Bound<'_, PyAny>) -> PyResult<engine::ServerConfig> {
+    let c = from_py(config)?;
+    let s = |k: &str| c.get(k).and_then(|v| v.as_str()).map(str::to_string);
+    let b = |k: &str| c.get(k).and_then(|v| v.as_bool()).unwrap_or(false);
+    let mut info = hypermcp::Implementation::new(
+        s("name").unwrap_or_else(|| "hypermcp-server".into()),
+        s("version").unwrap_or_else(|| "0.0.0".into()),
+    );
+    info.title = s("title");
+    info.description = s("description");
+    info.website_url = s("website_url");
+    if let Some(icons) = c.get("icons") {
+        info.icons =
+            serde_json::from_value(icons.clone()).map_err(|e| PyValueError::new_err(format!("invalid icons: {e}")))?;
+    }
+    let mut cfg = engine::ServerConfig::new(info);
+    cfg.instructions = s("instructions");
+    cfg.tools = b("tools");
+    cfg.resources = b("resources");
+    cfg.prompts = b("prompts");
+    cfg.completions = b("completions");
+    if let Some(n) = c.get("max_message_size").and_then(|v| v.as_u64()) {
+        cfg.max_message_size = n as usize;
+    }
+    if let Some(t) = c.get("request_timeout") {
+        cfg.request_timeout = t.as_f64().map(Duration::from_secs_f64);
+    }
+    Ok(cfg)
+}
+
+/// One server-side event as a tuple (see `ServerSession.poll_events`); `None` for events a
+/// server never gets.
+pub(crate) fn event_tuple<'py>(py: Python<'py>, ev: Event) -> PyResult<Option<Bound<'py, PyTuple>>> {
+    if let Some(t) = common_event(py, &ev)? {
+        return Ok(Some(t));
+    }
+    let Event::Invoke(inv) = ev else { return Ok(None) };
+    let [key, id, token, meta] = invocation_head(py, &inv)?;
+    let tuple = match &inv.request {
+        Request::CallTool { name, arguments } => PyTuple::new(
+            py,
+            [
+                "tool".into_pyobject(py)?.into_any(),
+                key,
+                id,
+                token,
+                meta,
+                name.into_pyobject(py)?.into_any(),
+                map_to_py(py, arguments)?.into_any(),
+            ],
+        )?,
+        Request::ReadResource { uri, template, variables } => {
+            let vars = pyo3::types::PyDict::new(py);
+            for (k, v) in variables {
+                vars.set_item(k, v)?;
+            }
+            PyTuple::new(
+                py,
+                [
+                    "resource".into_pyobject(py)?.into_any(),
+                    key,
+                    id,
+                    token,
+                    meta,
+                    uri.into_pyobject(py)?.into_any(),
+                    template.as_ref().map(|t| t.template.uri_template.as_str()).into_pyobject(py)?.into_any(),
+                    vars.into_any(),
+                ],
+            )?
+        }
+        Request::GetPrompt { name, arguments } => {
+            let args = pyo3::types::PyDict::new(py);
+            for (k, v) in arguments {
+                args.set_item(k, v)?;
+            }
+            PyTuple::new(
+                py,
+                [
+                    "prompt".into_pyobject(py)?.into_any(),
+                    key,
+                    id,
+                    token,
+                    meta,
+                    name.into_pyobject(py)?.into_any(),
+                    args.into_any(),
+                ],
+            )?
+        }
+        Request::Complete(p) => PyTuple::new(
+            py,
+            [
+                "complete".into_pyobject(py)?.into_any(),
+                key,
+                id,
+                token,
+                meta,
+                to_py(py, &serde_json::to_value(p).unwrap_or_default())?,
+            ],
+        )?,
+        _ => return Ok(None),
+    };
+    Ok(Some(tuple))
+}
+
+/// A tool result dict as an outcome.
+pub(crate) fn tool_outcome(result: &Bound<'_, PyAny>) -> PyResult<Outcome> {
+    Ok(Outcome::Tool(from_py_as(result, "tool result")?))
+}
+
+/// One text block as a tool outcome.
+pub(crate) fn text_outcome(text: String, is_error: bool) -> Outcome {
+    let mut r = CallToolResult::text(text);
+    if is_error {
+        r.is_error = Some(true);
+    }
+    Outcome::Tool(r)
+}
+
+/// A resource, prompt or completion result dict as an outcome.
+pub(crate) fn result_outcome(kind: &str, result: &Bound<'_, PyAny>) -> PyResult<Outcome> {
+    Ok(match kind {
+        "resource" => Outcome::Resource(from_py_as(result, "resource result")?),
+        "prompt" => Outcome::Prompt(from_py_as(result, "prompt result")?),
+        "complete" => Outcome::Completion(from_py_as(result, "completion result")?),
+        other => return Err(PyValueError::new_err(format!("unknown result kind {other:?}"))),
+    })
+}
+
+/// A JSON-RPC error as an outcome.
+pub(crate) fn error_outcome(code: i32, message: String, data: Option<&Bound<'_, PyAny>>) -> PyResult<Outcome> {
+    let mut e = RpcError::new(code, message);
+    if let Some(d) = data {
+        if !d.is_none() {
+            e.data = Some(from_py(d)?);
+        }
+    }
+    Ok(Outcome::Error(e))
+}
+
+/// Params and options of a request to the client.
+pub(crate) fn request_parts(
+    params: Option<&Bound<'_, PyAny>>,
+    timeout: Option<f64>,
+    related: Option<u64>,
+    progress: bool,
+) -> PyResult<(Option<serde_json::Value>, RequestOptions)> {
+    let params = match params {
+        Some(p) if !p.is_none() => Some(from_py(p)?),
+        _ => None,
+    };
+    let opts = RequestOptions {
+        timeout: timeout.map(Duration::from_secs_f64),
+        related: related.map(RequestKey),
+        progress,
+        ..Default::default()
+    };
+    Ok((params, opts))
+}
+
 /// The server end of one connection.
 #[pyclass(module = "hypermcp._core")]
 pub struct ServerSession {
@@ -149,32 +309,7 @@ impl ServerSession {
     /// "prompts"?, "completions"?, "page_size"?, "max_message_size"?, "request_timeout"?}`.
     #[new]
     fn new(config: &Bound<'_, PyAny>, registry: &Registry) -> PyResult<Self> {
-        let c = from_py(config)?;
-        let s = |k: &str| c.get(k).and_then(|v| v.as_str()).map(str::to_string);
-        let b = |k: &str| c.get(k).and_then(|v| v.as_bool()).unwrap_or(false);
-        let mut info = hypermcp::Implementation::new(
-            s("name").unwrap_or_else(|| "hypermcp-server".into()),
-            s("version").unwrap_or_else(|| "0.0.0".into()),
-        );
-        info.title = s("title");
-        info.description = s("description");
-        info.website_url = s("website_url");
-        if let Some(icons) = c.get("icons") {
-            info.icons = serde_json::from_value(icons.clone())
-                .map_err(|e| PyValueError::new_err(format!("invalid icons: {e}")))?;
-        }
-        let mut cfg = engine::ServerConfig::new(info);
-        cfg.instructions = s("instructions");
-        cfg.tools = b("tools");
-        cfg.resources = b("resources");
-        cfg.prompts = b("prompts");
-        cfg.completions = b("completions");
-        if let Some(n) = c.get("max_message_size").and_then(|v| v.as_u64()) {
-            cfg.max_message_size = n as usize;
-        }
-        if let Some(t) = c.get("request_timeout") {
-            cfg.request_timeout = t.as_f64().map(Duration::from_secs_f64);
-        }
+        let cfg = server_config(config)?;
         Ok(ServerSession { inner: engine::ServerSession::new(Arc::new(cfg), registry.inner.clone()), out: Vec::new() })
     }
 
@@ -199,76 +334,9 @@ impl ServerSession {
     fn poll_events<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let list = PyList::empty(py);
         while let Some(ev) = self.inner.poll_event() {
-            if let Some(t) = common_event(py, &ev)? {
+            if let Some(t) = event_tuple(py, ev)? {
                 list.append(t)?;
-                continue;
             }
-            let Event::Invoke(inv) = ev else { continue };
-            let [key, id, token, meta] = invocation_head(py, &inv)?;
-            let tuple = match &inv.request {
-                Request::CallTool { name, arguments } => PyTuple::new(
-                    py,
-                    [
-                        "tool".into_pyobject(py)?.into_any(),
-                        key,
-                        id,
-                        token,
-                        meta,
-                        name.into_pyobject(py)?.into_any(),
-                        map_to_py(py, arguments)?.into_any(),
-                    ],
-                )?,
-                Request::ReadResource { uri, template, variables } => {
-                    let vars = pyo3::types::PyDict::new(py);
-                    for (k, v) in variables {
-                        vars.set_item(k, v)?;
-                    }
-                    PyTuple::new(
-                        py,
-                        [
-                            "resource".into_pyobject(py)?.into_any(),
-                            key,
-                            id,
-                            token,
-                            meta,
-                            uri.into_pyobject(py)?.into_any(),
-                            template.as_ref().map(|t| t.template.uri_template.as_str()).into_pyobject(py)?.into_any(),
-                            vars.into_any(),
-                        ],
-                    )?
-                }
-                Request::GetPrompt { name, arguments } => {
-                    let args = pyo3::types::PyDict::new(py);
-                    for (k, v) in arguments {
-                        args.set_item(k, v)?;
-                    }
-                    PyTuple::new(
-                        py,
-                        [
-                            "prompt".into_pyobject(py)?.into_any(),
-                            key,
-                            id,
-                            token,
-                            meta,
-                            name.into_pyobject(py)?.into_any(),
-                            args.into_any(),
-                        ],
-                    )?
-                }
-                Request::Complete(p) => PyTuple::new(
-                    py,
-                    [
-                        "complete".into_pyobject(py)?.into_any(),
-                        key,
-                        id,
-                        token,
-                        meta,
-                        to_py(py, &serde_json::to_value(p).unwrap_or_default())?,
-                    ],
-                )?,
-                _ => continue,
-            };
-            list.append(tuple)?;
         }
         Ok(list)
     }
@@ -287,30 +355,19 @@ impl ServerSession {
 
     /// Answers a tool call with a `CallToolResult`-shaped dict.
     fn complete_tool(&mut self, key: u64, result: &Bound<'_, PyAny>) -> PyResult<()> {
-        let r: CallToolResult = from_py_as(result, "tool result")?;
-        self.inner.complete(RequestKey(key), Outcome::Tool(r));
+        self.inner.complete(RequestKey(key), tool_outcome(result)?);
         Ok(())
     }
 
     /// Answers a tool call with one text block (the common case, no dict built).
     fn complete_tool_text(&mut self, key: u64, text: String, is_error: bool) {
-        let mut r = CallToolResult::text(text);
-        if is_error {
-            r.is_error = Some(true);
-        }
-        self.inner.complete(RequestKey(key), Outcome::Tool(r));
+        self.inner.complete(RequestKey(key), text_outcome(text, is_error));
     }
 
     /// Answers a resource read, a prompt or a completion (`kind`: "resource", "prompt",
     /// "complete") with a dict of the result's shape.
     fn complete_result(&mut self, key: u64, kind: &str, result: &Bound<'_, PyAny>) -> PyResult<()> {
-        let outcome = match kind {
-            "resource" => Outcome::Resource(from_py_as(result, "resource result")?),
-            "prompt" => Outcome::Prompt(from_py_as(result, "prompt result")?),
-            "complete" => Outcome::Completion(from_py_as(result, "completion result")?),
-            other => return Err(PyValueError::new_err(format!("unknown result kind {other:?}"))),
-        };
-        self.inner.complete(RequestKey(key), outcome);
+        self.inner.complete(RequestKey(key), result_outcome(kind, result)?);
         Ok(())
     }
 
@@ -323,13 +380,7 @@ impl ServerSession {
         message: String,
         data: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
-        let mut e = RpcError::new(code, message);
-        if let Some(d) = data {
-            if !d.is_none() {
-                e.data = Some(from_py(d)?);
-            }
-        }
-        self.inner.complete(RequestKey(key), Outcome::Error(e));
+        self.inner.complete(RequestKey(key), error_outcome(code, message, data)?);
         Ok(())
     }
 
@@ -371,16 +422,7 @@ impl ServerSession {
         related: Option<u64>,
         progress: bool,
     ) -> PyResult<i64> {
-        let params = match params {
-            Some(p) if !p.is_none() => Some(from_py(p)?),
-            _ => None,
-        };
-        let opts = RequestOptions {
-            timeout: timeout.map(Duration::from_secs_f64),
-            related: related.map(RequestKey),
-            progress,
-            ..Default::default()
-        };
+        let (params, opts) = request_parts(params, timeout, related, progress)?;
         self.inner.request(method, params, &opts, Instant::now()).map(|id| id.0).map_err(|e| rpc_err(py, &e))
     }
 

@@ -266,9 +266,10 @@ fn tools(server: Server) -> Server {
                      the stream mid-call and sends the result after the client reconnects",
                 )
                 .input_schema(no_args()),
-            |_args, _ctx| async {
-                // Closing the call's SSE stream (so the client reconnects with Last-Event-ID)
-                // comes with the HTTP transport; until then the call only takes its time.
+            |_args, ctx| async move {
+                // Over HTTP the call's SSE stream closes now (priming event, retry hint); the
+                // client reconnects with Last-Event-ID and gets the result. No-op on stdio.
+                ctx.close_sse_stream();
                 tokio::time::sleep(Duration::from_millis(100)).await;
                 CallToolResult::text(
                     "Reconnection test completed successfully. If you received this, the client properly \

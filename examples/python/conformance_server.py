@@ -246,11 +246,12 @@ server._registry.add_tool(
 
 
 @server.tool
-async def test_reconnection() -> str:
+async def test_reconnection(ctx: Context) -> str:
     """Tests SSE stream disconnection and client reconnection (SEP-1699): the server closes the
     stream mid-call and sends the result after the client reconnects"""
-    # Closing the call's SSE stream (so the client reconnects with Last-Event-ID) comes with
-    # the HTTP transport; until then the call only takes its time.
+    # Over HTTP the call's SSE stream closes now (priming event, retry hint); the client
+    # reconnects with Last-Event-ID and gets the result below. On stdio this does nothing.
+    ctx.close_sse_stream()
     await asyncio.sleep(0.1)
     return (
         "Reconnection test completed successfully. If you received this, the client properly "
@@ -356,8 +357,7 @@ def main() -> None:
     if args.stdio:
         server.run()
     else:
-        # The HTTP transport is landing: drop this ignore once run() takes host/port/path.
-        server.run("http", host=args.host, port=args.port, path="/mcp")  # pyright: ignore[reportCallIssue]
+        server.run("http", host=args.host, port=args.port, path="/mcp")
 
 
 if __name__ == "__main__":

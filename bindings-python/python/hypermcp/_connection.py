@@ -48,9 +48,10 @@ async def _resume(coro: Coroutine[Any, Any, Any], first: Any) -> Any:
 class ServerConnection:
     """A native :class:`_core.ServerSession` plus the handlers of a :class:`Server`."""
 
-    def __init__(self, server: Server, write: Callable[[bytes], None]) -> None:
+    def __init__(self, server: Server, write: Callable[[bytes], None], session: Any = None) -> None:
         self.server = server
-        self.session = _core.ServerSession(server._native_config(), server._registry)
+        # An HTTP session (``_core.HttpSession``) is given; stdio and memory make their own.
+        self.session = session if session is not None else _core.ServerSession(server._native_config(), server._registry)
         self._write = write
         self._loop = asyncio.get_running_loop()
         self._tasks: dict[int, asyncio.Future[Any]] = {}
@@ -81,24 +82,32 @@ class ServerConnection:
             events = session.poll_events()
             if not events:
                 break
-            for ev in events:
-                kind = ev[0]
-                if kind == "tool":
-                    self._tool(ev)
-                elif kind == "response":
-                    fut = self._waiters.pop(ev[1], None)
-                    if fut is not None and not fut.done():
-                        if ev[2]:
-                            fut.set_result(ev[3])
-                        else:
-                            fut.set_exception(ev[3])
-                elif kind == "cancelled":
-                    self._cancel(ev[1])
-                elif kind in ("resource", "prompt", "complete"):
-                    self._other(ev)
-                elif kind == "notification":
-                    self.server._on_notification(ev[1], ev[2])
+            self._handle(events)
         self.flush()
+
+    def dispatch(self, events: list[tuple[Any, ...]]) -> None:
+        """Handles events delivered from elsewhere (HTTP), then flushes."""
+        self._handle(events)
+        self.flush()
+
+    def _handle(self, events: list[tuple[Any, ...]]) -> None:
+        for ev in events:
+            kind = ev[0]
+            if kind == "tool":
+                self._tool(ev)
+            elif kind == "response":
+                fut = self._waiters.pop(ev[1], None)
+                if fut is not None and not fut.done():
+                    if ev[2]:
+                        fut.set_result(ev[3])
+                    else:
+                        fut.set_exception(ev[3])
+            elif kind == "cancelled":
+                self._cancel(ev[1])
+            elif kind in ("resource", "prompt", "complete"):
+                self._other(ev)
+            elif kind == "notification":
+                self.server._on_notification(ev[1], ev[2])
 
     def flush(self) -> None:
         out = self.session.take_output()
@@ -311,6 +320,11 @@ class ServerConnection:
                 self.session.cancel_request(rid, "cancelled")
                 self.flush()
             raise
+
+    def close_stream(self, key: int) -> bool:
+        """Closes the HTTP SSE connection a call answers on (False on other transports)."""
+        close = getattr(self.session, "close_stream", None)
+        return bool(close(key)) if close is not None else False
 
     def notify_list_changed(self, kind: str) -> None:
         self.session.list_changed(kind)

@@ -105,6 +105,12 @@ class Context:
         """Reports progress (values must increase). False when the client asked for none."""
         return self._conn.progress(self._key, progress, total, message)
 
+    def close_sse_stream(self) -> bool:
+        """Over HTTP, closes the SSE connection this call answers on after a ``retry`` hint;
+        the client reconnects with ``Last-Event-ID`` and gets the rest (SSE polling,
+        2025-11-25). Returns False where there is no such stream (stdio, JSON replies)."""
+        return self._conn.close_stream(self._key)
+
     async def log(self, level: str, data: Any, logger: str | None = None) -> None:
         """Sends a log message (``notifications/message``), filtered by the client's level."""
         if level not in _LEVELS:

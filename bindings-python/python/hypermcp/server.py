@@ -656,14 +656,62 @@ class Server:
             writer.restore()
             await self._exit()
 
-    def run(self, transport: str = "stdio") -> None:
-        """Runs the server until its input ends: ``server.run()`` serves stdio."""
-        if transport != "stdio":
-            raise ValueError(f"unknown transport {transport!r}: this release serves 'stdio'")
+    def run(
+        self,
+        transport: str = "stdio",
+        *,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+        path: str = "/mcp",
+        **http_options: Any,
+    ) -> None:
+        """Runs the server: ``server.run()`` serves stdio until stdin closes;
+        ``server.run("http", port=8000)`` serves Streamable HTTP at ``path`` (and the legacy
+        HTTP+SSE transport at ``/sse``) until SIGINT or SIGTERM; ``"sse"`` is the same server,
+        announced by its legacy SSE URL. ``http_options`` are those of
+        :meth:`run_http_async`."""
         try:
-            asyncio.run(self.run_stdio_async())
+            if transport == "stdio":
+                if http_options:
+                    raise TypeError(f"HTTP options given for the stdio transport: {', '.join(http_options)}")
+                asyncio.run(self.run_stdio_async())
+            elif transport in ("http", "streamable-http", "sse"):
+                asyncio.run(self.run_http_async(host, port, path=path, _announce=transport, **http_options))
+            else:
+                raise ValueError(f"unknown transport {transport!r}: use 'stdio', 'http' or 'sse'")
         except KeyboardInterrupt:
             pass
+
+    async def run_http_async(
+        self, host: str = "127.0.0.1", port: int = 8000, *, path: str = "/mcp", _announce: str = "http", **options: Any
+    ) -> None:
+        """Serves HTTP until SIGINT or SIGTERM, then lets calls in progress finish.
+
+        Options (all optional): ``stateless`` (no sessions), ``json_response`` (JSON bodies,
+        never SSE), ``allowed_hosts`` / ``allowed_origins`` (DNS-rebinding allow-lists;
+        default localhost), ``max_body`` (bytes, 4 MiB), ``session_idle_timeout`` (s, 600),
+        ``max_sessions`` (10,000), ``keep_alive`` (s, 15), ``retry`` (s, 1),
+        ``json_wait`` (s, 0.1), ``legacy_sse`` (True), ``sse_path``, ``messages_path``."""
+        from . import _http
+
+        await _http.run(self, host, port, {"path": path, **options}, _announce)
+
+    async def start_http(self, host: str = "127.0.0.1", port: int = 8000, *, path: str = "/mcp", **options: Any) -> Any:
+        """Starts serving HTTP in the background and returns the running server (``.url``,
+        ``.port``, ``await .stop()``; also an async context manager). ``port=0`` picks a free
+        port. Options as for :meth:`run_http_async`."""
+        from . import _http
+
+        return await _http.start(self, host, port, {"path": path, **options})
+
+    def asgi_app(self, *, path: str = "/mcp", **options: Any) -> Any:
+        """An ASGI application serving this server, to run with any ASGI server or mount in
+        Starlette / FastAPI. The engine does the protocol work; requests to the mount point
+        itself or to ``path`` reach the MCP endpoint. Options as for :meth:`run_http_async`
+        (mind ``allowed_hosts`` when served under another host name)."""
+        from . import _http
+
+        return _http.AsgiApp(self, {"path": path, **options})
 
     def _client_connection(self) -> Any:
         """An in-memory connection for ``Client(server)``."""

@@ -118,9 +118,7 @@ impl ProtocolVersion {
             | Feature::UrlElicitation
             | Feature::SamplingTools
             | Feature::ToolInputErrorsAsResults
-            | Feature::SsePolling => {
-                self >= V2025_11_25
-            }
+            | Feature::SsePolling => self >= V2025_11_25,
         }
     }
 

@@ -73,7 +73,8 @@ impl Dispatcher for RustDispatcher {
     }
 
     fn closed(&self, session: &Arc<Session>) {
-        let running: Vec<RequestKey> = session.tasks.lock().unwrap_or_else(|e| e.into_inner()).keys().copied().collect();
+        let running: Vec<RequestKey> =
+            session.tasks.lock().unwrap_or_else(|e| e.into_inner()).keys().copied().collect();
         for key in running {
             cancel(session, key);
         }

@@ -253,6 +253,12 @@ impl HttpService {
         }
     }
 
+    /// The same server with other options (a new service: no sessions are shared).
+    pub fn with_options(&self, options: HttpOptions) -> HttpService {
+        let sh = &self.shared;
+        Self::with_dispatcher(sh.config.clone(), sh.registry.clone(), sh.dispatcher.clone(), options)
+    }
+
     /// The options in force.
     pub fn options(&self) -> &HttpOptions {
         &self.shared.options
@@ -291,7 +297,8 @@ impl HttpService {
         }
         if !sh.options.stateless && sh.sweeper.set(()).is_ok() {
             let weak = Arc::downgrade(sh);
-            let period = (sh.options.session_idle_timeout / 4).clamp(Duration::from_millis(50), Duration::from_secs(30));
+            let period =
+                (sh.options.session_idle_timeout / 4).clamp(Duration::from_millis(50), Duration::from_secs(30));
             if let Some(rt) = sh.runtime.get() {
                 rt.spawn(async move {
                     loop {
@@ -362,7 +369,10 @@ impl HttpService {
                 Err(error_reply(
                     StatusCode::BAD_REQUEST,
                     -32000,
-                    format!("Bad Request: unsupported MCP-Protocol-Version {text:?} (supported: {})", supported.join(", ")),
+                    format!(
+                        "Bad Request: unsupported MCP-Protocol-Version {text:?} (supported: {})",
+                        supported.join(", ")
+                    ),
                 ))
             }
         }
@@ -389,7 +399,8 @@ impl HttpService {
         B::Error: Into<BoxError>,
     {
         let max = self.shared.options.max_body;
-        if let Some(len) = req.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok()) {
+        if let Some(len) = req.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok())
+        {
             if len > max as u64 {
                 return Err(too_large(max));
             }
@@ -397,7 +408,9 @@ impl HttpService {
         match Limited::new(req.into_body(), max).collect().await {
             Ok(c) => Ok(c.to_bytes()),
             Err(e) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => Err(too_large(max)),
-            Err(e) => Err(error_reply(StatusCode::BAD_REQUEST, -32700, format!("Parse error: reading the body failed: {e}"))),
+            Err(e) => {
+                Err(error_reply(StatusCode::BAD_REQUEST, -32700, format!("Parse error: reading the body failed: {e}")))
+            }
         }
     }
 
@@ -519,6 +532,9 @@ impl HttpService {
         let mut wait = std::pin::pin!(tokio::time::sleep(sh.options.json_wait));
         let json = std::future::poll_fn(|cx| {
             let mut q = stream.lock();
+            if q.mode == Mode::Sse {
+                return Poll::Ready(None); // the call closed its stream early (SSE polling)
+            }
             if q.expected == 0 && (!q.related || json_only) {
                 q.mode = Mode::Json;
                 return Poll::Ready(Some(std::mem::take(&mut q.held)));
@@ -571,7 +587,8 @@ impl HttpService {
     fn get<B>(&self, req: Request<B>) -> Reply {
         let sh = &self.shared;
         if sh.options.stateless {
-            let mut r = error_reply(StatusCode::METHOD_NOT_ALLOWED, -32000, "Method not allowed: this server is stateless");
+            let mut r =
+                error_reply(StatusCode::METHOD_NOT_ALLOWED, -32000, "Method not allowed: this server is stateless");
             r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
             return r;
         }
@@ -647,7 +664,8 @@ impl HttpService {
         }
         match result {
             Ok(s) => {
-                let mut r = sse_reply(SseBody::new(s, Arc::downgrade(&owner), sh.options.keep_alive, b": keep-alive\n\n"));
+                let mut r =
+                    sse_reply(SseBody::new(s, Arc::downgrade(&owner), sh.options.keep_alive, b": keep-alive\n\n"));
                 set_session_header(&mut r, &session);
                 r
             }
@@ -657,7 +675,8 @@ impl HttpService {
 
     fn delete<B>(&self, req: Request<B>) -> Reply {
         if self.shared.options.stateless {
-            let mut r = error_reply(StatusCode::METHOD_NOT_ALLOWED, -32000, "Method not allowed: this server is stateless");
+            let mut r =
+                error_reply(StatusCode::METHOD_NOT_ALLOWED, -32000, "Method not allowed: this server is stateless");
             r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
             return r;
         }
@@ -711,7 +730,11 @@ impl HttpService {
             q.split('&').find_map(|kv| kv.strip_prefix("sessionId=").or_else(|| kv.strip_prefix("session_id=")))
         });
         let Some(id) = id.map(str::to_string) else {
-            return error_reply(StatusCode::BAD_REQUEST, -32000, "Bad Request: the sessionId query parameter is required");
+            return error_reply(
+                StatusCode::BAD_REQUEST,
+                -32000,
+                "Bad Request: the sessionId query parameter is required",
+            );
         };
         let Some(session) = self.shared.session(&id) else {
             return error_reply(StatusCode::NOT_FOUND, -32001, "Session not found");

@@ -62,10 +62,7 @@ impl Default for HttpOptions {
             stateless: false,
             json_response: false,
             allowed_hosts: LOCAL_HOSTS.iter().map(|s| s.to_string()).collect(),
-            allowed_origins: LOCAL_HOSTS
-                .iter()
-                .flat_map(|h| [format!("http://{h}"), format!("https://{h}")])
-                .collect(),
+            allowed_origins: LOCAL_HOSTS.iter().flat_map(|h| [format!("http://{h}"), format!("https://{h}")]).collect(),
             max_body: 4 * 1024 * 1024,
             session_idle_timeout: Duration::from_secs(600),
             max_sessions: 10_000,

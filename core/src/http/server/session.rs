@@ -343,18 +343,27 @@ impl Session {
         let mut wakers = Vec::new();
         let done = {
             let g = self.lock();
-            match g.key_stream.get(&key) {
-                Some(s) if s.ids => {
-                    s.hang_up(self.shared.options.retry, &mut wakers);
-                    true
-                }
-                _ => false,
-            }
+            g.key_stream.get(&key).is_some_and(|s| s.hang_up(self.shared.options.retry, &mut wakers))
         };
         for w in wakers {
             w.wake();
         }
         done
+    }
+
+    /// Applies a registry change (a resource update the host reports for this session).
+    pub fn registry_changed(&self, change: &RegistryChange) {
+        self.with(|i| i.engine.registry_changed(change));
+    }
+
+    /// The session's lifecycle state.
+    pub fn state(&self) -> crate::engine::State {
+        self.lock().engine.state()
+    }
+
+    /// Calls in progress.
+    pub fn in_flight(&self) -> usize {
+        self.lock().engine.in_flight()
     }
 
     /// The client's name and version (after `initialize`).

@@ -188,17 +188,22 @@ impl Stream {
     }
 
     /// Closes the current connection early (the client resumes with `Last-Event-ID`): a
-    /// `retry` hint first.
-    pub fn hang_up(&self, retry: Duration, wakers: &mut Vec<Waker>) {
+    /// pending POST becomes an SSE stream (priming event first), then a `retry` hint, then
+    /// the connection ends. False for a stream that cannot be resumed.
+    pub fn hang_up(&self, retry: Duration, wakers: &mut Vec<Waker>) -> bool {
         let mut q = self.lock();
-        if q.mode != Mode::Sse || q.finished || !self.ids {
-            return;
+        if !self.ids || q.finished || q.mode == Mode::Json {
+            return false;
+        }
+        if q.mode == Mode::Pending {
+            self.start_sse(&mut q, Some(retry));
         }
         q.frames.put_slice(format!("retry: {}\n\n", retry.as_millis()).as_bytes());
         q.hang_up = true;
         if let Some(w) = q.waker.take() {
             wakers.push(w);
         }
+        true
     }
 }
 
@@ -217,7 +222,12 @@ pub(crate) struct SseBody {
 }
 
 impl SseBody {
-    pub fn new(stream: Arc<Stream>, owner: Weak<dyn Detach>, keep_alive: Option<Duration>, comment: &'static [u8]) -> Self {
+    pub fn new(
+        stream: Arc<Stream>,
+        owner: Weak<dyn Detach>,
+        keep_alive: Option<Duration>,
+        comment: &'static [u8],
+    ) -> Self {
         SseBody {
             stream,
             owner,
