@@ -21,7 +21,7 @@ WEATHER_NODE := node $(CURDIR)/examples/node/weather_server.mjs
 # maturin builds in its own target dir so it does not rebuild pyo3 against `cargo build`.
 PY_TARGET := $(CURDIR)/target/py
 
-.PHONY: all build rust python node peers demo test test-rust test-python test-node test-interop test-examples check fmt bench clean
+.PHONY: all build rust python node peers demo test test-rust test-python test-node test-interop test-conformance test-examples check fmt bench clean
 
 all: build
 
@@ -68,13 +68,13 @@ demo: build
 check: $(VENV)/.tools
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
-	$(VENV)/bin/ruff format --check bindings-python/python examples/python tests/python tests/interop
-	$(VENV)/bin/ruff check bindings-python/python examples/python tests/python tests/interop
+	$(VENV)/bin/ruff format --check bindings-python/python examples/python tests/python tests/interop tests/conformance
+	$(VENV)/bin/ruff check bindings-python/python examples/python tests/python tests/interop tests/conformance
 	$(VENV)/bin/pyright --project $(CURDIR)/pyproject.toml
 	npx --no-install tsc -p tsconfig.json
 
 ## test: build, lint, then every suite
-test: build peers check test-rust test-python test-node test-interop test-examples
+test: build peers check test-rust test-python test-node test-interop test-conformance test-examples
 	@echo "make test: all suites passed"
 
 ## test-rust: state-machine unit tests and integration tests (duplex, stdio child, the Rust
@@ -110,6 +110,16 @@ test-interop: build peers
 	PEERS=$(PEERS) $(PYTHON) tests/interop/py_sdk_full.py -- $(WEATHER_NODE)
 	PEERS=$(PEERS) node tests/interop/ts_sdk_full.mjs $(WEATHER_NODE)
 	PEERS=$(PEERS) bash tests/interop/inspector_check.sh echo '{"text":"hi from the Inspector"}' "hi from the Inspector" -- $(ECHO_NODE)
+	@echo "== over HTTP: the official clients and the Inspector against our servers (Streamable HTTP, legacy SSE)"
+	PEERS=$(PEERS) bash tests/interop/http_interop.sh --clients "py ts inspector" -- $(ECHO_RUST) --http {PORT}
+	PEERS=$(PEERS) bash tests/interop/http_interop.sh --sse --clients "py ts inspector" -- $(ECHO_RUST) --http {PORT}
+
+## test-conformance: the official MCP conformance suite (0.1.16, Node 22) against our
+## conformance servers (server --suite all) and clients (initialize, tools_call,
+## elicitation-sep1034-client-defaults, sse-retry), plus the official-SDK reference client
+CONFORMANCE_TARGETS ?= server:rust server:python reference
+test-conformance: build peers
+	PEERS=$(PEERS) VENV=$(VENV) RUST_EXAMPLES=$(RELEASE_DIR)/examples bash tests/conformance/run_all.sh $(CONFORMANCE_TARGETS)
 
 ## test-examples: every example runs (clients against servers of the other languages)
 test-examples: build peers
@@ -122,7 +132,7 @@ test-examples: build peers
 
 fmt: $(VENV)/.tools
 	$(CARGO) fmt --all
-	$(VENV)/bin/ruff format bindings-python/python examples/python tests/python tests/interop
+	$(VENV)/bin/ruff format bindings-python/python examples/python tests/python tests/interop tests/conformance
 
 ## bench: stdio benchmark (pipe floor, Rust/Python/Node echo servers, the official Python and TypeScript SDKs)
 bench: build peers
