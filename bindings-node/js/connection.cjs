@@ -2,15 +2,21 @@
 // One server connection driven by Node's event loop: bytes in, native session, handlers,
 // bytes out. Every transport (stdio, in-memory) uses it; no threads, no hop per call.
 // Synchronous handlers answer in the same pass; all answers ready at once go out in one write.
+// Over HTTP the native session is an HttpSession: events arrive in batches through
+// `dispatch` (see http.cjs) and answers go straight to the engine's HTTP streams.
 
 const { Context } = require('./context.cjs');
 const { McpError, ConnectionClosed, errorFromObject, native, fromNative } = require('./errors.cjs');
 const { isContent } = require('./content.cjs');
 
 class ServerConnection {
-  constructor(server, write) {
+  /**
+   * @param write where output bytes go; null with a `session` that writes by itself (HTTP)
+   * @param session a native session handle to use instead of a new ServerSession
+   */
+  constructor(server, write, session = null) {
     this.server = server;
-    this.session = native(() => new server._native.ServerSession(server._nativeConfig(), server._registry));
+    this.session = session ?? native(() => new server._native.ServerSession(server._nativeConfig(), server._registry));
     this._write = write;
     this._running = new Map(); // key -> Context
     this._waiters = new Map(); // outbound id -> {resolve, reject}
@@ -31,21 +37,33 @@ class ServerConnection {
     for (;;) {
       const text = this.session.pollEvents();
       if (!text) break;
-      for (const ev of JSON.parse(text)) {
-        switch (ev[0]) {
-          case 'tool': this._tool(ev); break;
-          case 'response': this._response(ev); break;
-          case 'cancelled': this._cancel(ev[1], ev[2]); break;
-          case 'resource': case 'prompt': case 'complete': this._other(ev); break;
-          case 'notification': this.server._onNotification(ev[1], ev[2]); break;
-          default: break;
-        }
-      }
+      this._handle(JSON.parse(text));
     }
     this.flush();
   }
 
+  /** Handles events delivered from elsewhere (HTTP), then flushes. */
+  dispatch(events) {
+    this._handle(events);
+    this.flush();
+  }
+
+  _handle(events) {
+    for (const ev of events) {
+      switch (ev[0]) {
+        case 'tool': this._tool(ev); break;
+        case 'response': this._response(ev); break;
+        case 'cancelled': this._cancel(ev[1], ev[2]); break;
+        case 'resource': case 'prompt': case 'complete': this._other(ev); break;
+        case 'notification': this.server._onNotification(ev[1], ev[2]); break;
+        default: break;
+      }
+    }
+  }
+
   flush() {
+    // An HTTP session writes to its streams and runs its timers natively.
+    if (this._write === null) return;
     const out = this.session.takeOutput();
     if (out.length) this._write(out);
     this._armTimer();
@@ -232,6 +250,11 @@ class ServerConnection {
 
   log(level, data, logger, related) {
     if (native(() => this.session.log(level, JSON.stringify(data ?? null), logger ?? null, related ?? null))) this.flush();
+  }
+
+  /** Closes the HTTP SSE connection a call answers on (false on other transports). */
+  closeStream(key) {
+    return typeof this.session.closeStream === 'function' ? this.session.closeStream(key) : false;
   }
 
   elicitationComplete(id) {

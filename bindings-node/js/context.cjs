@@ -66,6 +66,15 @@ class Context {
     return this._conn.progress(this._key, progress, total, message);
   }
 
+  /**
+   * Over HTTP, closes the SSE connection this call answers on after a `retry` hint; the
+   * client reconnects with `Last-Event-ID` and gets the rest (SSE polling, 2025-11-25).
+   * Returns false where there is no such stream (stdio, in-memory, JSON replies).
+   */
+  closeSseStream() {
+    return this._conn.closeStream(this._key);
+  }
+
   /** Sends a log message (`notifications/message`), filtered by the client's level. */
   async log(level, data, logger) {
     if (!LEVELS.includes(level)) throw new TypeError(`unknown logging level ${JSON.stringify(level)} (one of ${LEVELS.join(', ')})`);

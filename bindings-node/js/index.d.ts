@@ -1100,6 +1100,12 @@ export declare class Context<L = unknown> {
    * the client asked for no progress.
    */
   reportProgress(progress: number, total?: number, message?: string): Promise<boolean>;
+  /**
+   * Over HTTP, closes the SSE connection this call answers on after a `retry` hint; the
+   * client reconnects with `Last-Event-ID` and gets the rest (SSE polling, 2025-11-25).
+   * Returns false where there is no such stream (stdio, in-memory, JSON replies).
+   */
+  closeSseStream(): boolean;
   /** Sends a log message (`notifications/message`), filtered by the client's level. */
   log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
   /** Logs at level `debug`. */
@@ -1184,9 +1190,9 @@ export interface ServerOptions<L = unknown> {
   lifespan?: (server: Server) => LifespanResult<L> | void | PromiseLike<LifespanResult<L> | void>;
 }
 
-/** Options of `server.run()`. */
-export interface RunOptions {
-  /** The transport; this release serves `"stdio"` (the default). */
+/** Options of `server.run()` serving stdio (the default). */
+export interface StdioRunOptions {
+  /** The transport: `"stdio"` (the default). */
   transport?: 'stdio';
   /** Input stream (default `process.stdin`). */
   stdin?: NodeJS.ReadableStream;
@@ -1194,6 +1200,114 @@ export interface RunOptions {
   stdout?: NodeJS.WritableStream;
   /** Milliseconds to let in-flight calls answer once the input ends (default 10000). */
   graceMs?: number;
+}
+
+/**
+ * Options of the HTTP transports (`server.run({transport: "http"})`, `server.startHttp()`,
+ * `server.httpHandler()`). Durations are in milliseconds. Any other name is a TypeError.
+ */
+export interface HttpOptions {
+  /** The Streamable HTTP endpoint (default `"/mcp"`). */
+  path?: string;
+  /** No sessions: every POST stands alone; GET and DELETE answer 405 (default false). */
+  stateless?: boolean;
+  /** Answer every request with one JSON body, never an SSE stream (default false). */
+  jsonResponse?: boolean;
+  /**
+   * Accepted `Host` values (`name` matches any port, `name:port` one port); empty: any host.
+   * Default: localhost, 127.0.0.1 and [::1] (DNS-rebinding protection); emptied when bound to
+   * a non-loopback address and left at the default.
+   */
+  allowedHosts?: string[];
+  /**
+   * Accepted `Origin` values (`scheme://host` matches any port); requests without `Origin`
+   * are always accepted. Empty: same-origin only. Default: the localhost origins.
+   */
+  allowedOrigins?: string[];
+  /** Largest accepted request body in bytes (413 above; default 4 MiB). */
+  maxBody?: number;
+  /** A session idle this long is closed (default 600000: 10 minutes). */
+  sessionIdleTimeout?: number;
+  /** Most sessions at once; one more evicts the longest-idle one (default 10000). */
+  maxSessions?: number;
+  /** SSE keep-alive comment period (default 15000); `0` or `false`: never. */
+  keepAlive?: number | false;
+  /** The reconnect delay sent to SSE clients (default 1000). */
+  retry?: number;
+  /** A call still running after this long gets an SSE stream rather than JSON (default 100). */
+  jsonWait?: number;
+  /** Also serve the legacy HTTP+SSE transport (2024-11-05) (default true). */
+  legacySse?: boolean;
+  /** The legacy SSE endpoint (default `"/sse"`). */
+  ssePath?: string;
+  /** The legacy message endpoint (default `"/messages"`). */
+  messagesPath?: string;
+}
+
+/** Where `server.startHttp()` and `server.run({transport: "http"})` listen. */
+export interface ListenOptions extends HttpOptions {
+  /** The address to bind (default `"127.0.0.1"`; `"0.0.0.0"` or `"::"` for every interface). */
+  host?: string;
+  /** The port (default 8000; `0` picks a free one). */
+  port?: number;
+}
+
+/**
+ * Options of `server.run()` serving HTTP until SIGINT or SIGTERM: Streamable HTTP at `path`
+ * and the legacy HTTP+SSE transport at `ssePath`; `"sse"` is the same server, announced by
+ * its legacy SSE URL.
+ */
+export interface HttpRunOptions extends ListenOptions {
+  /** The transport. */
+  transport: 'http' | 'sse';
+}
+
+/** Options of `server.run()`: stdio (the default), or HTTP. */
+export type RunOptions = StdioRunOptions | HttpRunOptions;
+
+/** A running HTTP server (from `server.startHttp()`). `await using` stops it. */
+export interface HttpServer {
+  /** The Streamable HTTP endpoint, e.g. `http://127.0.0.1:8000/mcp`. */
+  readonly url: string;
+  /** The legacy HTTP+SSE endpoint, e.g. `http://127.0.0.1:8000/sse`. */
+  readonly sseUrl: string;
+  /** The address it listens on. */
+  readonly host: string;
+  /** The port it listens on. */
+  readonly port: number;
+  /** The Streamable HTTP endpoint's path. */
+  readonly path: string;
+  /** Open sessions. */
+  readonly sessionCount: number;
+  /**
+   * Stops accepting, lets calls in progress finish (10 s at most), closes every session and
+   * ends the server's lifespan. Idempotent.
+   */
+  stop(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/**
+ * A request handler serving a server inside an existing HTTP app (from
+ * `server.httpHandler()`):
+ *
+ *     http.createServer(handler).listen(8000);
+ *     app.all("/mcp", handler);                          // Express (a body parser may run first)
+ *     fastify.all("/mcp", (req, reply) => { reply.hijack(); req.raw.body = req.body; handler(req.raw, reply.raw); });
+ *
+ * Requests for paths the engine does not serve go to `next` when given (Express), else get
+ * a 404. SSE answers stream with `res.write`; a response closed early stops its stream.
+ */
+export interface HttpHandler {
+  (
+    req: import('node:http').IncomingMessage,
+    res: import('node:http').ServerResponse,
+    next?: (err?: unknown) => void,
+  ): void;
+  /** Open sessions. */
+  readonly sessionCount: number;
+  /** Closes every session and ends the server's lifespan (which starts with the first request). */
+  close(): Promise<void>;
 }
 
 /** A value or a promise of it. */
@@ -1458,10 +1572,19 @@ export declare class Server<L = unknown> {
   onNotification(method: string, handler: (params: { [key: string]: unknown } | undefined) => unknown): this;
 
   /**
-   * Serves until the input ends: `await server.run()` serves stdio; the promise resolves once
-   * stdin closes and in-flight calls have answered.
+   * Serves. `await server.run()` serves stdio; the promise resolves once stdin closes and
+   * in-flight calls have answered. `await server.run({ transport: "http", port: 8000 })`
+   * serves Streamable HTTP (and legacy SSE) until SIGINT or SIGTERM, printing
+   * `hypermcp: <name> serving on <url>` to stderr, then stops gracefully and resolves.
    */
   run(options?: RunOptions): Promise<void>;
+  /**
+   * Starts serving HTTP in the background; resolves once listening. `port: 0` picks a free
+   * port (default 8000).
+   */
+  startHttp(options?: ListenOptions): Promise<HttpServer>;
+  /** A request handler for `http.createServer`, Express or Fastify (see {@link HttpHandler}). */
+  httpHandler(options?: HttpOptions): HttpHandler;
 }
 
 // =============================================================================================

@@ -294,14 +294,39 @@ class Server {
   }
 
   /**
-   * Serves until the input ends: `await server.run()` serves stdio (the process exits
-   * cleanly when stdin closes).
+   * Serves: `await server.run()` serves stdio until stdin closes (in-flight calls answer
+   * first); `await server.run({ transport: 'http', port: 8000 })` serves Streamable HTTP at
+   * `path` (default `/mcp`, and the legacy HTTP+SSE transport at `/sse`) until SIGINT or
+   * SIGTERM, then stops gracefully; `transport: 'sse'` is the same server, announced by its
+   * legacy SSE URL.
    */
   async run(options = {}) {
     const transport = options.transport ?? 'stdio';
-    if (transport !== 'stdio') throw new TypeError(`unknown transport ${JSON.stringify(transport)}: this release serves "stdio"`);
-    const { serveStdio } = require('./stdio.cjs');
-    await serveStdio(this, options);
+    if (transport === 'stdio') {
+      const { serveStdio } = require('./stdio.cjs');
+      await serveStdio(this, options);
+    } else if (transport === 'http' || transport === 'sse') {
+      const { runHttp } = require('./http.cjs');
+      await runHttp(this, transport, options);
+    } else {
+      throw new TypeError(`unknown transport ${JSON.stringify(transport)}: one of "stdio", "http", "sse"`);
+    }
+  }
+
+  /**
+   * Starts serving HTTP in the background and resolves with the running server
+   * (`url`, `host`, `port`, `sessionCount`, `await stop()`). `port: 0` picks a free port.
+   */
+  startHttp(options = {}) {
+    return require('./http.cjs').startHttp(this, options);
+  }
+
+  /**
+   * A request handler `(req, res, next?) => void` serving this server inside an existing
+   * HTTP app: `http.createServer(handler)`, Express `app.all('/mcp', handler)`, Fastify.
+   */
+  httpHandler(options = {}) {
+    return require('./http.cjs').httpHandler(this, options);
   }
 }
 

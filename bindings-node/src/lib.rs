@@ -1,12 +1,14 @@
 //! The native half of the Node package: handles to the engine's sans-IO sessions and
 //! registry. Protocol payloads cross as JSON text (V8's `JSON.parse` builds objects faster
-//! than property-by-property construction from native code); there is no runtime and no
-//! thread here: Node's own streams feed the sessions.
+//! than property-by-property construction from native code). stdio needs no runtime and no
+//! thread: Node's own streams feed the sessions. HTTP is served by the engine on one I/O
+//! thread (`http.rs`) that hands calls to Node's loop in batches.
 #![deny(unsafe_code)]
 
 mod bridge;
 mod client;
 mod errors;
+mod http;
 mod server;
 
 use napi_derive::napi;

@@ -85,6 +85,116 @@ impl Registry {
     }
 }
 
+/// A server config from the JSON text JS sends (see `ServerSession`'s constructor).
+pub(crate) fn server_config(config: &str) -> napi::Result<engine::ServerConfig> {
+    let c: Value = parse(config, "server config")?;
+    let s = |k: &str| c.get(k).and_then(|v| v.as_str()).map(str::to_string);
+    let b = |k: &str| c.get(k).and_then(|v| v.as_bool()).unwrap_or(false);
+    let mut info = hypermcp::Implementation::new(
+        s("name").unwrap_or_else(|| "hypermcp-server".into()),
+        s("version").unwrap_or_else(|| "0.0.0".into()),
+    );
+    info.title = s("title");
+    info.description = s("description");
+    info.website_url = s("websiteUrl");
+    if let Some(icons) = c.get("icons") {
+        info.icons = serde_json::from_value(icons.clone())
+            .map_err(|e| napi::Error::from_reason(format!("invalid icons: {e}")))?;
+    }
+    let mut cfg = engine::ServerConfig::new(info);
+    cfg.instructions = s("instructions");
+    cfg.tools = b("tools");
+    cfg.resources = b("resources");
+    cfg.prompts = b("prompts");
+    cfg.completions = b("completions");
+    if let Some(n) = c.get("maxMessageSize").and_then(|v| v.as_u64()) {
+        cfg.max_message_size = n as usize;
+    }
+    if let Some(t) = c.get("requestTimeout") {
+        cfg.request_timeout = t.as_f64().map(Duration::from_secs_f64);
+    }
+    Ok(cfg)
+}
+
+/// One server-side event as JSON (see `ServerSession.pollEvents`); `None` for requests
+/// JS has no handler kind for.
+pub(crate) fn server_event(ev: &Event) -> Option<Value> {
+    if let Some(v) = common_event(ev) {
+        return Some(v);
+    }
+    let Event::Invoke(inv) = ev else { return None };
+    Some(match &inv.request {
+        Request::CallTool { name, arguments } => {
+            invocation("tool", inv, vec![name.as_str().into(), Value::Object(arguments.clone())])
+        }
+        Request::ReadResource { uri, template, variables } => invocation(
+            "resource",
+            inv,
+            vec![
+                uri.as_str().into(),
+                template.as_ref().map(|t| Value::from(t.template.uri_template.as_str())).unwrap_or(Value::Null),
+                serde_json::to_value(variables).unwrap_or_default(),
+            ],
+        ),
+        Request::GetPrompt { name, arguments } => {
+            invocation("prompt", inv, vec![name.as_str().into(), serde_json::to_value(arguments).unwrap_or_default()])
+        }
+        Request::Complete(p) => invocation("complete", inv, vec![serde_json::to_value(p).unwrap_or_default()]),
+        _ => return None,
+    })
+}
+
+/// A tool call's outcome from JSON text of a `CallToolResult`.
+pub(crate) fn tool_outcome(result: &str) -> napi::Result<Outcome> {
+    Ok(Outcome::Tool(parse::<CallToolResult>(result, "tool result")?))
+}
+
+/// A tool call's outcome: one text block.
+pub(crate) fn text_outcome(text: String, is_error: bool) -> Outcome {
+    let mut r = CallToolResult::text(text);
+    if is_error {
+        r.is_error = Some(true);
+    }
+    Outcome::Tool(r)
+}
+
+/// A resource read's, prompt's or completion's outcome from JSON text.
+pub(crate) fn result_outcome(kind: &str, result: &str) -> napi::Result<Outcome> {
+    Ok(match kind {
+        "resource" => Outcome::Resource(parse(result, "resource result")?),
+        "prompt" => Outcome::Prompt(parse(result, "prompt result")?),
+        "complete" => Outcome::Completion(parse(result, "completion result")?),
+        other => return Err(napi::Error::from_reason(format!("unknown result kind {other:?}"))),
+    })
+}
+
+/// A JSON-RPC error outcome (`data` as JSON text).
+pub(crate) fn error_outcome(code: i32, message: String, data: Option<String>) -> napi::Result<Outcome> {
+    let mut e = RpcError::new(code, message);
+    if let Some(d) = data {
+        e.data = Some(parse(&d, "error data")?);
+    }
+    Ok(Outcome::Error(e))
+}
+
+/// The params (JSON text) and options of a request to the client (`timeout` in seconds).
+pub(crate) fn request_parts(
+    params: Option<String>,
+    timeout: Option<f64>,
+    related: Option<i64>,
+) -> napi::Result<(Option<Value>, RequestOptions)> {
+    let params = match params {
+        Some(p) => Some(parse::<Value>(&p, "request params")?),
+        None => None,
+    };
+    let opts = RequestOptions {
+        timeout: timeout.filter(|t| t.is_finite() && *t >= 0.0).map(Duration::from_secs_f64),
+        related: related.map(|k| RequestKey(k as u64)),
+        ..Default::default()
+    };
+    Ok((params, opts))
+}
+
 /// The server end of one connection (sans-IO).
 #[napi]
 pub struct ServerSession {
@@ -99,32 +209,7 @@ impl ServerSession {
     /// requestTimeout? (seconds)}`.
     #[napi(constructor)]
     pub fn new(config: String, registry: &Registry) -> napi::Result<Self> {
-        let c: Value = parse(&config, "server config")?;
-        let s = |k: &str| c.get(k).and_then(|v| v.as_str()).map(str::to_string);
-        let b = |k: &str| c.get(k).and_then(|v| v.as_bool()).unwrap_or(false);
-        let mut info = hypermcp::Implementation::new(
-            s("name").unwrap_or_else(|| "hypermcp-server".into()),
-            s("version").unwrap_or_else(|| "0.0.0".into()),
-        );
-        info.title = s("title");
-        info.description = s("description");
-        info.website_url = s("websiteUrl");
-        if let Some(icons) = c.get("icons") {
-            info.icons = serde_json::from_value(icons.clone())
-                .map_err(|e| napi::Error::from_reason(format!("invalid icons: {e}")))?;
-        }
-        let mut cfg = engine::ServerConfig::new(info);
-        cfg.instructions = s("instructions");
-        cfg.tools = b("tools");
-        cfg.resources = b("resources");
-        cfg.prompts = b("prompts");
-        cfg.completions = b("completions");
-        if let Some(n) = c.get("maxMessageSize").and_then(|v| v.as_u64()) {
-            cfg.max_message_size = n as usize;
-        }
-        if let Some(t) = c.get("requestTimeout") {
-            cfg.request_timeout = t.as_f64().map(Duration::from_secs_f64);
-        }
+        let cfg = server_config(&config)?;
         Ok(ServerSession { inner: engine::ServerSession::new(Arc::new(cfg), registry.inner.clone()), out: Vec::new() })
     }
 
@@ -150,33 +235,9 @@ impl ServerSession {
     pub fn poll_events(&mut self) -> String {
         let mut events = Vec::new();
         while let Some(ev) = self.inner.poll_event() {
-            if let Some(v) = common_event(&ev) {
+            if let Some(v) = server_event(&ev) {
                 events.push(v);
-                continue;
             }
-            let Event::Invoke(inv) = &ev else { continue };
-            let v = match &inv.request {
-                Request::CallTool { name, arguments } => {
-                    invocation("tool", inv, vec![name.as_str().into(), Value::Object(arguments.clone())])
-                }
-                Request::ReadResource { uri, template, variables } => invocation(
-                    "resource",
-                    inv,
-                    vec![
-                        uri.as_str().into(),
-                        template.as_ref().map(|t| Value::from(t.template.uri_template.as_str())).unwrap_or(Value::Null),
-                        serde_json::to_value(variables).unwrap_or_default(),
-                    ],
-                ),
-                Request::GetPrompt { name, arguments } => invocation(
-                    "prompt",
-                    inv,
-                    vec![name.as_str().into(), serde_json::to_value(arguments).unwrap_or_default()],
-                ),
-                Request::Complete(p) => invocation("complete", inv, vec![serde_json::to_value(p).unwrap_or_default()]),
-                _ => continue,
-            };
-            events.push(v);
         }
         if events.is_empty() {
             return String::new();
@@ -201,43 +262,28 @@ impl ServerSession {
     /// Answers a tool call with a `CallToolResult` (JSON text).
     #[napi]
     pub fn complete_tool(&mut self, key: i64, result: String) -> napi::Result<()> {
-        let r: CallToolResult = parse(&result, "tool result")?;
-        self.inner.complete(RequestKey(key as u64), Outcome::Tool(r));
+        self.inner.complete(RequestKey(key as u64), tool_outcome(&result)?);
         Ok(())
     }
 
     /// Answers a tool call with one text block.
     #[napi]
     pub fn complete_tool_text(&mut self, key: i64, text: String, is_error: bool) {
-        let mut r = CallToolResult::text(text);
-        if is_error {
-            r.is_error = Some(true);
-        }
-        self.inner.complete(RequestKey(key as u64), Outcome::Tool(r));
+        self.inner.complete(RequestKey(key as u64), text_outcome(text, is_error));
     }
 
     /// Answers a resource read, prompt or completion (`kind`: "resource", "prompt",
     /// "complete") with JSON text of the result.
     #[napi]
     pub fn complete_result(&mut self, key: i64, kind: String, result: String) -> napi::Result<()> {
-        let outcome = match kind.as_str() {
-            "resource" => Outcome::Resource(parse(&result, "resource result")?),
-            "prompt" => Outcome::Prompt(parse(&result, "prompt result")?),
-            "complete" => Outcome::Completion(parse(&result, "completion result")?),
-            other => return Err(napi::Error::from_reason(format!("unknown result kind {other:?}"))),
-        };
-        self.inner.complete(RequestKey(key as u64), outcome);
+        self.inner.complete(RequestKey(key as u64), result_outcome(&kind, &result)?);
         Ok(())
     }
 
     /// Answers with a JSON-RPC error (`data` as JSON text, or null).
     #[napi]
     pub fn complete_error(&mut self, key: i64, code: i32, message: String, data: Option<String>) -> napi::Result<()> {
-        let mut e = RpcError::new(code, message);
-        if let Some(d) = data {
-            e.data = Some(parse(&d, "error data")?);
-        }
-        self.inner.complete(RequestKey(key as u64), Outcome::Error(e));
+        self.inner.complete(RequestKey(key as u64), error_outcome(code, message, data)?);
         Ok(())
     }
 
@@ -277,15 +323,7 @@ impl ServerSession {
         timeout: Option<f64>,
         related: Option<i64>,
     ) -> napi::Result<i64> {
-        let params = match params {
-            Some(p) => Some(parse::<Value>(&p, "request params")?),
-            None => None,
-        };
-        let opts = RequestOptions {
-            timeout: timeout.map(Duration::from_secs_f64),
-            related: related.map(|k| RequestKey(k as u64)),
-            ..Default::default()
-        };
+        let (params, opts) = request_parts(params, timeout, related)?;
         self.inner.request(&method, params, &opts, Instant::now()).map(|id| id.0).map_err(|e| rpc_err(&e))
     }
 

@@ -227,9 +227,10 @@ server.tool(
       'and sends the result after the client reconnects',
     inputSchema: NO_ARGS,
   },
-  async () => {
-    // Closing the call's SSE stream (so the client reconnects with Last-Event-ID) comes with
-    // the HTTP transport; until then the call only takes its time.
+  async (_args, ctx) => {
+    // Over HTTP the call's SSE stream closes now (priming event, retry hint); the client
+    // reconnects with Last-Event-ID and gets the result below. On stdio this does nothing.
+    ctx.closeSseStream();
     await sleep(100);
     return 'Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure.';
   },
@@ -315,9 +316,7 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
 
 const serving = opts.stdio
   ? server.run()
-  : // The HTTP transport is landing: remove this directive once RunOptions has transport "http".
-    // @ts-expect-error
-    server.run({ transport: 'http', host: opts.host, port, path: '/mcp' });
+  : server.run({ transport: 'http', host: opts.host, port, path: '/mcp' });
 serving.catch((err) => {
   console.error(err);
   process.exitCode = 1;

@@ -1,0 +1,463 @@
+'use strict';
+// Serving a Server over HTTP (Streamable HTTP, and the legacy HTTP+SSE transport beside it).
+//
+// The engine's HTTP service runs on one native I/O thread (sessions, SSE streams, resumption,
+// limits, DNS-rebinding checks). Calls reach this loop in batches: the I/O thread queues them
+// and, only when its queue was empty, calls one thread-safe function; `_wake` then takes
+// everything queued as one JSON text. Each HTTP session gets a ServerConnection whose native
+// HttpSession completes straight into the engine, so handlers run exactly as over stdio.
+//
+//   await server.run({ transport: 'http', port: 8000 });            // until SIGINT/SIGTERM
+//   const http = await server.startHttp({ port: 0 });               // in the background
+//   http.createServer(server.httpHandler()).listen(8000);            // inside node:http/Express
+
+const { ServerConnection } = require('./connection.cjs');
+const { native } = require('./errors.cjs');
+
+/** The HTTP options and the type each takes (durations in milliseconds). */
+const OPTION_TYPES = {
+  path: 'path',
+  stateless: 'boolean',
+  jsonResponse: 'boolean',
+  allowedHosts: 'strings',
+  allowedOrigins: 'strings',
+  maxBody: 'count',
+  sessionIdleTimeout: 'ms',
+  maxSessions: 'count',
+  keepAlive: 'ms-or-false',
+  retry: 'ms',
+  jsonWait: 'ms',
+  legacySse: 'boolean',
+  ssePath: 'path',
+  messagesPath: 'path',
+};
+
+const WHAT = {
+  path: 'a path starting with "/"',
+  boolean: 'a boolean',
+  strings: 'an array of strings',
+  count: 'a non-negative integer',
+  ms: 'a non-negative number of milliseconds',
+  'ms-or-false': 'a non-negative number of milliseconds, or false',
+};
+
+function valid(type, v) {
+  switch (type) {
+    case 'path': return typeof v === 'string' && v.startsWith('/');
+    case 'boolean': return typeof v === 'boolean';
+    case 'strings': return Array.isArray(v) && v.every((s) => typeof s === 'string');
+    case 'count': return Number.isSafeInteger(v) && v >= 0;
+    case 'ms': return typeof v === 'number' && Number.isFinite(v) && v >= 0;
+    case 'ms-or-false': return v === false || (typeof v === 'number' && Number.isFinite(v) && v >= 0);
+    default: return false;
+  }
+}
+
+/**
+ * Checks HTTP options (TypeError for an unknown name or a wrong type); undefined and null
+ * values are dropped.
+ * @param {Record<string, unknown>} options
+ */
+function httpOptions(options) {
+  const out = {};
+  for (const [k, v] of Object.entries(options)) {
+    const type = OPTION_TYPES[k];
+    if (type === undefined) {
+      throw new TypeError(`unknown HTTP option ${JSON.stringify(k)} (known: ${Object.keys(OPTION_TYPES).join(', ')})`);
+    }
+    if (v === undefined || v === null) continue;
+    if (!valid(type, v)) throw new TypeError(`HTTP option ${k}: expected ${WHAT[type]}, got ${JSON.stringify(v)}`);
+    out[k] = v;
+  }
+  return out;
+}
+
+/** Reports a failure inside the wake-up callback without losing the rest of the batch. */
+function report(err) {
+  process.emitWarning(`hypermcp: HTTP dispatch failed: ${err instanceof Error ? err.stack || err.message : String(err)}`);
+}
+
+/** The native HTTP service of a server, bound to this thread's event loop. */
+class HttpHost {
+  constructor(server, options) {
+    this.server = server;
+    this.options = options;
+    this.path = options.path ?? '/mcp';
+    /** @type {Map<number, ServerConnection>} session key -> connection */
+    this._conns = new Map();
+    /** @type {Map<number, object>} request id -> response state (handler mode) */
+    this._responses = new Map();
+    this._stopped = new Promise((resolve) => {
+      this._onStopped = resolve;
+    });
+    this.native = native(
+      () => new server._native.HttpServer(server._nativeConfig(), server._registry, JSON.stringify(options), () => this._wake()),
+    );
+  }
+
+  /** Everything the I/O thread queued: one JSON text, one pass. */
+  _wake() {
+    let items;
+    try {
+      const text = this.native.poll();
+      if (!text) return;
+      items = JSON.parse(text);
+    } catch (err) {
+      report(err);
+      return;
+    }
+    for (const item of items) {
+      try {
+        switch (item[0]) {
+          case 'e': this._events(item[1], item[2], item[3]); break;
+          case 'c': {
+            const conn = this._conns.get(item[1]);
+            if (conn !== undefined) {
+              this._conns.delete(item[1]);
+              conn.close();
+            }
+            break;
+          }
+          case 'h': this._head(item[1], item[2], item[3]); break;
+          case 'd': this._chunk(item[1], item[2]); break;
+          case 'x': this._end(item[1]); break;
+          case 's': this._onStopped(); break;
+          default: break;
+        }
+      } catch (err) {
+        report(err);
+      }
+    }
+  }
+
+  _events(key, fresh, events) {
+    let conn = this._conns.get(key);
+    if (conn === undefined) {
+      const session = fresh ? this.native.session(key) : null;
+      if (!session) return;
+      conn = new ServerConnection(this.server, null, session);
+      this._conns.set(key, conn);
+    }
+    conn.dispatch(events);
+  }
+
+  /** Stops listening; calls in progress finish (10 s at most); sessions close. */
+  async stop() {
+    if (this.native.stop()) await this._stopped;
+    this.close();
+  }
+
+  /** Closes every connection and session. */
+  close() {
+    this.native.closeAll();
+    for (const conn of this._conns.values()) conn.close();
+    this._conns.clear();
+    for (const [rid, r] of this._responses) {
+      this._responses.delete(rid);
+      this.native.cancel(rid);
+      if (!r.res.writableEnded) r.res.end();
+    }
+  }
+
+  // ---- requests served for node:http, Express, Fastify ---------------------------------------
+
+  /**
+   * Serves one request: `next` (Express) gets requests for paths the engine does not serve.
+   * @param {import('node:http').IncomingMessage & {body?: unknown, originalUrl?: string, _body?: boolean}} req
+   * @param {import('node:http').ServerResponse} res
+   * @param {((err?: unknown) => void) | undefined} next
+   * @param {Promise<void>} ready
+   */
+  serve(req, res, next, ready) {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    let path = q < 0 ? url : url.slice(0, q);
+    // Mounted at the endpoint itself (`app.use('/mcp', handler)`): Express strips the prefix.
+    if ((path === '/' || path === '') && typeof req.originalUrl === 'string' && req.originalUrl !== req.url) path = this.path;
+    const o = this.options;
+    const legacy = o.legacySse !== false && !o.stateless;
+    const served = path === this.path || (legacy && (path === (o.ssePath ?? '/sse') || path === (o.messagesPath ?? '/messages')));
+    if (!served && typeof next === 'function') {
+      next();
+      return;
+    }
+    const target = q < 0 ? path : path + url.slice(q);
+    const headers = [];
+    const raw = req.rawHeaders;
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      if (raw[i].charCodeAt(0) !== 58 /* ':' (HTTP/2 pseudo-headers) */) headers.push(raw[i], raw[i + 1]);
+    }
+    const max = o.maxBody ?? 4 * 1024 * 1024;
+    Promise.all([ready, readBody(req, max)]).then(
+      ([, body]) => this._start(req.method ?? 'GET', target, headers, body, res),
+      (err) => {
+        if (!res.headersSent && !res.destroyed) {
+          res.statusCode = 500;
+          res.setHeader('content-type', 'text/plain; charset=utf-8');
+          res.end('Internal Server Error');
+        }
+        report(err);
+      },
+    );
+  }
+
+  _start(method, target, headers, body, res) {
+    if (res.destroyed) return;
+    let rid;
+    try {
+      rid = this.native.handle(method, target, headers, body);
+    } catch (err) {
+      res.statusCode = 400;
+      res.setHeader('content-type', 'text/plain; charset=utf-8');
+      res.end(`Bad Request: ${err instanceof Error ? err.message : String(err)}`);
+      return;
+    }
+    const r = { res, sse: false, body: undefined, done: false };
+    this._responses.set(rid, r);
+    res.once('close', () => {
+      // The client went away before the answer ended: stop serving it.
+      if (!r.done) {
+        r.done = true;
+        this._responses.delete(rid);
+        this.native.cancel(rid);
+      }
+    });
+  }
+
+  _head(rid, status, flat) {
+    const r = this._responses.get(rid);
+    if (r === undefined || r.res.headersSent) return;
+    const { res } = r;
+    res.statusCode = status;
+    const grouped = new Map();
+    for (let i = 0; i + 1 < flat.length; i += 2) {
+      const prev = grouped.get(flat[i]);
+      grouped.set(flat[i], prev === undefined ? flat[i + 1] : [].concat(prev, flat[i + 1]));
+    }
+    for (const [k, v] of grouped) res.setHeader(k, v);
+    const type = grouped.get('content-type');
+    if (typeof type === 'string' && type.startsWith('text/event-stream')) {
+      r.sse = true;
+      res.flushHeaders();
+    }
+  }
+
+  _chunk(rid, text) {
+    const r = this._responses.get(rid);
+    if (r === undefined) return;
+    if (r.sse) r.res.write(text);
+    else r.body = r.body === undefined ? text : r.body + text; // one body: sent with a Content-Length
+  }
+
+  _end(rid) {
+    const r = this._responses.get(rid);
+    if (r === undefined) return;
+    this._responses.delete(rid);
+    r.done = true;
+    if (!r.res.writableEnded) r.res.end(r.body);
+  }
+}
+
+/**
+ * A request's body: what a body parser left in `req.body` (an object, a string or a
+ * Buffer) once it consumed the stream, else the stream itself (at most `max` + 1 bytes: the
+ * engine answers 413 above `max`).
+ */
+function readBody(req, max) {
+  if (req.readableEnded || req._body === true) {
+    const b = req.body;
+    if (Buffer.isBuffer(b)) return Promise.resolve(b);
+    if (b instanceof Uint8Array) return Promise.resolve(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+    if (typeof b === 'string') return Promise.resolve(Buffer.from(b, 'utf8'));
+    if (b !== undefined && b !== null && typeof b === 'object') return Promise.resolve(Buffer.from(JSON.stringify(b), 'utf8'));
+    return Promise.resolve(Buffer.alloc(0));
+  }
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    let size = 0;
+    let settled = false;
+    const onData = (chunk) => {
+      const c = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+      chunks.push(c);
+      size += c.length;
+      if (size > max) {
+        // Enough to be refused: stop keeping the rest.
+        settled = true;
+        req.removeListener('data', onData);
+        req.resume();
+        resolve(Buffer.concat(chunks, size).subarray(0, max + 1));
+      }
+    };
+    req.on('data', onData);
+    req.once('end', () => {
+      if (!settled) {
+        settled = true;
+        resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
+      }
+    });
+    req.once('error', (err) => {
+      if (!settled) {
+        settled = true;
+        reject(err);
+      }
+    });
+  });
+}
+
+/** A running HTTP server (from `server.startHttp()`). */
+class HttpServer {
+  constructor(host, address, port, path) {
+    this._host = host;
+    this._stopping = null;
+    /** The address it listens on. */
+    this.host = address;
+    /** The port it listens on. */
+    this.port = port;
+    /** The Streamable HTTP endpoint's path. */
+    this.path = path;
+  }
+
+  /** The Streamable HTTP endpoint, e.g. `http://127.0.0.1:8000/mcp`. */
+  get url() {
+    return `${base(this.host, this.port)}${this.path}`;
+  }
+
+  /** The legacy HTTP+SSE endpoint, e.g. `http://127.0.0.1:8000/sse`. */
+  get sseUrl() {
+    return `${base(this.host, this.port)}${this._host.options.ssePath ?? '/sse'}`;
+  }
+
+  /** Open sessions. */
+  get sessionCount() {
+    return this._host.native.sessionCount;
+  }
+
+  /** Stops listening and lets calls in progress finish (10 s at most); idempotent. */
+  stop() {
+    if (this._stopping === null) {
+      this._stopping = (async () => {
+        try {
+          await this._host.stop();
+        } finally {
+          await this._host.server._exit();
+        }
+      })();
+    }
+    return this._stopping;
+  }
+
+  [Symbol.asyncDispose]() {
+    return this.stop();
+  }
+}
+
+function base(host, port) {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+function listenError(err, host, port) {
+  const message = err instanceof Error ? err.message : String(err);
+  const e = new Error(message);
+  e.code = /address already in use/i.test(message) ? 'EADDRINUSE' : /permission denied/i.test(message) ? 'EACCES' : 'ERR_MCP_LISTEN';
+  e.address = host;
+  e.port = port;
+  return e;
+}
+
+/** Splits `{host, port, ...httpOptions}`; checks them all. */
+function serveOptions(options, defaultPort) {
+  if (options === null || typeof options !== 'object') throw new TypeError('HTTP options must be an object');
+  const { host = '127.0.0.1', port = defaultPort, ...rest } = options;
+  if (typeof host !== 'string' || host === '') throw new TypeError(`host: expected a host name or address, got ${JSON.stringify(host)}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new TypeError(`port: expected an integer 0-65535, got ${JSON.stringify(port)}`);
+  return { host, port, options: httpOptions({ path: '/mcp', ...rest }) };
+}
+
+/**
+ * Starts serving HTTP in the background: `{url, host, port, path, sessionCount, stop()}`.
+ * `port: 0` picks a free port.
+ */
+async function startHttp(server, options = {}) {
+  const { host, port, options: opts } = serveOptions(options, 8000);
+  await server._enter();
+  let h;
+  let bound;
+  try {
+    h = new HttpHost(server, opts);
+    try {
+      bound = h.native.listen(host, port);
+    } catch (err) {
+      throw listenError(err, host, port);
+    }
+  } catch (err) {
+    await server._exit();
+    throw err;
+  }
+  return new HttpServer(h, bound[0], bound[1], opts.path);
+}
+
+/** Serves until SIGINT or SIGTERM, then stops gracefully. `transport`: "http" or "sse". */
+async function runHttp(server, transport, options = {}) {
+  const { transport: _t, ...rest } = options;
+  if (transport === 'sse' && (rest.legacySse === false || rest.stateless === true)) {
+    throw new TypeError('transport "sse" needs the legacy SSE endpoint (legacySse: true, stateless: false)');
+  }
+  const http = await startHttp(server, rest);
+  const url = transport === 'sse' ? http.sseUrl : http.url;
+  process.stderr.write(`hypermcp: ${server.name} serving on ${url}\n`);
+  try {
+    await new Promise((resolve) => {
+      const onSignal = () => {
+        process.removeListener('SIGINT', onSignal);
+        process.removeListener('SIGTERM', onSignal);
+        resolve();
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
+    });
+  } finally {
+    await http.stop();
+  }
+}
+
+/**
+ * A request handler `(req, res, next?) => void` serving the server inside node:http,
+ * Express or Fastify. The lifespan starts with the first request; `handler.close()` closes
+ * every session and ends it.
+ */
+function httpHandler(server, options = {}) {
+  if (options === null || typeof options !== 'object') throw new TypeError('HTTP options must be an object');
+  const opts = httpOptions({ path: '/mcp', ...options });
+  let host = null;
+  let ready = null;
+  let closed = false;
+  const handler = (req, res, next) => {
+    if (closed) {
+      res.statusCode = 503;
+      res.setHeader('content-type', 'text/plain; charset=utf-8');
+      res.end('Service Unavailable');
+      return;
+    }
+    if (host === null) {
+      host = new HttpHost(server, opts);
+      ready = server._enter();
+    }
+    host.serve(req, res, next, ready);
+  };
+  Object.defineProperty(handler, 'sessionCount', { get: () => (host === null ? 0 : host.native.sessionCount), enumerable: true });
+  handler.close = async () => {
+    if (closed) return;
+    closed = true;
+    if (host !== null) {
+      host.close();
+      try {
+        await ready;
+      } finally {
+        await server._exit();
+      }
+    }
+  };
+  return handler;
+}
+
+module.exports = { startHttp, runHttp, httpHandler, httpOptions, HttpServer };
