@@ -3,10 +3,12 @@
 //
 // Tools with zod input and output schemas (structured output), annotations, progress,
 // logging, cancellation, elicitation and sampling; a static resource and a resource template;
-// a prompt with arguments; argument completion; a lifespan holding shared state. Serves stdio:
+// a prompt with arguments; argument completion; a lifespan holding shared state. Serves stdio,
+// or Streamable HTTP at http://127.0.0.1:PORT/mcp with `--http PORT` (until SIGINT/SIGTERM):
 //
 //     node --experimental-strip-types examples/node/weather_server.ts  # Node 22.7+ (no flag from 22.18/23.6)
 //     node examples/node/weather_server.mjs                            # Node 20+: the JS twin
+//     node examples/node/weather_server.mjs --http 3000                # HTTP (either file)
 //
 // KEEP IN SYNC with weather_server.mjs, its plain-JavaScript twin (same logic, JSDoc types),
 // which the tests and `make demo` run. This file sticks to erasable TypeScript (no enums,
@@ -193,7 +195,14 @@ const completeCity = (value: string): string[] => CITY_KEYS.filter((c) => c.star
 server.completion({ prompt: 'packing_list', argument: 'city' }, completeCity);
 server.completion({ resource: 'weather://{city}/now', argument: 'city' }, completeCity);
 
-server.run().catch((err: unknown) => {
+const httpAt = process.argv.indexOf('--http');
+const port = httpAt < 0 ? null : Number(process.argv[httpAt + 1]);
+if (port !== null && !(Number.isInteger(port) && port >= 0 && port <= 65535)) {
+  console.error(`weather_server: --http: not a port number: ${process.argv[httpAt + 1]}`);
+  process.exit(2);
+}
+const serving = port === null ? server.run() : server.run({ transport: 'http', host: '127.0.0.1', port, path: '/mcp' });
+serving.catch((err: unknown) => {
   console.error(err);
   process.exitCode = 1;
 });
