@@ -19,10 +19,13 @@ pub trait EventStore: Send + Sync + 'static {
     fn forget_session(&self, session: &str);
 }
 
+/// The events kept for each stream of one session: `(seq, data)`, oldest first.
+type Streams = HashMap<u64, VecDeque<(u64, Bytes)>>;
+
 /// The default [`EventStore`]: the last `per_stream` events of each stream, in memory.
 pub struct InMemoryEventStore {
     per_stream: usize,
-    sessions: Mutex<HashMap<String, HashMap<u64, VecDeque<(u64, Bytes)>>>>,
+    sessions: Mutex<HashMap<String, Streams>>,
 }
 
 impl InMemoryEventStore {

@@ -25,7 +25,7 @@ use crate::engine::{ServerConfig, State};
 use crate::error::{Error, Result};
 use crate::jsonrpc::{self, Incoming, RpcError};
 use crate::protocol::{Feature, ProtocolVersion};
-use crate::server::registry::Registry;
+use crate::server::registry::{ListenerId, Registry, RegistryChange};
 use bytes::Bytes;
 use http::{header, HeaderValue, Method, Request, Response, StatusCode};
 use http_body::Body;
@@ -34,6 +34,7 @@ use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::task::Poll;
 use std::time::{Duration, Instant};
@@ -50,6 +51,19 @@ pub(crate) struct Shared {
     /// The runtime the service runs on (timers and handler tasks go there).
     pub runtime: OnceLock<tokio::runtime::Handle>,
     sweeper: OnceLock<()>,
+    /// The one registry listener of the service (it forwards changes to every session).
+    listener: Mutex<Option<ListenerId>>,
+    /// Stateless sessions alive (each is one POST being answered).
+    pub stateless_live: AtomicUsize,
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        let id = self.listener.get_mut().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(id) = id {
+            self.registry.remove_listener(id);
+        }
+    }
 }
 
 impl Shared {
@@ -69,19 +83,24 @@ impl Shared {
         self.sessions().get(id).cloned()
     }
 
-    /// Makes room for one more session: evicts the longest-idle one when at the cap.
+    /// The session to evict to make room: the longest idle without open streams or calls
+    /// in progress. Called with the sessions table locked (lock order: table, then session).
+    fn idlest(map: &HashMap<Arc<str>, Arc<Session>>) -> Option<Arc<Session>> {
+        let mut by_age: Vec<(u64, &Arc<Session>)> =
+            map.values().map(|s| (s.last_seen.load(Ordering::Relaxed), s)).collect();
+        by_age.sort_unstable_by_key(|(seen, _)| *seen);
+        by_age.into_iter().map(|(_, s)| s).find(|s| !s.busy()).cloned()
+    }
+
+    /// Makes room for one more session: evicts the longest-idle one when at the cap. False
+    /// when every session is busy.
     fn make_room(&self) -> bool {
         let victim = {
             let mut map = self.sessions();
             if map.len() < self.options.max_sessions {
                 return true;
             }
-            let victim = map
-                .values()
-                .filter(|s| !s.busy())
-                .min_by_key(|s| s.last_seen.load(std::sync::atomic::Ordering::Relaxed))
-                .cloned();
-            match victim {
+            match Self::idlest(&map) {
                 Some(v) => {
                     if let Some(id) = v.id() {
                         map.remove(id);
@@ -93,6 +112,43 @@ impl Shared {
         };
         victim.close();
         true
+    }
+
+    /// Adds a new session to the table, evicting as [`Self::make_room`] does (concurrent
+    /// initializes may have filled the room made before). False when every session is busy.
+    fn admit(&self, session: &Arc<Session>) -> bool {
+        let Some(id) = session.id() else { return false };
+        loop {
+            let victim = {
+                let mut map = self.sessions();
+                if map.len() < self.options.max_sessions {
+                    map.insert(Arc::from(id), session.clone());
+                    return true;
+                }
+                match Self::idlest(&map) {
+                    Some(v) => {
+                        if let Some(vid) = v.id() {
+                            map.remove(vid);
+                        }
+                        v
+                    }
+                    None => return false,
+                }
+            };
+            victim.close();
+        }
+    }
+
+    /// Forwards a registry change (list_changed, resource updates) to every session.
+    fn registry_changed(&self, change: &RegistryChange) {
+        let all: Vec<Arc<Session>> = self.sessions().values().cloned().collect();
+        for s in all {
+            s.with(|i| {
+                if !i.closed {
+                    i.engine.registry_changed(change);
+                }
+            });
+        }
     }
 
     /// Closes sessions idle for longer than the timeout.
@@ -133,20 +189,26 @@ impl std::fmt::Debug for HttpService {
 }
 
 type Reply = Response<HttpBody>;
+/// A refusal: the reply to send instead (boxed: a `Result` stays small).
+type Refused = Box<Reply>;
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
-fn header_str<'a, B>(req: &'a Request<B>, name: header::HeaderName) -> Option<&'a str> {
+fn header_str<B>(req: &Request<B>, name: header::HeaderName) -> Option<&str> {
     req.headers().get(name).and_then(|v| v.to_str().ok())
 }
 
 /// Whether an Accept header admits `mime` (`*/*` and `type/*` count).
 fn accepts(accept: Option<&str>, mime: &str) -> bool {
     let Some(accept) = accept else { return false };
-    let (ty, _) = mime.split_once('/').unwrap_or((mime, ""));
+    let ty = mime.split_once('/').map_or(mime, |(t, _)| t);
     accept.split(',').any(|part| {
         let m = part.split(';').next().unwrap_or("").trim();
-        m.eq_ignore_ascii_case(mime) || m == "*/*" || m.eq_ignore_ascii_case(&format!("{ty}/*"))
+        m.eq_ignore_ascii_case(mime) || m == "*/*" || m.strip_suffix("/*").is_some_and(|t| t.eq_ignore_ascii_case(ty))
     })
+}
+
+fn not_found() -> Reply {
+    error_reply(StatusCode::NOT_FOUND, -32001, "Session not found")
 }
 
 /// An error reply with a JSON-RPC error body (`id: null`).
@@ -239,18 +301,28 @@ impl HttpService {
         dispatcher: Arc<dyn Dispatcher>,
         options: HttpOptions,
     ) -> HttpService {
-        HttpService {
-            shared: Arc::new(Shared {
-                options,
-                config,
-                registry,
-                dispatcher,
-                epoch: Instant::now(),
-                sessions: Mutex::new(HashMap::new()),
-                runtime: OnceLock::new(),
-                sweeper: OnceLock::new(),
-            }),
-        }
+        let shared = Arc::new(Shared {
+            options,
+            config,
+            registry,
+            dispatcher,
+            epoch: Instant::now(),
+            sessions: Mutex::new(HashMap::new()),
+            runtime: OnceLock::new(),
+            sweeper: OnceLock::new(),
+            listener: Mutex::new(None),
+            stateless_live: AtomicUsize::new(0),
+        });
+        // One listener for the whole service (not one per session): a change reaches every
+        // session in the table.
+        let weak = Arc::downgrade(&shared);
+        let id = shared.registry.add_listener(move |c: &RegistryChange| {
+            if let Some(sh) = weak.upgrade() {
+                sh.registry_changed(c);
+            }
+        });
+        *shared.listener.lock().unwrap_or_else(|e| e.into_inner()) = Some(id);
+        HttpService { shared }
     }
 
     /// The same server with other options (a new service: no sessions are shared).
@@ -269,10 +341,11 @@ impl HttpService {
         self.shared.sessions().len()
     }
 
-    /// Calls in progress over all sessions.
+    /// Calls in progress over all sessions (in stateless mode: requests being answered).
     pub fn in_flight(&self) -> usize {
         let sessions: Vec<Arc<Session>> = self.shared.sessions().values().cloned().collect();
-        sessions.iter().map(|s| s.lock().engine.in_flight()).sum()
+        let stateful: usize = sessions.iter().map(|s| s.lock().engine.in_flight()).sum();
+        stateful + self.shared.stateless_live.load(Ordering::Acquire)
     }
 
     /// Closes every session (their calls are cancelled, their streams end).
@@ -359,41 +432,45 @@ impl HttpService {
     }
 
     /// Checks `MCP-Protocol-Version`: absent is fine; present must be a revision served.
-    fn version_header<B>(&self, req: &Request<B>) -> std::result::Result<Option<ProtocolVersion>, Reply> {
+    fn version_header<B>(&self, req: &Request<B>) -> std::result::Result<Option<ProtocolVersion>, Refused> {
         let Some(raw) = req.headers().get("mcp-protocol-version") else { return Ok(None) };
         let text = raw.to_str().unwrap_or("");
         match text.parse::<ProtocolVersion>() {
             Ok(v) if self.shared.config.versions.contains(&v) => Ok(Some(v)),
             _ => {
                 let supported: Vec<&str> = self.shared.config.versions.iter().map(|v| v.as_str()).collect();
-                Err(error_reply(
+                Err(Box::new(error_reply(
                     StatusCode::BAD_REQUEST,
                     -32000,
                     format!(
                         "Bad Request: unsupported MCP-Protocol-Version {text:?} (supported: {})",
                         supported.join(", ")
                     ),
-                ))
+                )))
             }
         }
     }
 
     /// The session named by `Mcp-Session-Id`: 400 without one, 404 for an unknown one.
-    fn find_session<B>(&self, req: &Request<B>) -> std::result::Result<Arc<Session>, Reply> {
+    fn find_session<B>(&self, req: &Request<B>) -> std::result::Result<Arc<Session>, Refused> {
         let Some(id) = header_str(req, header::HeaderName::from_static("mcp-session-id")) else {
-            return Err(error_reply(StatusCode::BAD_REQUEST, -32000, "Bad Request: Mcp-Session-Id header is required"));
+            return Err(Box::new(error_reply(
+                StatusCode::BAD_REQUEST,
+                -32000,
+                "Bad Request: Mcp-Session-Id header is required",
+            )));
         };
         match self.shared.session(id) {
             Some(s) => {
                 s.touch();
                 Ok(s)
             }
-            None => Err(error_reply(StatusCode::NOT_FOUND, -32001, "Session not found")),
+            None => Err(Box::new(not_found())),
         }
     }
 
     /// Reads a body within the size limit.
-    async fn read_body<B>(&self, req: Request<B>) -> std::result::Result<Bytes, Reply>
+    async fn read_body<B>(&self, req: Request<B>) -> std::result::Result<Bytes, Refused>
     where
         B: Body,
         B::Error: Into<BoxError>,
@@ -402,29 +479,30 @@ impl HttpService {
         if let Some(len) = req.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok())
         {
             if len > max as u64 {
-                return Err(too_large(max));
+                return Err(Box::new(too_large(max)));
             }
         }
         match Limited::new(req.into_body(), max).collect().await {
             Ok(c) => Ok(c.to_bytes()),
-            Err(e) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => Err(too_large(max)),
+            Err(e) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => Err(Box::new(too_large(max))),
             Err(e) => {
-                Err(error_reply(StatusCode::BAD_REQUEST, -32700, format!("Parse error: reading the body failed: {e}")))
+                let why = format!("Parse error: reading the body failed: {e}");
+                Err(Box::new(error_reply(StatusCode::BAD_REQUEST, -32700, why)))
             }
         }
     }
 
-    fn check_content_type<B>(req: &Request<B>) -> std::result::Result<(), Reply> {
+    fn check_content_type<B>(req: &Request<B>) -> std::result::Result<(), Refused> {
         let ct = header_str(req, header::CONTENT_TYPE).unwrap_or("");
         let mime = ct.split(';').next().unwrap_or("").trim();
         if mime.eq_ignore_ascii_case("application/json") {
             Ok(())
         } else {
-            Err(error_reply(
+            Err(Box::new(error_reply(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 -32000,
                 format!("Unsupported Media Type: Content-Type must be application/json, not {ct:?}"),
-            ))
+            )))
         }
     }
 
@@ -445,16 +523,16 @@ impl HttpService {
             );
         }
         if let Err(r) = Self::check_content_type(&req) {
-            return r;
+            return *r;
         }
         let version = match self.version_header(&req) {
             Ok(v) => v,
-            Err(r) => return r,
+            Err(r) => return *r,
         };
         let existing = header_str(&req, header::HeaderName::from_static("mcp-session-id")).map(str::to_string);
         let body = match self.read_body(req).await {
             Ok(b) => b,
-            Err(r) => return r,
+            Err(r) => return *r,
         };
         let class = match classify(&body) {
             Ok(c) => c,
@@ -476,11 +554,7 @@ impl HttpService {
             (s, false)
         } else if class.initialize {
             if !sh.make_room() {
-                return error_reply(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    -32000,
-                    format!("Service Unavailable: the server has its maximum of {} sessions", sh.options.max_sessions),
-                );
+                return too_many_sessions(sh.options.max_sessions);
             }
             (Session::new(sh, Some(new_session_id())), true)
         } else {
@@ -492,39 +566,52 @@ impl HttpService {
                     s.touch();
                     (s, false)
                 }
-                None => return error_reply(StatusCode::NOT_FOUND, -32001, "Session not found"),
+                None => return not_found(),
             }
         };
         let now = Instant::now();
         if !class.requests {
-            session.with(|i| i.engine.handle_message(&body, now));
+            // The session may have been closed (deleted, expired) since it was looked up.
+            let open = session.with(|i| {
+                if !i.closed {
+                    i.engine.handle_message(&body, now);
+                }
+                !i.closed
+            });
             if sh.options.stateless {
                 session.close();
+            }
+            if !open {
+                return not_found();
             }
             let mut r = Response::new(HttpBody::Empty);
             *r.status_mut() = StatusCode::ACCEPTED;
             return r;
         }
         let stream = session.with(|i| {
+            if i.closed {
+                return None;
+            }
             let s = session.open_stream(i, Kind::Post, 1);
             if json_only {
                 s.lock().mode = Mode::Json;
             }
             i.input = Some(s.clone());
             i.engine.handle_message(&body, now);
-            s
+            Some(s)
         });
-        if new {
-            let ok = session.lock().engine.state() != State::Uninitialized;
-            if ok {
-                if let Some(id) = session.id() {
-                    sh.sessions().insert(Arc::from(id), session.clone());
-                }
-                session.listen_registry();
+        let Some(stream) = stream else { return not_found() };
+        // A new session joins the table once its initialize succeeded (a failed one is
+        // answered without a session id and dropped).
+        let mut admitted = !new;
+        if new && session.state() != State::Uninitialized {
+            if !sh.admit(&session) {
+                session.close();
+                return too_many_sessions(sh.options.max_sessions);
             }
+            admitted = true;
         }
-        let owner: Arc<dyn stream::Detach> = session.clone();
-        let mut body = SseBody::new(stream.clone(), Arc::downgrade(&owner), sh.options.keep_alive, b": keep-alive\n\n");
+        let mut body = SseBody::new(stream.clone(), session.clone(), sh.options.keep_alive, b": keep-alive\n\n");
         let retry = session
             .protocol_version()
             .filter(|v| v.supports(Feature::SsePolling) && session.id().is_some())
@@ -535,11 +622,13 @@ impl HttpService {
             if q.mode == Mode::Sse {
                 return Poll::Ready(None); // the call closed its stream early (SSE polling)
             }
-            if q.expected == 0 && (!q.related || json_only) {
+            // Done: every answer is in (or will never come: cancelled, session closed).
+            let done = q.expected == 0 || q.finished;
+            if done && (!q.related || json_only) {
                 q.mode = Mode::Json;
                 return Poll::Ready(Some(std::mem::take(&mut q.held)));
             }
-            if !json_only && (q.related || wait.as_mut().poll(cx).is_ready()) {
+            if !json_only && (done || q.related || wait.as_mut().poll(cx).is_ready()) {
                 stream.start_sse(&mut q, retry);
                 return Poll::Ready(None);
             }
@@ -571,6 +660,8 @@ impl HttpService {
                         r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
                         r
                     }
+                    // Closed while the call ran: it was cancelled.
+                    None if session.lock().closed && !sh.options.stateless => return not_found(),
                     None => {
                         let mut r = Response::new(HttpBody::Empty);
                         *r.status_mut() = StatusCode::ACCEPTED;
@@ -580,7 +671,9 @@ impl HttpService {
             }
             None => sse_reply(body),
         };
-        set_session_header(&mut r, &session);
+        if admitted {
+            set_session_header(&mut r, &session);
+        }
         r
     }
 
@@ -600,63 +693,64 @@ impl HttpService {
             );
         }
         if let Err(r) = self.version_header(&req) {
-            return r;
+            return *r;
         }
         let session = match self.find_session(&req) {
             Ok(s) => s,
-            Err(r) => return r,
+            Err(r) => return *r,
         };
         let last = header_str(&req, header::HeaderName::from_static("last-event-id")).and_then(|v| {
             let (s, n) = v.split_once('-')?;
             Some((s.parse::<u64>().ok()?, n.parse::<u64>().ok()?))
         });
-        let owner: Arc<dyn stream::Detach> = session.clone();
         let mut wakers = Vec::new();
         let result = {
             let mut g = session.lock();
             let resumed = last.and_then(|(sid, seq)| g.streams.get(&sid).cloned().map(|s| (s, seq)));
-            match resumed {
-                Some((s, seq)) => {
-                    let mut q = s.lock();
-                    if q.attached {
-                        Err(error_reply(StatusCode::CONFLICT, -32000, "Conflict: that stream is already being read"))
-                    } else {
-                        // Everything after the client's last event, from the store (what was
-                        // queued but never taken is there too).
-                        let replay = s.store.replay(&s.session, s.id, seq).unwrap_or_default();
-                        q.frames.clear();
-                        for (n, data) in replay {
-                            q.frames.extend_from_slice(format!("id: {}-{n}\ndata: ", s.id).as_bytes());
-                            q.frames.extend_from_slice(&data);
-                            q.frames.extend_from_slice(b"\n\n");
-                        }
-                        q.attached = true;
-                        q.hang_up = false;
-                        drop(q);
-                        if s.kind == Kind::Get {
-                            g.get_stream = Some(s.clone());
-                        }
-                        Ok(s)
+            if g.closed {
+                // Deleted or expired since it was looked up.
+                Err(not_found())
+            } else if let Some((s, seq)) = resumed {
+                let mut q = s.lock();
+                if q.attached {
+                    Err(error_reply(StatusCode::CONFLICT, -32000, "Conflict: that stream is already being read"))
+                } else {
+                    // Everything after the client's last event, from the store (what was
+                    // queued but never taken is there too).
+                    let replay = s.store.replay(&s.session, s.id, seq).unwrap_or_default();
+                    q.frames.clear();
+                    for (n, data) in replay {
+                        q.frames.extend_from_slice(format!("id: {}-{n}\ndata: ", s.id).as_bytes());
+                        q.frames.extend_from_slice(&data);
+                        q.frames.extend_from_slice(b"\n\n");
                     }
-                }
-                None => {
-                    if g.get_stream.as_ref().is_some_and(|s| s.lock().attached) {
-                        Err(error_reply(
-                            StatusCode::CONFLICT,
-                            -32000,
-                            "Conflict: only one standalone SSE stream is allowed per session",
-                        ))
-                    } else {
-                        let s = session.open_stream(&mut g, Kind::Get, usize::MAX);
-                        let retry = g.engine.protocol_version().filter(|v| v.supports(Feature::SsePolling));
-                        {
-                            let mut q = s.lock();
-                            s.start_sse(&mut q, retry.map(|_| sh.options.retry));
-                        }
+                    q.attached = true;
+                    q.hang_up = false;
+                    drop(q);
+                    if s.kind == Kind::Get {
+                        // What was sent while it was away waited in the backlog.
                         g.attach_get(s.clone(), &mut wakers);
-                        Ok(s)
                     }
+                    Ok(s)
                 }
+            } else if g.get_stream.as_ref().is_some_and(|s| s.lock().attached) {
+                Err(error_reply(
+                    StatusCode::CONFLICT,
+                    -32000,
+                    "Conflict: only one standalone SSE stream is allowed per session",
+                ))
+            } else {
+                // A new standalone stream replaces any earlier one left unread (the client
+                // chose not to resume it): it is forgotten.
+                session.forget_get_streams(&mut g);
+                let s = session.open_stream(&mut g, Kind::Get, usize::MAX);
+                let retry = g.engine.protocol_version().filter(|v| v.supports(Feature::SsePolling));
+                {
+                    let mut q = s.lock();
+                    s.start_sse(&mut q, retry.map(|_| sh.options.retry));
+                }
+                g.attach_get(s.clone(), &mut wakers);
+                Ok(s)
             }
         };
         for w in wakers {
@@ -664,8 +758,7 @@ impl HttpService {
         }
         match result {
             Ok(s) => {
-                let mut r =
-                    sse_reply(SseBody::new(s, Arc::downgrade(&owner), sh.options.keep_alive, b": keep-alive\n\n"));
+                let mut r = sse_reply(SseBody::new(s, session.clone(), sh.options.keep_alive, b": keep-alive\n\n"));
                 set_session_header(&mut r, &session);
                 r
             }
@@ -681,11 +774,11 @@ impl HttpService {
             return r;
         }
         if let Err(r) = self.version_header(&req) {
-            return r;
+            return *r;
         }
         let session = match self.find_session(&req) {
             Ok(s) => s,
-            Err(r) => return r,
+            Err(r) => return *r,
         };
         if let Some(id) = session.id() {
             self.shared.remove_session(id);
@@ -697,7 +790,7 @@ impl HttpService {
     fn legacy_get(&self) -> Reply {
         let sh = &self.shared;
         if !sh.make_room() {
-            return error_reply(StatusCode::SERVICE_UNAVAILABLE, -32000, "Service Unavailable: too many sessions");
+            return too_many_sessions(sh.options.max_sessions);
         }
         let id = new_session_id();
         let session = Session::new(sh, Some(id.clone()));
@@ -712,10 +805,11 @@ impl HttpService {
             g.legacy = Some(s.clone());
             s
         };
-        sh.sessions().insert(id, session.clone());
-        session.listen_registry();
-        let owner: Arc<dyn stream::Detach> = session.clone();
-        sse_reply(SseBody::new(stream, Arc::downgrade(&owner), sh.options.keep_alive, b": ping\n\n"))
+        if !sh.admit(&session) {
+            session.close();
+            return too_many_sessions(sh.options.max_sessions);
+        }
+        sse_reply(SseBody::new(stream, session, sh.options.keep_alive, b": ping\n\n"))
     }
 
     async fn legacy_post<B>(&self, req: Request<B>) -> Reply
@@ -724,7 +818,7 @@ impl HttpService {
         B::Error: Into<BoxError>,
     {
         if let Err(r) = Self::check_content_type(&req) {
-            return r;
+            return *r;
         }
         let id = req.uri().query().and_then(|q| {
             q.split('&').find_map(|kv| kv.strip_prefix("sessionId=").or_else(|| kv.strip_prefix("session_id=")))
@@ -736,13 +830,11 @@ impl HttpService {
                 "Bad Request: the sessionId query parameter is required",
             );
         };
-        let Some(session) = self.shared.session(&id) else {
-            return error_reply(StatusCode::NOT_FOUND, -32001, "Session not found");
-        };
+        let Some(session) = self.shared.session(&id) else { return not_found() };
         session.touch();
         let body = match self.read_body(req).await {
             Ok(b) => b,
-            Err(r) => return r,
+            Err(r) => return *r,
         };
         if let Err(e) = classify(&body) {
             let mut out = Vec::new();
@@ -752,11 +844,27 @@ impl HttpService {
             r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
             return r;
         }
-        session.with(|i| i.engine.handle_message(&body, Instant::now()));
+        let open = session.with(|i| {
+            if !i.closed {
+                i.engine.handle_message(&body, Instant::now());
+            }
+            !i.closed
+        });
+        if !open {
+            return not_found();
+        }
         let mut r = plain(StatusCode::ACCEPTED, "Accepted");
         *r.status_mut() = StatusCode::ACCEPTED;
         r
     }
+}
+
+fn too_many_sessions(max: usize) -> Reply {
+    error_reply(
+        StatusCode::SERVICE_UNAVAILABLE,
+        -32000,
+        format!("Service Unavailable: the server has its maximum of {max} sessions, all in use"),
+    )
 }
 
 fn too_large(max: usize) -> Reply {
@@ -811,7 +919,9 @@ pub async fn serve_http(
     listener: tokio::net::TcpListener,
     shutdown: impl Future<Output = ()>,
 ) -> Result<()> {
-    use hyper_util::rt::TokioIo;
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    let mut http1 = hyper::server::conn::http1::Builder::new();
+    http1.keep_alive(true).timer(TokioTimer::new()).header_read_timeout(service.options().header_read_timeout);
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let mut conns = tokio::task::JoinSet::new();
     let mut shutdown = std::pin::pin!(shutdown);
@@ -831,9 +941,9 @@ pub async fn serve_http(
                 let _ = tcp.set_nodelay(true);
                 let svc = service.clone();
                 let mut stop = stop_rx.clone();
+                let http1 = http1.clone();
                 conns.spawn(async move {
-                    let conn = hyper::server::conn::http1::Builder::new()
-                        .keep_alive(true)
+                    let conn = http1
                         .serve_connection(TokioIo::new(tcp), hyper::service::service_fn(move |req| {
                             let svc = svc.clone();
                             async move { Ok::<_, Infallible>(svc.handle(req).await) }

@@ -53,6 +53,10 @@ pub struct HttpOptions {
     /// Standalone messages (list changes, updates) kept for a session while it has no GET
     /// stream open. Default 64.
     pub backlog: usize,
+    /// [`serve_http`](super::serve_http) closes a connection that takes longer than this to
+    /// send a request's headers, or stays idle this long between requests (slow-client
+    /// protection). `None`: never. Default 30 s.
+    pub header_read_timeout: Option<Duration>,
 }
 
 impl Default for HttpOptions {
@@ -74,6 +78,7 @@ impl Default for HttpOptions {
             sse_path: "/sse".into(),
             messages_path: "/messages".into(),
             backlog: 64,
+            header_read_timeout: Some(Duration::from_secs(30)),
         }
     }
 }
@@ -89,6 +94,9 @@ impl std::fmt::Debug for HttpOptions {
             .field("max_body", &self.max_body)
             .field("session_idle_timeout", &self.session_idle_timeout)
             .field("max_sessions", &self.max_sessions)
+            .field("keep_alive", &self.keep_alive)
+            .field("json_wait", &self.json_wait)
+            .field("legacy_sse", &self.legacy_sse)
             .finish_non_exhaustive()
     }
 }

@@ -3,12 +3,12 @@
 //! POST, a handler finishing on any thread, a timer) locks it, acts, and routes what the
 //! engine wrote to the stream each message belongs to.
 
-use super::stream::{Detach, Kind, Stream};
+use super::stream::{Detach, Kind, Mode, Stream};
 use super::Shared;
 use crate::engine::{Event, OutboundId, Outcome, RequestKey, RequestOptions, Route, ServerSession};
 use crate::jsonrpc::RpcError;
 use crate::protocol::{ClientCapabilities, Implementation, LoggingLevel, ProtocolVersion};
-use crate::server::registry::{ListenerId, RegistryChange};
+use crate::server::registry::RegistryChange;
 use crate::server::{Command, PeerInfo};
 use bytes::Bytes;
 use serde_json::Value;
@@ -60,16 +60,17 @@ pub(crate) struct Inner {
     host_ids: HashMap<u64, OutboundId>,
     next_host_id: u64,
     timer: Option<Instant>,
-    listener: Option<ListenerId>,
     pub closed: bool,
 }
+
+type ValueSender = oneshot::Sender<Result<Value, RpcError>>;
 
 /// Work collected under the lock, done after it is released.
 #[derive(Default)]
 pub(crate) struct After {
     wakers: Vec<Waker>,
     events: Vec<Event>,
-    replies: Vec<(oneshot::Sender<Result<Value, RpcError>>, Result<Value, RpcError>)>,
+    replies: Vec<(ValueSender, Result<Value, RpcError>)>,
     timer: Option<Instant>,
 }
 
@@ -94,6 +95,10 @@ impl std::fmt::Debug for Session {
 
 impl Session {
     pub(crate) fn new(shared: &Arc<Shared>, id: Option<Arc<str>>) -> Arc<Session> {
+        if id.is_none() {
+            // Counted until closed (stateless sessions close when their POST is answered).
+            shared.stateless_live.fetch_add(1, Ordering::AcqRel);
+        }
         let engine = ServerSession::new(shared.config.clone(), shared.registry.clone());
         Arc::new_cyclic(|me| Session {
             id,
@@ -112,7 +117,6 @@ impl Session {
                 host_ids: HashMap::new(),
                 next_host_id: 1,
                 timer: None,
-                listener: None,
                 closed: false,
             }),
             last_seen: AtomicU64::new(shared.now_ms()),
@@ -220,66 +224,61 @@ impl Session {
         g.engine.in_flight() > 0 || g.streams.values().any(|s| s.lock().attached) || g.legacy.is_some()
     }
 
-    /// Ends the session: calls in progress are cancelled, streams end.
+    /// Ends the session: calls in progress are cancelled, streams end. Later calls of
+    /// every method see `closed` and do nothing (a handler completing after this is ignored,
+    /// a request that looked the session up just before gets 404).
     pub fn close(&self) {
+        let mut wakers = Vec::new();
         let first = self.with(|i| {
             if i.closed {
                 return false;
             }
             i.closed = true;
             i.engine.close();
+            // Under the same lock as `closed`: no stream can be opened after this.
+            for s in i.streams.values().chain(i.get_stream.iter()).chain(i.legacy.iter()) {
+                s.finish(&mut wakers);
+            }
+            for s in i.key_stream.values() {
+                s.finish(&mut wakers);
+            }
+            i.streams = HashMap::new();
+            i.key_stream = HashMap::new();
+            i.get_stream = None;
+            i.legacy = None;
+            i.input = None;
+            i.backlog = VecDeque::new();
             true
         });
+        for w in wakers {
+            w.wake();
+        }
         if !first {
             return;
         }
-        let mut after = After::default();
-        {
-            let mut g = self.lock();
-            for s in g.streams.values() {
-                s.finish(&mut after.wakers);
-            }
-            for s in g.get_stream.iter().chain(g.legacy.iter()) {
-                s.finish(&mut after.wakers);
-            }
-            g.streams.clear();
-            g.key_stream.clear();
-            g.get_stream = None;
-            g.legacy = None;
-            if let Some(l) = g.listener.take() {
-                self.shared.registry.remove_listener(l);
-            }
-        }
-        for w in after.wakers {
-            w.wake();
-        }
         if self.id.is_some() {
             self.shared.options.event_store.forget_session(&self.store_key());
+        } else {
+            self.shared.stateless_live.fetch_sub(1, Ordering::AcqRel);
         }
         if let Some(me) = self.me.upgrade() {
             self.shared.dispatcher.closed(&me);
         }
     }
 
-    /// Follows registry changes (list_changed, resource updates).
-    pub(crate) fn listen_registry(&self) {
-        let me = self.me.clone();
-        let id = self.shared.registry.add_listener(move |c: &RegistryChange| {
-            if let Some(s) = me.upgrade() {
-                s.with(|i| i.engine.registry_changed(c));
+    /// Forgets standalone streams nobody reads (a new GET stream replaces them).
+    pub(crate) fn forget_get_streams(&self, inner: &mut Inner) {
+        let stale: Vec<u64> = inner
+            .streams
+            .iter()
+            .filter(|(_, s)| s.kind == Kind::Get && !s.lock().attached)
+            .map(|(id, _)| *id)
+            .collect();
+        for id in stale {
+            if let Some(s) = inner.streams.remove(&id) {
+                s.finish(&mut Vec::new());
+                self.shared.options.event_store.forget_stream(&self.store_key(), id);
             }
-        });
-        let stale = {
-            let mut g = self.lock();
-            if g.closed {
-                Some(id)
-            } else {
-                g.listener = Some(id);
-                None
-            }
-        };
-        if let Some(id) = stale {
-            self.shared.registry.remove_listener(id);
         }
     }
 
@@ -478,7 +477,14 @@ impl Inner {
                 Route::Standalone => (None, false),
             };
             let rest = match stream {
-                Some(s) => s.push(msg, answer, &mut after.wakers).err(),
+                Some(s) => {
+                    let rest = s.push(msg, answer, &mut after.wakers).err();
+                    if answer && !self.key_stream.is_empty() && s.kind == Kind::Post && s.lock().finished {
+                        // A batch's answer: the other calls it carried point at this stream.
+                        self.key_stream.retain(|_, k| !Arc::ptr_eq(k, &s));
+                    }
+                    rest
+                }
                 None => Some(msg),
             };
             if let Some(msg) = rest {
@@ -524,17 +530,16 @@ impl Inner {
                 after.timer = Some(d);
             }
         }
+        // The input was handled: later answers go by their keys.
+        self.input = None;
     }
 
     /// A message for the GET stream, or the backlog while none is open.
     fn standalone(&mut self, msg: Bytes, cap: usize, wakers: &mut Vec<Waker>) {
         if let Some(g) = &self.get_stream {
-            match g.push(msg, false, wakers) {
-                Ok(()) => return,
-                Err(m) => {
-                    self.get_stream = None;
-                    self.queue(m, cap);
-                }
+            if let Err(m) = g.push(msg, false, wakers) {
+                self.get_stream = None;
+                self.queue(m, cap);
             }
         } else {
             self.queue(msg, cap);
@@ -560,6 +565,15 @@ impl Inner {
     }
 }
 
+impl Drop for Session {
+    fn drop(&mut self) {
+        let closed = self.inner.get_mut().unwrap_or_else(|e| e.into_inner()).closed;
+        if self.id.is_none() && !closed {
+            self.shared.stateless_live.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+}
+
 impl Detach for Session {
     fn detached(&self, stream: &Arc<Stream>, delivered: bool) {
         self.touch();
@@ -568,7 +582,10 @@ impl Detach for Session {
             g.get_stream = None;
         }
         let legacy = g.legacy.as_ref().is_some_and(|s| Arc::ptr_eq(s, stream));
-        if delivered && g.streams.remove(&stream.id).is_some() {
+        // Kept for resumption unless delivered in full, or never an SSE stream (a JSON reply,
+        // or a POST the client left before any event id was sent).
+        let resumable = !delivered && stream.lock().mode == Mode::Sse;
+        if !resumable && g.streams.remove(&stream.id).is_some() {
             self.shared.options.event_store.forget_stream(&self.store_key(), stream.id);
         }
         drop(g);

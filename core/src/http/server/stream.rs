@@ -7,7 +7,7 @@ use bytes::{BufMut, Bytes, BytesMut};
 use http_body::{Body, Frame, SizeHint};
 use std::convert::Infallible;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
@@ -215,7 +215,9 @@ pub(crate) trait Detach: Send + Sync {
 /// The body of an SSE response: drains its stream, with keep-alive comments.
 pub(crate) struct SseBody {
     pub stream: Arc<Stream>,
-    pub owner: Weak<dyn Detach>,
+    /// The session: kept alive while its stream is being sent (a stateless session has no
+    /// other owner), told when the body goes away.
+    pub owner: Arc<dyn Detach>,
     pub keep_alive: Option<(Duration, Pin<Box<tokio::time::Sleep>>)>,
     pub comment: &'static [u8],
     pub done: bool,
@@ -224,7 +226,7 @@ pub(crate) struct SseBody {
 impl SseBody {
     pub fn new(
         stream: Arc<Stream>,
-        owner: Weak<dyn Detach>,
+        owner: Arc<dyn Detach>,
         keep_alive: Option<Duration>,
         comment: &'static [u8],
     ) -> Self {
@@ -302,9 +304,7 @@ impl SseBody {
             q.waker = None;
             q.finished && q.frames.is_empty()
         };
-        if let Some(owner) = self.owner.upgrade() {
-            owner.detached(&self.stream, delivered);
-        }
+        self.owner.detached(&self.stream, delivered);
     }
 }
 
