@@ -17,7 +17,6 @@ use http_body_util::BodyExt;
 use hypermcp::engine::{Event, RequestKey};
 use hypermcp::http::server::{serve_http, Dispatcher, HttpService, Session};
 use hypermcp::http::HttpOptions;
-use hypermcp::server::registry::RegistryChange;
 use hypermcp::LoggingLevel;
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -142,6 +141,7 @@ fn options_from(d: &serde_json::Value) -> PyResult<HttpOptions> {
 #[pyclass(module = "hypermcp._core", frozen)]
 pub struct HttpServer {
     service: Mutex<HttpService>,
+    registry: Arc<hypermcp::server::registry::Registry>,
     queue: Arc<HostQueue>,
     stop: Mutex<Option<tokio::sync::oneshot::Sender<()>>>,
     requests: Mutex<HashMap<u64, tokio::task::AbortHandle>>,
@@ -161,6 +161,7 @@ impl HttpServer {
         let service = HttpService::with_dispatcher(Arc::new(cfg), registry.inner.clone(), dispatcher, opts);
         Ok(HttpServer {
             service: Mutex::new(service),
+            registry: registry.inner.clone(),
             queue,
             stop: Mutex::new(None),
             requests: Mutex::new(HashMap::new()),
@@ -314,6 +315,19 @@ impl HttpServer {
         }
     }
 
+    /// Closes every session now: their calls are cancelled, their streams end (the
+    /// `("closed", key)` items follow).
+    fn close_all(&self, py: Python<'_>) {
+        let service = self.service.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        py.detach(|| service.close_all());
+    }
+
+    /// A resource changed: every HTTP session of the server's registry (those of other
+    /// `HttpServer`s of the same server too) tells its client if it subscribed.
+    fn resource_updated(&self, py: Python<'_>, uri: &str) {
+        py.detach(|| self.registry.notify_resource_updated(uri));
+    }
+
     /// Open sessions.
     #[getter]
     fn session_count(&self) -> usize {
@@ -398,9 +412,9 @@ impl HttpSession {
     /// List changes reach HTTP sessions from the registry itself.
     fn list_changed(&self, _kind: &str) {}
 
-    fn resource_updated(&self, uri: &str) {
-        self.inner.registry_changed(&RegistryChange::ResourceUpdated(uri.to_string()));
-    }
+    /// Resource updates reach HTTP sessions from the registry too
+    /// (`HttpServer.resource_updated`), including sessions that never woke the loop.
+    fn resource_updated(&self, _uri: &str) {}
 
     /// Nothing to write: messages go out on the HTTP streams.
     fn take_output<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {

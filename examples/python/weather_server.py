@@ -2,9 +2,12 @@
 
 Tools with structured output, progress, logging, elicitation and sampling; a static
 resource and a resource template; a prompt; argument completion; a lifespan holding shared
-state. Runs over stdio:
+state. Runs over stdio, or Streamable HTTP with ``--http PORT``:
 
-    python examples/python/weather_server.py
+    python examples/python/weather_server.py                # stdio
+    python examples/python/weather_server.py --http 3000    # http://127.0.0.1:3000/mcp (and legacy SSE at /sse)
+
+examples/python/asgi_app.py mounts this server in a Starlette app.
 """
 
 from __future__ import annotations
@@ -201,4 +204,12 @@ def complete_city(value: str) -> list[str]:
 
 
 if __name__ == "__main__":
-    server.run()
+    import sys
+
+    args = sys.argv[1:]
+    if not args:
+        server.run()
+    elif len(args) == 2 and args[0] == "--http" and args[1].isdigit():
+        server.run("http", port=int(args[1]))
+    else:
+        sys.exit("usage: weather_server.py [--http PORT]")

@@ -51,7 +51,9 @@ class ServerConnection:
     def __init__(self, server: Server, write: Callable[[bytes], None], session: Any = None) -> None:
         self.server = server
         # An HTTP session (``_core.HttpSession``) is given; stdio and memory make their own.
-        self.session = session if session is not None else _core.ServerSession(server._native_config(), server._registry)
+        self.session = (
+            session if session is not None else _core.ServerSession(server._native_config(), server._registry)
+        )
         self._write = write
         self._loop = asyncio.get_running_loop()
         self._tasks: dict[int, asyncio.Future[Any]] = {}
@@ -86,8 +88,15 @@ class ServerConnection:
         self.flush()
 
     def dispatch(self, events: list[tuple[Any, ...]]) -> None:
-        """Handles events delivered from elsewhere (HTTP), then flushes."""
-        self._handle(events)
+        """Handles events delivered from elsewhere (HTTP), then flushes. One event failing
+        (a client-notification callback raising) does not lose the others of the batch."""
+        for ev in events:
+            try:
+                self._handle([ev])
+            except Exception as exc:  # noqa: BLE001 - reported, the session keeps serving
+                self._loop.call_exception_handler(
+                    {"message": f"hypermcp: handling a {ev[0]!r} event failed", "exception": exc}
+                )
         self.flush()
 
     def _handle(self, events: list[tuple[Any, ...]]) -> None:

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import signal
 import sys
+import urllib.parse
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
@@ -51,8 +52,16 @@ OPTION_NAMES = frozenset(
 def _options(options: dict[str, Any]) -> dict[str, Any]:
     unknown = set(options) - OPTION_NAMES
     if unknown:
-        raise TypeError(f"unknown HTTP option(s): {', '.join(sorted(unknown))} (known: {', '.join(sorted(OPTION_NAMES))})")
-    return {k: (list(v) if k in ("allowed_hosts", "allowed_origins") else v) for k, v in options.items() if v is not None}
+        raise TypeError(
+            f"unknown HTTP option(s): {', '.join(sorted(unknown))} (known: {', '.join(sorted(OPTION_NAMES))})"
+        )
+    return {
+        k: (list(v) if k in ("allowed_hosts", "allowed_origins") else v) for k, v in options.items() if v is not None
+    }
+
+
+#: The engine's default ``max_body`` (4 MiB).
+DEFAULT_MAX_BODY = 4 * 1024 * 1024
 
 
 def _discard(_data: bytes) -> None:
@@ -63,35 +72,62 @@ class HttpHost:
     """The native HTTP service of a server, bound to the running loop."""
 
     def __init__(self, server: Server, options: dict[str, Any]) -> None:
+        options = _options(options)
         self.server = server
-        self.native = _core.HttpServer(server._native_config(), server._registry, _options(options))
+        self.native = _core.HttpServer(server._native_config(), server._registry, options)
         self.loop = asyncio.get_running_loop()
+        self.max_body: int = options.get("max_body", DEFAULT_MAX_BODY)
+        self.sse_path: str = options.get("sse_path") or "/sse"
+        self.messages_path: str = options.get("messages_path") or "/messages"
         self._conns: dict[int, ServerConnection] = {}
         self._responses: dict[int, asyncio.Queue[tuple[Any, ...]]] = {}
         self._stopped: asyncio.Future[None] = self.loop.create_future()
         self._fd = self.native.fileno()
+        self.closed = False
         self.loop.add_reader(self._fd, self._wake)
+        # For resource updates (notify_resource_updated below).
+        server._connections.add(self)
 
     def _wake(self) -> None:
         for item in self.native.poll():
-            kind = item[0]
-            if kind == "events":
-                conn = self._conns.get(item[1])
-                if conn is None:
-                    conn = ServerConnection(self.server, _discard, session=item[2])
-                    self._conns[item[1]] = conn
-                conn.dispatch(item[3])
-            elif kind == "closed":
-                conn = self._conns.pop(item[1], None)
-                if conn is not None:
-                    conn.close()
-            elif kind == "stopped":
-                if not self._stopped.done():
-                    self._stopped.set_result(None)
-            else:  # head / chunk / end of a response served for ASGI
-                q = self._responses.get(item[1])
-                if q is not None:
-                    q.put_nowait(item)
+            try:
+                self._item(item)
+            except Exception as exc:  # noqa: BLE001 - one failure must not lose the rest of the batch
+                self.loop.call_exception_handler(
+                    {"message": f"hypermcp: handling an HTTP {item[0]!r} item failed", "exception": exc}
+                )
+
+    def _item(self, item: tuple[Any, ...]) -> None:
+        kind = item[0]
+        if kind == "events":
+            conn = self._conns.get(item[1])
+            if conn is None:
+                conn = ServerConnection(self.server, _discard, session=item[2])
+                self._conns[item[1]] = conn
+            conn.dispatch(item[3])
+        elif kind == "closed":
+            conn = self._conns.pop(item[1], None)
+            if conn is not None:
+                conn.close()
+        elif kind == "stopped":
+            if not self._stopped.done():
+                self._stopped.set_result(None)
+        else:  # head / chunk / end of a response served for ASGI
+            q = self._responses.get(item[1])
+            if q is not None:
+                q.put_nowait(item)
+
+    # ---- what Server does with its connections ---------------------------------------------
+
+    def notify_list_changed(self, kind: str) -> None:
+        """List changes reach every HTTP session from the registry."""
+
+    def notify_resource_updated(self, uri: str) -> None:
+        # Every HTTP session listens to the server's registry, whichever host serves it:
+        # one host tells them all (sessions that never woke the loop included).
+        hosts = [c for c in self.server._connections if isinstance(c, HttpHost)]
+        if hosts and min(hosts, key=id) is self:
+            self.native.resource_updated(uri)
 
     async def stop(self) -> None:
         """Stops listening; calls in progress finish (10 s at most); sessions close."""
@@ -100,15 +136,27 @@ class HttpHost:
         self.close()
 
     def close(self) -> None:
+        """Closes every session now (their calls are cancelled) and detaches from the loop."""
+        if self.closed:
+            return
+        self.closed = True
+        self.server._connections.discard(self)
+        self.native.close_all()
         with contextlib.suppress(Exception):
             self.loop.remove_reader(self._fd)
         for conn in list(self._conns.values()):
             conn.close()
         self._conns.clear()
+        # ASGI responses still streaming end here (their sessions are gone).
+        for rid, q in list(self._responses.items()):
+            q.put_nowait(("closed", rid))
 
     # ---- ASGI -----------------------------------------------------------------------------
 
     async def serve_asgi(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.closed:
+            await _send_plain(send, 503, b"Service Unavailable: the MCP server is shut down")
+            return
         body = bytearray()
         while True:
             msg = await receive()
@@ -117,12 +165,22 @@ class HttpHost:
             body += msg.get("body", b"")
             if not msg.get("more_body", False):
                 break
-        target = self._target(scope)
+            if len(body) > self.max_body:
+                break  # the engine answers 413; the rest is not buffered
+        target, prefix = self._target(scope)
         headers = [(bytes(k), bytes(v)) for k, v in scope.get("headers", ())]
-        rid = self.native.handle(scope["method"], target, headers, bytes(body))
+        try:
+            rid = self.native.handle(scope["method"], target, headers, bytes(body))
+        except ValueError as exc:  # a method, header or target http cannot carry
+            await _send_plain(send, 400, f"Bad Request: {exc}".encode())
+            return
         q: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
         self._responses[rid] = q
         finished = False
+        started = False
+        # A legacy SSE stream names its message endpoint by absolute path: under a mount
+        # point (root_path) the client must be told the mounted path.
+        rewrite = prefix and scope["method"] == "GET" and target.split("?", 1)[0] == self.sse_path
 
         async def watch() -> None:
             while (await receive())["type"] != "http.disconnect":
@@ -138,12 +196,20 @@ class HttpHost:
                     return  # the client went away
                 item = getter.result()
                 if item[0] == "head":
+                    started = True
                     await send({"type": "http.response.start", "status": item[2], "headers": item[3]})
                 elif item[0] == "chunk":
-                    await send({"type": "http.response.body", "body": item[2], "more_body": True})
-                else:
-                    finished = True
+                    data = item[2]
+                    if rewrite:
+                        rewrite = False
+                        data = self._endpoint_under(prefix, data)
+                    await send({"type": "http.response.body", "body": data, "more_body": True})
+                elif item[0] == "end" or started:
+                    finished = item[0] == "end"
                     await send({"type": "http.response.body", "body": b"", "more_body": False})
+                    return
+                else:  # closed before the engine answered
+                    await _send_plain(send, 503, b"Service Unavailable: the MCP server is shut down")
                     return
         finally:
             watcher.cancel()
@@ -151,17 +217,39 @@ class HttpHost:
             if not finished:
                 self.native.cancel(rid)
 
-    def _target(self, scope: Scope) -> str:
+    def _endpoint_under(self, prefix: str, data: bytes) -> bytes:
+        """``event: endpoint`` with the message path under the mount point."""
+        head = b"event: endpoint\ndata: "
+        if data.startswith(head + self.messages_path.encode()):
+            return head + prefix.encode() + data[len(head) :]
+        return data
+
+    def _target(self, scope: Scope) -> tuple[str, str]:
+        """The request target for the engine (path under the mount point, and query) and the
+        mount point's prefix."""
         path: str = scope.get("path", "/")
         root: str = scope.get("root_path", "")
         if root and path.startswith(root):
             path = path[len(root) :]
         if path in ("", "/"):
             path = self.mount_path
+        # ASGI paths are decoded: encode them again for the request line.
+        path = urllib.parse.quote(path, safe="/:@!$&'()*+,;=~")
         query: bytes = scope.get("query_string", b"")
-        return path + ("?" + query.decode("latin-1") if query else "")
+        return path + ("?" + query.decode("latin-1") if query else ""), root.rstrip("/")
 
     mount_path = "/mcp"
+
+
+async def _send_plain(send: Send, status: int, text: bytes) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(text)).encode())],
+        }
+    )
+    await send({"type": "http.response.body", "body": text, "more_body": False})
 
 
 class HttpServer:
@@ -169,6 +257,7 @@ class HttpServer:
 
     def __init__(self, host: HttpHost, address: tuple[str, int], path: str) -> None:
         self._host = host
+        self._stopping: asyncio.Future[None] | None = None
         #: The address it listens on.
         self.host, self.port = address
         #: The Streamable HTTP endpoint's path.
@@ -186,10 +275,17 @@ class HttpServer:
         return self._host.native.session_count
 
     async def stop(self) -> None:
-        """Stops listening and lets calls in progress finish (10 s at most)."""
+        """Stops listening and lets calls in progress finish (10 s at most), then closes the
+        sessions and exits the server's lifespan. Later calls wait for the first one."""
+        if self._stopping is None:
+            self._stopping = asyncio.ensure_future(self._stop())
+        await asyncio.shield(self._stopping)
+
+    async def _stop(self) -> None:
         try:
             await self._host.stop()
         finally:
+            self._host.close()
             await self._host.server._exit()
 
     async def __aenter__(self) -> HttpServer:
@@ -201,10 +297,13 @@ class HttpServer:
 
 async def start(server: Server, host: str, port: int, options: dict[str, Any]) -> HttpServer:
     await server._enter()
+    h: HttpHost | None = None
     try:
         h = HttpHost(server, options)
         address = h.native.listen(host, port)
     except BaseException:
+        if h is not None:
+            h.close()
         await server._exit()
         raise
     return HttpServer(h, address, options.get("path") or "/mcp")
@@ -233,16 +332,26 @@ async def run(server: Server, host: str, port: int, options: dict[str, Any], ann
 
 
 class AsgiApp:
-    """An ASGI application serving a :class:`Server` (``server.asgi_app()``)."""
+    """An ASGI application serving a :class:`Server` (``server.asgi_app()``).
+
+    It runs the server's lifespan on the ASGI ``lifespan`` events; mounted in another app
+    (which does not pass them on), call :meth:`startup` and :meth:`shutdown` from that app's
+    lifespan, or the server starts on the first request."""
 
     def __init__(self, server: Server, options: dict[str, Any]) -> None:
         self.server = server
         self.options = _options(options)
         self._host: HttpHost | None = None
         self._entered = False
+        self._shut_down = False
+        self._starting: asyncio.Lock | None = None
 
     def _ensure(self) -> HttpHost:
-        if self._host is None or self._host.loop is not asyncio.get_running_loop():
+        loop = asyncio.get_running_loop()
+        if self._host is None or self._host.loop is not loop:
+            if self._host is not None:  # served from another loop before: its sessions end
+                with contextlib.suppress(Exception):
+                    self._host.close()
             self._host = HttpHost(self.server, self.options)
             self._host.mount_path = self.options.get("path") or "/mcp"
         return self._host
@@ -252,6 +361,11 @@ class AsgiApp:
         if kind == "lifespan":
             await self._lifespan(receive, send)
         elif kind == "http":
+            if self._shut_down:
+                await _send_plain(send, 503, b"Service Unavailable: the MCP server is shut down")
+                return
+            if not self._entered:
+                await self.startup()
             await self._ensure().serve_asgi(scope, receive, send)
         # websocket and others are not MCP transports: the server closes them.
         elif kind == "websocket":
@@ -268,19 +382,30 @@ class AsgiApp:
                     return
                 await send({"type": "lifespan.startup.complete"})
             elif msg["type"] == "lifespan.shutdown":
-                await self.shutdown()
+                try:
+                    await self.shutdown()
+                except Exception as exc:  # noqa: BLE001 - reported to the ASGI server
+                    await send({"type": "lifespan.shutdown.failed", "message": str(exc)})
+                    return
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
     async def startup(self) -> None:
-        """Runs the server's lifespan (call it from a host app's own lifespan when mounted)."""
-        if not self._entered:
-            self._entered = True
-            await self.server._enter()
-        self._ensure()
+        """Enters the server's lifespan (once) and starts serving (call it from a host
+        app's own lifespan when mounted)."""
+        if self._starting is None:
+            self._starting = asyncio.Lock()
+        async with self._starting:
+            if not self._entered:
+                await self.server._enter()
+                self._entered = True
+            self._shut_down = False
+            self._ensure()
 
     async def shutdown(self) -> None:
-        """Closes every session and ends the server's lifespan."""
+        """Closes every session (calls in progress are cancelled, streams end) and exits the
+        server's lifespan. Requests after it get 503 until :meth:`startup`."""
+        self._shut_down = True
         if self._host is not None:
             self._host.close()
             self._host = None
