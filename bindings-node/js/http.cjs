@@ -9,7 +9,17 @@
 //
 //   await server.run({ transport: 'http', port: 8000 });            // until SIGINT/SIGTERM
 //   const http = await server.startHttp({ port: 0 });               // in the background
-//   http.createServer(server.httpHandler()).listen(8000);            // inside node:http/Express
+//
+// Inside an existing app, `server.httpHandler()` is a `(req, res, next?)` handler:
+//
+//   http.createServer(handler).listen(8000);                         // /mcp, /sse, /messages; 404 elsewhere
+//   app.all('/mcp', handler);                                        // Express (after express.json() too)
+//   app.use(handler);                                                // Express: also legacy SSE; next() elsewhere
+//   fastify.all('/mcp', (req, reply) => {                            // Fastify parses JSON bodies into
+//     reply.hijack();                                                // req.body before the route runs:
+//     req.raw.body = req.body;                                       // hand it over with the raw request
+//     handler(req.raw, reply.raw);
+//   });
 
 const { ServerConnection } = require('./connection.cjs');
 const { native } = require('./errors.cjs');

@@ -553,6 +553,30 @@ test('httpHandler in Express: after a JSON body parser, mounted with app.use, ne
   }
 });
 
+/** A child process whose stderr is watched: `waitFor(re)` resolves with the first match. */
+function spawnWatched(args) {
+  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const state = { child, stderr: '' };
+  const waiters = [];
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (c) => {
+    state.stderr += c;
+    for (const w of waiters.splice(0)) w();
+  });
+  child.stdout.resume();
+  state.exited = new Promise((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
+  state.waitFor = (re) =>
+    within(
+      (async () => {
+        while (!re.test(state.stderr)) await new Promise((r) => waiters.push(r));
+        return state.stderr.match(re);
+      })(),
+      10_000,
+      `stderr matching ${re}`,
+    );
+  return state;
+}
+
 test('server.run({transport: "http"}) in a child process: SIGTERM lets the call in flight finish, then exits 0', async () => {
   const script = `
     import { Server } from ${JSON.stringify(PACKAGE)};
@@ -565,38 +589,49 @@ test('server.run({transport: "http"}) in a child process: SIGTERM lets the call 
     await server.run({ transport: 'http', port: 0 });
     process.stderr.write('run resolved\\n');
   `;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  const waiters = [];
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (c) => {
-    stderr += c;
-    for (const w of waiters.splice(0)) w();
-  });
-  const exited = new Promise((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
-  const waitFor = (re) =>
-    within(
-      (async () => {
-        while (!re.test(stderr)) await new Promise((r) => waiters.push(r));
-        return stderr.match(re);
-      })(),
-      10_000,
-      `stderr matching ${re}`,
-    );
+  const p = spawnWatched(['--input-type=module', '-e', script]);
   try {
-    const m = await waitFor(/hypermcp: sigterm serving on (http:\/\/\S+)\n/);
+    const m = await p.waitFor(/hypermcp: sigterm serving on (http:\/\/\S+)\n/);
     const raw = new Raw(m[1]);
     await raw.initialize();
     const call = raw.request('tools/call', { name: 'slow', arguments: {} });
-    await waitFor(/started\n/);
-    child.kill('SIGTERM');
+    await p.waitFor(/started\n/);
+    p.child.kill('SIGTERM');
     const r = await call;
     assert.equal(r.response?.result?.content?.[0]?.text, 'finished');
-    const { code, signal } = await within(exited, 15_000, 'the exit');
-    assert.equal(signal, null, stderr);
-    assert.equal(code, 0, stderr);
-    assert.match(stderr, /run resolved/);
+    const { code, signal } = await within(p.exited, 15_000, 'the exit');
+    assert.equal(signal, null, p.stderr);
+    assert.equal(code, 0, p.stderr);
+    assert.match(p.stderr, /run resolved/);
   } finally {
-    child.kill('SIGKILL');
+    p.child.kill('SIGKILL');
+  }
+});
+
+test('examples serve HTTP: echo_server.mjs --http, weather_server.mjs --http, http_app.mjs', async () => {
+  for (const [file, tool, args, expect] of [
+    ['echo_server.mjs', 'echo', { text: 'over http' }, 'over http'],
+    ['weather_server.mjs', 'forecast', { city: 'paris', days: 1 }, /Paris/],
+    ['http_app.mjs', 'add', { a: 2, b: 3 }, '5'],
+  ]) {
+    const p = spawnWatched([path.join(ROOT, 'examples/node', file), ...(file === 'http_app.mjs' ? ['0'] : ['--http', '0'])]);
+    try {
+      const m = await p.waitFor(/serving on (http:\/\/\S+)\n/);
+      const raw = new Raw(m[1]);
+      await raw.initialize();
+      const r = await raw.request('tools/call', { name: tool, arguments: args });
+      const text = r.response?.result?.content?.[0]?.text ?? JSON.stringify(r.messages);
+      if (typeof expect === 'string') assert.equal(text, expect, file);
+      else assert.match(text, expect, file);
+      if (file === 'http_app.mjs') {
+        const health = await within(fetch(new URL('/health', m[1])));
+        assert.deepEqual(await health.json(), { ok: true, sessions: 1 });
+      }
+      p.child.kill('SIGTERM');
+      const { code } = await within(p.exited, 15_000, `${file} exit`);
+      assert.equal(code, 0, `${file}: ${p.stderr}`);
+    } finally {
+      p.child.kill('SIGKILL');
+    }
   }
 });
