@@ -29,6 +29,7 @@
 pub mod client;
 pub mod engine;
 mod error;
+pub mod http;
 pub mod jsonrpc;
 pub mod protocol;
 pub mod server;
