@@ -43,7 +43,10 @@ async fn setup() -> (TestServer, McpSession) {
 async fn invalid_json_is_a_parse_error() {
     bounded(async {
         let (ts, s) = setup().await;
-        for body in [&b"{\"jsonrpc\": \"2.0\", \"id\": 1, "[..], b"not json at all", b"\xff\xfe{}"] {
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        let bodies: [&[u8]; 6] =
+            [b"{\"jsonrpc\": \"2.0\", \"id\": 1, ", b"not json at all", b"\xff\xfe{}", b"", b"   ", deep.as_bytes()];
+        for body in bodies {
             let r = ts.send(Req::post(&json!(null)).body(body.to_vec()).session(&s)).await;
             let e = assert_error(r, 400, -32700).await;
             assert!(e["error"]["message"].as_str().is_some_and(|m| !m.is_empty()), "{e}");

@@ -160,3 +160,25 @@ async fn json_response_never_streams() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn json_response_call_of_a_deleted_session_is_answered() {
+    bounded(async {
+        let ts = TestServer::start(&test_server(), HttpOptions { json_response: true, ..options() }).await;
+        let s = initialize(&ts, "2025-11-25").await;
+        let req = Req::post(&call(1, "slow", json!({"ms": 10_000}))).session(&s);
+        let addr = ts.addr;
+        let pending = tokio::spawn(async move {
+            let mut c = Conn::connect(addr).await;
+            c.send(&req).await;
+            let mut r = c.response().await;
+            (r.status, r.body().await)
+        });
+        eventually("the call starts", Duration::from_secs(2), || ts.service.in_flight() == 1).await;
+        assert_eq!(ts.send(Req::new("DELETE", "/mcp").session(&s)).await.status, 200);
+        let (status, body) = bounded_for(Duration::from_secs(3), pending).await.unwrap();
+        assert_eq!(status, 404, "{}", String::from_utf8_lossy(&body));
+        assert_eq!(ts.service.in_flight(), 0);
+    })
+    .await;
+}

@@ -262,3 +262,30 @@ async fn reopening_the_get_stream_does_not_accumulate_state() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn undelivered_streams_are_bounded_per_session() {
+    bounded(async {
+        let store = Counting::new();
+        let ts = start(store.clone()).await;
+        let s = initialize(&ts, REV).await;
+        // 100 calls whose client leaves after the priming event: each finished stream waits
+        // for a resume that never comes. (With progress: SSE at once, 2 events per stream.)
+        for i in 0..100 {
+            let req = Req::post(&call_with_progress(i, "progress_slow", json!({"ms": 30}))).session(&s);
+            let mut r = ts.send(req).await;
+            assert!(r.is_sse());
+            let _prime = r.event().await.unwrap();
+        }
+        eventually("the calls finish", Duration::from_secs(10), || ts.service.in_flight() == 0).await;
+        // One more stream prunes the oldest finished ones: at most 64 streams are kept.
+        let a = rpc(&ts, &s, &call_with_progress(1000, "progress_slow", json!({"ms": 10}))).await;
+        assert!(a.sse);
+        let held = store.mem().len();
+        assert!(held <= 2 * 64, "{held} events held for one session");
+        assert!(held >= 64, "the most recent undelivered streams are kept ({held})");
+        assert_eq!(ts.send(Req::new("DELETE", "/mcp").session(&s)).await.status, 200);
+        assert!(store.mem().is_empty());
+    })
+    .await;
+}

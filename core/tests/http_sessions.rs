@@ -226,3 +226,43 @@ async fn max_sessions_all_busy_is_503() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn delete_racing_calls_never_hangs_a_request() {
+    bounded(async {
+        let ts = TestServer::start(&test_server(), options()).await;
+        for round in 0..20u64 {
+            let s = initialize(&ts, REV).await;
+            let mut tasks = Vec::new();
+            for i in 0..8i64 {
+                let msg = match i % 4 {
+                    0 => call(i, "echo", json!({"text": "x"})),
+                    1 => call(i, "slow", json!({"ms": (round * 3 + i as u64) % 25})),
+                    2 => call_with_progress(i, "progress_slow", json!({"ms": 10})),
+                    _ => json!({"jsonrpc": "2.0", "id": i, "method": "tools/list"}),
+                };
+                let req = Req::post(&msg).session(&s);
+                let addr = ts.addr;
+                tasks.push(tokio::spawn(async move {
+                    let mut c = Conn::connect(addr).await;
+                    c.send(&req).await;
+                    read_answer(c.response().await).await
+                }));
+            }
+            tokio::time::sleep(Duration::from_millis(round % 7)).await;
+            let d = ts.send(Req::new("DELETE", "/mcp").session(&s)).await;
+            assert_eq!(d.status, 200);
+            for t in tasks {
+                // Every request ends: answered, cut short (stream ended), or 404.
+                let a = bounded_for(Duration::from_secs(5), t).await.expect("join");
+                assert!(a.status == 200 || a.status == 404, "{a:?}");
+                for m in &a.messages {
+                    assert_valid(REV, m);
+                }
+            }
+        }
+        eventually("nothing runs", Duration::from_secs(3), || ts.service.in_flight() == 0).await;
+        assert_eq!(ts.service.session_count(), 0);
+    })
+    .await;
+}
