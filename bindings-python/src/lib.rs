@@ -12,6 +12,7 @@ mod bridge;
 mod client;
 mod errors;
 mod http;
+mod http_client;
 mod server;
 
 use pyo3::prelude::*;
@@ -26,5 +27,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<client::ClientSession>()?;
     m.add_class::<http::HttpServer>()?;
     m.add_class::<http::HttpSession>()?;
+    m.add_class::<http_client::HttpClientStream>()?;
     Ok(())
 }

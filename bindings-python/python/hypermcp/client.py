@@ -395,6 +395,58 @@ class _StdioConnection(_ClientConnection):
         return "; ".join(parts)
 
 
+class _HttpConnection(_ClientConnection):
+    """An MCP server over HTTP: Streamable HTTP (or the legacy HTTP+SSE transport), run by the
+    engine on its I/O thread as a byte stream this loop drives."""
+
+    def __init__(self, url: str, headers: Mapping[str, str] | None, options: dict[str, Any]) -> None:
+        self.url = url
+        self._headers = [(str(k), str(v)) for k, v in (headers or {}).items()]
+        self._options = options
+        self._native: Any = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._ended: asyncio.Future[None] | None = None
+        self._error: str | None = None
+
+    async def start(self, client: Client) -> None:
+        self._loop = loop = asyncio.get_running_loop()
+        self._ended = loop.create_future()
+        self._native = native = _core.HttpClientStream(self.url, self._headers, self._options)
+
+        def readable() -> None:
+            data, ended, error = native.take()
+            if data:
+                client._feed(data)  # pyright: ignore[reportPrivateUsage]
+            if ended:
+                loop.remove_reader(native.fileno())
+                self._error = error
+                assert self._ended is not None
+                if not self._ended.done():
+                    self._ended.set_result(None)
+                client._eof()  # pyright: ignore[reportPrivateUsage]
+
+        loop.add_reader(native.fileno(), readable)
+
+    def write(self, data: bytes) -> None:
+        if self._native is not None:
+            self._native.write(data)
+
+    def close(self) -> None:
+        if self._native is not None:
+            self._native.close()
+
+    async def wait_closed(self) -> None:
+        """Ends the session (DELETE) and waits up to 5 s for the transport to finish."""
+        self.close()
+        if self._ended is not None and not self._ended.done():
+            done, _ = await asyncio.wait([self._ended], timeout=5.0)
+            if not done and self._loop is not None and self._native is not None:
+                self._loop.remove_reader(self._native.fileno())
+
+    def failure_detail(self) -> str:
+        return self._error or ""
+
+
 class Client:
     """An MCP client session over one connection.
 
@@ -500,6 +552,52 @@ class Client:
         """
         return cls(
             _StdioConnection(command, args, env, cwd, stderr_handler),
+            name=name,
+            version=version,
+            protocol_version=protocol_version,
+            timeout=timeout,
+            sampling_handler=sampling_handler,
+            elicitation_handler=elicitation_handler,
+            elicitation_url=elicitation_url,
+            roots=roots,
+            logging_handler=logging_handler,
+            message_handler=message_handler,
+            progress_handler=progress_handler,
+        )
+
+    @classmethod
+    def http(
+        cls,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        transport: str = "auto",
+        connect_timeout: float = 10.0,
+        name: str = "hypermcp-client",
+        version: str | None = None,
+        protocol_version: str | None = None,
+        timeout: float | None = 60.0,
+        sampling_handler: SamplingHandler | None = None,
+        elicitation_handler: ElicitationHandler | None = None,
+        elicitation_url: bool = False,
+        roots: Roots | None = None,
+        logging_handler: LoggingHandler | None = None,
+        message_handler: MessageHandler | None = None,
+        progress_handler: ProgressHandler | None = None,
+    ) -> Client:
+        """A client of a server over HTTP at ``url`` (``http://host:port/mcp``).
+
+        ``transport``: ``"auto"`` (Streamable HTTP, falling back to the legacy HTTP+SSE
+        transport when the server refuses the ``initialize`` POST with 400, 404 or 405, as the
+        spec's backwards-compatibility section describes), ``"http"`` (Streamable HTTP only) or
+        ``"sse"`` (``url`` is a legacy SSE endpoint). ``headers`` go with every request
+        (``{"Authorization": "Bearer ..."}``). Server messages arrive on the POST streams and
+        the GET stream; broken SSE streams resume with ``Last-Event-ID`` after the server's
+        ``retry``. :meth:`close` ends the session with ``DELETE``. Other options: see
+        :class:`Client`."""
+        options = {"transport": transport, "connect_timeout": connect_timeout}
+        return cls(
+            _HttpConnection(url, headers, options),
             name=name,
             version=version,
             protocol_version=protocol_version,
