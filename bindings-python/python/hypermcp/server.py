@@ -707,8 +707,14 @@ class Server:
     def asgi_app(self, *, path: str = "/mcp", **options: Any) -> Any:
         """An ASGI application serving this server, to run with any ASGI server or mount in
         Starlette / FastAPI. The engine does the protocol work; requests to the mount point
-        itself or to ``path`` reach the MCP endpoint. Options as for :meth:`run_http_async`
-        (mind ``allowed_hosts`` when served under another host name)."""
+        itself or to ``path`` reach the MCP endpoint (the legacy transport's ``/sse`` and
+        ``/messages`` sit under the mount point too). Options as for :meth:`run_http_async`
+        (mind ``allowed_hosts`` when served under another host name).
+
+        The ASGI lifespan events run the server's lifespan. Mounted in an app that does not
+        pass them on (Starlette's ``Mount``), call ``await app.startup()`` and
+        ``await app.shutdown()`` from that app's lifespan; otherwise the server's lifespan is
+        entered on the first request. See examples/python/asgi_app.py."""
         from . import _http
 
         return _http.AsgiApp(self, {"path": path, **options})
