@@ -117,7 +117,7 @@ test-interop: build peers
 ## test-conformance: the official MCP conformance suite (0.1.16, Node 22) against our
 ## conformance servers (server --suite all) and clients (initialize, tools_call,
 ## elicitation-sep1034-client-defaults, sse-retry), plus the official-SDK reference client
-CONFORMANCE_TARGETS ?= server:rust server:python reference
+CONFORMANCE_TARGETS ?= server:rust server:python server:node client:rust client:python client:node reference
 test-conformance: build peers
 	PEERS=$(PEERS) VENV=$(VENV) RUST_EXAMPLES=$(RELEASE_DIR)/examples bash tests/conformance/run_all.sh $(CONFORMANCE_TARGETS)
 

@@ -215,6 +215,20 @@ class Client {
     return Client.connect(transport, options);
   }
 
+  /**
+   * Connects to a server over HTTP at `url` (`http://host:port/mcp`). Extra options:
+   * `headers` (sent with every request, e.g. `{ Authorization: 'Bearer ...' }`), `transport`
+   * (`'auto'`: Streamable HTTP, falling back to the legacy HTTP+SSE transport when the server
+   * refuses the `initialize` POST with 400, 404 or 405; `'http'`: Streamable HTTP only;
+   * `'sse'`: `url` is a legacy SSE endpoint), `connectTimeout` (ms, 10 s). Broken SSE streams
+   * resume with `Last-Event-ID` after the server's `retry`; `close()` ends the session with
+   * DELETE.
+   */
+  static async http(url, options = {}) {
+    options = options ?? {};
+    return Client.connect(new HttpTransport(url, options), options);
+  }
+
   /** Connects over `transport` (or to a hypermcp `Server` in memory) and performs the handshake. */
   static async connect(transport, options = {}) {
     const client = new Client(transport, options);
@@ -981,4 +995,62 @@ class StdioTransport {
   }
 }
 
-module.exports = { Client, StdioTransport, promptRef, resourceRef };
+
+/**
+ * An MCP server over HTTP: the engine's Streamable HTTP (or HTTP+SSE) client runs on its I/O
+ * thread as a byte stream; arriving bytes wake the loop once per batch.
+ */
+class HttpTransport {
+  /** Options: `headers`, `transport` ('auto' | 'http' | 'sse'), `connectTimeout` (ms). */
+  constructor(url, options = {}) {
+    this.url = String(url);
+    const { headers, transport, connectTimeout } = options;
+    if (headers != null && (typeof headers !== 'object' || Array.isArray(headers))) {
+      throw new TypeError('headers must be an object of header names to values');
+    }
+    if (transport != null && !['auto', 'http', 'sse'].includes(transport)) {
+      throw new TypeError(`transport must be 'auto', 'http' or 'sse', not ${JSON.stringify(transport)}`);
+    }
+    this._options = JSON.stringify({
+      headers: headers == null ? undefined : Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, String(v)])),
+      transport,
+      connectTimeout,
+    });
+    this._native = null;
+    this._error = null;
+    this._ended = false;
+    this._endedPromise = null;
+  }
+
+  start(client) {
+    let done;
+    this._endedPromise = new Promise((resolve) => (done = resolve));
+    this._native = new nativeModule.HttpClientStream(this.url, this._options, () => {
+      const { data, ended, error } = this._native.take();
+      if (data.length) client._feed(data);
+      if (ended && !this._ended) {
+        this._ended = true;
+        this._error = error ?? null;
+        done();
+        client._eof();
+      }
+    });
+  }
+
+  write(buf) {
+    if (this._native && !this._ended) this._native.write(Buffer.isBuffer(buf) ? buf : Buffer.from(buf));
+  }
+
+  /** Ends the session (DELETE) and waits (5 s at most) for the transport to finish. */
+  close() {
+    if (!this._native) return undefined;
+    this._native.close();
+    return Promise.race([this._endedPromise, delay(5000)]);
+  }
+
+  failureDetail() {
+    return this._error ?? '';
+  }
+}
+
+module.exports = { Client, StdioTransport, HttpTransport, promptRef, resourceRef };

@@ -2,7 +2,7 @@
 // hypermcp for Node: MCP servers and clients on a Rust engine.
 
 const { Server } = require('./server.cjs');
-const { Client, StdioTransport, promptRef, resourceRef } = require('./client.cjs');
+const { Client, StdioTransport, HttpTransport, promptRef, resourceRef } = require('./client.cjs');
 const { Context } = require('./context.cjs');
 // The error classes and codes (not the internal native-call helpers).
 const { fromNative: _fromNative, native: _native, ...errors } = require('./errors.cjs');
@@ -13,6 +13,7 @@ module.exports = {
   Server,
   Client,
   StdioTransport,
+  HttpTransport,
   promptRef,
   resourceRef,
   Context,

@@ -1642,6 +1642,23 @@ export interface StdioClientOptions extends ClientOptions {
   onStderr?: (line: string) => unknown;
 }
 
+/** How `Client.http` / {@link HttpTransport} connect. */
+export interface HttpTransportOptions {
+  /** Headers sent with every request, e.g. `{ Authorization: "Bearer ..." }`. */
+  headers?: { [name: string]: string };
+  /**
+   * `"auto"` (default): Streamable HTTP, falling back to the legacy HTTP+SSE transport when
+   * the server refuses the `initialize` POST with 400, 404 or 405; `"http"`: Streamable HTTP
+   * only; `"sse"`: the URL is a legacy SSE endpoint.
+   */
+  transport?: "auto" | "http" | "sse";
+  /** Milliseconds to establish a connection (default 10,000). */
+  connectTimeout?: number;
+}
+
+/** Options of `Client.http(...)`: the client's, plus how to connect. */
+export interface HttpClientOptions extends ClientOptions, HttpTransportOptions {}
+
 /** Options of one request. */
 export interface RequestOptions {
   /** Milliseconds to wait (default: the client's `timeout`; null or Infinity: no limit). */
@@ -1703,6 +1720,12 @@ export declare class Client {
   static stdio(command: string, args?: readonly string[], options?: StdioClientOptions): Promise<Client>;
   /** Spawns `command` without arguments. */
   static stdio(command: string, options?: StdioClientOptions): Promise<Client>;
+  /**
+   * Connects to a server over HTTP at `url` (`http://host:port/mcp`): Streamable HTTP with
+   * the legacy HTTP+SSE fallback, broken SSE streams resumed with `Last-Event-ID`, `close()`
+   * ending the session with DELETE.
+   */
+  static http(url: string, options?: HttpClientOptions): Promise<Client>;
   /** Connects over a transport, or to a hypermcp `Server` in memory, and does the handshake. */
   static connect(transport: ClientTransport | Server<any>, options?: ClientOptions): Promise<Client>;
   /** A client of a hypermcp `Server` in the same process. */
@@ -1796,6 +1819,25 @@ export interface StdioTransportOptions {
   onStderr?: (line: string) => unknown;
   /** Receives failures of `onStderr` (default: a process warning). */
   onError?: (error: unknown) => unknown;
+}
+
+/**
+ * An MCP server over HTTP (what `Client.http` uses): `Client.connect(new HttpTransport(url))`.
+ * The engine's HTTP client runs on its I/O thread; the stream keeps Node alive until it ends.
+ */
+export declare class HttpTransport implements ClientTransport {
+  /** Describes the connection; nothing is sent until the client starts the transport. */
+  constructor(url: string, options?: HttpTransportOptions);
+  /** The server's URL. */
+  readonly url: string;
+  /** Starts the connection and feeds what arrives to `client`. */
+  start(client: Client): void;
+  /** Sends messages (each becomes a POST). */
+  write(data: Buffer): void;
+  /** Ends the session (DELETE); resolves once the transport finished (5 s at most). */
+  close(): Promise<void> | undefined;
+  /** Why the connection ended, when it failed. */
+  failureDetail(): string;
 }
 
 /**

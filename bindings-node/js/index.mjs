@@ -5,6 +5,7 @@ export const {
   Server,
   Client,
   StdioTransport,
+  HttpTransport,
   promptRef,
   resourceRef,
   Context,

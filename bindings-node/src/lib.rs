@@ -9,6 +9,7 @@ mod bridge;
 mod client;
 mod errors;
 mod http;
+mod http_client;
 mod server;
 
 use napi_derive::napi;

@@ -1,0 +1,62 @@
+// The MCP conformance-suite client: `node conformance_client.mjs <server-url>`.
+//
+// The official harness (`@modelcontextprotocol/conformance client`) starts a mock server per
+// scenario and runs this with the scenario name in MCP_CONFORMANCE_SCENARIO:
+// - initialize: connect (Streamable HTTP, protocol 2025-11-25) and list the tools;
+// - tools_call: call `add_numbers` with {a, b};
+// - elicitation-sep1034-client-defaults: accept the server's elicitation with every default
+//   its schema gives;
+// - sse-retry (and anything else): call each tool; the transport resumes broken SSE streams
+//   with Last-Event-ID after the server's `retry` delay.
+// Exits 0 on success, 1 with a message otherwise.
+import { Client } from '../../bindings-node/js/index.mjs';
+
+/** Accepts a form elicitation with the defaults of its schema applied. */
+function acceptDefaults(params) {
+  const props = params.requestedSchema?.properties ?? {};
+  const content = {};
+  for (const [name, schema] of Object.entries(props)) {
+    if (schema && 'default' in schema) content[name] = schema.default;
+  }
+  return { action: 'accept', content };
+}
+
+async function play(scenario, url) {
+  const client = await Client.http(url, {
+    name: 'hypermcp-conformance-client',
+    onElicitation: scenario.startsWith('elicitation') ? acceptDefaults : undefined,
+  });
+  try {
+    const tools = client.serverCapabilities.tools ? (await client.listTools()).tools : [];
+    if (scenario === 'initialize') return;
+    if (scenario === 'tools_call') {
+      const r = await client.callTool('add_numbers', { a: 5, b: 3 });
+      console.log('add_numbers:', r.content?.[0]?.text);
+      return;
+    }
+    for (const tool of tools) {
+      const r = await client.callTool(tool.name, {});
+      console.log(`${tool.name}: ${r.content?.[0]?.text ?? ''}`);
+    }
+  } finally {
+    await client.close();
+  }
+}
+
+const url = process.argv[2];
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
+if (!url) {
+  console.error('usage: conformance_client.mjs <server-url> (scenario in MCP_CONFORMANCE_SCENARIO)');
+  process.exit(2);
+}
+const timer = setTimeout(() => {
+  console.error(`scenario ${JSON.stringify(scenario)} against ${url}: timed out`);
+  process.exit(1);
+}, 25_000);
+try {
+  await play(scenario, url);
+  clearTimeout(timer);
+} catch (err) {
+  console.error(`scenario ${JSON.stringify(scenario)} against ${url}: ${err?.stack ?? err}`);
+  process.exit(1);
+}
