@@ -609,11 +609,6 @@ def test_run_sse_in_a_subprocess_announces_the_legacy_url_and_exits_on_sigint() 
     run(main())
 
 
-@pytest.mark.xfail(
-    reason="Server._enter counts a user before the lifespan is entered and does not uncount it when "
-    "the lifespan raises (server.py, not an HTTP method): a later start never enters the lifespan",
-    strict=True,
-)
 def test_a_start_after_a_failed_lifespan_enters_it() -> None:
     fail = [True]
 

@@ -621,8 +621,13 @@ class Server:
     async def _enter(self) -> None:
         self._lifespan_users += 1
         if self._lifespan is not None and self._lifespan_users == 1:
-            cm = self._lifespan(self)
-            self.lifespan_context = await cm.__aenter__()
+            try:
+                cm = self._lifespan(self)
+                self.lifespan_context = await cm.__aenter__()
+            except BaseException:
+                # Not entered: the next run must try again.
+                self._lifespan_users -= 1
+                raise
             self._lifespan_cm = cm
 
     async def _exit(self) -> None:
