@@ -152,8 +152,11 @@ async fn bodies_over_max_body_are_413() {
         let ts = TestServer::start(&test_server(), HttpOptions { max_body: 1024, ..options() }).await;
         let s = initialize(&ts, REV).await;
         let big = call(1, "echo", json!({"text": "x".repeat(4000)}));
-        // Declared too large by Content-Length.
-        assert_error(ts.send(Req::post(&big).session(&s)).await, 413, -32600).await;
+        // Declared too large by Content-Length: the body is never read, so the connection
+        // is announced closed.
+        let r = ts.send(Req::post(&big).session(&s)).await;
+        assert_eq!(r.header("connection"), Some("close"));
+        assert_error(r, 413, -32600).await;
         still_serving(&ts, &s).await;
         // Chunked, no length: found out while reading.
         assert_error(ts.send(Req::post(&big).chunked().session(&s)).await, 413, -32600).await;

@@ -867,12 +867,16 @@ fn too_many_sessions(max: usize) -> Reply {
     )
 }
 
+/// 413. The rest of the body is never read, so the connection cannot carry another request:
+/// say so (`Connection: close`) instead of leaving the client to find a reset.
 fn too_large(max: usize) -> Reply {
-    error_reply(
+    let mut r = error_reply(
         StatusCode::PAYLOAD_TOO_LARGE,
         -32600,
         format!("Payload Too Large: the body exceeds the limit of {max} bytes"),
-    )
+    );
+    r.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+    r
 }
 
 impl<B> hyper::service::Service<Request<B>> for HttpService
