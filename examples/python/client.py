@@ -1,7 +1,9 @@
-"""A client that spawns a stdio MCP server and uses what it offers.
+"""A client that spawns a stdio MCP server (or connects to one over HTTP) and uses what it
+offers.
 
     python examples/python/client.py                      # the weather example server
     python examples/python/client.py -- node server.js    # any stdio server
+    python examples/python/client.py --url http://127.0.0.1:8000/mcp   # any HTTP server
 
 It lists tools, resources and prompts, calls a tool (with progress), reads a resource and
 gets a prompt, answering the server's elicitation and sampling requests on the way.
@@ -38,9 +40,11 @@ def progress(value: float, total: float | None, message: str | None) -> None:
 
 
 async def main(command: list[str]) -> None:
-    async with Client.stdio(
-        command[0], *command[1:], sampling_handler=sampling, elicitation_handler=elicitation
-    ) as client:
+    if command[0] == "--url":  # an HTTP server
+        client = Client.http(command[1], sampling_handler=sampling, elicitation_handler=elicitation)
+    else:
+        client = Client.stdio(command[0], *command[1:], sampling_handler=sampling, elicitation_handler=elicitation)
+    async with client:
         info = client.server_info
         print(f"connected to {info.name} {info.version} (protocol {client.protocol_version})")
         tools = await client.list_tools()
@@ -69,6 +73,8 @@ async def main(command: list[str]) -> None:
 
 if __name__ == "__main__":
     argv = sys.argv[1:]
+    if argv and argv[0] == "--url" and len(argv) != 2:
+        sys.exit("usage: client.py --url http://HOST:PORT/mcp")
     if argv and argv[0] == "--":
         argv = argv[1:]
     if not argv:
