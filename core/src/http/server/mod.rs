@@ -867,8 +867,8 @@ fn too_many_sessions(max: usize) -> Reply {
     )
 }
 
-/// 413. The rest of the body is never read, so the connection cannot carry another request:
-/// say so (`Connection: close`) instead of leaving the client to find a reset.
+/// The 413 reply. The rest of the body is never read, so the connection cannot carry another
+/// request: it says so (`Connection: close`) instead of leaving the client to find a reset.
 fn too_large(max: usize) -> Reply {
     let mut r = error_reply(
         StatusCode::PAYLOAD_TOO_LARGE,
