@@ -8,8 +8,15 @@
 use hypermcp::{CallToolResult, Server, Tool};
 use serde_json::json;
 
-#[tokio::main(flavor = "current_thread")]
-async fn main() -> hypermcp::Result<()> {
+fn main() -> hypermcp::Result<()> {
+    // stdio: one thread is all a single session needs. HTTP: a worker per core.
+    let http = std::env::args().any(|a| a == "--http");
+    let mut rt =
+        if http { tokio::runtime::Builder::new_multi_thread() } else { tokio::runtime::Builder::new_current_thread() };
+    rt.enable_all().build()?.block_on(serve())
+}
+
+async fn serve() -> hypermcp::Result<()> {
     let schema = json!({
         "type": "object",
         "properties": { "text": { "type": "string", "description": "Text to echo back" } },
