@@ -11,10 +11,10 @@
 //! Run `loadgen --help` for the options.
 
 mod args;
-mod check;
-mod request;
 mod session;
-mod stats;
+
+// Shared with `httpload` through the library target.
+use hypermcp_loadgen::{check, request, stats};
 
 use std::process::ExitCode;
 

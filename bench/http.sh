@@ -1,0 +1,445 @@
+#!/usr/bin/env bash
+# HTTP benchmark: MCP echo servers over Streamable HTTP, measured with
+# bench/loadgen's `httpload` (HTTP/1.1 keep-alive, one thread per connection,
+# one request at a time per connection). For each system:
+#   1. start it on a free port of 127.0.0.1 (own process group), wait until it
+#      answers an MCP handshake;
+#   2. for each connection count in $CONNECTIONS: `httpload --runs $RUNS` of
+#      $DURATION s each (medians), plus the server's CPU time per request
+#      (utime + stime of its process group, /proc/<pid>/stat); the 1-connection
+#      runs pin the server and httpload to CPU $PIN_SEQ (as stdio.sh does);
+#   3. stop it; start its memory command (a stateful server) afresh, open 200
+#      sessions (warm-up), read VmRSS (/proc/<pid>/status, summed over the
+#      group), open 2 x $SESSIONS idle sessions (initialize +
+#      notifications/initialized each, nothing else) and read it again:
+#      bytes per idle session = RSS growth / (2 x $SESSIONS).
+# Prints markdown tables (load, memory, targets) and writes
+# bench/results/http-<time>.json (plus the raw httpload lines, .jsonl).
+#
+# Usage: bench/http.sh            (from anywhere; ~1 min per system as shipped)
+#
+# Systems: "label=LOAD_CMD" or "label=LOAD_CMD|MEM_CMD", {PORT} in the commands
+# replaced by the port; MEM_CMD defaults to LOAD_CMD, "-" skips the memory
+# measurement (stateless servers keep no sessions). Commands are split on
+# whitespace (no quoting). Built in: rust (default mode: sessions, JSON answers
+# for fast calls) and rust-stateless (--stateless --json).
+#
+# Knobs (environment variables):
+#   ECHO_RUST      Rust echo server binary  [target/release/examples/echo_server]
+#   EXTRA_SYSTEMS  more systems, one entry per line or separated by ';'
+#   CONNECTIONS    connection counts                              ["1 50"]
+#   DURATION RUNS WARMUP                 seconds per run, runs, warm-up calls [3 3 1000]
+#   CALLS          call cap per run (the duration normally ends a run) [10000000]
+#   SESSIONS       idle sessions per memory batch (two batches)    [2000]
+#   SESSION_CONNS  connections used to open them                   [4]
+#   PIN_SEQ        CPU list for the 1-connection runs (server and httpload);
+#                  empty: no pinning                               [0]
+#   TIMEOUT        httpload socket timeout (s)                     [10]
+#   READY_TIMEOUT  seconds a server gets to answer                 [20]
+#   TARGETS        throughput targets, "ours/peer>=ratio" words, checked at the
+#                  largest connection count
+#                  ["python/official-python>=10 node/official-typescript>=5"]
+#   MEM_TARGET_BYTES  bytes per idle session, and the systems it applies to
+#   MEM_TARGET_SYSTEMS                             [16384; "rust python node"]
+#   BUILD          0 skips the cargo build                         [1]
+#
+# A system whose binary is missing, that does not start or does not answer is
+# skipped with a note. Exits 1 if any run reported failures.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+CONNECTIONS=${CONNECTIONS:-"1 50"}
+DURATION=${DURATION:-3}
+RUNS=${RUNS:-3}
+WARMUP=${WARMUP:-1000}
+CALLS=${CALLS:-10000000}
+SESSIONS=${SESSIONS:-2000}
+SESSION_CONNS=${SESSION_CONNS:-4}
+PIN_SEQ=${PIN_SEQ-0}
+TIMEOUT=${TIMEOUT:-10}
+READY_TIMEOUT=${READY_TIMEOUT:-20}
+TARGETS=${TARGETS:-"python/official-python>=10 node/official-typescript>=5"}
+MEM_TARGET_BYTES=${MEM_TARGET_BYTES:-16384}
+MEM_TARGET_SYSTEMS=${MEM_TARGET_SYSTEMS:-"rust python node"}
+ECHO_RUST=${ECHO_RUST:-${CARGO_TARGET_DIR:-target}/release/examples/echo_server}
+EXTRA_SYSTEMS=${EXTRA_SYSTEMS:-}
+BUILD=${BUILD:-1}
+HTTPLOAD=${CARGO_TARGET_DIR:-target}/release/httpload
+CLK_TCK=$(getconf CLK_TCK)
+ALL_CPUS=0-$(($(nproc) - 1))
+
+note() { printf 'note: %s\n' "$*" >&2; }
+
+for tool in setsid pgrep python3; do
+  command -v "$tool" >/dev/null || { echo "error: $tool not found" >&2; exit 1; }
+done
+if [[ -n $PIN_SEQ ]] && ! command -v taskset >/dev/null; then
+  note "taskset not found: no pinning"
+  PIN_SEQ=
+fi
+
+if [[ $BUILD != 0 ]]; then
+  if ! cargo build --release -p hypermcp-loadgen -p hypermcp --bins --examples; then
+    note "building the hypermcp examples failed; building loadgen alone (example binaries may be missing or stale)"
+    cargo build --release -p hypermcp-loadgen
+  fi
+fi
+[[ -x $HTTPLOAD ]] || { echo "error: $HTTPLOAD not found (build it: cargo build --release -p hypermcp-loadgen)" >&2; exit 1; }
+
+systems=("rust=$ECHO_RUST --http {PORT}" "rust-stateless=$ECHO_RUST --http {PORT} --stateless --json|-")
+if [[ -n $EXTRA_SYSTEMS ]]; then
+  while IFS= read -r entry; do
+    entry=${entry#"${entry%%[![:space:]]*}"}
+    [[ -n $entry ]] && systems+=("$entry")
+  done < <(tr ';' '\n' <<<"$EXTRA_SYSTEMS")
+fi
+read -r -a conn_counts <<<"$CONNECTIONS"
+top_conns=${conn_counts[-1]}
+
+mkdir -p bench/results
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+jsonl=bench/results/http-$stamp.jsonl
+json_out=bench/results/http-$stamp.json
+table=bench/results/http-$stamp.md
+: >"$jsonl"
+
+# --- helpers -----------------------------------------------------------------
+
+trim() { local s=$1; s=${s#"${s%%[![:space:]]*}"}; printf '%s' "${s%"${s##*[![:space:]]}"}"; }
+# field NAME JSON_LINE -> the value (httpload prints flat objects).
+field() { sed -n "s/.*\"$1\":\([^,}]*\).*/\1/p" <<<"$2"; }
+json_str() { local s=${1//\\/\\\\}; s=${s//\"/\\\"}; printf '"%s"' "$s"; }
+num_or_null() { if [[ -z $1 || $1 == - ]]; then printf null; else printf '%s' "$1"; fi; }
+cell() { if [[ -z $1 || $1 == null ]]; then echo "-"; else echo "$1"; fi; }
+# Numbers with thousands separators: fmt0 (integer), fmt1 (one decimal).
+group3() { sed -e ':a' -e 's/^\([0-9]\+\)\([0-9]\{3\}\)/\1,\2/' -e 'ta'; }
+fmt0() { if [[ -z $1 || $1 == null || $1 == - ]]; then echo "-"; else LC_ALL=C printf '%.0f\n' "$1" | group3; fi; }
+fmt1() { if [[ -z $1 || $1 == null ]]; then echo "-"; else LC_ALL=C printf '%.1f\n' "$1" | group3; fi; }
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+SERVER_PID="" SERVER_LOG="" PORT=""
+group_pids() { pgrep -g "$SERVER_PID" 2>/dev/null || true; }
+
+stop_server() {
+  local pid=$SERVER_PID
+  [[ -n $pid ]] || return 0
+  kill -TERM -- "-$pid" 2>/dev/null || true
+  for _ in 1 2 3 4 5 6 7 8 9 10; do
+    kill -0 -- "-$pid" 2>/dev/null || break
+    sleep 0.2
+  done
+  kill -KILL -- "-$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  SERVER_PID=""
+}
+
+cleanup() {
+  stop_server
+  [[ -n $SERVER_LOG ]] && rm -f "$SERVER_LOG"
+  return 0
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# start_server LABEL CMD: starts CMD on a free port (three ports are tried) and
+# waits until it completes an MCP handshake. Sets SERVER_PID (= its process
+# group) and PORT; returns 1 (with a note) if it does not come up.
+start_server() {
+  local label=$1 cmd=$2 w words args deadline
+  read -r -a words <<<"$cmd"
+  [[ -n $SERVER_LOG ]] || SERVER_LOG=$(mktemp)
+  for _ in 1 2 3; do
+    PORT=$(free_port)
+    args=()
+    for w in "${words[@]}"; do args+=("${w//\{PORT\}/$PORT}"); done
+    # A background job of a non-interactive script is not a group leader, so
+    # setsid does not fork: $! is the server, and the id of its new group.
+    setsid "${args[@]}" >"$SERVER_LOG" 2>&1 </dev/null &
+    SERVER_PID=$!
+    deadline=$((SECONDS + READY_TIMEOUT))
+    while ((SECONDS < deadline)); do
+      if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+        break
+      fi
+      if "$HTTPLOAD" --url "http://127.0.0.1:$PORT/mcp" --sessions 1 --idle-only --timeout 2 >/dev/null 2>&1; then
+        return 0
+      fi
+      sleep 0.2
+    done
+    if kill -0 "$SERVER_PID" 2>/dev/null; then
+      note "$label: no MCP answer at http://127.0.0.1:$PORT/mcp within ${READY_TIMEOUT}s: ${args[*]}"
+      "$HTTPLOAD" --url "http://127.0.0.1:$PORT/mcp" --sessions 1 --idle-only --timeout 2 2>&1 | sed 's/^/    /' | head -n 5 >&2 || true
+      stop_server
+      return 1
+    fi
+    wait "$SERVER_PID" 2>/dev/null || true
+    SERVER_PID=""
+    if ! grep -qi 'in use' "$SERVER_LOG"; then
+      note "$label: exited before answering: ${args[*]}"
+      sed 's/^/    | /' "$SERVER_LOG" | tail -n 8 >&2
+      return 1
+    fi
+  done
+  note "$label: port in use three times in a row; skipped"
+  return 1
+}
+
+# Sum of a per-process number over the server's process group.
+rss_kb() {
+  local p total=0 v
+  for p in $(group_pids); do
+    v=$(awk '/^VmRSS:/ { print $2 }' "/proc/$p/status" 2>/dev/null || true)
+    total=$((total + ${v:-0}))
+  done
+  echo "$total"
+}
+cpu_ticks() {
+  local p total=0 s
+  for p in $(group_pids); do
+    s=$(cat "/proc/$p/stat" 2>/dev/null) || continue
+    s=${s##*) }
+    read -r -a f <<<"$s"
+    total=$((total + f[11] + f[12]))
+  done
+  echo "$total"
+}
+pin_group() {
+  local p
+  for p in $(group_pids); do taskset -a -p -c "$1" "$p" >/dev/null 2>&1 || true; done
+}
+
+# --- measurements --------------------------------------------------------------
+
+declare -A result cpu_us mem_bytes mem_rss skipped
+# The load generator shares the machine with the servers: anything else running skews
+# the figures (the 50-connection runs use every core).
+loadavg=$(cut -d' ' -f1-3 /proc/loadavg)
+if awk -v l="${loadavg%% *}" -v n="$(nproc)" 'BEGIN { exit !(l > 0.25 * n) }'; then
+  note "the machine is busy (load average $loadavg on $(nproc) CPUs): the figures will be low and noisy"
+fi
+failed=0
+start=$SECONDS
+labels=()
+
+for sys in "${systems[@]}"; do
+  label=$(trim "${sys%%=*}")
+  rest=${sys#*=}
+  if [[ $rest == *'|'* ]]; then
+    load_cmd=$(trim "${rest%%|*}")
+    mem_cmd=$(trim "${rest#*|}")
+  else
+    load_cmd=$(trim "$rest")
+    mem_cmd=$load_cmd
+  fi
+  labels+=("$label")
+  read -r -a words <<<"$load_cmd"
+  if [[ ${#words[@]} -eq 0 ]]; then
+    skipped[$label]="empty command"
+    note "$label: empty command; skipped"
+    continue
+  fi
+  bin=${words[0]}
+  if [[ $bin == */* ]]; then
+    [[ -x $bin ]] || { skipped[$label]="$bin not found"; note "$label: $bin not found; skipped"; continue; }
+  else
+    command -v "$bin" >/dev/null || { skipped[$label]="$bin not on PATH"; note "$label: $bin not on PATH; skipped"; continue; }
+  fi
+
+  if ! start_server "$label" "$load_cmd"; then
+    skipped[$label]="did not start or answer: $load_cmd"
+    continue
+  fi
+  url="http://127.0.0.1:$PORT/mcp"
+  for c in "${conn_counts[@]}"; do
+    printf '%s, %s connection(s) ... ' "$label" "$c" >&2
+    pin=()
+    if [[ $c == 1 && -n $PIN_SEQ ]]; then
+      pin_group "$PIN_SEQ"
+      pin=(taskset -c "$PIN_SEQ")
+    fi
+    errlog=$(mktemp)
+    rc=0
+    t0=$(cpu_ticks)
+    out=$("${pin[@]}" "$HTTPLOAD" --json --url "$url" --connections "$c" --calls "$CALLS" --duration "$DURATION" \
+      --warmup "$WARMUP" --runs "$RUNS" --timeout "$TIMEOUT" 2>"$errlog") || rc=$?
+    t1=$(cpu_ticks)
+    [[ ${#pin[@]} -gt 0 ]] && pin_group "$ALL_CPUS"
+    if [[ -n $out ]]; then
+      awk -v s="$label" '{ sub(/^\{/, "{\"system\":\"" s "\","); print }' <<<"$out" >>"$jsonl"
+    fi
+    last=$(tail -n 1 <<<"$out")
+    result["$label|$c"]=$last
+    requests=$(field requests "$last")
+    if [[ -n $requests && $requests != 0 ]]; then
+      cpu_us["$label|$c"]=$(awk -v t=$((t1 - t0)) -v hz="$CLK_TCK" -v n="$requests" 'BEGIN { printf "%.1f", t / hz * 1e6 / n }')
+    fi
+    if [[ $rc != 0 ]]; then
+      failed=1
+      echo "FAILED (exit $rc)" >&2
+      sed 's/^/    /' "$errlog" | head -n 12 >&2
+    else
+      echo "$(fmt0 "$(field calls_per_s "$last")") calls/s, server CPU ${cpu_us["$label|$c"]:-?} µs/request" >&2
+    fi
+    rm -f "$errlog"
+    if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+      note "$label: the server exited during the run"
+      sed 's/^/    | /' "$SERVER_LOG" | tail -n 8 >&2
+      break
+    fi
+  done
+  stop_server
+
+  [[ $mem_cmd == - ]] && continue
+  printf '%s, memory per idle session ... ' "$label" >&2
+  if ! start_server "$label (memory)" "$mem_cmd"; then
+    mem_bytes[$label]="-"
+    continue
+  fi
+  url="http://127.0.0.1:$PORT/mcp"
+  open_sessions() {
+    "$HTTPLOAD" --json --url "$url" --sessions "$1" --idle-only --connections "$SESSION_CONNS" --timeout "$TIMEOUT" 2>/dev/null
+  }
+  ok=1
+  open_sessions 200 >/dev/null || ok=0
+  sleep 1
+  r0=$(rss_kb)
+  for batch in 1 2; do
+    line=$(open_sessions "$SESSIONS") || ok=0
+    echo "{\"system\":\"$label\",\"batch\":$batch,${line#\{}" >>"$jsonl"
+    if [[ $(field with_session_id "$line") != "$SESSIONS" ]]; then
+      ok=0
+      note "$label: batch $batch: $(field with_session_id "$line") of $SESSIONS sessions got a session id (failures: $(field failures "$line"))"
+    fi
+  done
+  sleep 1
+  r2=$(rss_kb)
+  stop_server
+  mem_rss[$label]="$r0 $r2"
+  if [[ $ok == 1 ]]; then
+    mem_bytes[$label]=$(((r2 - r0) * 1024 / (2 * SESSIONS)))
+    echo "$(fmt0 "${mem_bytes[$label]}") bytes (RSS $r0 -> $r2 kB)" >&2
+  else
+    mem_bytes[$label]="-"
+    failed=1
+    echo "FAILED" >&2
+  fi
+done
+
+# --- report --------------------------------------------------------------------
+
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo '?')
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b + 0 == 0) print ""; else printf "%.2f\n", a / b }'; }
+as_ratio() { if [[ -z $1 ]]; then echo "-"; else echo "$1×"; fi; }
+targets_json=()
+{
+  echo
+  echo "Streamable HTTP MCP benchmark, $(date -u +'%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, commit $commit"
+  if [[ -n $PIN_SEQ ]]; then pinning="pinned to CPU $PIN_SEQ (server and load generator)"; else pinning="unpinned"; fi
+  echo "httpload: ${DURATION} s per run, medians of $RUNS runs, $WARMUP warm-up calls per run;" \
+    "1-connection runs $pinning; latencies in µs; CPU = user + system time per HTTP request" \
+    "answered (server: its process group; client: httpload); load average before the run: $loadavg"
+  echo
+  echo "| system | connections | calls/s | p50 µs | p99 µs | max µs | server CPU µs/req | client CPU µs/req | failures |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+  for label in "${labels[@]}"; do
+    if [[ -v "skipped[$label]" ]]; then
+      printf '| %s | - | skipped: %s | | | | | | |\n' "$label" "${skipped[$label]}"
+      continue
+    fi
+    for c in "${conn_counts[@]}"; do
+      [[ -v "result[$label|$c]" ]] || continue
+      r=${result["$label|$c"]}
+      if [[ -z $r ]]; then
+        printf '| %s | %s | FAILED (no output) | | | | | | |\n' "$label" "$c"
+        continue
+      fi
+      printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$label" "$c" \
+        "$(fmt0 "$(field calls_per_s "$r")")" "$(fmt1 "$(field p50_us "$r")")" "$(fmt1 "$(field p99_us "$r")")" \
+        "$(fmt0 "$(field max_us "$r")")" "$(fmt1 "${cpu_us["$label|$c"]:-}")" "$(fmt1 "$(field client_cpu_us "$r")")" \
+        "$(field failures "$r")"
+    done
+  done
+  echo
+  echo "Memory per idle session: RSS of the server (stateful mode) after 200 warm-up sessions, then after" \
+    "2 x $SESSIONS more idle sessions (initialize + notifications/initialized each)."
+  echo
+  echo "| system | RSS before (kB) | RSS after (kB) | bytes per idle session |"
+  echo "|---|---:|---:|---:|"
+  for label in "${labels[@]}"; do
+    [[ -v "mem_bytes[$label]" ]] || continue
+    read -r r0 r2 <<<"${mem_rss[$label]:-- -}"
+    printf '| %s | %s | %s | %s |\n' "$label" "$(fmt0 "$r0")" "$(fmt0 "$r2")" "$(fmt0 "${mem_bytes[$label]}")"
+  done
+  echo
+  echo "| target | measured | met |"
+  echo "|---|---:|---|"
+  for t in $TARGETS; do
+    pair=${t%%>=*} min=${t#*>=}
+    ours=${pair%%/*} peer=${pair#*/}
+    for c in "${conn_counts[@]}"; do
+      a=$(field calls_per_s "${result["$ours|$c"]:-}")
+      b=$(field calls_per_s "${result["$peer|$c"]:-}")
+      x=$(ratio "$a" "$b")
+      if [[ $c == "$top_conns" ]]; then
+        met=$(awk -v x="$x" -v m="$min" 'BEGIN { if (x == "") print "n/a"; else if (x + 0 >= m + 0) print "yes"; else print "NO" }')
+        printf '| %s ≥ %s× %s calls/s at %s connections | %s | %s |\n' "$ours" "$min" "$peer" "$c" "$(as_ratio "$x")" "$met"
+        targets_json+=("{\"target\":$(json_str "$ours/$peer calls/s at $c connections"),\"min_ratio\":$min,\"ratio\":$(num_or_null "$x"),\"met\":$(json_str "$met")}")
+      else
+        printf '| (%s ÷ %s calls/s at %s connection(s)) | %s | |\n' "$ours" "$peer" "$c" "$(as_ratio "$x")"
+      fi
+    done
+  done
+  for label in $MEM_TARGET_SYSTEMS; do
+    [[ -v "mem_bytes[$label]" ]] || continue
+    b=${mem_bytes[$label]}
+    met=$(awk -v b="$b" -v m="$MEM_TARGET_BYTES" 'BEGIN { if (b == "-") print "n/a"; else if (b + 0 < m + 0) print "yes"; else print "NO" }')
+    printf '| %s < %s bytes per idle session | %s | %s |\n' "$label" "$(fmt0 "$MEM_TARGET_BYTES")" "$(fmt0 "$b")" "$met"
+    targets_json+=("{\"target\":$(json_str "$label bytes per idle session"),\"max_bytes\":$MEM_TARGET_BYTES,\"bytes\":$(num_or_null "$b"),\"met\":$(json_str "$met")}")
+  done
+  echo
+} >"$table" # not a pipe into tee: targets_json must survive this block
+cat "$table"
+
+# JSON document: configuration, per system the medians (with server CPU), memory, targets.
+{
+  printf '{"date":%s,"commit":%s,"cpus":%s,' "$(json_str "$(date -u +%Y-%m-%dT%H:%M:%SZ)")" "$(json_str "$commit")" "$(nproc)"
+  printf '"config":{"duration_s":%s,"runs":%s,"warmup":%s,"connections":[%s],"sessions":%s,"pin_seq":%s,"loadavg_before":%s},' \
+    "$DURATION" "$RUNS" "$WARMUP" "${CONNECTIONS// /,}" "$SESSIONS" "$(json_str "$PIN_SEQ")" "$(json_str "$loadavg")"
+  printf '"systems":['
+  sep=""
+  for sys in "${systems[@]}"; do
+    label=$(trim "${sys%%=*}")
+    printf '%s{"label":%s,"command":%s' "$sep" "$(json_str "$label")" "$(json_str "$(trim "${sys#*=}")")"
+    sep=","
+    if [[ -v "skipped[$label]" ]]; then
+      printf ',"skipped":%s}' "$(json_str "${skipped[$label]}")"
+      continue
+    fi
+    printf ',"load":{'
+    s2=""
+    for c in "${conn_counts[@]}"; do
+      [[ -n ${result["$label|$c"]:-} ]] || continue
+      r=${result["$label|$c"]}
+      printf '%s"%s":%s,"server_cpu_us_per_request":%s}' "$s2" "$c" "${r%\}}" "$(num_or_null "${cpu_us["$label|$c"]:-}")"
+      s2=","
+    done
+    printf '}'
+    if [[ -v "mem_bytes[$label]" ]]; then
+      read -r r0 r2 <<<"${mem_rss[$label]:-- -}"
+      printf ',"memory":{"rss_kb_before":%s,"rss_kb_after":%s,"sessions":%s,"bytes_per_session":%s}' \
+        "$(num_or_null "$r0")" "$(num_or_null "$r2")" $((2 * SESSIONS)) "$(num_or_null "${mem_bytes[$label]}")"
+    fi
+    printf '}'
+  done
+  printf '],"targets":['
+  (IFS=,; printf '%s' "${targets_json[*]}")
+  printf ']}\n'
+} >"$json_out"
+python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$json_out" || { echo "error: $json_out is not valid JSON" >&2; failed=1; }
+
+echo "results: $json_out (raw: $jsonl; table: $table); took $((SECONDS - start)) s" >&2
+exit "$failed"

@@ -1,0 +1,742 @@
+//! `httpload`: a load generator for MCP servers over Streamable HTTP.
+//!
+//! Plain HTTP/1.1 keep-alive over `std::net::TcpStream`, one thread per
+//! connection, each doing one request at a time: per connection an MCP
+//! handshake (`initialize`, then `notifications/initialized`; the session id is
+//! used if the server hands one out), warm-up calls, then measured
+//! `tools/call` requests of `echo`, every answer checked. Answers may be JSON
+//! bodies or SSE streams. `--sessions N --idle-only` opens N sessions and
+//! nothing else (for measuring the server's memory per idle session).
+//!
+//! Run `httpload --help` for the options.
+
+use hypermcp_loadgen::http::{check_echo, exchange, Answer, Conn, Expect, Failure, Scratch, Url, PROTOCOL_VERSION};
+use hypermcp_loadgen::request::{Requests, INITIALIZE, INITIALIZED};
+use hypermcp_loadgen::stats::{median_summary, percentile_us, Summary};
+
+use std::net::{TcpStream, ToSocketAddrs};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Barrier;
+use std::thread;
+use std::time::{Duration, Instant};
+
+const HELP: &str = "\
+httpload - load generator for MCP servers over Streamable HTTP (HTTP/1.1 keep-alive)
+
+USAGE:
+    httpload --url http://127.0.0.1:PORT/mcp [OPTIONS]
+    httpload --url URL --sessions N --idle-only [--connections C]
+
+Opens --connections keep-alive connections, one thread each. On each, unless
+--stateless: POST initialize, then notifications/initialized (with the
+Mcp-Session-Id the server returned, if any; every later request carries it and
+MCP-Protocol-Version). Then warm-up calls, then measured `tools/call` requests
+of `echo {\"text\": ...}`, one at a time per connection, until --calls have
+been made in all or --duration has passed. An answer may be a JSON body or an
+SSE stream (events are read until the response with the request's id, whose
+arrival ends the call's latency; the rest of the stream is then drained).
+Every answer is checked: HTTP 200, JSON-RPC result with the request's id, not
+isError, the echoed text. Failures are counted, the first few printed.
+
+OPTIONS:
+    --url URL          the MCP endpoint (http:// only)                  [required]
+    --connections N    concurrent connections (threads)                 [default: 1]
+    --calls N          measured calls per run, over all connections     [default: 20000]
+    --duration SECS    also stop a run after SECS seconds (decimals ok)  [default: none]
+    --warmup N         unmeasured calls per run before measuring, over
+                       all connections (stops after 2 s at most)        [default: 1000]
+    --runs R           repeat R times (new connections and sessions each
+                       time) and also report the median                 [default: 1]
+    --stateless        no handshake: calls go out without a session
+    --sessions N       with --idle-only: open N sessions over the
+                       connections (initialize + notifications/initialized
+                       each, nothing else) and exit, leaving them open
+    --idle-only        see --sessions
+    --text STR         value of the `text` argument                     [default: hello]
+    --tool NAME        tool to call                                     [default: echo]
+    --timeout SECS     socket read/write timeout                        [default: 10]
+    --json             one JSON object per run on stdout (plus the median
+                       when --runs > 1); the last line is the result to use
+    -h, --help         print this help
+
+OUTPUT (--json): calls mode: {\"run\"|\"median_of\", \"connections\", \"mode\":\"http\",
+\"calls\" (requested), \"inflight\" (= connections), \"calls_per_s\" (successful calls
+per second of the measured phase), \"p50_us\", \"p99_us\", \"max_us\", \"init_ms\"
+(median connect + initialize round trip), \"failures\", \"ok\" (successful measured
+calls), \"requests\" (HTTP requests answered: handshakes, warm-up and measured calls;
+on the median line, the total over all runs), \"client_cpu_us\" (httpload's own CPU
+time per request, Linux only)}.
+Sessions mode: {\"mode\":\"sessions\", \"sessions\", \"opened\", \"with_session_id\",
+\"failures\", \"secs\", \"sessions_per_s\"}.
+
+EXIT STATUS: 0 no failure; 1 a call, handshake or connection failed; 2 usage error.
+";
+
+/// How long the warm-up may take at most.
+const WARMUP_MAX: Duration = Duration::from_secs(2);
+/// Failure descriptions kept per run.
+const KEEP_MESSAGES: usize = 5;
+
+#[derive(Debug, Clone)]
+struct Config {
+    url: Url,
+    connections: u64,
+    calls: u64,
+    duration: Option<Duration>,
+    warmup: u64,
+    runs: u32,
+    stateless: bool,
+    sessions: Option<u64>,
+    idle_only: bool,
+    text: String,
+    tool: String,
+    timeout: Duration,
+    json: bool,
+}
+
+fn number<T: std::str::FromStr>(flag: &str, value: &str) -> Result<T, String> {
+    value.replace('_', "").parse().map_err(|_| format!("{flag}: expected a non-negative integer, got {value:?}"))
+}
+
+enum Parsed {
+    Run(Box<Config>),
+    Help,
+}
+
+fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
+    let mut url = None;
+    let mut cfg = Config {
+        url: Url { host: String::new(), port: 0, path: String::new() },
+        connections: 1,
+        calls: 20_000,
+        duration: None,
+        warmup: 1_000,
+        runs: 1,
+        stateless: false,
+        sessions: None,
+        idle_only: false,
+        text: "hello".into(),
+        tool: "echo".into(),
+        timeout: Duration::from_secs(10),
+        json: false,
+    };
+    let mut it = args.into_iter();
+    while let Some(arg) = it.next() {
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
+            _ => (arg.clone(), None),
+        };
+        let mut value = |name: &str| -> Result<String, String> {
+            match &inline {
+                Some(v) => Ok(v.clone()),
+                None => it.next().ok_or_else(|| format!("{name} needs a value")),
+            }
+        };
+        match flag.as_str() {
+            "-h" | "--help" => return Ok(Parsed::Help),
+            "--url" => url = Some(Url::parse(&value(&flag)?)?),
+            "--connections" => cfg.connections = number(&flag, &value(&flag)?)?,
+            "--calls" => cfg.calls = number(&flag, &value(&flag)?)?,
+            "--duration" => {
+                let v = value(&flag)?;
+                let secs: f64 = v.parse().map_err(|_| format!("--duration: expected seconds, got {v:?}"))?;
+                if !(secs.is_finite() && secs > 0.0) {
+                    return Err("--duration must be positive".into());
+                }
+                cfg.duration = Some(Duration::from_secs_f64(secs));
+            }
+            "--warmup" => cfg.warmup = number(&flag, &value(&flag)?)?,
+            "--runs" => cfg.runs = number(&flag, &value(&flag)?)?,
+            "--sessions" => cfg.sessions = Some(number(&flag, &value(&flag)?)?),
+            "--text" => cfg.text = value(&flag)?,
+            "--tool" => cfg.tool = value(&flag)?,
+            "--timeout" => cfg.timeout = Duration::from_secs(number(&flag, &value(&flag)?)?),
+            "--stateless" | "--idle-only" | "--json" if inline.is_some() => {
+                return Err(format!("{flag} takes no value"));
+            }
+            "--stateless" => cfg.stateless = true,
+            "--idle-only" => cfg.idle_only = true,
+            "--json" => cfg.json = true,
+            _ => return Err(format!("unknown option {arg:?} (see --help)")),
+        }
+    }
+    cfg.url = url.ok_or("--url is required (see --help)")?;
+    if cfg.connections == 0 {
+        return Err("--connections must be at least 1".into());
+    }
+    if cfg.runs == 0 {
+        return Err("--runs must be at least 1".into());
+    }
+    if cfg.timeout.is_zero() {
+        return Err("--timeout must be at least 1".into());
+    }
+    if cfg.sessions.is_some() != cfg.idle_only {
+        return Err("--sessions N and --idle-only go together".into());
+    }
+    if cfg.idle_only && cfg.stateless {
+        return Err("--idle-only opens sessions; it cannot be --stateless".into());
+    }
+    Ok(Parsed::Run(Box::new(cfg)))
+}
+
+/// One connection's client: the connection (reopened when the server closes
+/// it), the session, and the request buffers.
+struct Client<'c> {
+    cfg: &'c Config,
+    conn: Option<Conn<TcpStream>>,
+    /// Requests already answered on `conn`.
+    used: u64,
+    /// Requests answered in all (any status), for the server CPU per request.
+    answered: u64,
+    /// Request head up to (not including) Content-Length.
+    head: Vec<u8>,
+    req: Vec<u8>,
+    body: Vec<u8>,
+    scratch: Scratch,
+}
+
+impl<'c> Client<'c> {
+    fn new(cfg: &'c Config) -> Self {
+        let mut c = Client {
+            cfg,
+            conn: None,
+            used: 0,
+            answered: 0,
+            head: Vec::new(),
+            req: Vec::new(),
+            body: Vec::new(),
+            scratch: Scratch::default(),
+        };
+        c.set_session(None, cfg.stateless);
+        c
+    }
+
+    /// Rebuilds the request head for this session (and protocol version).
+    fn set_session(&mut self, session: Option<&str>, initialized: bool) {
+        let u = &self.cfg.url;
+        self.head.clear();
+        self.head.extend_from_slice(
+            format!(
+                "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n",
+                u.path,
+                u.authority()
+            )
+            .as_bytes(),
+        );
+        if let Some(s) = session {
+            self.head.extend_from_slice(format!("Mcp-Session-Id: {s}\r\n").as_bytes());
+        }
+        if initialized {
+            self.head.extend_from_slice(format!("MCP-Protocol-Version: {PROTOCOL_VERSION}\r\n").as_bytes());
+        }
+    }
+
+    fn connect(&self) -> Result<Conn<TcpStream>, Failure> {
+        let io = |err| Failure::Io { err, nothing_received: false };
+        let addr = self.cfg.url.authority();
+        let mut last = None;
+        for a in addr.to_socket_addrs().map_err(io)? {
+            match TcpStream::connect_timeout(&a, self.cfg.timeout) {
+                Ok(s) => {
+                    s.set_nodelay(true).map_err(io)?;
+                    s.set_read_timeout(Some(self.cfg.timeout)).map_err(io)?;
+                    s.set_write_timeout(Some(self.cfg.timeout)).map_err(io)?;
+                    return Ok(Conn::new(s));
+                }
+                Err(e) => last = Some(e),
+            }
+        }
+        Err(Failure::Bad(format!(
+            "cannot connect to {addr}: {}",
+            last.map_or("no address".to_owned(), |e| e.to_string())
+        )))
+    }
+
+    /// POSTs `self.body` and reads the answer. A request on a reused
+    /// connection that the server closed before answering anything is retried
+    /// once on a new connection.
+    fn post(&mut self, expect: Expect) -> Result<Answer, Failure> {
+        self.req.clear();
+        self.req.extend_from_slice(&self.head);
+        self.req.extend_from_slice(format!("Content-Length: {}\r\n\r\n", self.body.len()).as_bytes());
+        self.req.extend_from_slice(&self.body);
+        for attempt in 0..2 {
+            if self.conn.is_none() {
+                self.conn = Some(self.connect()?);
+                self.used = 0;
+            }
+            let conn = self.conn.as_mut().expect("connected above");
+            match exchange(conn, &self.req, expect, &mut self.scratch) {
+                Ok(a) => {
+                    self.used += 1;
+                    self.answered += 1;
+                    if a.head.close {
+                        self.conn = None;
+                    }
+                    return Ok(a);
+                }
+                Err(Failure::Io { nothing_received: true, .. }) if attempt == 0 && self.used > 0 => {
+                    self.conn = None;
+                }
+                Err(f) => {
+                    if matches!(f, Failure::Bad(_)) {
+                        self.answered += 1;
+                    }
+                    self.conn = None;
+                    return Err(f);
+                }
+            }
+        }
+        unreachable!("the second attempt returns")
+    }
+
+    /// initialize + notifications/initialized; returns whether the server
+    /// handed out a session id.
+    fn handshake(&mut self) -> Result<bool, String> {
+        self.set_session(None, false);
+        self.body.clear();
+        self.body.extend_from_slice(INITIALIZE.trim_ascii_end());
+        let a = self.post(Expect::Response(0)).map_err(|f| format!("initialize: {f}"))?;
+        match hypermcp_loadgen::check::classify(&a.message, false) {
+            hypermcp_loadgen::check::Reply::Ok(0) => {}
+            other => return Err(format!("initialize: unexpected answer {other:?}")),
+        }
+        let sid = a.head.session_id.clone();
+        self.set_session(sid.as_deref(), true);
+        self.body.clear();
+        self.body.extend_from_slice(INITIALIZED.trim_ascii_end());
+        self.post(Expect::Accepted).map_err(|f| format!("notifications/initialized: {f}"))?;
+        Ok(sid.is_some())
+    }
+}
+
+/// What one connection's thread brings back.
+#[derive(Default)]
+struct ThreadOut {
+    /// When it started and stopped measuring (None: never started).
+    window: Option<(Instant, Instant)>,
+    latencies: Vec<u64>,
+    failures: u64,
+    messages: Vec<String>,
+    init: Option<Duration>,
+    /// HTTP requests answered (handshakes, warm-up and measured calls).
+    requests: u64,
+}
+
+impl ThreadOut {
+    fn fail(&mut self, msg: impl FnOnce() -> String) {
+        self.failures += 1;
+        if self.messages.len() < KEEP_MESSAGES {
+            self.messages.push(msg());
+        }
+    }
+}
+
+struct Shared<'a> {
+    cfg: &'a Config,
+    req: Requests,
+    text_json: String,
+    warmup_tickets: AtomicU64,
+    call_tickets: AtomicU64,
+    barrier: Barrier,
+}
+
+/// A phase of calls: warm-up or measured.
+struct Phase<'a> {
+    /// Shared ticket counter; ticket `t` is call id `first + t`.
+    tickets: &'a AtomicU64,
+    /// Tickets available (calls in the phase, over all connections).
+    limit: u64,
+    first: u64,
+    deadline: Option<Instant>,
+    /// Record latencies.
+    measure: bool,
+}
+
+/// Makes calls while tickets last (and before the deadline).
+fn calls(client: &mut Client<'_>, sh: &Shared<'_>, phase: Phase<'_>, out: &mut ThreadOut) {
+    let Phase { tickets, limit, first, deadline, measure } = phase;
+    loop {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return;
+        }
+        let t = tickets.fetch_add(1, Ordering::Relaxed);
+        if t >= limit {
+            return;
+        }
+        let id = first + t;
+        client.body.clear();
+        sh.req.push(&mut client.body, id);
+        client.body.pop(); // the newline
+        let sent = Instant::now();
+        match client.post(Expect::Response(id)) {
+            Ok(a) => match check_echo(&a.message, id, &sh.cfg.text, &sh.text_json) {
+                Ok(()) => {
+                    if measure {
+                        out.latencies.push(a.at.duration_since(sent).as_nanos() as u64);
+                    }
+                }
+                Err(m) => out.fail(|| format!("call {id}: {m}")),
+            },
+            Err(f) => {
+                let fatal = matches!(&f, Failure::Bad(m) if m.starts_with("cannot connect"));
+                out.fail(|| format!("call {id}: {f}"));
+                if fatal {
+                    // The server is gone: stop rather than spin through the tickets.
+                    return;
+                }
+            }
+        }
+    }
+}
+
+fn connection_thread(sh: &Shared<'_>) -> ThreadOut {
+    let cfg = sh.cfg;
+    let mut out = ThreadOut { latencies: Vec::with_capacity(4096), ..ThreadOut::default() };
+    let mut client = Client::new(cfg);
+    let t0 = Instant::now();
+    let ready = if cfg.stateless { Ok(false) } else { client.handshake().inspect(|_| out.init = Some(t0.elapsed())) };
+    if let Err(m) = &ready {
+        out.fail(|| format!("handshake: {m}"));
+    } else {
+        let deadline = Instant::now() + WARMUP_MAX;
+        let warm = Phase {
+            tickets: &sh.warmup_tickets,
+            limit: cfg.warmup,
+            first: 1,
+            deadline: Some(deadline),
+            measure: false,
+        };
+        calls(&mut client, sh, warm, &mut out);
+    }
+    sh.barrier.wait();
+    if ready.is_err() {
+        out.requests = client.answered;
+        return out;
+    }
+    let start = Instant::now();
+    let deadline = cfg.duration.map(|d| start + d);
+    let measured =
+        Phase { tickets: &sh.call_tickets, limit: cfg.calls, first: 1 + cfg.warmup, deadline, measure: true };
+    calls(&mut client, sh, measured, &mut out);
+    out.window = Some((start, Instant::now()));
+    out.requests = client.answered;
+    out
+}
+
+/// One run: the summary, successful calls, HTTP requests answered and the
+/// first failure messages.
+struct RunResult {
+    summary: Summary,
+    ok: u64,
+    requests: u64,
+    /// httpload's own CPU time (all threads, user + system) per request, µs.
+    client_cpu_us: Option<f64>,
+    messages: Vec<String>,
+}
+
+/// User + system CPU time of this process so far, in µs (Linux: `/proc/self/stat`,
+/// in USER_HZ = 100 ticks per second).
+fn self_cpu_us() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let mut fields = rest.split_ascii_whitespace().skip(11);
+    let utime: u64 = fields.next()?.parse().ok()?;
+    let stime: u64 = fields.next()?.parse().ok()?;
+    Some((utime + stime) as f64 * 1e4)
+}
+
+fn run_once(cfg: &Config) -> RunResult {
+    let cpu_before = self_cpu_us();
+    let sh = Shared {
+        cfg,
+        req: Requests::new(&cfg.tool, &cfg.text),
+        text_json: serde_json::to_string(&cfg.text).expect("string serializes"),
+        warmup_tickets: AtomicU64::new(0),
+        call_tickets: AtomicU64::new(0),
+        barrier: Barrier::new(cfg.connections as usize),
+    };
+    let outs: Vec<ThreadOut> = thread::scope(|s| {
+        let handles: Vec<_> = (0..cfg.connections)
+            .map(|_| thread::Builder::new().stack_size(256 * 1024).spawn_scoped(s, || connection_thread(&sh)))
+            .collect::<Result<_, _>>()
+            .expect("spawning a connection thread");
+        handles.into_iter().map(|h| h.join().expect("connection thread panicked")).collect()
+    });
+    let mut lat: Vec<u64> = Vec::new();
+    let mut failures = 0;
+    let mut messages = Vec::new();
+    let mut inits = Vec::new();
+    let mut requests = 0;
+    let (mut first, mut last): (Option<Instant>, Option<Instant>) = (None, None);
+    for o in outs {
+        lat.extend_from_slice(&o.latencies);
+        failures += o.failures;
+        requests += o.requests;
+        for m in o.messages {
+            if messages.len() < KEEP_MESSAGES {
+                messages.push(m);
+            }
+        }
+        inits.push(o.init.map(|d| d.as_secs_f64() * 1e3));
+        if let Some((a, b)) = o.window {
+            first = Some(first.map_or(a, |f| f.min(a)));
+            last = Some(last.map_or(b, |l| l.max(b)));
+        }
+    }
+    lat.sort_unstable();
+    let ok = lat.len() as u64;
+    // Calls neither answered nor failed (every connection gave up early).
+    if cfg.duration.is_none() {
+        let made = sh.call_tickets.load(Ordering::Relaxed).min(cfg.calls);
+        failures += cfg.calls - made.max(ok);
+    }
+    let secs = match (first, last) {
+        (Some(a), Some(b)) => b.duration_since(a).as_secs_f64(),
+        _ => 0.0,
+    };
+    let summary = Summary {
+        calls: cfg.calls,
+        inflight: cfg.connections,
+        calls_per_s: if secs > 0.0 { ok as f64 / secs } else { 0.0 },
+        p50_us: percentile_us(&lat, 0.50),
+        p99_us: percentile_us(&lat, 0.99),
+        max_us: lat.last().map(|&ns| ns as f64 / 1e3),
+        init_ms: hypermcp_loadgen::stats::median(inits),
+        failures,
+    };
+    let client_cpu_us = match (cpu_before, self_cpu_us()) {
+        (Some(a), Some(b)) if requests > 0 => Some((b - a) / requests as f64),
+        _ => None,
+    };
+    RunResult { summary, ok, requests, client_cpu_us, messages }
+}
+
+/// Appends `,"name":value` members (values already JSON) to a JSON object.
+fn with_members(json: String, members: &[(&str, String)]) -> String {
+    let mut j = json;
+    j.pop();
+    for (name, value) in members {
+        j.push_str(&format!(",\"{name}\":{value}"));
+    }
+    j.push('}');
+    j
+}
+
+fn run_calls(cfg: &Config) -> ExitCode {
+    if !cfg.json {
+        println!(
+            "httpload: {} http://{}{}: {} calls{} (+{} warmup), {} connection(s), {} run(s){}",
+            cfg.tool,
+            cfg.url.authority(),
+            cfg.url.path,
+            cfg.calls,
+            cfg.duration.map_or(String::new(), |d| format!(" or {:.1} s", d.as_secs_f64())),
+            cfg.warmup,
+            cfg.connections,
+            cfg.runs,
+            if cfg.stateless { ", stateless" } else { "" }
+        );
+    }
+    let mut summaries = Vec::new();
+    let mut oks = Vec::new();
+    let mut total_requests = 0;
+    let mut cpus = Vec::new();
+    let mut failed = false;
+    for run in 1..=cfg.runs {
+        let RunResult { summary: s, ok, requests, client_cpu_us, messages } = run_once(cfg);
+        let cpu_json = client_cpu_us.map_or("null".to_owned(), |c| format!("{c:.1}"));
+        for m in &messages {
+            eprintln!("httpload: run {run}: failure: {m}");
+        }
+        if s.failures > messages.len() as u64 {
+            eprintln!("httpload: run {run}: {} failures in total", s.failures);
+        }
+        failed |= s.failures > 0 || ok == 0;
+        if ok == 0 {
+            eprintln!("httpload: run {run}: no successful call");
+        }
+        if cfg.json {
+            let json = s.to_json(&format!("\"run\":{run},\"connections\":{},", cfg.connections), "http");
+            let members = [("ok", ok.to_string()), ("requests", requests.to_string()), ("client_cpu_us", cpu_json)];
+            println!("{}", with_members(json, &members));
+        } else {
+            println!("run {run}/{}: {}  ok {ok}  client CPU {cpu_json} µs/request", cfg.runs, s.to_text());
+        }
+        summaries.push(s);
+        oks.push(Some(ok as f64));
+        total_requests += requests;
+        cpus.push(client_cpu_us);
+    }
+    if summaries.len() > 1 {
+        let med = median_summary(&summaries);
+        let ok = hypermcp_loadgen::stats::median(oks).unwrap_or(0.0) as u64;
+        if cfg.json {
+            println!(
+                "{}",
+                with_members(
+                    med.to_json(
+                        &format!("\"median_of\":{},\"connections\":{},", summaries.len(), cfg.connections),
+                        "http"
+                    ),
+                    &[
+                        ("ok", ok.to_string()),
+                        ("requests", total_requests.to_string()),
+                        (
+                            "client_cpu_us",
+                            hypermcp_loadgen::stats::median(cpus).map_or("null".to_owned(), |c| format!("{c:.1}"))
+                        )
+                    ]
+                )
+            );
+        } else {
+            println!("median of {}: {}", summaries.len(), med.to_text());
+        }
+    }
+    if failed {
+        eprintln!("httpload: FAILED (see messages above)");
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn run_sessions(cfg: &Config, n: u64) -> ExitCode {
+    let tickets = AtomicU64::new(0);
+    let opened = AtomicU64::new(0);
+    let with_sid = AtomicU64::new(0);
+    let start = Instant::now();
+    let outs: Vec<ThreadOut> = thread::scope(|s| {
+        let handles: Vec<_> = (0..cfg.connections)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut out = ThreadOut::default();
+                    let mut client = Client::new(cfg);
+                    while tickets.fetch_add(1, Ordering::Relaxed) < n {
+                        match client.handshake() {
+                            Ok(sid) => {
+                                opened.fetch_add(1, Ordering::Relaxed);
+                                if sid {
+                                    with_sid.fetch_add(1, Ordering::Relaxed);
+                                }
+                            }
+                            Err(m) => {
+                                let fatal = m.contains("cannot connect");
+                                out.fail(|| m);
+                                if fatal {
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                    out
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("session thread panicked")).collect()
+    });
+    let secs = start.elapsed().as_secs_f64();
+    let opened = opened.into_inner();
+    let with_sid = with_sid.into_inner();
+    let failures = n - opened;
+    for m in outs.iter().flat_map(|o| &o.messages).take(KEEP_MESSAGES) {
+        eprintln!("httpload: failure: {m}");
+    }
+    if cfg.json {
+        println!(
+            "{{\"mode\":\"sessions\",\"sessions\":{n},\"opened\":{opened},\"with_session_id\":{with_sid},\"failures\":{failures},\"secs\":{secs:.3},\"sessions_per_s\":{:.1}}}",
+            opened as f64 / secs.max(1e-9)
+        );
+    } else {
+        println!(
+            "httpload: opened {opened}/{n} sessions ({with_sid} with a session id) in {secs:.2} s ({:.0}/s), {failures} failures",
+            opened as f64 / secs.max(1e-9)
+        );
+    }
+    if with_sid < opened {
+        eprintln!("httpload: note: {} session(s) got no Mcp-Session-Id (a stateless server?)", opened - with_sid);
+    }
+    if failures > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn main() -> ExitCode {
+    let cfg = match parse(std::env::args().skip(1)) {
+        Ok(Parsed::Run(cfg)) => cfg,
+        Ok(Parsed::Help) => {
+            print!("{HELP}");
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("httpload: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match cfg.sessions {
+        Some(n) => run_sessions(&cfg, n),
+        None => run_calls(&cfg),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(args: &[&str]) -> Result<Parsed, String> {
+        parse(args.iter().map(|s| s.to_string()))
+    }
+
+    #[test]
+    fn options() {
+        let Parsed::Run(c) = p(&["--url", "http://127.0.0.1:9/mcp"]).unwrap() else { panic!() };
+        assert_eq!((c.connections, c.calls, c.warmup, c.runs), (1, 20_000, 1_000, 1));
+        assert!(c.duration.is_none() && !c.stateless && !c.json && c.sessions.is_none());
+        let Parsed::Run(c) = p(&[
+            "--url=http://localhost:8/x",
+            "--connections",
+            "50",
+            "--calls=1_000",
+            "--duration",
+            "2.5",
+            "--warmup",
+            "0",
+            "--runs",
+            "3",
+            "--stateless",
+            "--json",
+        ])
+        .unwrap() else {
+            panic!()
+        };
+        assert_eq!((c.connections, c.calls, c.warmup, c.runs), (50, 1000, 0, 3));
+        assert_eq!(c.duration, Some(Duration::from_millis(2500)));
+        assert!(c.stateless && c.json);
+        assert_eq!(c.url.port, 8);
+        let Parsed::Run(c) = p(&["--url", "http://h:1/", "--sessions", "2000", "--idle-only"]).unwrap() else {
+            panic!()
+        };
+        assert_eq!(c.sessions, Some(2000));
+    }
+
+    #[test]
+    fn errors() {
+        for bad in [
+            &["--calls", "1"][..],
+            &["--url", "https://h/"],
+            &["--url", "http://h:1/", "--connections", "0"],
+            &["--url", "http://h:1/", "--sessions", "5"],
+            &["--url", "http://h:1/", "--idle-only"],
+            &["--url", "http://h:1/", "--sessions", "5", "--idle-only", "--stateless"],
+            &["--url", "http://h:1/", "--duration", "0"],
+            &["--url", "http://h:1/", "--json=1"],
+            &["--url", "http://h:1/", "--bogus"],
+        ] {
+            assert!(p(bad).is_err(), "{bad:?}");
+        }
+        assert!(matches!(p(&["-h"]), Ok(Parsed::Help)));
+    }
+}

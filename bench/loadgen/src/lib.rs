@@ -1,0 +1,13 @@
+//! Shared pieces of the MCP load generators: `loadgen` (stdio) and `httpload`
+//! (Streamable HTTP).
+//!
+//! - [`request`]: cheap formatting of `tools/call` requests.
+//! - [`check`]: validation of JSON-RPC responses.
+//! - [`stats`]: percentiles, medians and report lines.
+//! - [`http`]: a minimal HTTP/1.1 keep-alive client (Content-Length, chunked and
+//!   `text/event-stream` bodies) for `httpload`.
+
+pub mod check;
+pub mod http;
+pub mod request;
+pub mod stats;
