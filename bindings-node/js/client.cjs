@@ -220,9 +220,11 @@ class Client {
    * `headers` (sent with every request, e.g. `{ Authorization: 'Bearer ...' }`), `transport`
    * (`'auto'`: Streamable HTTP, falling back to the legacy HTTP+SSE transport when the server
    * refuses the `initialize` POST with 400, 404 or 405; `'http'`: Streamable HTTP only;
-   * `'sse'`: `url` is a legacy SSE endpoint), `connectTimeout` (ms, 10 s). Broken SSE streams
-   * resume with `Last-Event-ID` after the server's `retry`; `close()` ends the session with
-   * DELETE.
+   * `'sse'`: `url` is a legacy SSE endpoint), `connectTimeout` (ms, 10 s), `openGetStream`
+   * (default true). Broken SSE streams resume with `Last-Event-ID` after the server's `retry`;
+   * `close()` ends the session with DELETE. A server that cannot be reached rejects with
+   * ConnectionClosed naming the URL; once nothing listens at its address any more, pending and
+   * later calls reject with ConnectionClosed too. While the session is open it keeps Node alive.
    */
   static async http(url, options = {}) {
     options = options ?? {};
@@ -1001,20 +1003,27 @@ class StdioTransport {
  * thread as a byte stream; arriving bytes wake the loop once per batch.
  */
 class HttpTransport {
-  /** Options: `headers`, `transport` ('auto' | 'http' | 'sse'), `connectTimeout` (ms). */
+  /**
+   * Options: `headers`, `transport` ('auto' | 'http' | 'sse'), `connectTimeout` (ms),
+   * `openGetStream` (default true: the standalone GET stream for messages unrelated to a call).
+   */
   constructor(url, options = {}) {
     this.url = String(url);
-    const { headers, transport, connectTimeout } = options;
+    const { headers, transport, connectTimeout, openGetStream } = options ?? {};
     if (headers != null && (typeof headers !== 'object' || Array.isArray(headers))) {
       throw new TypeError('headers must be an object of header names to values');
     }
     if (transport != null && !['auto', 'http', 'sse'].includes(transport)) {
       throw new TypeError(`transport must be 'auto', 'http' or 'sse', not ${JSON.stringify(transport)}`);
     }
+    if (connectTimeout != null && !(typeof connectTimeout === 'number' && connectTimeout > 0 && Number.isFinite(connectTimeout))) {
+      throw argError(`connectTimeout must be a positive number of milliseconds (got ${String(connectTimeout)})`);
+    }
     this._options = JSON.stringify({
       headers: headers == null ? undefined : Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, String(v)])),
       transport,
       connectTimeout,
+      openGetStream: openGetStream == null ? undefined : !!openGetStream,
     });
     this._native = null;
     this._error = null;
@@ -1022,18 +1031,39 @@ class HttpTransport {
     this._endedPromise = null;
   }
 
+  /**
+   * Connects (the TCP connection, and with `transport: 'sse'` the event stream and its
+   * `endpoint` event); rejects with ConnectionClosed naming the URL and the cause on failure.
+   */
   start(client) {
     let done;
     this._endedPromise = new Promise((resolve) => (done = resolve));
-    this._native = new nativeModule.HttpClientStream(this.url, this._options, () => {
-      const { data, ended, error } = this._native.take();
-      if (data.length) client._feed(data);
-      if (ended && !this._ended) {
-        this._ended = true;
-        this._error = error ?? null;
-        done();
-        client._eof();
-      }
+    return new Promise((resolve, reject) => {
+      let opened = false;
+      this._native = new nativeModule.HttpClientStream(this.url, this._options, () => {
+        const { connected, data, ended, error } = this._native.take();
+        if (!opened) {
+          if (connected) {
+            opened = true;
+            resolve();
+          } else if (ended) {
+            // Never connected: start() rejects; the client is not told of an end.
+            opened = true;
+            this._ended = true;
+            this._error = error ?? null;
+            done();
+            reject(new ConnectionClosed(error ?? `cannot connect to ${this.url}`));
+            return;
+          }
+        }
+        if (data.length) client._feed(data);
+        if (ended && !this._ended) {
+          this._ended = true;
+          this._error = error ?? null;
+          done();
+          client._eof();
+        }
+      });
     });
   }
 

@@ -1654,6 +1654,10 @@ export interface HttpTransportOptions {
   transport?: "auto" | "http" | "sse";
   /** Milliseconds to establish a connection (default 10,000). */
   connectTimeout?: number;
+  /**
+   * Open the standalone GET stream for server messages unrelated to any call (default true).
+   */
+  openGetStream?: boolean;
 }
 
 /** Options of `Client.http(...)`: the client's, plus how to connect. */
@@ -1830,8 +1834,11 @@ export declare class HttpTransport implements ClientTransport {
   constructor(url: string, options?: HttpTransportOptions);
   /** The server's URL. */
   readonly url: string;
-  /** Starts the connection and feeds what arrives to `client`. */
-  start(client: Client): void;
+  /**
+   * Connects, then feeds what arrives to `client`; rejects with `ConnectionClosed` (naming the
+   * URL and the cause) when the server cannot be reached.
+   */
+  start(client: Client): Promise<void>;
   /** Sends messages (each becomes a POST). */
   write(data: Buffer): void;
   /** Ends the session (DELETE); resolves once the transport finished (5 s at most). */

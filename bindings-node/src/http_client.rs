@@ -16,7 +16,7 @@ use serde_json::Value;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -24,6 +24,8 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 #[derive(Default)]
 struct Inbox {
+    /// The connection to the server is established (set once).
+    connected: bool,
     data: Vec<u8>,
     /// The stream ended: `Some(None)` cleanly, `Some(Some(why))` on an error.
     end: Option<Option<String>>,
@@ -39,8 +41,9 @@ impl Shared {
         let wake = {
             let mut i = lock(&self.inbox);
             let was_idle = i.data.is_empty() && i.end.is_none();
+            let was_connected = i.connected;
             f(&mut i);
-            was_idle
+            was_idle || i.connected != was_connected
         };
         if wake {
             lock(&self.wake).call((), ThreadsafeFunctionCallMode::NonBlocking);
@@ -51,6 +54,8 @@ impl Shared {
 /// What `take` returns.
 #[napi(object)]
 pub struct HttpClientChunk {
+    /// The connection to the server is established.
+    pub connected: bool,
     /// Bytes received since the last `take`.
     pub data: Buffer,
     /// The stream ended.
@@ -101,6 +106,8 @@ fn options_from(text: &str) -> napi::Result<HttpClientOptions> {
 pub struct HttpClientStream {
     shared: Arc<Shared>,
     out: Mutex<Option<mpsc::UnboundedSender<Vec<u8>>>>,
+    /// Dropped by `close`: gives up connecting.
+    abort: Mutex<Option<oneshot::Sender<()>>>,
     alive: Mutex<bool>,
 }
 
@@ -123,18 +130,33 @@ impl HttpClientStream {
         wake.refer(&env)?;
         let shared = Arc::new(Shared { inbox: Mutex::new(Inbox::default()), wake: Mutex::new(wake) });
         let (out_tx, mut out_rx) = mpsc::unbounded_channel::<Vec<u8>>();
+        let (abort_tx, abort_rx) = oneshot::channel::<()>();
         let s = shared.clone();
         runtime().spawn(async move {
-            let (mut reader, mut writer) = match connect(&url, opts).await {
+            let connected = tokio::select! {
+                r = connect(&url, opts) => r,
+                // Closed while connecting.
+                _ = abort_rx => Err(hypermcp::Error::Message(format!("{url}: closed while connecting"))),
+            };
+            let (mut reader, mut writer) = match connected {
                 Ok(pair) => pair,
                 Err(e) => {
                     s.update(|i| i.end = Some(Some(e.to_string())));
                     return;
                 }
             };
+            s.update(|i| i.connected = true);
             let write = async move {
+                let mut batch = Vec::new();
                 while let Some(chunk) = out_rx.recv().await {
-                    if writer.write_all(&chunk).await.is_err() {
+                    // Everything queued goes in one write; the flush hands every line to the
+                    // transport (a write may leave lines buffered when its queue is full).
+                    batch.clear();
+                    batch.extend_from_slice(&chunk);
+                    while let Ok(more) = out_rx.try_recv() {
+                        batch.extend_from_slice(&more);
+                    }
+                    if writer.write_all(&batch).await.is_err() || writer.flush().await.is_err() {
                         break;
                     }
                 }
@@ -154,7 +176,12 @@ impl HttpClientStream {
             };
             tokio::join!(write, read);
         });
-        Ok(HttpClientStream { shared, out: Mutex::new(Some(out_tx)), alive: Mutex::new(true) })
+        Ok(HttpClientStream {
+            shared,
+            out: Mutex::new(Some(out_tx)),
+            abort: Mutex::new(Some(abort_tx)),
+            alive: Mutex::new(true),
+        })
     }
 
     /// Sends newline-terminated messages (each becomes a POST).
@@ -166,10 +193,11 @@ impl HttpClientStream {
         }
     }
 
-    /// Ends the session (DELETE); the stream then ends.
+    /// Ends the session (DELETE), or gives up connecting; the stream then ends.
     #[napi]
     pub fn close(&self) {
         lock(&self.out).take();
+        lock(&self.abort).take();
     }
 
     /// Everything received so far, and whether (and why) the stream ended. Once it ended,
@@ -177,9 +205,9 @@ impl HttpClientStream {
     #[napi]
     #[allow(deprecated)]
     pub fn take(&self, env: Env) -> napi::Result<HttpClientChunk> {
-        let (data, end) = {
-            let mut i = lock(&self.inbox());
-            (std::mem::take(&mut i.data), i.end.clone())
+        let (connected, data, end) = {
+            let mut i = lock(self.inbox());
+            (i.connected, std::mem::take(&mut i.data), i.end.clone())
         };
         if end.is_some() {
             let mut alive = lock(&self.alive);
@@ -189,7 +217,7 @@ impl HttpClientStream {
                 lock(&self.shared.wake).unref(&env)?;
             }
         }
-        Ok(HttpClientChunk { data: data.into(), ended: end.is_some(), error: end.flatten() })
+        Ok(HttpClientChunk { connected, data: data.into(), ended: end.is_some(), error: end.flatten() })
     }
 }
 

@@ -17,10 +17,12 @@ use std::os::unix::net::UnixStream;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 #[derive(Default)]
 struct Inbox {
+    /// The connection to the server is established (set once).
+    connected: bool,
     data: Vec<u8>,
     /// The stream ended: `Some(None)` cleanly, `Some(Some(why))` on an error.
     end: Option<Option<String>>,
@@ -37,8 +39,9 @@ impl Shared {
         let wake = {
             let mut i = self.inbox.lock().unwrap_or_else(|e| e.into_inner());
             let was_idle = i.data.is_empty() && i.end.is_none();
+            let was_connected = i.connected;
             f(&mut i);
-            was_idle
+            was_idle || i.connected != was_connected
         };
         if wake {
             let _ = (&self.tx).write(&[1]);
@@ -83,6 +86,8 @@ fn options_from(headers: Vec<(String, String)>, o: &serde_json::Value) -> PyResu
 pub struct HttpClientStream {
     shared: Arc<Shared>,
     out: Mutex<Option<mpsc::UnboundedSender<Vec<u8>>>>,
+    /// Dropped by `close`: gives up connecting.
+    abort: Mutex<Option<oneshot::Sender<()>>>,
 }
 
 #[pymethods]
@@ -98,18 +103,33 @@ impl HttpClientStream {
         rx.set_nonblocking(true).map_err(|e| PyValueError::new_err(e.to_string()))?;
         let shared = Arc::new(Shared { inbox: Mutex::new(Inbox::default()), tx, rx });
         let (out_tx, mut out_rx) = mpsc::unbounded_channel::<Vec<u8>>();
+        let (abort_tx, abort_rx) = oneshot::channel::<()>();
         let s = shared.clone();
         runtime().spawn(async move {
-            let (mut reader, mut writer) = match connect(&url, opts).await {
+            let connected = tokio::select! {
+                r = connect(&url, opts) => r,
+                // Closed while connecting.
+                _ = abort_rx => Err(hypermcp::Error::Message(format!("{url}: closed while connecting"))),
+            };
+            let (mut reader, mut writer) = match connected {
                 Ok(pair) => pair,
                 Err(e) => {
                     s.update(|i| i.end = Some(Some(e.to_string())));
                     return;
                 }
             };
+            s.update(|i| i.connected = true);
             let write = async move {
+                let mut batch = Vec::new();
                 while let Some(chunk) = out_rx.recv().await {
-                    if writer.write_all(&chunk).await.is_err() {
+                    // Everything queued goes in one write; the flush hands every line to the
+                    // transport (a write may leave lines buffered when its queue is full).
+                    batch.clear();
+                    batch.extend_from_slice(&chunk);
+                    while let Ok(more) = out_rx.try_recv() {
+                        batch.extend_from_slice(&more);
+                    }
+                    if writer.write_all(&batch).await.is_err() || writer.flush().await.is_err() {
                         break;
                     }
                 }
@@ -135,7 +155,7 @@ impl HttpClientStream {
             };
             tokio::join!(write, read);
         });
-        Ok(HttpClientStream { shared, out: Mutex::new(Some(out_tx)) })
+        Ok(HttpClientStream { shared, out: Mutex::new(Some(out_tx)), abort: Mutex::new(Some(abort_tx)) })
     }
 
     /// The descriptor to watch for readability.
@@ -151,9 +171,16 @@ impl HttpClientStream {
         }
     }
 
-    /// Ends the session (DELETE); the stream then ends.
+    /// Ends the session (DELETE), or gives up connecting; the stream then ends.
     fn close(&self) {
         self.out.lock().unwrap_or_else(|e| e.into_inner()).take();
+        self.abort.lock().unwrap_or_else(|e| e.into_inner()).take();
+    }
+
+    /// Whether the connection is established (`connect` succeeded).
+    #[getter]
+    fn connected(&self) -> bool {
+        self.shared.inbox.lock().unwrap_or_else(|e| e.into_inner()).connected
     }
 
     /// Everything received so far, and whether (and why) the stream ended:

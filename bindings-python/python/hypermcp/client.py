@@ -409,23 +409,38 @@ class _HttpConnection(_ClientConnection):
         self._error: str | None = None
 
     async def start(self, client: Client) -> None:
-        self._loop = loop = asyncio.get_running_loop()
-        self._ended = loop.create_future()
+        """Connects (the TCP connection, and for ``transport="sse"`` the event stream and its
+        ``endpoint`` event); raises :class:`~hypermcp.errors.ConnectionClosed` naming the URL
+        and the cause when that fails."""
         self._native = native = _core.HttpClientStream(self.url, self._headers, self._options)
+        self._loop = loop = asyncio.get_running_loop()
+        self._ended = ended = loop.create_future()
+        opened: asyncio.Future[None] = loop.create_future()
+        fd = native.fileno()
 
         def readable() -> None:
-            data, ended, error = native.take()
+            data, end, error = native.take()
+            if not opened.done():
+                if native.connected:
+                    opened.set_result(None)
+                elif end:
+                    # Never connected: start() raises; the client is not told of an end.
+                    loop.remove_reader(fd)
+                    self._error = error
+                    ended.set_result(None)
+                    opened.set_exception(ConnectionClosed(error or f"cannot connect to {self.url}"))
+                    return
             if data:
                 client._feed(data)  # pyright: ignore[reportPrivateUsage]
-            if ended:
-                loop.remove_reader(native.fileno())
+            if end:
+                loop.remove_reader(fd)
                 self._error = error
-                assert self._ended is not None
-                if not self._ended.done():
-                    self._ended.set_result(None)
+                if not ended.done():
+                    ended.set_result(None)
                 client._eof()  # pyright: ignore[reportPrivateUsage]
 
-        loop.add_reader(native.fileno(), readable)
+        loop.add_reader(fd, readable)
+        await opened
 
     def write(self, data: bytes) -> None:
         if self._native is not None:
@@ -573,6 +588,7 @@ class Client:
         headers: Mapping[str, str] | None = None,
         transport: str = "auto",
         connect_timeout: float = 10.0,
+        open_get_stream: bool = True,
         name: str = "hypermcp-client",
         version: str | None = None,
         protocol_version: str | None = None,
@@ -593,9 +609,17 @@ class Client:
         ``"sse"`` (``url`` is a legacy SSE endpoint). ``headers`` go with every request
         (``{"Authorization": "Bearer ..."}``). Server messages arrive on the POST streams and
         the GET stream; broken SSE streams resume with ``Last-Event-ID`` after the server's
-        ``retry``. :meth:`close` ends the session with ``DELETE``. Other options: see
-        :class:`Client`."""
-        options = {"transport": transport, "connect_timeout": connect_timeout}
+        ``retry``; ``open_get_stream=False`` leaves out the standalone ``GET`` stream (for
+        messages unrelated to any call). :meth:`close` ends the session with ``DELETE``.
+        ``connect_timeout`` (s) bounds opening each TCP connection. A server that cannot be
+        reached fails :meth:`connect` with :class:`~hypermcp.errors.ConnectionClosed` naming
+        the URL; once nothing listens at its address any more, pending and later calls fail
+        with ``ConnectionClosed`` too. Other options: see :class:`Client`."""
+        if transport not in ("auto", "http", "sse"):
+            raise ValueError(f"transport must be 'auto', 'http' or 'sse', not {transport!r}")
+        if not (isinstance(connect_timeout, (int, float)) and 0 < connect_timeout < float("inf")):
+            raise ValueError(f"connect_timeout must be a positive number of seconds, not {connect_timeout!r}")
+        options = {"transport": transport, "connect_timeout": connect_timeout, "open_get_stream": open_get_stream}
         return cls(
             _HttpConnection(url, headers, options),
             name=name,
