@@ -23,6 +23,9 @@
 //!   error ([`HTTP_TRANSPORT_ERROR`]) naming the status and the server's explanation, so calls
 //!   fail instead of hanging; `404` on a request carrying a session id means the session
 //!   expired: pending requests fail and the reader ends with an error (no silent re-initialize);
+//! - a refused connection (a POST, or resuming a stream) means nothing listens at the server's
+//!   address any more, and the closing of the legacy event stream ends its session: either
+//!   way pending requests fail with `CONNECTION_CLOSED` and the reader ends with an error;
 //! - shutting the writer down sends `DELETE` with the session id, then ends the reader;
 //! - legacy fallback: when the `initialize` POST gets `400`, `404` or `405`, the URL is opened
 //!   with `GET` as an HTTP+SSE stream; its `endpoint` event names where to POST, and the
@@ -679,7 +682,11 @@ fn peek<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Option<Vec<T>> {
 }
 
 fn error_line(id: &Value, message: &str) -> Bytes {
-    let v = json!({"jsonrpc": "2.0", "id": id, "error": {"code": HTTP_TRANSPORT_ERROR, "message": message}});
+    error_line_with(id, HTTP_TRANSPORT_ERROR, message)
+}
+
+fn error_line_with(id: &Value, code: i32, message: &str) -> Bytes {
+    let v = json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
     let mut s = v.to_string();
     s.push('\n');
     Bytes::from(s)
@@ -930,6 +937,26 @@ impl Shared {
 
     /// Ends the transport with an error: pending requests fail, the reader ends with it.
     async fn fail(&self, tx: &mpsc::Sender<Item>, message: String) {
+        self.fail_with(tx, HTTP_TRANSPORT_ERROR, message).await
+    }
+
+    /// The connection to the server is over (nothing listens at its address any more, or the
+    /// legacy event stream closed): the transport ends, pending requests fail as closed.
+    async fn closed(&self, tx: &mpsc::Sender<Item>, message: String) {
+        self.fail_with(tx, crate::jsonrpc::codes::CONNECTION_CLOSED, message).await
+    }
+
+    /// A request to the server could not be sent: when nothing listens at its address any
+    /// more the transport ends (see [`Shared::closed`]), else the requests among `keys` fail.
+    async fn send_failed(&self, tx: &mpsc::Sender<Item>, keys: &[String], what: &str, e: &io::Error) {
+        if e.kind() == io::ErrorKind::ConnectionRefused {
+            let m = format!("the server at {} is unreachable: {e}", self.base.url);
+            return self.closed(tx, m).await;
+        }
+        self.fail_requests(tx, keys, &format!("{what} failed: {e}")).await
+    }
+
+    async fn fail_with(&self, tx: &mpsc::Sender<Item>, code: i32, message: String) {
         let ids: Vec<Value> = {
             let mut st = self.state();
             if st.fatal.is_some() {
@@ -939,7 +966,7 @@ impl Shared {
             st.pending.drain().map(|(_, id)| id).collect()
         };
         for id in ids {
-            let _ = tx.send(Ok(error_line(&id, &message))).await;
+            let _ = tx.send(Ok(error_line_with(&id, code, &message))).await;
         }
         let _ = tx.send(Err(io::Error::new(io::ErrorKind::ConnectionAborted, message))).await;
         self.stop.send_replace(true);
@@ -991,10 +1018,7 @@ impl Shared {
         };
         let (resp, lease) = match sent {
             Ok(r) => r,
-            Err(e) => {
-                let m = format!("POST {} failed: {e}", self.base.url);
-                return self.fail_requests(tx, &out.keys, &m).await;
-            }
+            Err(e) => return self.send_failed(tx, &out.keys, &format!("POST {}", self.base.url), &e).await,
         };
         let status = resp.status();
         let refused = matches!(status.as_u16(), 400 | 404 | 405);
@@ -1056,8 +1080,7 @@ impl Shared {
         match self.pool.send(req).await {
             Err(e) => {
                 drop(head);
-                let m = format!("POST {} failed: {e}", target.url);
-                self.fail_requests(&tx, &out.keys, &m).await;
+                self.send_failed(&tx, &out.keys, &format!("POST {}", target.url), &e).await;
             }
             Ok((resp, lease)) => {
                 if out.initialize && legacy.is_none() {
@@ -1153,6 +1176,7 @@ impl Shared {
         let mut attempts: u32 = 0;
         let mut opened_once = conn.is_some();
         let mut opened_at = Instant::now();
+        let mut last_error: Option<String> = None;
         loop {
             if let Some((body, lease)) = conn.take() {
                 match self.pump(&kind, body, lease, &mut parser, tx).await {
@@ -1184,7 +1208,10 @@ impl Shared {
             }
             if attempts >= policy.max_attempts {
                 if let StreamKind::Post(keys) = &kind {
-                    let m = format!("resuming the server's event stream failed {attempts} times in a row");
+                    let mut m = format!("resuming the server's event stream failed {attempts} times in a row");
+                    if let Some(e) = &last_error {
+                        m = format!("{m} (last: {e})");
+                    }
                     self.fail_requests(tx, keys, &m).await;
                 }
                 return;
@@ -1203,7 +1230,14 @@ impl Shared {
             );
             let (resp, lease) = match self.pool.send(req).await {
                 Ok(r) => r,
-                Err(_) => continue,
+                Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
+                    let m = format!("the server at {} is unreachable: {e}", self.base.url);
+                    return self.closed(tx, m).await;
+                }
+                Err(e) => {
+                    last_error = Some(e.to_string());
+                    continue;
+                }
             };
             let status = resp.status();
             if status.is_success() && media_type(&resp) == "text/event-stream" {
@@ -1213,6 +1247,7 @@ impl Shared {
                 continue;
             }
             if status.is_server_error() || status == StatusCode::TOO_MANY_REQUESTS {
+                last_error = Some(status_text(status));
                 continue;
             }
             // Refused for good (405: no GET stream on this server).
@@ -1316,7 +1351,7 @@ impl Shared {
                 return;
             }
             let m = format!("the server closed the HTTP+SSE event stream {}", this.base.url);
-            this.fail(&tx, m).await;
+            this.closed(&tx, m).await;
         });
         Ok(target)
     }
