@@ -6,8 +6,10 @@
 #      answers an MCP handshake;
 #   2. for each connection count in $CONNECTIONS: `httpload --runs $RUNS` of
 #      $DURATION s each (medians), plus the server's CPU time per request
-#      (utime + stime of its process group, /proc/<pid>/stat); the 1-connection
-#      runs pin the server and httpload to CPU $PIN_SEQ (as stdio.sh does);
+#      (utime + stime of its process group, /proc/<pid>/stat), httpload's own,
+#      and the CPU busy outside both ("other CPUs": /proc/stat minus the two;
+#      on a shared machine, neighbours' load); the 1-connection runs pin the
+#      server and httpload to CPU $PIN_SEQ (as stdio.sh does);
 #   3. stop it; start its memory command (a stateful server) afresh, open 200
 #      sessions (warm-up), read VmRSS (/proc/<pid>/status, summed over the
 #      group), open 2 x $SESSIONS idle sessions (initialize +
@@ -28,7 +30,7 @@
 #   ECHO_RUST      Rust echo server binary  [target/release/examples/echo_server]
 #   EXTRA_SYSTEMS  more systems, one entry per line or separated by ';'
 #   CONNECTIONS    connection counts                              ["1 50"]
-#   DURATION RUNS WARMUP                 seconds per run, runs, warm-up calls [3 3 1000]
+#   DURATION RUNS WARMUP                 seconds per run, runs, warm-up calls [2 5 1000]
 #   CALLS          call cap per run (the duration normally ends a run) [10000000]
 #   SESSIONS       idle sessions per memory batch (two batches)    [2000]
 #   SESSION_CONNS  connections used to open them                   [4]
@@ -51,8 +53,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 CONNECTIONS=${CONNECTIONS:-"1 50"}
-DURATION=${DURATION:-3}
-RUNS=${RUNS:-3}
+DURATION=${DURATION:-2}
+RUNS=${RUNS:-5}
 WARMUP=${WARMUP:-1000}
 CALLS=${CALLS:-10000000}
 SESSIONS=${SESSIONS:-2000}
@@ -208,6 +210,8 @@ cpu_ticks() {
   done
   echo "$total"
 }
+# Busy CPU ticks of the whole machine (user, nice, system, irq, softirq, steal).
+machine_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
 pin_group() {
   local p
   for p in $(group_pids); do taskset -a -p -c "$1" "$p" >/dev/null 2>&1 || true; done
@@ -215,7 +219,7 @@ pin_group() {
 
 # --- measurements --------------------------------------------------------------
 
-declare -A result cpu_us mem_bytes mem_rss skipped
+declare -A result cpu_us other mem_bytes mem_rss skipped
 # The load generator shares the machine with the servers: anything else running skews
 # the figures (the 50-connection runs use every core).
 loadavg=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -264,10 +268,10 @@ for sys in "${systems[@]}"; do
     fi
     errlog=$(mktemp)
     rc=0
-    t0=$(cpu_ticks)
+    t0=$(cpu_ticks) m0=$(machine_ticks) w0=$EPOCHREALTIME
     out=$("${pin[@]}" "$HTTPLOAD" --json --url "$url" --connections "$c" --calls "$CALLS" --duration "$DURATION" \
       --warmup "$WARMUP" --runs "$RUNS" --timeout "$TIMEOUT" 2>"$errlog") || rc=$?
-    t1=$(cpu_ticks)
+    t1=$(cpu_ticks) m1=$(machine_ticks) w1=$EPOCHREALTIME
     [[ ${#pin[@]} -gt 0 ]] && pin_group "$ALL_CPUS"
     if [[ -n $out ]]; then
       awk -v s="$label" '{ sub(/^\{/, "{\"system\":\"" s "\","); print }' <<<"$out" >>"$jsonl"
@@ -277,6 +281,14 @@ for sys in "${systems[@]}"; do
     requests=$(field requests "$last")
     if [[ -n $requests && $requests != 0 ]]; then
       cpu_us["$label|$c"]=$(awk -v t=$((t1 - t0)) -v hz="$CLK_TCK" -v n="$requests" 'BEGIN { printf "%.1f", t / hz * 1e6 / n }')
+      # CPU busy on the machine but not charged to the server or httpload (other
+      # processes, interrupts), in CPUs on average over the phase.
+      other["$label|$c"]=$(awk -v m=$((m1 - m0)) -v t=$((t1 - t0)) -v hz="$CLK_TCK" -v n="$requests" \
+        -v cl="$(field client_cpu_us "$last")" -v w="$(awk -v a="$w0" -v b="$w1" 'BEGIN { print b - a }')" \
+        'BEGIN { o = (m - t) / hz - cl * n / 1e6; if (o < 0) o = 0; printf "%.2f", o / w }')
+      if awk -v o="${other["$label|$c"]}" 'BEGIN { exit !(o > 0.15) }'; then
+        note "$label, $c connection(s): ${other["$label|$c"]} CPUs busy outside the server and httpload during the runs"
+      fi
     fi
     if [[ $rc != 0 ]]; then
       failed=1
@@ -342,26 +354,27 @@ targets_json=()
   if [[ -n $PIN_SEQ ]]; then pinning="pinned to CPU $PIN_SEQ (server and load generator)"; else pinning="unpinned"; fi
   echo "httpload: ${DURATION} s per run, medians of $RUNS runs, $WARMUP warm-up calls per run;" \
     "1-connection runs $pinning; latencies in µs; CPU = user + system time per HTTP request" \
-    "answered (server: its process group; client: httpload); load average before the run: $loadavg"
+    "answered (server: its process group; client: httpload); other CPUs = CPUs busy on average" \
+    "outside both (other processes, interrupts); load average before the run: $loadavg"
   echo
-  echo "| system | connections | calls/s | p50 µs | p99 µs | max µs | server CPU µs/req | client CPU µs/req | failures |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+  echo "| system | connections | calls/s | p50 µs | p99 µs | max µs | server CPU µs/req | client CPU µs/req | other CPUs | failures |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   for label in "${labels[@]}"; do
     if [[ -v "skipped[$label]" ]]; then
-      printf '| %s | - | skipped: %s | | | | | | |\n' "$label" "${skipped[$label]}"
+      printf '| %s | - | skipped: %s | | | | | | | |\n' "$label" "${skipped[$label]}"
       continue
     fi
     for c in "${conn_counts[@]}"; do
       [[ -v "result[$label|$c]" ]] || continue
       r=${result["$label|$c"]}
       if [[ -z $r ]]; then
-        printf '| %s | %s | FAILED (no output) | | | | | | |\n' "$label" "$c"
+        printf '| %s | %s | FAILED (no output) | | | | | | | |\n' "$label" "$c"
         continue
       fi
-      printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$label" "$c" \
+      printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$label" "$c" \
         "$(fmt0 "$(field calls_per_s "$r")")" "$(fmt1 "$(field p50_us "$r")")" "$(fmt1 "$(field p99_us "$r")")" \
         "$(fmt0 "$(field max_us "$r")")" "$(fmt1 "${cpu_us["$label|$c"]:-}")" "$(fmt1 "$(field client_cpu_us "$r")")" \
-        "$(field failures "$r")"
+        "$(cell "${other["$label|$c"]:-}")" "$(field failures "$r")"
     done
   done
   echo
@@ -432,7 +445,8 @@ cat "$table"
     for c in "${conn_counts[@]}"; do
       [[ -n ${result["$label|$c"]:-} ]] || continue
       r=${result["$label|$c"]}
-      printf '%s"%s":%s,"server_cpu_us_per_request":%s}' "$s2" "$c" "${r%\}}" "$(num_or_null "${cpu_us["$label|$c"]:-}")"
+      printf '%s"%s":%s,"server_cpu_us_per_request":%s,"other_cpus":%s}' "$s2" "$c" "${r%\}}" \
+        "$(num_or_null "${cpu_us["$label|$c"]:-}")" "$(num_or_null "${other["$label|$c"]:-}")"
       s2=","
     done
     printf '}'
