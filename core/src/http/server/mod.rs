@@ -95,45 +95,32 @@ impl Shared {
     /// Makes room for one more session: evicts the longest-idle one when at the cap. False
     /// when every session is busy.
     fn make_room(&self) -> bool {
-        let victim = {
-            let mut map = self.sessions();
-            if map.len() < self.options.max_sessions {
-                return true;
-            }
-            match Self::idlest(&map) {
-                Some(v) => {
-                    if let Some(id) = v.id() {
-                        map.remove(id);
-                    }
-                    v
-                }
-                None => return false,
-            }
-        };
-        victim.close();
-        true
+        self.reserve(None)
     }
 
     /// Adds a new session to the table, evicting as [`Self::make_room`] does (concurrent
     /// initializes may have filled the room made before). False when every session is busy.
     fn admit(&self, session: &Arc<Session>) -> bool {
-        let Some(id) = session.id() else { return false };
+        session.id().is_some() && self.reserve(Some(session))
+    }
+
+    /// Evicts longest-idle sessions until the table has room, then inserts `session` if given
+    /// (under the same lock as the last check). False when every session is busy.
+    fn reserve(&self, session: Option<&Arc<Session>>) -> bool {
         loop {
             let victim = {
                 let mut map = self.sessions();
                 if map.len() < self.options.max_sessions {
-                    map.insert(Arc::from(id), session.clone());
+                    if let Some((s, id)) = session.and_then(|s| Some((s, s.id()?))) {
+                        map.insert(Arc::from(id), s.clone());
+                    }
                     return true;
                 }
-                match Self::idlest(&map) {
-                    Some(v) => {
-                        if let Some(vid) = v.id() {
-                            map.remove(vid);
-                        }
-                        v
-                    }
-                    None => return false,
+                let Some(v) = Self::idlest(&map) else { return false };
+                if let Some(id) = v.id() {
+                    map.remove(id);
                 }
+                v
             };
             victim.close();
         }
