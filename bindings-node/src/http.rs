@@ -27,20 +27,12 @@ use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-/// The runtime of every HTTP server of the process: one I/O thread.
+/// The I/O runtime every HTTP server and client of the process shares.
 pub(crate) fn runtime() -> &'static tokio::runtime::Runtime {
-    static RT: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
-    RT.get_or_init(|| {
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("hypermcp-io")
-            .enable_all()
-            .build()
-            .expect("cannot start the hypermcp I/O runtime")
-    })
+    hypermcp::transport::io_runtime()
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {

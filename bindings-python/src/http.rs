@@ -25,20 +25,12 @@ use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixStream;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// The runtime of every HTTP server and client of the process: one I/O thread.
+/// The I/O runtime every HTTP server and client of the process shares.
 pub(crate) fn runtime() -> &'static tokio::runtime::Runtime {
-    static RT: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
-    RT.get_or_init(|| {
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("hypermcp-io")
-            .enable_all()
-            .build()
-            .expect("cannot start the hypermcp I/O runtime")
-    })
+    hypermcp::transport::io_runtime()
 }
 
 /// What the I/O thread hands the loop.
