@@ -684,6 +684,32 @@ test('connectTimeout bounds a connect nobody answers', async () => {
   }
 });
 
+test('a legacy event stream that closes right after naming its endpoint: Client.http rejects', async () => {
+  const canned = net.createServer((socket) => {
+    let head = '';
+    socket.on('error', () => {});
+    socket.on('data', (chunk) => {
+      head += chunk.toString('latin1');
+      if (!head.includes('\r\n\r\n')) return;
+      socket.end(
+        'HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n' +
+          'event: endpoint\ndata: /messages\n\n',
+      );
+    });
+  });
+  await new Promise((resolve) => canned.listen(0, '127.0.0.1', resolve));
+  try {
+    const url = `http://127.0.0.1:${canned.address().port}/sse`;
+    for (let i = 0; i < 5; i++) {
+      const err = await rejection(Client.http(url, { transport: 'sse' }), 5000);
+      assert.ok(err instanceof ConnectionClosed, String(err));
+      assert.match(err.message, /HTTP\+SSE event stream/);
+    }
+  } finally {
+    await new Promise((resolve) => canned.close(resolve));
+  }
+});
+
 /** A Node server on our package, in its own process (argv: the port), to be killed. */
 const DOOMED_SERVER = `
     import { Server } from ${JSON.stringify(PACKAGE)};

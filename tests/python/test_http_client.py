@@ -709,6 +709,37 @@ def test_connect_timeout_bounds_an_unanswered_connect() -> None:
     run(main())
 
 
+def test_a_legacy_stream_that_closes_at_once_fails_connect() -> None:
+    async def main() -> None:
+        async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            # The event stream names its endpoint, then ends: the session is over at once.
+            try:
+                await reader.readuntil(b"\r\n\r\n")
+            except asyncio.IncompleteReadError:
+                writer.close()  # a pooled connection closed unused
+                return
+            writer.write(
+                b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n"
+                b"event: endpoint\ndata: /messages\n\n"
+            )
+            await writer.drain()
+            writer.close()
+
+        canned = await asyncio.start_server(answer, "127.0.0.1", 0)
+        port = canned.sockets[0].getsockname()[1]
+        try:
+            for _ in range(5):
+                client = Client.http(f"http://127.0.0.1:{port}/sse", transport="sse")
+                with pytest.raises(ConnectionClosed) as info:
+                    await within(client.connect(), 5)
+                assert "HTTP+SSE event stream" in str(info.value), info.value
+                assert client.closed
+        finally:
+            canned.close()
+
+    run(main())
+
+
 SERVER_SCRIPT = """
 import asyncio, sys
 from hypermcp import Server

@@ -441,6 +441,9 @@ class _HttpConnection(_ClientConnection):
 
         loop.add_reader(fd, readable)
         await opened
+        if ended.done():
+            # It ended as soon as it opened (Client.connect would wait for the handshake).
+            raise ConnectionClosed(self._error or f"{self.url}: the connection closed as it opened")
 
     def write(self, data: bytes) -> None:
         if self._native is not None:
