@@ -286,9 +286,6 @@ for sys in "${systems[@]}"; do
       other["$label|$c"]=$(awk -v m=$((m1 - m0)) -v t=$((t1 - t0)) -v hz="$CLK_TCK" -v n="$requests" \
         -v cl="$(field client_cpu_us "$last")" -v w="$(awk -v a="$w0" -v b="$w1" 'BEGIN { print b - a }')" \
         'BEGIN { o = (m - t) / hz - cl * n / 1e6; if (o < 0) o = 0; printf "%.2f", o / w }')
-      if awk -v o="${other["$label|$c"]}" 'BEGIN { exit !(o > 0.15) }'; then
-        note "$label, $c connection(s): ${other["$label|$c"]} CPUs busy outside the server and httpload during the runs"
-      fi
     fi
     if [[ $rc != 0 ]]; then
       failed=1
@@ -296,6 +293,9 @@ for sys in "${systems[@]}"; do
       sed 's/^/    /' "$errlog" | head -n 12 >&2
     else
       echo "$(fmt0 "$(field calls_per_s "$last")") calls/s, server CPU ${cpu_us["$label|$c"]:-?} µs/request" >&2
+    fi
+    if awk -v o="${other["$label|$c"]:-0}" 'BEGIN { exit !(o > 0.15) }'; then
+      note "$label, $c connection(s): ${other["$label|$c"]} CPUs busy outside the server and httpload during the runs"
     fi
     rm -f "$errlog"
     if ! kill -0 "$SERVER_PID" 2>/dev/null; then
