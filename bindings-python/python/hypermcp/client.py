@@ -649,6 +649,8 @@ class Client:
         self._loop = loop = asyncio.get_running_loop()
         try:
             await self._conn.start(self)
+            if self._closed:  # the connection ended while it opened
+                raise ConnectionClosed(self._close_message or "the connection closed while it opened")
             init_id = self._session.initialize()
             self._init_id = init_id
             fut: asyncio.Future[Any] = loop.create_future()
