@@ -30,7 +30,11 @@
 #   ECHO_RUST      Rust echo server binary  [target/release/examples/echo_server]
 #   EXTRA_SYSTEMS  more systems, one entry per line or separated by ';'
 #   CONNECTIONS    connection counts                              ["1 50"]
-#   DURATION RUNS WARMUP                 seconds per run, runs, warm-up calls [2 5 1000]
+#   DURATION RUNS WARMUP                 seconds per run, runs, warm-up calls [2 3 1000]
+#   OTHER_MAX RETRIES  a phase (the runs at one connection count) during which more than
+#                  OTHER_MAX CPUs were busy outside the server and httpload (a shared
+#                  machine) is measured again, up to RETRIES times; the attempt
+#                  with the least foreign load is kept                     [0.3 1]
 #   CALLS          call cap per run (the duration normally ends a run) [10000000]
 #   SESSIONS       idle sessions per memory batch (two batches)    [2000]
 #   SESSION_CONNS  connections used to open them                   [4]
@@ -54,9 +58,11 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 CONNECTIONS=${CONNECTIONS:-"1 50"}
 DURATION=${DURATION:-2}
-RUNS=${RUNS:-5}
+RUNS=${RUNS:-3}
 WARMUP=${WARMUP:-1000}
 CALLS=${CALLS:-10000000}
+OTHER_MAX=${OTHER_MAX:-0.3}
+RETRIES=${RETRIES:-1}
 SESSIONS=${SESSIONS:-2000}
 SESSION_CONNS=${SESSION_CONNS:-4}
 PIN_SEQ=${PIN_SEQ-0}
@@ -217,6 +223,37 @@ pin_group() {
   for p in $(group_pids); do taskset -a -p -c "$1" "$p" >/dev/null 2>&1 || true; done
 }
 
+# measure_phase URL CONNECTIONS: one httpload invocation (--runs $RUNS) against the
+# running server. Sets PH_OUT (its JSON lines), PH_LAST (the median line), PH_RC, PH_ERR
+# (its stderr), PH_CPU (server CPU µs per request) and PH_OTHER (CPUs busy on the
+# machine outside the server and httpload: other processes, interrupts).
+measure_phase() {
+  local url=$1 c=$2 pin=() errlog t0 t1 m0 m1 w0 w1 requests
+  if [[ $c == 1 && -n $PIN_SEQ ]]; then
+    pin_group "$PIN_SEQ"
+    pin=(taskset -c "$PIN_SEQ")
+  fi
+  errlog=$(mktemp)
+  PH_RC=0
+  t0=$(cpu_ticks) m0=$(machine_ticks) w0=$EPOCHREALTIME
+  PH_OUT=$("${pin[@]}" "$HTTPLOAD" --json --url "$url" --connections "$c" --calls "$CALLS" --duration "$DURATION" \
+    --warmup "$WARMUP" --runs "$RUNS" --timeout "$TIMEOUT" 2>"$errlog") || PH_RC=$?
+  t1=$(cpu_ticks) m1=$(machine_ticks) w1=$EPOCHREALTIME
+  [[ ${#pin[@]} -gt 0 ]] && pin_group "$ALL_CPUS"
+  PH_ERR=$(cat "$errlog")
+  rm -f "$errlog"
+  PH_LAST=$(tail -n 1 <<<"$PH_OUT")
+  PH_CPU="" PH_OTHER=""
+  requests=$(field requests "$PH_LAST")
+  if [[ -n $requests && $requests != 0 ]]; then
+    PH_CPU=$(awk -v t=$((t1 - t0)) -v hz="$CLK_TCK" -v n="$requests" 'BEGIN { printf "%.1f", t / hz * 1e6 / n }')
+    PH_OTHER=$(awk -v m=$((m1 - m0)) -v t=$((t1 - t0)) -v hz="$CLK_TCK" -v n="$requests" \
+      -v cl="$(field client_cpu_us "$PH_LAST")" -v w0="$w0" -v w1="$w1" \
+      'BEGIN { o = (m - t) / hz - cl * n / 1e6; if (o < 0) o = 0; printf "%.2f", o / (w1 - w0) }')
+  fi
+  return 0
+}
+
 # --- measurements --------------------------------------------------------------
 
 declare -A result cpu_us other mem_bytes mem_rss skipped
@@ -261,43 +298,36 @@ for sys in "${systems[@]}"; do
   url="http://127.0.0.1:$PORT/mcp"
   for c in "${conn_counts[@]}"; do
     printf '%s, %s connection(s) ... ' "$label" "$c" >&2
-    pin=()
-    if [[ $c == 1 && -n $PIN_SEQ ]]; then
-      pin_group "$PIN_SEQ"
-      pin=(taskset -c "$PIN_SEQ")
-    fi
-    errlog=$(mktemp)
-    rc=0
-    t0=$(cpu_ticks) m0=$(machine_ticks) w0=$EPOCHREALTIME
-    out=$("${pin[@]}" "$HTTPLOAD" --json --url "$url" --connections "$c" --calls "$CALLS" --duration "$DURATION" \
-      --warmup "$WARMUP" --runs "$RUNS" --timeout "$TIMEOUT" 2>"$errlog") || rc=$?
-    t1=$(cpu_ticks) m1=$(machine_ticks) w1=$EPOCHREALTIME
-    [[ ${#pin[@]} -gt 0 ]] && pin_group "$ALL_CPUS"
-    if [[ -n $out ]]; then
-      awk -v s="$label" '{ sub(/^\{/, "{\"system\":\"" s "\","); print }' <<<"$out" >>"$jsonl"
-    fi
-    last=$(tail -n 1 <<<"$out")
-    result["$label|$c"]=$last
-    requests=$(field requests "$last")
-    if [[ -n $requests && $requests != 0 ]]; then
-      cpu_us["$label|$c"]=$(awk -v t=$((t1 - t0)) -v hz="$CLK_TCK" -v n="$requests" 'BEGIN { printf "%.1f", t / hz * 1e6 / n }')
-      # CPU busy on the machine but not charged to the server or httpload (other
-      # processes, interrupts), in CPUs on average over the phase.
-      other["$label|$c"]=$(awk -v m=$((m1 - m0)) -v t=$((t1 - t0)) -v hz="$CLK_TCK" -v n="$requests" \
-        -v cl="$(field client_cpu_us "$last")" -v w="$(awk -v a="$w0" -v b="$w1" 'BEGIN { print b - a }')" \
-        'BEGIN { o = (m - t) / hz - cl * n / 1e6; if (o < 0) o = 0; printf "%.2f", o / w }')
-    fi
+    # Retry a phase that ran beside too much foreign load; keep the quietest attempt.
+    best="" best_other=""
+    for ((attempt = 0; attempt <= RETRIES; attempt++)); do
+      measure_phase "$url" "$c"
+      if [[ -z $best ]] || awk -v a="$PH_OTHER" -v b="$best_other" 'BEGIN { exit !(a + 0 < b + 0) }'; then
+        best=1 best_other=$PH_OTHER
+        result["$label|$c"]=$PH_LAST cpu_us["$label|$c"]=$PH_CPU other["$label|$c"]=$PH_OTHER
+        rc=$PH_RC err=$PH_ERR
+      fi
+      if [[ -n $PH_OUT ]]; then
+        awk -v s="$label" -v a="$attempt" '{ sub(/^\{/, "{\"system\":\"" s "\",\"attempt\":" a ","); print }' \
+          <<<"$PH_OUT" >>"$jsonl"
+      fi
+      if [[ $PH_RC != 0 ]] || ! awk -v o="$PH_OTHER" -v m="$OTHER_MAX" 'BEGIN { exit !(o + 0 > m + 0) }'; then
+        break
+      fi
+      if ((attempt < RETRIES)); then printf '(%s CPUs busy elsewhere; again) ' "$PH_OTHER" >&2; fi
+    done
+    last=${result["$label|$c"]}
     if [[ $rc != 0 ]]; then
       failed=1
       echo "FAILED (exit $rc)" >&2
-      sed 's/^/    /' "$errlog" | head -n 12 >&2
+      sed 's/^/    /' <<<"$err" | head -n 12 >&2
     else
-      echo "$(fmt0 "$(field calls_per_s "$last")") calls/s, server CPU ${cpu_us["$label|$c"]:-?} µs/request" >&2
+      echo "$(fmt0 "$(field calls_per_s "$last")") calls/s, server CPU ${cpu_us["$label|$c"]:-?} µs/request," \
+        "${other["$label|$c"]:-?} CPUs busy elsewhere" >&2
     fi
-    if awk -v o="${other["$label|$c"]:-0}" 'BEGIN { exit !(o > 0.15) }'; then
+    if awk -v o="${other["$label|$c"]:-0}" -v m="$OTHER_MAX" 'BEGIN { exit !(o + 0 > m + 0) }'; then
       note "$label, $c connection(s): ${other["$label|$c"]} CPUs busy outside the server and httpload during the runs"
     fi
-    rm -f "$errlog"
     if ! kill -0 "$SERVER_PID" 2>/dev/null; then
       note "$label: the server exited during the run"
       sed 's/^/    | /' "$SERVER_LOG" | tail -n 8 >&2
