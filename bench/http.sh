@@ -18,7 +18,8 @@
 # Prints markdown tables (load, memory, targets) and writes
 # bench/results/http-<time>.json (plus the raw httpload lines, .jsonl).
 #
-# Usage: bench/http.sh            (from anywhere; ~1 min per system as shipped)
+# Usage: bench/http.sh            (from anywhere; ~20 s per system, ~2.5 min for the eight
+#                                  of `make bench-http`; up to twice that on a busy machine)
 #
 # Systems: "label=LOAD_CMD" or "label=LOAD_CMD|MEM_CMD", {PORT} in the commands
 # replaced by the port; MEM_CMD defaults to LOAD_CMD, "-" skips the memory
@@ -260,8 +261,11 @@ declare -A result cpu_us other mem_bytes mem_rss skipped
 # The load generator shares the machine with the servers: anything else running skews
 # the figures (the 50-connection runs use every core).
 loadavg=$(cut -d' ' -f1-3 /proc/loadavg)
-if awk -v l="${loadavg%% *}" -v n="$(nproc)" 'BEGIN { exit !(l > 0.25 * n) }'; then
-  note "the machine is busy (load average $loadavg on $(nproc) CPUs): the figures will be low and noisy"
+m0=$(machine_ticks)
+sleep 1
+busy_before=$(awk -v d=$(($(machine_ticks) - m0)) -v hz="$CLK_TCK" 'BEGIN { printf "%.2f", d / hz }')
+if awk -v b="$busy_before" 'BEGIN { exit !(b > 0.25) }'; then
+  note "the machine is busy ($busy_before CPUs in use before the start): the figures may be low and noisy"
 fi
 failed=0
 start=$SECONDS
@@ -385,7 +389,7 @@ targets_json=()
   echo "httpload: ${DURATION} s per run, medians of $RUNS runs, $WARMUP warm-up calls per run;" \
     "1-connection runs $pinning; latencies in µs; CPU = user + system time per HTTP request" \
     "answered (server: its process group; client: httpload); other CPUs = CPUs busy on average" \
-    "outside both (other processes, interrupts); load average before the run: $loadavg"
+    "outside both (other processes, interrupts); before the start: $busy_before CPUs busy, load average $loadavg"
   echo
   echo "| system | connections | calls/s | p50 µs | p99 µs | max µs | server CPU µs/req | client CPU µs/req | other CPUs | failures |"
   echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
@@ -458,8 +462,9 @@ cat "$table"
 # JSON document: configuration, per system the medians (with server CPU), memory, targets.
 {
   printf '{"date":%s,"commit":%s,"cpus":%s,' "$(json_str "$(date -u +%Y-%m-%dT%H:%M:%SZ)")" "$(json_str "$commit")" "$(nproc)"
-  printf '"config":{"duration_s":%s,"runs":%s,"warmup":%s,"connections":[%s],"sessions":%s,"pin_seq":%s,"loadavg_before":%s},' \
-    "$DURATION" "$RUNS" "$WARMUP" "${CONNECTIONS// /,}" "$SESSIONS" "$(json_str "$PIN_SEQ")" "$(json_str "$loadavg")"
+  printf '"config":{"duration_s":%s,"runs":%s,"warmup":%s,"connections":[%s],"sessions":%s,"pin_seq":%s,"loadavg_before":%s,"busy_cpus_before":%s,"other_max":%s,"retries":%s},' \
+    "$DURATION" "$RUNS" "$WARMUP" "${CONNECTIONS// /,}" "$SESSIONS" "$(json_str "$PIN_SEQ")" "$(json_str "$loadavg")" \
+    "$busy_before" "$OTHER_MAX" "$RETRIES"
   printf '"systems":['
   sep=""
   for sys in "${systems[@]}"; do
