@@ -21,7 +21,7 @@ WEATHER_NODE := node $(CURDIR)/examples/node/weather_server.mjs
 # maturin builds in its own target dir so it does not rebuild pyo3 against `cargo build`.
 PY_TARGET := $(CURDIR)/target/py
 
-.PHONY: all build rust python node peers demo test test-rust test-python test-node test-interop test-conformance test-examples check fmt bench clean
+.PHONY: all build rust python node peers demo test test-rust test-python test-node test-interop test-conformance test-examples check fmt bench bench-stdio bench-http clean
 
 all: build
 
@@ -146,10 +146,20 @@ fmt: $(VENV)/.tools
 	$(CARGO) fmt --all
 	$(VENV)/bin/ruff format bindings-python/python examples/python tests/python tests/interop tests/conformance
 
-## bench: stdio benchmark (pipe floor, Rust/Python/Node echo servers, the official Python and TypeScript SDKs)
-bench: build peers
+## bench: the stdio and HTTP benchmarks (report in bench/README.md)
+bench: bench-stdio bench-http
+
+## bench-stdio: pipe floor, Rust/Python/Node echo servers, the official Python and TypeScript SDKs over stdio
+bench-stdio: build peers
 	BUILD=0 EXTRA_SYSTEMS="python=$(ECHO_PY);official-python=$(PEERS)/venv/bin/python $(CURDIR)/tests/interop/peers/py_echo_server.py;node=$(ECHO_NODE);official-typescript=node $(CURDIR)/tests/interop/peers/ts_echo_server.mjs" \
 		bash bench/stdio.sh
+
+## bench-http: Streamable HTTP at 1 and 50 connections and bytes per idle session, against the official SDKs in both modes
+BENCH_PY_HTTP := $(PEERS)/venv/bin/python $(CURDIR)/bench/peers/py_echo_http.py --http {PORT}
+BENCH_TS_HTTP := node $(CURDIR)/tests/interop/peers/ts_echo_server.mjs --http {PORT}
+bench-http: build peers
+	BUILD=0 PEERS=$(PEERS) EXTRA_SYSTEMS="python=$(ECHO_PY) --http {PORT};node=$(ECHO_NODE) --http {PORT};official-python-stateless=$(BENCH_PY_HTTP) --stateless-json|-;official-python-stateful=$(BENCH_PY_HTTP);official-typescript-stateful=$(BENCH_TS_HTTP);official-typescript-stateless=$(BENCH_TS_HTTP) --stateless-json|-" \
+		bash bench/http.sh
 
 clean:
 	$(CARGO) clean
