@@ -1005,7 +1005,9 @@ impl crate::Server {
     }
 
     /// Serves Streamable HTTP at `/mcp` (and legacy SSE at `/sse`) on `addr` with default
-    /// options until SIGINT or SIGTERM, then shuts down gracefully.
+    /// options until SIGINT or SIGTERM, then shuts down gracefully. Run it on the
+    /// multi-thread runtime: with many connections a `current_thread` runtime's one thread
+    /// is bound by kernel wake-ups (about 3x fewer calls/s measured on 2 vCPUs).
     pub async fn serve_http(&self, addr: impl tokio::net::ToSocketAddrs) -> Result<()> {
         self.serve_http_with(addr, HttpOptions::default()).await
     }
