@@ -626,6 +626,10 @@ async fn broken_streams_and_failed_calls_do_not_hang() {
             match (s.method.as_str(), s.rpc_method()) {
                 ("POST", Some("initialize")) => (200, "application/json", init_result(&id)),
                 ("POST", Some("tools/list")) => (503, "text/plain", "over capacity".into()),
+                // An SSE answer that ends early, with an event id: resuming it (GET) gets 405.
+                ("POST", Some("tools/call")) if s.body["params"]["name"] == "resumable" => {
+                    (200, "text/event-stream", "id: ev-1\nretry: 10\ndata: \n\n".into())
+                }
                 // An SSE answer that ends without the response and without event ids.
                 ("POST", Some("tools/call")) => (
                     200,
@@ -658,6 +662,9 @@ async fn broken_streams_and_failed_calls_do_not_hang() {
         assert!(e.to_string().contains("without an event id"), "{e}");
         assert_eq!(notes.lock().unwrap().as_slice(), ["notifications/message"]);
 
+        let e = client.call_tool("resumable", json!({})).await.unwrap_err();
+        assert!(e.to_string().contains("resuming the server's event stream failed: HTTP 405"), "{e}");
+
         // Still usable after those errors.
         let e = client.ping().await.unwrap_err();
         assert!(e.code() != hypermcp::jsonrpc::codes::CONNECTION_CLOSED, "{e:?}");
@@ -667,6 +674,8 @@ async fn broken_streams_and_failed_calls_do_not_hang() {
         let methods: Vec<String> =
             seen.iter().map(|s| format!("{} {}", s.method, s.rpc_method().unwrap_or(""))).collect();
         assert!(methods.contains(&"GET ".to_string()), "no standalone GET: {methods:?}");
+        let resumed = seen.iter().find(|s| s.header("last-event-id").is_some()).expect("a resumption GET");
+        assert_eq!((resumed.method.as_str(), resumed.header("last-event-id")), ("GET", Some("ev-1")));
         // (The engine's answer to the invalid JSON may race the DELETE.)
         let delete = seen.iter().find(|s| s.method == "DELETE").unwrap_or_else(|| panic!("no DELETE: {methods:?}"));
         assert_eq!(delete.header("mcp-session-id"), Some("canned-session"));

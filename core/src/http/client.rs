@@ -1208,9 +1208,9 @@ impl Shared {
                     return self.fail_requests(tx, keys, m).await;
                 }
             }
-            if attempts >= policy.max_attempts {
+            if opened_once && attempts >= policy.max_attempts {
                 if let StreamKind::Post(keys) = &kind {
-                    let m = format!("resuming the server's event stream failed {attempts} times in a row");
+                    let m = format!("gave up resuming the server's event stream after {attempts} failed attempts");
                     self.fail_requests(tx, keys, &m).await;
                 }
                 return;
