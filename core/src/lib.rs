@@ -6,6 +6,8 @@
 //!   revision (2024-11-05 to 2025-11-25): bytes in, events and bytes out, time passed in.
 //! - [`Server`] and [`Client`]: the async Rust API on tokio, over stdio, a child process or
 //!   any byte stream.
+//! - [`http`]: the Streamable HTTP client transport (with the legacy HTTP+SSE fallback) as a
+//!   byte stream pair; [`Client::http`] connects over it.
 //! - [`protocol`]: the wire types, revisions and per-revision edge conversions;
 //!   [`jsonrpc`]: framing, parsing and error codes.
 //!

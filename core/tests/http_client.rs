@@ -25,6 +25,7 @@ use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::net::TcpListener;
@@ -188,13 +189,16 @@ fn io_err(e: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> std::io::Er
 
 /// A proxy in front of a real server that records every request (bodies are buffered, then
 /// forwarded; responses stream through).
-async fn proxy(upstream: u16) -> (u16, Log) {
+async fn proxy(upstream: u16) -> (u16, Log, Arc<AtomicUsize>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind the proxy");
     let port = listener.local_addr().expect("proxy address").port();
     let log: Log = Arc::default();
     let log2 = log.clone();
+    let conns = Arc::new(AtomicUsize::new(0));
+    let conns2 = conns.clone();
     tokio::spawn(async move {
         while let Ok((stream, _)) = listener.accept().await {
+            conns2.fetch_add(1, Ordering::Relaxed);
             let log = log2.clone();
             tokio::spawn(async move {
                 let svc = hyper::service::service_fn(move |req: Request<Incoming>| {
@@ -216,7 +220,7 @@ async fn proxy(upstream: u16) -> (u16, Log) {
             });
         }
     });
-    (port, log)
+    (port, log, conns)
 }
 
 /// A canned answer: status, content type, body.
@@ -345,6 +349,14 @@ async fn streamable_http_against_server_everything() {
         assert!(text(&r).contains("sampled answer to"), "{}", text(&r));
         assert!(text(&r).contains("test-model"), "{}", text(&r));
 
+        // A call that times out is cancelled; the connection stays usable.
+        let opts = CallOptions { timeout: Some(Duration::from_millis(300)), ..Default::default() };
+        let e = client
+            .call_tool_with("trigger-long-running-operation", json!({"duration": 5, "steps": 5}), opts)
+            .await
+            .expect_err("timed out");
+        assert_eq!(e.code(), hypermcp::jsonrpc::codes::REQUEST_TIMEOUT, "{e:?}");
+
         // Several calls at once share the pool of connections.
         let calls = (0..8).map(|i| {
             let c = client.clone();
@@ -388,7 +400,7 @@ async fn forced_legacy_sse_against_server_everything() {
 async fn streamable_http_against_the_python_sdk() {
     let Some(py) = python() else { return };
     let peer = Peer::python(&py, &["streamable"]).await;
-    let (port, log) = proxy(peer.port).await;
+    let (port, log, conns) = proxy(peer.port).await;
     bounded_for(LIMIT, async {
         let http = HttpClientOptions::default().bearer_token("secret-token").header("X-Test-Header", "hello");
         let url = format!("http://127.0.0.1:{port}/mcp");
@@ -452,6 +464,10 @@ async fn streamable_http_against_the_python_sdk() {
     let last = seen.last().expect("requests");
     assert_eq!(last.method, "DELETE", "{:?}", dump());
     assert_eq!(last.header("mcp-session-id"), Some(sid.as_str()));
+    // Idle connections are reused.
+    let conns = conns.load(Ordering::Relaxed);
+    eprintln!("{} requests over {conns} connections", seen.len());
+    assert!(conns <= seen.len() / 2 + 1, "{} requests over {conns} connections", seen.len());
     let status = raw_post(peer.port, Some(&sid)).await;
     assert_eq!(status, 404, "the session still answers after DELETE");
 }
@@ -505,7 +521,7 @@ async fn json_answers_and_get_stream_against_the_python_sdk() {
 async fn legacy_sse_fallback_against_the_python_sdk() {
     let Some(py) = python() else { return };
     let peer = Peer::python(&py, &["sse"]).await;
-    let (port, log) = proxy(peer.port).await;
+    let (port, log, _) = proxy(peer.port).await;
     bounded_for(LIMIT, async {
         // Auto: the POST of initialize to /sse is refused (405), so the client opens /sse as
         // an event stream and POSTs where its `endpoint` event says.
@@ -610,6 +626,10 @@ async fn broken_streams_and_failed_calls_do_not_hang() {
             match (s.method.as_str(), s.rpc_method()) {
                 ("POST", Some("initialize")) => (200, "application/json", init_result(&id)),
                 ("POST", Some("tools/list")) => (503, "text/plain", "over capacity".into()),
+                // An SSE answer that ends early, with an event id: resuming it (GET) gets 405.
+                ("POST", Some("tools/call")) if s.body["params"]["name"] == "resumable" => {
+                    (200, "text/event-stream", "id: ev-1\nretry: 10\ndata: \n\n".into())
+                }
                 // An SSE answer that ends without the response and without event ids.
                 ("POST", Some("tools/call")) => (
                     200,
@@ -642,6 +662,9 @@ async fn broken_streams_and_failed_calls_do_not_hang() {
         assert!(e.to_string().contains("without an event id"), "{e}");
         assert_eq!(notes.lock().unwrap().as_slice(), ["notifications/message"]);
 
+        let e = client.call_tool("resumable", json!({})).await.unwrap_err();
+        assert!(e.to_string().contains("resuming the server's event stream failed: HTTP 405"), "{e}");
+
         // Still usable after those errors.
         let e = client.ping().await.unwrap_err();
         assert!(e.code() != hypermcp::jsonrpc::codes::CONNECTION_CLOSED, "{e:?}");
@@ -651,6 +674,8 @@ async fn broken_streams_and_failed_calls_do_not_hang() {
         let methods: Vec<String> =
             seen.iter().map(|s| format!("{} {}", s.method, s.rpc_method().unwrap_or(""))).collect();
         assert!(methods.contains(&"GET ".to_string()), "no standalone GET: {methods:?}");
+        let resumed = seen.iter().find(|s| s.header("last-event-id").is_some()).expect("a resumption GET");
+        assert_eq!((resumed.method.as_str(), resumed.header("last-event-id")), ("GET", Some("ev-1")));
         // (The engine's answer to the invalid JSON may race the DELETE.)
         let delete = seen.iter().find(|s| s.method == "DELETE").unwrap_or_else(|| panic!("no DELETE: {methods:?}"));
         assert_eq!(delete.header("mcp-session-id"), Some("canned-session"));

@@ -78,6 +78,10 @@ const SNIPPET_WAIT: Duration = Duration::from_secs(2);
 const IDLE_REUSE: Duration = Duration::from_secs(3);
 /// Idle connections kept for reuse.
 const MAX_IDLE: usize = 8;
+/// How long a POST's event stream is still read after it answered its requests.
+const ANSWERED_LINGER: Duration = Duration::from_secs(1);
+/// The shortest reconnection delay (a server's `retry: 0` must not make a busy loop).
+const MIN_RECONNECT_DELAY: Duration = Duration::from_millis(100);
 /// Bodies drained (to reuse the connection) when their content is not needed.
 const DRAIN_BYTES: usize = 64 * 1024;
 
@@ -241,6 +245,7 @@ pub async fn connect(url: &str, options: HttpClientOptions) -> Result<(HttpReade
         state: Mutex::new(State { mode, ..State::default() }),
         stop: watch::Sender::new(false),
         closing: watch::Sender::new(false),
+        cancelled: tokio::sync::Notify::new(),
     });
     if shared.opts.transport == HttpTransport::Sse {
         match shared.open_legacy(&item_tx).await {
@@ -627,6 +632,8 @@ struct Shared {
     stop: watch::Sender<bool>,
     /// Set when the writer shuts down or is dropped: the dispatcher stops waiting.
     closing: watch::Sender<bool>,
+    /// Notified when the client cancels requests (their streams need not be read further).
+    cancelled: tokio::sync::Notify,
 }
 
 /// What a written line holds.
@@ -639,11 +646,19 @@ struct Outgoing {
 }
 
 #[derive(Deserialize)]
-struct PeekOut {
+struct PeekOut<'a> {
     #[serde(default)]
     id: Option<Value>,
     #[serde(default)]
     method: Option<String>,
+    #[serde(default, borrow)]
+    params: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct CancelPeek {
+    #[serde(rename = "requestId")]
+    request_id: Value,
 }
 
 #[derive(Deserialize)]
@@ -855,8 +870,9 @@ impl Shared {
     /// Classifies a written line and records its requests as pending.
     fn note_outgoing(&self, line: &[u8]) -> Outgoing {
         let mut out = Outgoing::default();
-        let msgs: Vec<PeekOut> = peek(line).unwrap_or_default();
+        let msgs: Vec<PeekOut<'_>> = peek(line).unwrap_or_default();
         let mut st = self.state();
+        let mut cancelled = false;
         for m in msgs {
             match (m.method.as_deref(), m.id) {
                 (Some(method), Some(id)) if !id.is_null() => {
@@ -869,8 +885,18 @@ impl Shared {
                     out.keys.push(key);
                 }
                 (Some("notifications/initialized"), _) => out.initialized = true,
+                // The client gave up on a request (e.g. its timeout): stop waiting for the answer.
+                (Some("notifications/cancelled"), _) => {
+                    if let Some(c) = m.params.and_then(|p| serde_json::from_str::<CancelPeek>(p.get()).ok()) {
+                        cancelled |= st.pending.remove(&id_key(&c.request_id)).is_some();
+                    }
+                }
                 _ => {}
             }
+        }
+        drop(st);
+        if cancelled {
+            self.cancelled.notify_waiters();
         }
         out
     }
@@ -1206,7 +1232,7 @@ impl Shared {
                     return self.fail_requests(tx, keys, m).await;
                 }
             }
-            if attempts >= policy.max_attempts {
+            if opened_once && attempts >= policy.max_attempts {
                 if let StreamKind::Post(keys) = &kind {
                     let mut m = format!("resuming the server's event stream failed {attempts} times in a row");
                     if let Some(e) = &last_error {
@@ -1217,7 +1243,7 @@ impl Shared {
                 return;
             }
             if opened_once {
-                let delay = parser.retry().unwrap_or_else(|| policy.delay(attempts));
+                let delay = parser.retry().unwrap_or_else(|| policy.delay(attempts)).max(MIN_RECONNECT_DELAY);
                 attempts += 1;
                 tokio::time::sleep(delay).await;
             }
@@ -1270,16 +1296,36 @@ impl Shared {
         tx: &mpsc::Sender<Item>,
     ) -> Pump {
         let mut events = 0;
+        let post = matches!(kind, StreamKind::Post(_));
+        // Once its requests are answered, a POST stream is read a little longer (the server
+        // normally ends it at once, and the connection can then be reused).
+        let mut linger: Option<tokio::time::Instant> = None;
         loop {
+            let until_linger = async {
+                match linger {
+                    Some(t) => tokio::time::sleep_until(t).await,
+                    None => std::future::pending().await,
+                }
+            };
             let frame = tokio::select! {
                 f = body.frame() => f,
                 _ = tx.closed() => return Pump::ReaderGone,
+                _ = until_linger => return Pump::Answered,
+                _ = self.cancelled.notified(), if post && linger.is_none() => {
+                    if let StreamKind::Post(keys) = kind {
+                        if self.answered(keys) {
+                            return Pump::Answered;
+                        }
+                    }
+                    continue;
+                }
             };
             let data = match frame {
                 None => {
                     lease.release();
-                    return Pump::Ended { events };
+                    return if linger.is_some() { Pump::Answered } else { Pump::Ended { events } };
                 }
+                Some(Err(_)) if linger.is_some() => return Pump::Answered,
                 Some(Err(_)) => return Pump::Ended { events },
                 Some(Ok(frame)) => match frame.into_data() {
                     Ok(d) => d,
@@ -1296,8 +1342,8 @@ impl Shared {
                 }
             }
             if let StreamKind::Post(keys) = kind {
-                if self.answered(keys) {
-                    return Pump::Answered;
+                if linger.is_none() && self.answered(keys) {
+                    linger = Some(tokio::time::Instant::now() + ANSWERED_LINGER);
                 }
             }
         }
@@ -1463,7 +1509,7 @@ mod tests {
 
     #[test]
     fn message_peeking() {
-        let out: Vec<PeekOut> =
+        let out: Vec<PeekOut<'_>> =
             peek(br#"[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","method":"n"}]"#).unwrap();
         assert_eq!(out.len(), 2);
         assert_eq!(out[0].id, Some(json!(1)));
