@@ -603,7 +603,8 @@ impl HttpService {
             .protocol_version()
             .filter(|v| v.supports(Feature::SsePolling) && session.id().is_some())
             .map(|_| sh.options.retry);
-        let mut wait = std::pin::pin!(tokio::time::sleep(sh.options.json_wait));
+        // Armed only when the answer is not there at the first look.
+        let mut wait: Option<Pin<Box<tokio::time::Sleep>>> = None;
         let json = std::future::poll_fn(|cx| {
             let mut q = stream.lock();
             if q.mode == Mode::Sse {
@@ -615,7 +616,15 @@ impl HttpService {
                 q.mode = Mode::Json;
                 return Poll::Ready(Some(std::mem::take(&mut q.held)));
             }
-            if !json_only && (done || q.related || wait.as_mut().poll(cx).is_ready()) {
+            if !json_only
+                && (done
+                    || q.related
+                    || wait
+                        .get_or_insert_with(|| Box::pin(tokio::time::sleep(sh.options.json_wait)))
+                        .as_mut()
+                        .poll(cx)
+                        .is_ready())
+            {
                 stream.start_sse(&mut q, retry);
                 return Poll::Ready(None);
             }

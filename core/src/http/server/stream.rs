@@ -218,7 +218,11 @@ pub(crate) struct SseBody {
     /// The session: kept alive while its stream is being sent (a stateless session has no
     /// other owner), told when the body goes away.
     pub owner: Arc<dyn Detach>,
-    pub keep_alive: Option<(Duration, Pin<Box<tokio::time::Sleep>>)>,
+    /// How often a comment goes out on an idle stream.
+    pub keep_alive: Option<Duration>,
+    /// Its timer, armed the first time the stream waits (a reply that never waits, or goes
+    /// out as JSON, costs no timer).
+    pub idle: Option<Pin<Box<tokio::time::Sleep>>>,
     pub comment: &'static [u8],
     pub done: bool,
 }
@@ -230,13 +234,7 @@ impl SseBody {
         keep_alive: Option<Duration>,
         comment: &'static [u8],
     ) -> Self {
-        SseBody {
-            stream,
-            owner,
-            keep_alive: keep_alive.map(|d| (d, Box::pin(tokio::time::sleep(d)))),
-            comment,
-            done: false,
-        }
+        SseBody { stream, owner, keep_alive, idle: None, comment, done: false }
     }
 }
 
@@ -253,9 +251,8 @@ impl Body for SseBody {
             if !q.frames.is_empty() {
                 let data = q.frames.split().freeze();
                 drop(q);
-                if let Some((d, sleep)) = &mut self.keep_alive {
-                    let at = tokio::time::Instant::now() + *d;
-                    sleep.as_mut().reset(at);
+                if let (Some(d), Some(sleep)) = (self.keep_alive, &mut self.idle) {
+                    sleep.as_mut().reset(tokio::time::Instant::now() + d);
                 }
                 return Poll::Ready(Some(Ok(Frame::data(data))));
             }
@@ -269,10 +266,10 @@ impl Body for SseBody {
             q.waker = Some(cx.waker().clone());
         }
         let comment = self.comment;
-        if let Some((d, sleep)) = &mut self.keep_alive {
+        if let Some(d) = self.keep_alive {
+            let sleep = self.idle.get_or_insert_with(|| Box::pin(tokio::time::sleep(d)));
             if sleep.as_mut().poll(cx).is_ready() {
-                let at = tokio::time::Instant::now() + *d;
-                sleep.as_mut().reset(at);
+                sleep.as_mut().reset(tokio::time::Instant::now() + d);
                 return Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(comment)))));
             }
         }
