@@ -71,8 +71,9 @@ impl HostQueue {
     }
 
     fn take(&self) -> Vec<Item> {
-        let mut buf = [0u8; 256];
-        while matches!((&self.rx).read(&mut buf), Ok(n) if n > 0) {}
+        // One read: a wake-up writes one byte, and only while the queue was empty; a byte
+        // left over (a rare second wake-up) just makes the loop look once more.
+        let _ = (&self.rx).read(&mut [0u8; 256]);
         std::mem::take(&mut *self.items.lock().unwrap_or_else(|e| e.into_inner()))
     }
 }

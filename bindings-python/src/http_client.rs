@@ -96,8 +96,9 @@ impl HttpClientStream {
     /// Everything received so far, and whether (and why) the stream ended:
     /// `(bytes, ended, error_or_None)`.
     fn take<'py>(&self, py: Python<'py>) -> (Bound<'py, PyBytes>, bool, Option<String>) {
-        let mut buf = [0u8; 256];
-        while matches!((&self.rx).read(&mut buf), Ok(n) if n > 0) {}
+        // One read: a wake-up writes one byte, and only while the queue was empty; a byte
+        // left over (a rare second wake-up) just makes the loop look once more.
+        let _ = (&self.rx).read(&mut [0u8; 256]);
         let c = self.stream.take();
         (PyBytes::new(py, &c.data), c.end.is_some(), c.end.flatten())
     }
