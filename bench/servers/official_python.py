@@ -1,0 +1,80 @@
+"""The benchmark server (bench/servers/README.md) written with the official Python SDK (mcp 2.3.0).
+
+    PY=.peers/venv/bin/python; S=bench/servers/official_python.py
+    $PY $S                              stdio (MCPServer.run("stdio"))
+    $PY $S --http PORT                  Streamable HTTP on 127.0.0.1:PORT at /mcp, sessions, SSE
+                                        answers (the SDK's defaults)
+    $PY $S --http PORT --stateless-json stateless, plain JSON answers
+
+The server is an `MCPServer`: an async `echo` tool (argument descriptions as pydantic `Field`s), the 49 catalogue tools added in a loop
+with their names and descriptions given explicitly (`add_tool`), and the 1 MiB resource with
+the `@resource` decorator (its text is built once, at import). Log level WARNING: nothing is
+logged while serving.
+
+HTTP is the SDK's own app (`streamable_http_app`, with its DNS rebinding protection for
+127.0.0.1) served by uvicorn as `MCPServer.run("streamable-http")` serves it, except that
+access logs are off: uvicorn binds the port itself, so its sockets get TCP_NODELAY (a socket
+made by hand with protocol 0 does not, and every answer then waits ~44 ms for the client's
+delayed ACK). Once listening, uvicorn's own line is not printed (log level warning); the
+bench finds the port by connecting.
+"""
+
+import sys
+from typing import Annotated
+
+from mcp.server.mcpserver import MCPServer
+from pydantic import Field
+
+BLOB = "0123456789abcdef" * 65_536  # 1,048,576 bytes, built once
+
+mcp = MCPServer("official-python-bench", version="1.0.0", log_level="WARNING")
+
+
+@mcp.tool(description="Echo the text back")
+async def echo(text: Annotated[str, Field(description="Text to echo back")]) -> str:
+    return text
+
+
+def _catalogue_tool(name: str):
+    async def forecast(
+        city: Annotated[str, Field(description="City name")],
+        days: Annotated[int, Field(description="Days ahead, 1 to 7")] = 1,
+    ) -> str:
+        return f"{name}: {city} {days}"
+
+    return forecast
+
+
+for _n in range(1, 50):
+    _name = f"tool_{_n:02d}"
+    mcp.add_tool(
+        _catalogue_tool(_name),
+        name=_name,
+        description=f"Catalogue tool {_n:02d}: the forecast for a city over a number of days",
+    )
+
+
+@mcp.resource("bench://blob", name="blob", mime_type="text/plain")
+async def blob() -> str:
+    return BLOB
+
+
+def main(argv: list[str]) -> None:
+    if not argv:
+        mcp.run("stdio")
+        return
+    if len(argv) < 2 or argv[0] != "--http" or not argv[1].isdigit() or set(argv[2:]) - {"--stateless-json"}:
+        sys.exit("usage: official_python.py [--http PORT [--stateless-json]]")
+    import anyio
+    import uvicorn
+
+    stateless = "--stateless-json" in argv
+    app = mcp.streamable_http_app(stateless_http=stateless, json_response=stateless, host="127.0.0.1")
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=int(argv[1]), log_level="warning", access_log=False, lifespan="on"
+    )
+    anyio.run(uvicorn.Server(config).serve)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
