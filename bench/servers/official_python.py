@@ -6,17 +6,16 @@
                                         answers (the SDK's defaults)
     $PY $S --http PORT --stateless-json stateless, plain JSON answers
 
-The server is an `MCPServer`: an async `echo` tool (argument descriptions as pydantic `Field`s), the 49 catalogue tools added in a loop
-with their names and descriptions given explicitly (`add_tool`), and the 1 MiB resource with
-the `@resource` decorator (its text is built once, at import). Log level WARNING: nothing is
-logged while serving.
+The server is an `MCPServer`: an async `echo` tool, the 49 catalogue tools added in a loop
+with their names and descriptions given explicitly (`add_tool`), argument descriptions as
+pydantic `Field`s, and the 1 MiB resource with the `@resource` decorator (its text is built
+once, at import). Log level WARNING: nothing is logged while serving.
 
 HTTP is the SDK's own app (`streamable_http_app`, with its DNS rebinding protection for
 127.0.0.1) served by uvicorn as `MCPServer.run("streamable-http")` serves it, except that
 access logs are off: uvicorn binds the port itself, so its sockets get TCP_NODELAY (a socket
 made by hand with protocol 0 does not, and every answer then waits ~44 ms for the client's
-delayed ACK). Once listening, uvicorn's own line is not printed (log level warning); the
-bench finds the port by connecting.
+delayed ACK). Nothing is printed once listening (uvicorn's log level is warning).
 """
 
 import sys
