@@ -3,7 +3,7 @@
 //! requests awaiting answers (timeouts, progress in), and the outbox.
 
 use super::outbox::{Outbox, Route};
-use super::{Event, Invocation, OutboundId, Request, RequestKey};
+use super::{Event, Invocation, KeyMap, OutboundId, Request, RequestKey};
 use crate::jsonrpc::{self, codes, parse_message, Envelope, Frame, Incoming, LineCodec, RequestId, RpcError};
 use crate::protocol::{Feature, Meta, ProgressToken, ProtocolVersion};
 use crate::server::registry::ToolEntry;
@@ -82,13 +82,13 @@ pub(crate) struct Peer {
     pub version: Option<ProtocolVersion>,
     pub default_timeout: Option<Duration>,
     next_out_id: i64,
-    pending: HashMap<i64, Pending>,
+    pending: KeyMap<i64, Pending>,
     deadlines: BTreeSet<(Instant, i64)>,
     tokens_out: HashMap<ProgressToken, i64>,
-    pub inflight: HashMap<RequestKey, Inflight>,
+    pub inflight: KeyMap<RequestKey, Inflight>,
     by_id: HashMap<RequestId, RequestKey>,
     next_key: u64,
-    batches: HashMap<u64, Batch>,
+    batches: KeyMap<u64, Batch>,
     next_batch: u64,
     pub closed: bool,
 }
@@ -131,13 +131,13 @@ impl Peer {
             version: None,
             default_timeout,
             next_out_id: 1,
-            pending: HashMap::new(),
+            pending: KeyMap::default(),
             deadlines: BTreeSet::new(),
             tokens_out: HashMap::new(),
-            inflight: HashMap::new(),
+            inflight: KeyMap::default(),
             by_id: HashMap::new(),
             next_key: 1,
-            batches: HashMap::new(),
+            batches: KeyMap::default(),
             next_batch: 1,
             closed: false,
         }
