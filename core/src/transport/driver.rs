@@ -4,7 +4,7 @@
 //! `FuturesUnordered`), so a handler that finishes without waiting costs no task spawn and
 //! no wake-up; all answers ready at one moment go out in one write.
 
-use crate::engine::{Event, Invocation, Outcome, Request, RequestKey, ServerSession};
+use crate::engine::{Event, Invocation, KeyMap, Outcome, Request, RequestKey, ServerSession};
 use crate::error::{Error, Result};
 use crate::jsonrpc::RpcError;
 use crate::server::{CancelState, Command, Context, PeerInfo, ResourceRequest, Server, Sink};
@@ -16,6 +16,7 @@ use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::Instant;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot};
@@ -110,7 +111,7 @@ where
     });
     let mut peer_info = Arc::new(PeerInfo::default());
     let mut tasks: FuturesUnordered<Task> = FuturesUnordered::new();
-    let mut running: HashMap<RequestKey, (AbortHandle, Arc<CancelState>)> = HashMap::new();
+    let mut running: KeyMap<RequestKey, (AbortHandle, Arc<CancelState>)> = KeyMap::default();
     let mut waiters: HashMap<crate::engine::OutboundId, oneshot::Sender<std::result::Result<Value, RpcError>>> =
         HashMap::new();
     let mut buf = vec![0u8; 64 * 1024];
@@ -142,12 +143,32 @@ where
                         cancel: cancel.clone(),
                     };
                     // A handler may panic before it returns its future, too.
-                    let fut = match std::panic::catch_unwind(AssertUnwindSafe(|| invoke(server, inv, ctx))) {
+                    let mut fut = match std::panic::catch_unwind(AssertUnwindSafe(|| invoke(server, inv, ctx))) {
                         Ok(fut) => fut,
                         Err(p) => {
                             ready(Outcome::Error(RpcError::internal(format!("handler panicked: {}", panic_message(p)))))
                         }
                     };
+                    // Most handlers finish without waiting: poll once here, with this task's
+                    // waker, and answer at once. Only a handler that waits is kept (and can be
+                    // cancelled); a Pending poll registered our waker, a spurious wake at worst.
+                    let first = std::future::poll_fn(|cx| {
+                        Poll::Ready(std::panic::catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(cx))))
+                    })
+                    .await;
+                    match first {
+                        Ok(Poll::Pending) => {}
+                        Ok(Poll::Ready(o)) => {
+                            drain_commands(&mut session, &mut commands, &mut waiters);
+                            session.complete(key, o);
+                            continue;
+                        }
+                        Err(p) => {
+                            let msg = format!("handler panicked: {}", panic_message(p));
+                            session.complete(key, Outcome::Error(RpcError::internal(msg)));
+                            continue;
+                        }
+                    }
                     let (handle, reg) = AbortHandle::new_pair();
                     let fut = Abortable::new(AssertUnwindSafe(fut).catch_unwind(), reg);
                     running.insert(key, (handle, cancel));
