@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import dataclasses
-import datetime as dt
 import enum
 import functools
 import inspect
@@ -24,11 +22,13 @@ import re
 import sys
 import types
 import typing
-import uuid
 from collections import abc
 from collections.abc import Callable
-from pathlib import PurePath
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    import datetime as dt
+    from pathlib import PurePath
 
 __all__ = ["ArgumentError", "ResultError", "SchemaError", "ToolSignature", "schema_for"]
 
@@ -55,7 +55,38 @@ _SCALARS = {str: "str", int: "int", float: "float", bool: "bool"}
 _SEQUENCES = {list, abc.Sequence, abc.MutableSequence, abc.Iterable, abc.Collection}
 _SETS = {set: set, frozenset: frozenset, abc.Set: frozenset, abc.MutableSet: set}
 _MAPPINGS = {dict, abc.Mapping, abc.MutableMapping}
-_FORMATS = {dt.datetime: "date-time", dt.date: "date", dt.time: "time", uuid.UUID: "uuid"}
+
+
+# dataclasses, datetime, uuid and pathlib are imported only once something else has: no value and
+# no type hint of theirs exists before that, and `import hypermcp` (timed at every server start)
+# stays without them. The checks look in sys.modules and never import.
+def _is_dataclass(obj: Any) -> bool:
+    dataclasses = sys.modules.get("dataclasses")
+    return dataclasses is not None and dataclasses.is_dataclass(obj)
+
+
+def _pure_path() -> type | None:
+    pathlib = sys.modules.get("pathlib")
+    return None if pathlib is None else pathlib.PurePath
+
+
+@functools.cache
+def _format_tables() -> tuple[dict[Any, str], dict[Any, Callable[[str], Any]]]:
+    """The string formats (datetime before date: it is a subclass) and their parsers."""
+    import datetime as dt
+    import uuid
+
+    formats = {dt.datetime: "date-time", dt.date: "date", dt.time: "time", uuid.UUID: "uuid"}
+    parsers = {dt.datetime: _parse_datetime, dt.date: dt.date.fromisoformat, dt.time: _parse_time, uuid.UUID: uuid.UUID}
+    return formats, parsers
+
+
+def _format_classes() -> dict[Any, str]:
+    if "datetime" in sys.modules or "uuid" in sys.modules:
+        return _format_tables()[0]
+    return {}
+
+
 _SUPPORTED = (
     "str, int, float, bool, None, bytes, list, tuple, set, dict, Any, Literal, Enum, Optional/Union, "
     "TypedDict, dataclasses, pydantic models, datetime, date, time, UUID, Path"
@@ -125,7 +156,7 @@ def _shape(hint: Any) -> _Shape:
         bindings = dict(zip(params, args, strict=False))
         if _is_typeddict(origin):
             return _Shape("typeddict", cls=origin, extra=bindings, key=hint)
-        if dataclasses.is_dataclass(origin):
+        if _is_dataclass(origin):
             return _Shape("dataclass", cls=origin, extra=bindings, key=hint)
         if _is_pydantic_model(origin):
             return _Shape("pydantic", cls=hint)
@@ -136,14 +167,15 @@ def _shape(hint: Any) -> _Shape:
         return _Shape("pydantic", cls=hint)
     if _is_typeddict(hint):
         return _Shape("typeddict", cls=hint, extra={}, key=hint)
-    if dataclasses.is_dataclass(hint):
+    if _is_dataclass(hint):
         return _Shape("dataclass", cls=hint, extra={}, key=hint)
     if issubclass(hint, (bytes, bytearray)):
         return _Shape("bytes", cls=bytearray if issubclass(hint, bytearray) else bytes)
-    for cls in _FORMATS:  # datetime before date: it is a subclass
+    for cls in _format_classes():
         if issubclass(hint, cls):
             return _Shape("format", cls=cls)
-    if issubclass(hint, PurePath):
+    pure_path = _pure_path()
+    if pure_path is not None and issubclass(hint, pure_path):
         return _Shape("path", cls=hint)
     raise SchemaError(f"unsupported type hint {_hint_repr(hint)} (supported: {_SUPPORTED})")
 
@@ -238,6 +270,8 @@ def _fields(shape: _Shape) -> list[_Field]:
             hint = _substitute(hint, bindings)
             out.append(_Field(name, hint, name in required, _NO_DEFAULT, True, docs.get(name)))
         return out
+    import dataclasses  # loaded: cls is a dataclass
+
     for f in dataclasses.fields(cls):
         has_default = f.default is not dataclasses.MISSING
         has_factory = f.default_factory is not dataclasses.MISSING
@@ -269,7 +303,7 @@ def _own_doc(cls: type) -> str | None:
     doc = cls.__dict__.get("__doc__")
     if not isinstance(doc, str):
         return None
-    if dataclasses.is_dataclass(cls) and doc.startswith(cls.__name__ + "("):
+    if _is_dataclass(cls) and doc.startswith(cls.__name__ + "("):
         return None  # the signature dataclasses writes when there is no docstring
     return doc
 
@@ -461,7 +495,7 @@ class _SchemaBuilder:
         return {"type": "string", "contentEncoding": "base64"}
 
     def _format(self, shape: _Shape) -> dict[str, Any]:
-        return {"type": "string", "format": _FORMATS[shape.cls]}
+        return {"type": "string", "format": _format_tables()[0][shape.cls]}
 
     def _path(self, shape: _Shape) -> dict[str, Any]:
         return {"type": "string"}
@@ -664,21 +698,17 @@ def _parse_datetime(text: str) -> dt.datetime:
     # Python 3.10's fromisoformat rejects the "Z" suffix that JSON producers favour.
     if text[-1:] in ("Z", "z"):
         text = text[:-1] + "+00:00"
+    import datetime as dt  # loaded: a datetime hint is why this parser exists
+
     return dt.datetime.fromisoformat(text)
 
 
 def _parse_time(text: str) -> dt.time:
     if text[-1:] in ("Z", "z"):
         text = text[:-1] + "+00:00"
+    import datetime as dt
+
     return dt.time.fromisoformat(text)
-
-
-_PARSERS: dict[Any, Callable[[str], Any]] = {
-    dt.datetime: _parse_datetime,
-    dt.date: dt.date.fromisoformat,
-    dt.time: _parse_time,
-    uuid.UUID: uuid.UUID,
-}
 
 
 def _b64(data: bytes | bytearray | memoryview) -> str:
@@ -719,7 +749,9 @@ def _to_json(value: Any) -> Any:
             except _Invalid as exc:
                 raise exc.at(i) from None
         return _sorted(items) if isinstance(value, (set, frozenset)) else items
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    if _is_dataclass(value) and not isinstance(value, type):
+        import dataclasses  # loaded: value is a dataclass instance
+
         out = {}
         for f in dataclasses.fields(value):
             try:
@@ -730,9 +762,12 @@ def _to_json(value: Any) -> Any:
     model_dump = getattr(value, "model_dump", None)
     if _is_pydantic_model(kind) and callable(model_dump):
         return model_dump(mode="json", by_alias=True)
-    if isinstance(value, (dt.datetime, dt.date, dt.time)):
+    datetime = sys.modules.get("datetime")
+    if datetime is not None and isinstance(value, (datetime.datetime, datetime.date, datetime.time)):
         return value.isoformat()
-    if isinstance(value, (uuid.UUID, PurePath)):
+    uuid = sys.modules.get("uuid")
+    pure_path = _pure_path()
+    if (uuid is not None and isinstance(value, uuid.UUID)) or (pure_path is not None and isinstance(value, pure_path)):
         return str(value)
     if isinstance(value, (bytes, bytearray, memoryview)):
         return _b64(value)
@@ -848,7 +883,7 @@ class _Converters:
         return load
 
     def _load_format(self, shape: _Shape) -> _Convert:
-        parse, what = _PARSERS[shape.cls], _FORMATS[shape.cls] + " string"
+        parse, what = _format_tables()[1][shape.cls], _format_tables()[0][shape.cls] + " string"
 
         def load(value: Any) -> Any:
             if not isinstance(value, str):
@@ -1106,7 +1141,10 @@ class _Converters:
         return dump
 
     def _dump_format(self, shape: _Shape) -> _Convert:
-        cls, parse, what = shape.cls, _PARSERS[shape.cls], _FORMATS[shape.cls]
+        import datetime as dt  # loaded: shape.cls is one of theirs (_format_tables imported both)
+        import uuid
+
+        cls, parse, what = shape.cls, _format_tables()[1][shape.cls], _format_tables()[0][shape.cls]
 
         def dump(value: Any) -> str:
             if isinstance(value, str):  # already text: checked, then kept
@@ -1124,6 +1162,8 @@ class _Converters:
         return dump
 
     def _dump_path(self, shape: _Shape) -> _Convert:
+        from pathlib import PurePath  # loaded: shape.cls is a PurePath
+
         def dump(value: Any) -> str:
             if isinstance(value, (str, PurePath)):
                 return str(value)
@@ -1293,7 +1333,7 @@ def _label(hint: Any) -> str:
     if shape.kind in _LABELS:
         return _LABELS[shape.kind]
     if shape.kind == "format":
-        return _FORMATS[shape.cls] + " string"
+        return _format_tables()[0][shape.cls] + " string"
     if shape.kind == "literal":
         return "one of " + json.dumps(_literal_values(shape), ensure_ascii=False)
     if shape.kind == "union":
