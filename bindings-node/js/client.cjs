@@ -41,7 +41,6 @@
 // once): the client notices and handles the new input after the current batch.
 // `Client.connect(server)` with a hypermcp `Server` is `Client.inMemory(server)`.
 
-const { spawn } = require('node:child_process');
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 const nativeModule = require('../native/index.js');
@@ -820,7 +819,9 @@ class StdioTransport {
     return new Promise((resolve, reject) => {
       let child;
       try {
-        child = spawn(this.command, this.args, {
+        // Loaded here, not at import: node:child_process costs every process ~2 MB of RSS,
+        // servers included, and only a stdio client spawns.
+        child = require('node:child_process').spawn(this.command, this.args, {
           stdio: ['pipe', 'pipe', 'pipe'],
           env: this._env,
           cwd: this._cwd,
