@@ -94,9 +94,10 @@ fn subschema(value: &Value, depth: usize) -> bool {
 }
 
 fn unique_strings(items: &[Value], allowed: Option<&[&str]>) -> bool {
-    items.iter().enumerate().all(|(i, v)| {
-        v.as_str().is_some_and(|s| allowed.is_none_or(|a| a.contains(&s))) && !items[..i].contains(v)
-    })
+    items
+        .iter()
+        .enumerate()
+        .all(|(i, v)| v.as_str().is_some_and(|s| allowed.is_none_or(|a| a.contains(&s))) && !items[..i].contains(v))
 }
 
 fn keywords_valid(map: &Map<String, Value>, root: bool, depth: usize) -> bool {
