@@ -12,11 +12,25 @@ USAGE:
 
 Spawns COMMAND with piped stdin/stdout, performs the MCP handshake
 (initialize + notifications/initialized), sends --warmup unmeasured
-`tools/call` requests and then --calls measured ones, checks every response
-and reports throughput and latency.
+requests of the --scenario and then --calls measured ones, checks every
+response and reports throughput (calls/s and MiB/s of responses) and latency.
 
 OPTIONS:
-    --calls N        measured tools/call requests per run          [default: 20000]
+    --scenario S     what every request is                          [default: echo]
+                       echo: tools/call of --tool with {\"text\": --text}
+                       list: tools/list; result.tools must be an array
+                             of exactly --expect-tools entries
+                       read: resources/read of --uri;
+                             result.contents[0].text must be
+                             --expect-bytes bytes long
+    --expect-tools N tools a `list` answer must hold             [default: 50]
+    --uri URI        resource read by `read`                 [default: bench://blob]
+    --expect-bytes N length of the text a `read` answer holds  [default: 1048576]
+    --rss-after MS   after the handshake, before any load, wait MS
+                     milliseconds, then report the resident memory
+                     (VmRSS) of the child and all its descendants as
+                     rss_kb
+    --calls N        measured requests per run                      [default: 20000]
     --warmup N       unmeasured requests sent before measuring      [default: 1000]
     --inflight W     requests kept in flight; 1 = strictly sequential
                      (write one line, read one line), >1 = pipelined
@@ -28,9 +42,9 @@ OPTIONS:
     --floor          COMMAND is a bare line echo such as `cat`: no
                      handshake, each line comes back verbatim and only
                      the echoed id is checked (the \"pipe floor\")
-    --json           print one JSON object per run on stdout (plus a
-                     final median object when --runs > 1); the last
-                     line is always the result to use
+    --json           print one flat JSON object per run on stdout
+                     (plus a final median object when --runs > 1);
+                     the last line is always the result to use
     --stderr         let the child's stderr through (default: /dev/null)
     --timeout SECS   kill the child when no response arrives for
                      SECS seconds                                   [default: 10]
@@ -44,14 +58,61 @@ EXIT STATUS:
 
 A call fails when its response is not JSON, has no integer id matching an
 outstanding request, carries an `error`, lacks a `result`, or has a result
-with \"isError\": true.  Lines from the server that carry a `method` (server
-notifications and requests) are skipped.
+with \"isError\": true (echo) or not of the expected size (list, read).
+Lines from the server that carry a `method` (server notifications and
+requests) are skipped.
+
+JSON OUTPUT (--json): {\"run\"|\"median_of\", \"scenario\", \"mib_per_s\"
+(response bytes), \"rss_kb\" (null without --rss-after), \"mode\", \"calls\",
+\"inflight\", \"calls_per_s\", \"p50_us\", \"p99_us\", \"max_us\", \"init_ms\"
+(from just before the spawn to the initialize answer), \"failures\"}.
 ";
+
+/// What every request of a run is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scenario {
+    /// `tools/call` of `--tool` with `{"text": --text}`.
+    Echo,
+    /// `tools/list`.
+    List,
+    /// `resources/read` of `--uri`.
+    Read,
+}
+
+impl Scenario {
+    /// The name used on the command line and in the JSON output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scenario::Echo => "echo",
+            Scenario::List => "list",
+            Scenario::Read => "read",
+        }
+    }
+
+    fn parse(s: &str) -> Result<Self, String> {
+        match s {
+            "echo" => Ok(Scenario::Echo),
+            "list" => Ok(Scenario::List),
+            "read" => Ok(Scenario::Read),
+            _ => Err(format!("--scenario: expected echo, list or read, got {s:?}")),
+        }
+    }
+}
 
 /// Everything the command line selects.
 #[derive(Debug, Clone)]
 pub struct Config {
-    /// Measured `tools/call` requests per run.
+    /// What every request is.
+    pub scenario: Scenario,
+    /// Entries a `tools/list` answer must hold.
+    pub expect_tools: usize,
+    /// The resource `read` reads.
+    pub uri: String,
+    /// Length in bytes of the text a `resources/read` answer must hold.
+    pub expect_bytes: usize,
+    /// Wait this long after the handshake, then measure the child's resident memory.
+    pub rss_after: Option<Duration>,
+    /// Measured requests per run.
     pub calls: u64,
     /// Unmeasured requests sent before the measured ones.
     pub warmup: u64,
@@ -80,6 +141,11 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Self {
         Config {
+            scenario: Scenario::Echo,
+            expect_tools: 50,
+            uri: "bench://blob".to_owned(),
+            expect_bytes: 1 << 20,
+            rss_after: None,
             calls: 20_000,
             warmup: 1_000,
             inflight: 1,
@@ -142,6 +208,11 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Parsed, String> 
             "--inflight" => cfg.inflight = number(&flag, &value(&flag)?)?,
             "--runs" => cfg.runs = number(&flag, &value(&flag)?)?,
             "--timeout" => cfg.timeout = Duration::from_secs(number(&flag, &value(&flag)?)?),
+            "--scenario" => cfg.scenario = Scenario::parse(&value(&flag)?)?,
+            "--expect-tools" => cfg.expect_tools = number(&flag, &value(&flag)?)?,
+            "--uri" => cfg.uri = value(&flag)?,
+            "--expect-bytes" => cfg.expect_bytes = number(&flag, &value(&flag)?)?,
+            "--rss-after" => cfg.rss_after = Some(Duration::from_millis(number(&flag, &value(&flag)?)?)),
             "--text" => cfg.text = value(&flag)?,
             "--tool" => cfg.tool = value(&flag)?,
             "--floor" | "--json" | "--stderr" | "--gen-bench" if inline.is_some() => {
@@ -187,6 +258,35 @@ mod tests {
         assert_eq!(c.tool, "echo");
         assert_eq!(c.text, "hello");
         assert_eq!(c.command, ["cat", "-u"]);
+        assert_eq!(c.scenario, Scenario::Echo);
+        assert_eq!((c.expect_tools, c.expect_bytes), (50, 1_048_576));
+        assert_eq!(c.uri, "bench://blob");
+        assert_eq!(c.rss_after, None);
+    }
+
+    #[test]
+    fn scenarios_and_rss() {
+        let Parsed::Run(c) = p(&["--scenario", "list", "--expect-tools=49", "--rss-after", "500", "srv"]).unwrap()
+        else {
+            panic!("expected run")
+        };
+        assert_eq!(c.scenario, Scenario::List);
+        assert_eq!(c.expect_tools, 49);
+        assert_eq!(c.rss_after, Some(Duration::from_millis(500)));
+        let Parsed::Run(c) =
+            p(&["--scenario=read", "--uri", "x://y", "--expect-bytes", "1_024", "--", "srv", "--http"]).unwrap()
+        else {
+            panic!("expected run")
+        };
+        assert_eq!(c.scenario, Scenario::Read);
+        assert_eq!((c.uri.as_str(), c.expect_bytes), ("x://y", 1024));
+        assert_eq!(c.command, ["srv", "--http"]);
+        for s in [Scenario::Echo, Scenario::List, Scenario::Read] {
+            assert_eq!(Scenario::parse(s.name()), Ok(s));
+        }
+        assert!(p(&["--scenario", "call", "srv"]).is_err());
+        assert!(p(&["--rss-after", "-1", "srv"]).is_err());
+        assert!(p(&["--expect-tools", "many", "srv"]).is_err());
     }
 
     #[test]

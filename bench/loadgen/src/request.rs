@@ -1,6 +1,6 @@
 //! Cheap formatting of request lines.
 //!
-//! Every `tools/call` line is the same except for its id, so the JSON is
+//! Every request line of a run is the same except for its id, so the JSON is
 //! split once into a prefix and a suffix and a line is produced by copying
 //! the prefix, writing the id's decimal digits and copying the suffix: no
 //! allocation and no JSON serialization per request.
@@ -14,7 +14,7 @@ pub const INITIALIZE: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initi
 /// The `notifications/initialized` notification, newline-terminated.
 pub const INITIALIZED: &[u8] = b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n";
 
-/// Pre-split `tools/call` request line.
+/// Pre-split request line (`tools/call`, `tools/list` or `resources/read`).
 #[derive(Debug, Clone)]
 pub struct Requests {
     prefix: Vec<u8>,
@@ -33,6 +33,20 @@ impl Requests {
                 ",\"method\":\"tools/call\",\"params\":{{\"name\":{tool},\"arguments\":{{\"text\":{text}}}}}}}\n"
             )
             .into_bytes(),
+        }
+    }
+
+    /// Prepares `tools/list` lines (no cursor).
+    pub fn list() -> Self {
+        Requests { prefix: b"{\"jsonrpc\":\"2.0\",\"id\":".to_vec(), suffix: b",\"method\":\"tools/list\"}\n".to_vec() }
+    }
+
+    /// Prepares `resources/read` lines of `uri`.
+    pub fn read(uri: &str) -> Self {
+        let uri = serde_json::to_string(uri).expect("string serializes");
+        Requests {
+            prefix: b"{\"jsonrpc\":\"2.0\",\"id\":".to_vec(),
+            suffix: format!(",\"method\":\"resources/read\",\"params\":{{\"uri\":{uri}}}}}\n").into_bytes(),
         }
     }
 
@@ -111,6 +125,22 @@ mod tests {
             assert_eq!(v["params"]["name"], "to\"ol");
             assert_eq!(v["params"]["arguments"]["text"], "a\nb\\c");
         }
+    }
+
+    #[test]
+    fn list_and_read_lines() {
+        let mut out = Vec::new();
+        Requests::list().push(&mut out, 3);
+        assert_eq!(out, b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}\n");
+        assert_eq!(Requests::list().line_len(3), out.len());
+        out.clear();
+        let r = Requests::read("bench://blob?\"x\"");
+        r.push(&mut out, 12);
+        assert_eq!(r.line_len(12), out.len());
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(v["id"], 12);
+        assert_eq!(v["method"], "resources/read");
+        assert_eq!(v["params"]["uri"], "bench://blob?\"x\"");
     }
 
     #[test]

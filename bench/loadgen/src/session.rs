@@ -1,10 +1,11 @@
-//! One run: spawn the child, handshake, warm up, measure, shut down.
+//! One run: spawn the child, handshake, (measure its memory,) warm up, measure, shut down.
 
-use crate::args::Config;
-use crate::check::{classify, Reply};
+use crate::args::{Config, Scenario};
+use crate::check::{classify_expect, Expect, Reply};
 use crate::request::{Requests, INITIALIZE, INITIALIZED};
 use crate::stats::{percentile_us, Summary};
 
+use std::collections::HashMap;
 use std::io::{self, BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -29,6 +30,10 @@ pub struct RunOutcome {
     pub messages: Vec<String>,
     /// Why the run could not complete (child died, timed out, bad handshake).
     pub fatal: Option<String>,
+    /// Response bytes (lines with their newlines) per second of the measured phase, in MiB.
+    pub mib_per_s: f64,
+    /// Resident memory of the child and its descendants after the handshake (`--rss-after`).
+    pub rss_kb: Option<u64>,
 }
 
 impl RunOutcome {
@@ -70,6 +75,8 @@ struct PhaseResult {
     latencies: Vec<u64>,
     /// Responses received (successful or not).
     received: u64,
+    /// Bytes of the lines received, newlines included.
+    bytes: u64,
     elapsed: Duration,
     stop: Option<Stop>,
 }
@@ -80,6 +87,10 @@ struct Io<'p> {
     stdout: BufReader<ChildStdout>,
     line: Vec<u8>,
     floor: bool,
+    /// What each response's result must hold.
+    expect: Expect,
+    /// Response bytes read by `next_reply` since the last `take_bytes`.
+    bytes: u64,
     /// Responses received so far in this run, watched by the watchdog.
     progress: &'p AtomicU64,
     /// Server-to-client messages skipped so far.
@@ -92,14 +103,16 @@ impl Io<'_> {
     fn next_reply(&mut self) -> io::Result<Option<Reply>> {
         loop {
             self.line.clear();
-            if self.stdout.read_until(b'\n', &mut self.line)? == 0 {
+            let n = self.stdout.read_until(b'\n', &mut self.line)?;
+            if n == 0 {
                 return Ok(None);
             }
+            self.bytes += n as u64;
             let line = self.line.trim_ascii();
             if line.is_empty() {
                 continue;
             }
-            match classify(line, self.floor) {
+            match classify_expect(line, self.floor, self.expect) {
                 Reply::Message => self.skipped += 1,
                 reply => return Ok(Some(reply)),
             }
@@ -113,28 +126,41 @@ pub fn run_once(cfg: &Config, req: &Requests) -> RunOutcome {
         summary: Summary { calls: cfg.calls, inflight: cfg.inflight, failures: cfg.calls, ..Summary::default() },
         messages: Vec::new(),
         fatal: None,
+        mib_per_s: 0.0,
+        rss_kb: None,
     };
 
+    let mut command = Command::new(&cfg.command[0]);
+    command.args(&cfg.command[1..]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(if cfg.stderr {
+        Stdio::inherit()
+    } else {
+        Stdio::null()
+    });
+    // init_ms runs from here to the moment the initialize answer has been read.
     let spawned_at = Instant::now();
-    let mut child = match Command::new(&cfg.command[0])
-        .args(&cfg.command[1..])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(if cfg.stderr { Stdio::inherit() } else { Stdio::null() })
-        .spawn()
-    {
+    let mut child = match command.spawn() {
         Ok(c) => c,
         Err(e) => {
             outcome.fatal = Some(format!("cannot spawn {:?}: {e}", cfg.command[0]));
             return outcome;
         }
     };
+    let pid = child.id();
     let progress = AtomicU64::new(0);
+    let line_capacity = match cfg.scenario {
+        Scenario::Echo => 4096,
+        Scenario::List => 64 * 1024,
+        // One buffer that holds a whole answer from the start: no regrowth per line.
+        Scenario::Read => cfg.expect_bytes + 4096,
+    };
     let mut io = Io {
         stdin: child.stdin.take().expect("stdin is piped"),
         stdout: BufReader::with_capacity(1 << 16, child.stdout.take().expect("stdout is piped")),
-        line: Vec::with_capacity(4096),
+        line: Vec::with_capacity(line_capacity),
         floor: cfg.floor,
+        // The initialize answer is checked like a call; the scenario's check comes after.
+        expect: Expect::Call,
+        bytes: 0,
         progress: &progress,
         skipped: 0,
     };
@@ -145,7 +171,7 @@ pub fn run_once(cfg: &Config, req: &Requests) -> RunOutcome {
 
     let session = thread::scope(|s| {
         let watchdog = s.spawn(|| watchdog(&child, &progress, &finished, &timed_out, cfg.timeout));
-        let r = session(cfg, req, &mut io, spawned_at, &mut failures);
+        let r = session(cfg, req, &mut io, spawned_at, pid, &mut failures);
         finished.store(true, Ordering::Release);
         watchdog.thread().unpark();
         r
@@ -164,8 +190,14 @@ pub fn run_once(cfg: &Config, req: &Requests) -> RunOutcome {
 
     let timed_out = timed_out.load(Ordering::Acquire);
     match session {
-        Ok((init, phase)) => {
+        Ok((init, rss_kb, phase)) => {
             outcome.summary.init_ms = Some(init.as_secs_f64() * 1e3);
+            outcome.rss_kb = rss_kb;
+            outcome.mib_per_s = if phase.elapsed.is_zero() {
+                0.0
+            } else {
+                phase.bytes as f64 / (1024.0 * 1024.0) / phase.elapsed.as_secs_f64()
+            };
             let mut lat = phase.latencies;
             lat.sort_unstable();
             let missing = cfg.calls - phase.received;
@@ -214,15 +246,16 @@ fn describe(stop: Stop, timed_out: bool, skipped: u64, cfg: &Config, status: &st
     msg
 }
 
-/// Handshake, warmup and measured phase. Returns the init time and the
-/// measured phase.
+/// Handshake, memory measurement (`--rss-after`), warmup and measured phase.
+/// Returns the init time, the resident memory and the measured phase.
 fn session(
     cfg: &Config,
     req: &Requests,
     io: &mut Io<'_>,
     spawned_at: Instant,
+    pid: u32,
     failures: &mut Failures,
-) -> Result<(Duration, PhaseResult), Stop> {
+) -> Result<(Duration, Option<u64>, PhaseResult), Stop> {
     // Handshake (floor mode: the initialize line simply comes back).
     io.stdin.write_all(INITIALIZE).map_err(|e| Stop::Io(format!("writing initialize failed: {e}")))?;
     let init = match io.next_reply() {
@@ -241,6 +274,23 @@ fn session(
             .write_all(INITIALIZED)
             .map_err(|e| Stop::Io(format!("writing notifications/initialized failed: {e}")))?;
     }
+    io.expect = match cfg.scenario {
+        Scenario::Echo => Expect::Call,
+        Scenario::List => Expect::Tools(cfg.expect_tools),
+        Scenario::Read => Expect::TextBytes(cfg.expect_bytes),
+    };
+    let rss_kb = match cfg.rss_after {
+        Some(wait) => {
+            // Sleep in slices that count as progress, so the watchdog leaves the child alone.
+            let until = Instant::now() + wait;
+            while let Some(left) = until.checked_duration_since(Instant::now()).filter(|d| !d.is_zero()) {
+                thread::sleep(left.min(Duration::from_millis(100)));
+                io.progress.fetch_add(1, Ordering::Relaxed);
+            }
+            tree_rss_kb(pid)
+        }
+        None => None,
+    };
 
     // Ids: 1..=warmup for the warmup, then the measured calls.
     let warm = phase(cfg, req, io, "warmup", 1, cfg.warmup, failures);
@@ -248,7 +298,7 @@ fn session(
         return Err(stop);
     }
     let measured = phase(cfg, req, io, "measured", 1 + cfg.warmup, cfg.calls, failures);
-    Ok((init, measured))
+    Ok((init, rss_kb, measured))
 }
 
 /// Sends `n` calls with ids `first..first + n` and reads their responses.
@@ -279,6 +329,7 @@ fn sequential(
 ) -> PhaseResult {
     let mut latencies = Vec::with_capacity(n as usize);
     let mut buf = Vec::with_capacity(req.line_len(first + n));
+    io.bytes = 0;
     let start = Instant::now();
     for k in 0..n {
         let id = first + k;
@@ -289,6 +340,7 @@ fn sequential(
             return PhaseResult {
                 latencies,
                 received: k,
+                bytes: io.bytes,
                 elapsed: start.elapsed(),
                 stop: Some(Stop::Io(format!("write to child stdin failed: {e}"))),
             };
@@ -304,6 +356,7 @@ fn sequential(
                 return PhaseResult {
                     latencies,
                     received: k,
+                    bytes: io.bytes,
                     elapsed: start.elapsed(),
                     stop: Some(Stop::Eof { phase: name, got: k, of: n }),
                 }
@@ -312,6 +365,7 @@ fn sequential(
                 return PhaseResult {
                     latencies,
                     received: k,
+                    bytes: io.bytes,
                     elapsed: start.elapsed(),
                     stop: Some(Stop::Io(format!("read from child stdout failed: {e}"))),
                 }
@@ -319,7 +373,7 @@ fn sequential(
         }
         io.progress.fetch_add(1, Ordering::Relaxed);
     }
-    PhaseResult { latencies, received: n, elapsed: start.elapsed(), stop: None }
+    PhaseResult { latencies, received: n, bytes: io.bytes, elapsed: start.elapsed(), stop: None }
 }
 
 /// Keeps `window` requests in flight: a writer thread sends batches as the
@@ -351,8 +405,8 @@ fn pipelined(
     let start = Instant::now();
     let stamp = || start.elapsed().as_nanos() as u64 + 1;
 
-    let Io { stdin, stdout, line, floor, progress, skipped } = io;
-    let floor = *floor;
+    let Io { stdin, stdout, line, floor, expect, progress, skipped, .. } = io;
+    let (floor, expect) = (*floor, *expect);
 
     thread::scope(|s| {
         let writer = s.spawn(|| -> Result<(), String> {
@@ -386,6 +440,7 @@ fn pipelined(
         let mut latencies = Vec::with_capacity(n as usize);
         let mut answered = vec![false; n as usize];
         let mut received = 0u64;
+        let mut bytes = 0u64;
         let mut unpublished = 0u64;
         let mut stop = None;
         while received < n {
@@ -395,7 +450,7 @@ fn pipelined(
                     stop = Some(Stop::Eof { phase: name, got: received, of: n });
                     break;
                 }
-                Ok(_) => {}
+                Ok(len) => bytes += len as u64,
                 Err(e) => {
                     stop = Some(Stop::Io(format!("read from child stdout failed: {e}")));
                     break;
@@ -407,7 +462,7 @@ fn pipelined(
                 continue;
             }
             let slot = |id: u64| id.checked_sub(first).filter(|&i| i < n).map(|i| i as usize);
-            match classify(text, floor) {
+            match classify_expect(text, floor, expect) {
                 Reply::Message => {
                     *skipped += 1;
                     continue;
@@ -454,7 +509,7 @@ fn pipelined(
                 stop = Some(Stop::Io(e));
             }
         }
-        PhaseResult { latencies, received, elapsed, stop }
+        PhaseResult { latencies, received, bytes, elapsed, stop }
     })
 }
 
@@ -501,5 +556,78 @@ fn shutdown(child: &mut Child) -> (io::Result<ExitStatus>, bool) {
             }
             Err(e) => return (Err(e), false),
         }
+    }
+}
+
+/// Resident memory (VmRSS, KiB) of process `pid` and all its descendants, found by walking
+/// the parent ids of `/proc/*/stat`; `None` if `pid` itself has no VmRSS (gone or a zombie).
+pub fn tree_rss_kb(pid: u32) -> Option<u64> {
+    let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
+    if let Ok(dir) = std::fs::read_dir("/proc") {
+        for entry in dir.flatten() {
+            let Some(p) = entry.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
+            if let Some(ppid) = std::fs::read_to_string(format!("/proc/{p}/stat")).ok().and_then(|s| stat_ppid(&s)) {
+                children.entry(ppid).or_default().push(p);
+            }
+        }
+    }
+    let mut total = vm_rss_kb(pid)?;
+    let mut stack: Vec<u32> = children.get(&pid).cloned().unwrap_or_default();
+    let mut seen = std::collections::HashSet::from([pid]);
+    while let Some(p) = stack.pop() {
+        if !seen.insert(p) {
+            continue;
+        }
+        total += vm_rss_kb(p).unwrap_or(0);
+        stack.extend(children.get(&p).into_iter().flatten());
+    }
+    Some(total)
+}
+
+fn vm_rss_kb(pid: u32) -> Option<u64> {
+    status_vm_rss(&std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?)
+}
+
+/// The parent id in the text of `/proc/PID/stat` (`pid (comm) state ppid ...`; the command
+/// name may hold spaces and parentheses, so fields are counted after the last `)`).
+fn stat_ppid(stat: &str) -> Option<u32> {
+    let mut fields = stat[stat.rfind(')')? + 1..].split_ascii_whitespace();
+    fields.next()?;
+    fields.next()?.parse().ok()
+}
+
+/// The `VmRSS:` value in KiB of the text of `/proc/PID/status`.
+fn status_vm_rss(status: &str) -> Option<u64> {
+    let value = status.lines().find_map(|l| l.strip_prefix("VmRSS:"))?;
+    value.trim().strip_suffix("kB")?.trim().parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn proc_parsing() {
+        assert_eq!(stat_ppid("1234 (sh) S 77 1234 1234 0 -1 4194560"), Some(77));
+        assert_eq!(stat_ppid("1234 (a) b) (c) R 5 1 1"), Some(5));
+        assert_eq!(stat_ppid("garbage"), None);
+        assert_eq!(status_vm_rss("Name:\tx\nVmPeak:\t  9 kB\nVmRSS:\t    2048 kB\nThreads: 1\n"), Some(2048));
+        assert_eq!(status_vm_rss("Name:\tzombie\nState:\tZ (zombie)\n"), None);
+    }
+
+    #[test]
+    fn rss_of_a_process_tree() {
+        let me = tree_rss_kb(std::process::id()).expect("this process has a VmRSS");
+        assert!(me > 0);
+        // A child's memory is added to its parent's.
+        let mut child = Command::new("sleep").arg("5").spawn().expect("sleep runs");
+        let with_child = (0..50).find_map(|_| {
+            thread::sleep(Duration::from_millis(10));
+            tree_rss_kb(std::process::id()).filter(|&kb| kb > me)
+        });
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(with_child.is_some(), "the child's memory was not counted");
+        assert_eq!(tree_rss_kb(u32::MAX), None);
     }
 }
