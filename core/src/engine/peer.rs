@@ -189,7 +189,7 @@ impl Peer {
                 self.next_batch += 1;
                 self.batches.insert(b, Batch { open: 0, sealed: false, parts: Vec::new() });
                 for item in items {
-                    match jsonrpc::message::parse_object(item.get().as_bytes()) {
+                    match jsonrpc::message::parse_object_str(item.get()) {
                         Err(f) => {
                             self.open_in_batch(b);
                             self.write_error(f.id.as_ref(), Some(b), Route::Standalone, &f.error);

@@ -100,21 +100,24 @@ fn depth_ok(bytes: &[u8]) -> bool {
 
 /// Parses one message or batch.
 pub fn parse_message(bytes: &[u8]) -> Result<Incoming<'_>, ParseFailure> {
-    if let Err(e) = std::str::from_utf8(bytes) {
-        return Err(fail(None, RpcError::parse_error(format!("invalid UTF-8 at byte {}", e.valid_up_to()))));
-    }
+    let text = match std::str::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            return Err(fail(None, RpcError::parse_error(format!("invalid UTF-8 at byte {}", e.valid_up_to()))));
+        }
+    };
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace()).copied();
     if !depth_ok(bytes) {
         return Err(fail(None, RpcError::parse_error(format!("nesting deeper than {MAX_DEPTH} levels"))));
     }
     match first {
-        Some(b'{') => parse_object(bytes).map(Incoming::Single),
-        Some(b'[') => match serde_json::from_slice::<Vec<&RawValue>>(bytes) {
+        Some(b'{') => parse_object_str(text).map(Incoming::Single),
+        Some(b'[') => match serde_json::from_str::<Vec<&RawValue>>(text) {
             Ok(items) if items.is_empty() => Err(fail(None, RpcError::invalid_request("empty batch"))),
             Ok(items) => Ok(Incoming::Batch(items)),
             Err(e) => Err(classify(e)),
         },
-        _ => match serde_json::from_slice::<serde::de::IgnoredAny>(bytes) {
+        _ => match serde_json::from_str::<serde::de::IgnoredAny>(text) {
             Ok(_) => Err(fail(None, RpcError::invalid_request("a message must be a JSON object or array"))),
             Err(e) => Err(classify(e)),
         },
@@ -131,7 +134,21 @@ fn classify(e: serde_json::Error) -> ParseFailure {
 
 /// Parses one JSON-RPC object (a batch element, or a whole message).
 pub fn parse_object(bytes: &[u8]) -> Result<Envelope<'_>, ParseFailure> {
-    let raw: RawEnvelope<'_> = match serde_json::from_slice(bytes) {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => parse_object_str(text),
+        // serde_json words the error (as it always did for bytes that are not UTF-8).
+        Err(_) => parse_raw(serde_json::from_slice(bytes)),
+    }
+}
+
+/// [`parse_object`] of text already known to be UTF-8: serde_json then does not check
+/// every field's bytes again (a third of the cost of parsing a small request).
+pub fn parse_object_str(text: &str) -> Result<Envelope<'_>, ParseFailure> {
+    parse_raw(serde_json::from_str(text))
+}
+
+fn parse_raw(parsed: serde_json::Result<RawEnvelope<'_>>) -> Result<Envelope<'_>, ParseFailure> {
+    let raw: RawEnvelope<'_> = match parsed {
         Ok(r) => r,
         Err(e) => {
             // Valid JSON of the wrong shape (an array element that is not an object, a

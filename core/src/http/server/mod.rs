@@ -298,7 +298,7 @@ fn classify(body: &[u8]) -> std::result::Result<Class, RpcError> {
             initialize: env.id.is_some() && env.method.as_deref() == Some("initialize"),
         }),
         Ok(Incoming::Batch(items)) => {
-            let requests = items.iter().any(|item| match jsonrpc::message::parse_object(item.get().as_bytes()) {
+            let requests = items.iter().any(|item| match jsonrpc::message::parse_object_str(item.get()) {
                 Ok(env) => env.method.is_some() && env.id.is_some(),
                 Err(_) => true, // answered with an error
             });
