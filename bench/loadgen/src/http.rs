@@ -2,16 +2,21 @@
 //! protocol to POST JSON-RPC messages to a Streamable HTTP MCP endpoint and read
 //! the answers, with no runtime and no dependency beyond `serde_json`.
 //!
+//! The parsing is sans I/O, fed whatever pieces of bytes arrive, so that the
+//! blocking client here and the event-driven one (`async_http`) share it:
+//!
 //! - [`Url`]: `http://host[:port]/path` only (loopback benchmarks, no TLS).
-//! - [`Conn`]: a buffered connection; [`Conn::read_head`] parses the status line
-//!   and the headers that matter, [`Conn::read_body`] decodes a body delimited by
-//!   `Content-Length`, `Transfer-Encoding: chunked` or the end of the connection.
+//! - [`HeadParser`]: the status line and the headers that matter ([`Head`]);
+//!   [`Body::decode`]: a body delimited by `Content-Length`,
+//!   `Transfer-Encoding: chunked` or the end of the connection.
 //! - [`SseParser`]: incremental `text/event-stream` parsing (the `data` lines of
 //!   each event).
-//! - [`exchange`]: one request and its answer, JSON or SSE; with SSE the events
-//!   are read until the JSON-RPC response with the request's id arrives (its
-//!   arrival time is what a latency is measured to), then the rest of the
-//!   stream is drained so the connection can carry the next request.
+//! - [`ResponseParser`]: the answer to one request, JSON or SSE; with SSE the
+//!   events are parsed until the JSON-RPC response with the request's id
+//!   arrives (its arrival time is what a latency is measured to), then the rest
+//!   of the stream is drained so the connection can carry the next request.
+//! - [`Conn`] and [`exchange`]: a blocking connection and one request and its
+//!   answer over it.
 //! - [`check_echo`]: the answer to an `echo` call carries the text that was sent.
 
 use crate::check::{classify, Reply};
@@ -140,7 +145,200 @@ fn bad_data(msg: impl Into<String>) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, msg.into())
 }
 
-/// A buffered HTTP/1.1 connection over any byte stream.
+fn closed(where_: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::UnexpectedEof, format!("connection closed {where_}"))
+}
+
+/// Appends `input` up to the next LF to `line`. Returns the bytes consumed and
+/// whether the line is complete; then `line` holds it without its LF and an
+/// optional CR (the caller clears it once handled).
+fn take_line(line: &mut Vec<u8>, input: &[u8]) -> io::Result<(usize, bool)> {
+    match input.iter().position(|&b| b == b'\n') {
+        Some(i) => {
+            line.extend_from_slice(&input[..i]);
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            }
+            Ok((i + 1, true))
+        }
+        None => {
+            line.extend_from_slice(input);
+            if line.len() > MAX_LINE {
+                return Err(bad_data("line too long"));
+            }
+            Ok((input.len(), false))
+        }
+    }
+}
+
+/// Incremental parser of a response head: a status line and headers (interim
+/// 1xx responses are skipped), fed any pieces of bytes.
+#[derive(Debug, Default)]
+pub struct HeadParser {
+    line: Vec<u8>,
+    /// The head being parsed, once its status line is in.
+    head: Option<Head>,
+    http10: bool,
+}
+
+impl HeadParser {
+    /// Forgets any partial head.
+    pub fn reset(&mut self) {
+        self.line.clear();
+        self.head = None;
+    }
+
+    /// Parses bytes of `input`. Returns the bytes consumed and the head once
+    /// complete (the bytes after it, not consumed, start the body); without a
+    /// head, all of `input` was consumed.
+    pub fn feed(&mut self, input: &[u8]) -> io::Result<(usize, Option<Head>)> {
+        let mut pos = 0;
+        loop {
+            let (n, complete) = take_line(&mut self.line, &input[pos..])?;
+            pos += n;
+            if !complete {
+                return Ok((pos, None));
+            }
+            let head = self.end_line();
+            self.line.clear();
+            if let Some(head) = head? {
+                return Ok((pos, Some(head)));
+            }
+        }
+    }
+
+    fn end_line(&mut self) -> io::Result<Option<Head>> {
+        let Some(head) = &mut self.head else {
+            let status_line = String::from_utf8_lossy(&self.line);
+            let mut parts = status_line.splitn(3, ' ');
+            let version = parts.next().unwrap_or_default();
+            if !version.starts_with("HTTP/1.") {
+                return Err(bad_data(format!("not an HTTP/1.x status line: {status_line:?}")));
+            }
+            let status: u16 = parts
+                .next()
+                .and_then(|s| s.parse().ok())
+                .filter(|s| (100..1000).contains(s))
+                .ok_or_else(|| bad_data(format!("bad status line: {status_line:?}")))?;
+            self.http10 = version == "HTTP/1.0";
+            self.head = Some(Head { status, close: self.http10, ..Head::default() });
+            return Ok(None);
+        };
+        if self.line.is_empty() {
+            let mut head = self.head.take().expect("checked above");
+            if head.body() == Body::UntilClose {
+                head.close = true;
+            }
+            if (100..200).contains(&head.status) && head.status != 101 {
+                return Ok(None); // an interim response: the real head follows
+            }
+            return Ok(Some(head));
+        }
+        let line = &self.line;
+        let Some(colon) = line.iter().position(|&b| b == b':') else {
+            return Err(bad_data(format!("bad header line: {:?}", String::from_utf8_lossy(line))));
+        };
+        let name = line[..colon].trim_ascii();
+        let value = String::from_utf8_lossy(line[colon + 1..].trim_ascii()).into_owned();
+        if name.eq_ignore_ascii_case(b"content-length") {
+            let n: u64 = value.parse().map_err(|_| bad_data(format!("bad Content-Length {value:?}")))?;
+            if head.content_length.is_some_and(|m| m != n) {
+                return Err(bad_data("conflicting Content-Length headers"));
+            }
+            head.content_length = Some(n);
+        } else if name.eq_ignore_ascii_case(b"transfer-encoding") {
+            head.chunked = value.rsplit(',').next().is_some_and(|last| last.trim().eq_ignore_ascii_case("chunked"));
+        } else if name.eq_ignore_ascii_case(b"content-type") {
+            head.content_type = value.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+        } else if name.eq_ignore_ascii_case(b"mcp-session-id") {
+            head.session_id = Some(value);
+        } else if name.eq_ignore_ascii_case(b"connection") {
+            for token in value.split(',').map(str::trim) {
+                if token.eq_ignore_ascii_case("close") {
+                    head.close = true;
+                } else if token.eq_ignore_ascii_case("keep-alive") && self.http10 {
+                    head.close = false;
+                }
+            }
+        }
+        Ok(None)
+    }
+}
+
+impl Body {
+    /// Decodes the body bytes at the start of `input`, appending the data to
+    /// `out` (`line` holds a partial chunk-size or trailer line between calls).
+    /// Returns the bytes consumed: up to the end of the body (the bytes after
+    /// it belong to the next response) or all of `input`.
+    pub fn decode(&mut self, line: &mut Vec<u8>, input: &[u8], out: &mut Vec<u8>) -> io::Result<usize> {
+        let mut pos = 0;
+        loop {
+            let rest = &input[pos..];
+            match *self {
+                Body::Done => return Ok(pos),
+                Body::Length(0) => *self = Body::Done,
+                Body::UntilClose => {
+                    out.extend_from_slice(rest);
+                    return Ok(input.len());
+                }
+                Body::Length(n) | Body::ChunkData(n) => {
+                    if rest.is_empty() {
+                        return Ok(pos);
+                    }
+                    let take = n.min(rest.len() as u64) as usize;
+                    out.extend_from_slice(&rest[..take]);
+                    pos += take;
+                    let left = n - take as u64;
+                    *self = match *self {
+                        Body::Length(_) if left == 0 => Body::Done,
+                        Body::Length(_) => Body::Length(left),
+                        _ if left == 0 => Body::ChunkEnd,
+                        _ => Body::ChunkData(left),
+                    };
+                }
+                Body::ChunkSize | Body::ChunkEnd | Body::Trailers => {
+                    if rest.is_empty() {
+                        return Ok(pos);
+                    }
+                    let (n, complete) = take_line(line, rest)?;
+                    pos += n;
+                    if !complete {
+                        return Ok(pos);
+                    }
+                    match *self {
+                        Body::ChunkSize => {
+                            let text = String::from_utf8_lossy(line);
+                            let size = text.split(';').next().unwrap_or_default().trim();
+                            let n = u64::from_str_radix(size, 16)
+                                .map_err(|_| bad_data(format!("bad chunk size line {:?}", text.as_ref())))?;
+                            *self = if n == 0 { Body::Trailers } else { Body::ChunkData(n) };
+                        }
+                        Body::ChunkEnd if !line.is_empty() => return Err(bad_data("chunk data longer than its size")),
+                        Body::ChunkEnd => *self = Body::ChunkSize,
+                        _ if line.is_empty() => *self = Body::Done,
+                        _ => {} // a trailer
+                    }
+                    line.clear();
+                }
+            }
+        }
+    }
+
+    /// The connection closed here: fine if the body is complete or runs until
+    /// the end of the connection (then it is [`Body::Done`]).
+    pub fn eof(&mut self) -> io::Result<()> {
+        match *self {
+            Body::Done | Body::UntilClose | Body::Length(0) => {
+                *self = Body::Done;
+                Ok(())
+            }
+            Body::Length(_) | Body::ChunkData(_) => Err(closed("inside a body")),
+            Body::ChunkSize | Body::ChunkEnd | Body::Trailers => Err(closed("in the middle of a line")),
+        }
+    }
+}
+
+/// A buffered HTTP/1.1 connection over any blocking byte stream.
 #[derive(Debug)]
 pub struct Conn<S> {
     stream: S,
@@ -199,155 +397,35 @@ impl<S: Read + Write> Conn<S> {
         }
     }
 
-    /// Reads one line into `self.line`, without its LF and an optional CR.
-    fn read_line(&mut self) -> io::Result<()> {
-        self.line.clear();
-        loop {
-            if !self.fill()? {
-                return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "connection closed in the middle of a line"));
-            }
-            let avail = &self.buf[self.pos..self.end];
-            if let Some(i) = avail.iter().position(|&b| b == b'\n') {
-                self.line.extend_from_slice(&avail[..i]);
-                self.pos += i + 1;
-                if self.line.last() == Some(&b'\r') {
-                    self.line.pop();
-                }
-                return Ok(());
-            }
-            self.line.extend_from_slice(avail);
-            self.pos = self.end;
-            if self.line.len() > MAX_LINE {
-                return Err(bad_data("line too long"));
-            }
-        }
-    }
-
     /// Reads a status line and headers (interim 1xx responses are skipped).
     pub fn read_head(&mut self) -> io::Result<Head> {
+        let mut parser = HeadParser::default();
         loop {
-            let head = self.read_one_head()?;
-            if (100..200).contains(&head.status) && head.status != 101 {
-                continue;
+            let (n, head) = parser.feed(&self.buf[self.pos..self.end])?;
+            self.pos += n;
+            if let Some(head) = head {
+                return Ok(head);
             }
-            return Ok(head);
+            if !self.fill()? {
+                return Err(closed("in the middle of a line"));
+            }
         }
     }
 
-    fn read_one_head(&mut self) -> io::Result<Head> {
-        self.read_line()?;
-        let status_line = String::from_utf8_lossy(&self.line).into_owned();
-        let mut parts = status_line.splitn(3, ' ');
-        let version = parts.next().unwrap_or_default();
-        if !version.starts_with("HTTP/1.") {
-            return Err(bad_data(format!("not an HTTP/1.x status line: {status_line:?}")));
-        }
-        let status: u16 = parts
-            .next()
-            .and_then(|s| s.parse().ok())
-            .filter(|s| (100..1000).contains(s))
-            .ok_or_else(|| bad_data(format!("bad status line: {status_line:?}")))?;
-        let http10 = version == "HTTP/1.0";
-        let mut head = Head { status, close: http10, ..Head::default() };
-        loop {
-            self.read_line()?;
-            if self.line.is_empty() {
-                break;
-            }
-            let Some(colon) = self.line.iter().position(|&b| b == b':') else {
-                return Err(bad_data(format!("bad header line: {:?}", String::from_utf8_lossy(&self.line))));
-            };
-            let name = self.line[..colon].trim_ascii();
-            let value = String::from_utf8_lossy(self.line[colon + 1..].trim_ascii()).into_owned();
-            if name.eq_ignore_ascii_case(b"content-length") {
-                let n: u64 = value.parse().map_err(|_| bad_data(format!("bad Content-Length {value:?}")))?;
-                if head.content_length.is_some_and(|m| m != n) {
-                    return Err(bad_data("conflicting Content-Length headers"));
-                }
-                head.content_length = Some(n);
-            } else if name.eq_ignore_ascii_case(b"transfer-encoding") {
-                head.chunked = value.rsplit(',').next().is_some_and(|last| last.trim().eq_ignore_ascii_case("chunked"));
-            } else if name.eq_ignore_ascii_case(b"content-type") {
-                head.content_type = value.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
-            } else if name.eq_ignore_ascii_case(b"mcp-session-id") {
-                head.session_id = Some(value);
-            } else if name.eq_ignore_ascii_case(b"connection") {
-                for token in value.split(',').map(str::trim) {
-                    if token.eq_ignore_ascii_case("close") {
-                        head.close = true;
-                    } else if token.eq_ignore_ascii_case("keep-alive") && http10 {
-                        head.close = false;
-                    }
-                }
-            }
-        }
-        if head.body() == Body::UntilClose {
-            head.close = true;
-        }
-        Ok(head)
-    }
-
-    /// Appends the next piece of the body to `out` and returns whether the body
-    /// is complete. Each call makes progress; it returns as soon as it has
-    /// appended data, so that a caller parsing a stream sees each event when it
-    /// arrives.
+    /// Appends the next piece of the body to `out` (what one read brought) and
+    /// returns whether the body is complete.
     pub fn read_body(&mut self, state: &mut Body, out: &mut Vec<u8>) -> io::Result<bool> {
-        loop {
-            match *state {
-                Body::Done => return Ok(true),
-                Body::Length(0) => {
-                    *state = Body::Done;
-                    return Ok(true);
-                }
-                Body::Length(n) | Body::ChunkData(n) => {
-                    if !self.fill()? {
-                        return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "connection closed inside a body"));
-                    }
-                    let take = (n as usize).min(self.end - self.pos);
-                    out.extend_from_slice(&self.buf[self.pos..self.pos + take]);
-                    self.pos += take;
-                    let left = n - take as u64;
-                    *state = match *state {
-                        Body::Length(_) if left == 0 => Body::Done,
-                        Body::Length(_) => Body::Length(left),
-                        _ if left == 0 => Body::ChunkEnd,
-                        _ => Body::ChunkData(left),
-                    };
-                    return Ok(*state == Body::Done);
-                }
-                Body::ChunkSize => {
-                    self.read_line()?;
-                    let line = String::from_utf8_lossy(&self.line);
-                    let size = line.split(';').next().unwrap_or_default().trim();
-                    let n = u64::from_str_radix(size, 16)
-                        .map_err(|_| bad_data(format!("bad chunk size line {:?}", line.as_ref())))?;
-                    *state = if n == 0 { Body::Trailers } else { Body::ChunkData(n) };
-                }
-                Body::ChunkEnd => {
-                    self.read_line()?;
-                    if !self.line.is_empty() {
-                        return Err(bad_data("chunk data longer than its size"));
-                    }
-                    *state = Body::ChunkSize;
-                }
-                Body::Trailers => {
-                    self.read_line()?;
-                    if self.line.is_empty() {
-                        *state = Body::Done;
-                        return Ok(true);
-                    }
-                }
-                Body::UntilClose => {
-                    if !self.fill()? {
-                        *state = Body::Done;
-                        return Ok(true);
-                    }
-                    out.extend_from_slice(&self.buf[self.pos..self.end]);
-                    self.pos = self.end;
-                    return Ok(false);
-                }
-            }
+        if matches!(*state, Body::Done | Body::Length(0)) {
+            *state = Body::Done;
+            return Ok(true);
         }
+        if !self.fill()? {
+            state.eof()?;
+            return Ok(true);
+        }
+        let n = state.decode(&mut self.line, &self.buf[self.pos..self.end], out)?;
+        self.pos += n;
+        Ok(*state == Body::Done)
     }
 
     /// Reads the rest of a body, appending it to `out` (which must stay under
@@ -501,11 +579,211 @@ impl std::fmt::Display for Failure {
     }
 }
 
-/// Reusable buffers of [`exchange`].
-#[derive(Debug, Default)]
-pub struct Scratch {
+/// What [`ResponseParser::feed`] found.
+#[derive(Debug)]
+pub enum Progress {
+    /// All the bytes were consumed; the answer is not complete yet.
+    NeedMore,
+    /// The answer is complete (or broken): the outcome of the exchange.
+    Done(Result<Answer, Failure>),
+}
+
+/// What the body of the answer is read for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// Answer to a notification: drained, then the status is checked.
+    Accepted,
+    /// Not a 200 with a JSON or SSE body: drained and quoted.
+    Error,
+    /// A JSON body: the response.
+    Json,
+    /// An SSE stream: events until the response with this id, then drained.
+    Sse(u64),
+}
+
+/// The answer to one request, parsed incrementally from any pieces of bytes
+/// (sans I/O: [`exchange`] drives it over a blocking [`Conn`],
+/// `async_http::AsyncConn` over a tokio socket). A JSON body is complete at
+/// its end; with SSE the events are parsed as they arrive until the JSON-RPC
+/// response with the request's id (its arrival time is what a latency is
+/// measured to), then the rest of the stream is drained so the connection can
+/// carry the next request. Reusable: [`ResponseParser::start`] before each
+/// request.
+#[derive(Debug)]
+pub struct ResponseParser {
+    expect: Expect,
+    head_parser: HeadParser,
+    /// The head, once parsed, and what its body is read for.
+    head: Option<(Head, Kind)>,
+    body: Body,
+    line: Vec<u8>,
+    /// The body (JSON, error text) or the latest piece of an SSE stream.
     chunk: Vec<u8>,
     sse: SseParser,
+    /// SSE: when the response event was parsed, and its data.
+    found: Option<(Instant, Vec<u8>)>,
+    skipped: u64,
+    problem: Option<String>,
+    /// Bytes consumed since [`ResponseParser::start`].
+    fed: u64,
+}
+
+impl Default for ResponseParser {
+    fn default() -> Self {
+        ResponseParser {
+            expect: Expect::Accepted,
+            head_parser: HeadParser::default(),
+            head: None,
+            body: Body::Done,
+            line: Vec::new(),
+            chunk: Vec::new(),
+            sse: SseParser::default(),
+            found: None,
+            skipped: 0,
+            problem: None,
+            fed: 0,
+        }
+    }
+}
+
+/// The former name of [`ResponseParser`] (the reusable buffers of [`exchange`]).
+pub type Scratch = ResponseParser;
+
+impl ResponseParser {
+    /// Gets ready for the answer to a new request.
+    pub fn start(&mut self, expect: Expect) {
+        self.expect = expect;
+        self.head_parser.reset();
+        self.head = None;
+        self.body = Body::Done;
+        self.line.clear();
+        self.chunk.clear();
+        self.sse.reset();
+        self.found = None;
+        self.skipped = 0;
+        self.problem = None;
+        self.fed = 0;
+    }
+
+    /// An I/O error of the connection as a failure of this exchange (retryable
+    /// when not a byte of the answer had arrived).
+    pub fn io_failure(&self, err: io::Error) -> Failure {
+        Failure::Io { err, nothing_received: self.fed == 0 }
+    }
+
+    /// Parses bytes of `input`. Returns the bytes consumed (all of them
+    /// unless the answer is complete: bytes after it are not consumed) and
+    /// whether the exchange is over.
+    pub fn feed(&mut self, input: &[u8]) -> (usize, Progress) {
+        let (n, progress) = match self.feed_inner(input) {
+            Ok(r) => r,
+            Err(e) => (input.len(), Some(Err(self.io_failure(e)))),
+        };
+        self.fed += n as u64;
+        (n, progress.map_or(Progress::NeedMore, Progress::Done))
+    }
+
+    /// The connection was closed by the server: the outcome of the exchange.
+    pub fn eof(&mut self) -> Result<Answer, Failure> {
+        if self.head.is_none() {
+            return Err(self.io_failure(closed("in the middle of a line")));
+        }
+        if let Err(e) = self.body.eof() {
+            return Err(self.io_failure(e));
+        }
+        self.finish()
+    }
+
+    fn feed_inner(&mut self, input: &[u8]) -> io::Result<(usize, Option<Result<Answer, Failure>>)> {
+        let mut pos = 0;
+        if self.head.is_none() {
+            let (n, head) = self.head_parser.feed(input)?;
+            pos = n;
+            let Some(head) = head else { return Ok((pos, None)) };
+            let kind = match self.expect {
+                Expect::Accepted => Kind::Accepted,
+                Expect::Response(_) if head.status != 200 => Kind::Error,
+                Expect::Response(id) if head.is_sse() => Kind::Sse(id),
+                Expect::Response(_) if head.content_type == "application/json" => Kind::Json,
+                Expect::Response(_) => Kind::Error,
+            };
+            self.body = head.body();
+            self.head = Some((head, kind));
+        }
+        let kind = self.head.as_ref().map(|h| h.1).expect("parsed above");
+        if let Kind::Sse(want_id) = kind {
+            self.chunk.clear();
+            pos += self.body.decode(&mut self.line, &input[pos..], &mut self.chunk)?;
+            let (found, skipped, problem) = (&mut self.found, &mut self.skipped, &mut self.problem);
+            let mut on_event = |data: &[u8]| on_sse_event(data, want_id, found, skipped, problem);
+            self.sse.feed(&self.chunk, &mut on_event)?;
+            if self.body != Body::Done {
+                return Ok((pos, None));
+            }
+            self.sse.finish(&mut on_event);
+        } else {
+            pos += self.body.decode(&mut self.line, &input[pos..], &mut self.chunk)?;
+            if self.chunk.len() > MAX_BODY {
+                return Err(bad_data("body too large"));
+            }
+            if self.body != Body::Done {
+                return Ok((pos, None));
+            }
+        }
+        Ok((pos, Some(self.finish())))
+    }
+
+    /// The body is complete: the outcome.
+    fn finish(&mut self) -> Result<Answer, Failure> {
+        let (head, kind) = self.head.take().expect("a head before the end of its body");
+        let buf = &mut self.chunk;
+        match kind {
+            Kind::Accepted if (200..300).contains(&head.status) => {
+                Ok(Answer { head, at: Instant::now(), message: Vec::new(), skipped: 0 })
+            }
+            Kind::Accepted => Err(Failure::Bad(format!("HTTP {} to a notification: {}", head.status, shorten(buf)))),
+            Kind::Error => Err(Failure::Bad(format!(
+                "HTTP {} ({}): {}",
+                head.status,
+                if head.content_type.is_empty() { "no content type" } else { &head.content_type },
+                shorten(buf)
+            ))),
+            Kind::Json => Ok(Answer { head, at: Instant::now(), message: std::mem::take(buf), skipped: 0 }),
+            Kind::Sse(want_id) => {
+                if let Some(p) = self.problem.take() {
+                    return Err(Failure::Bad(p));
+                }
+                match self.found.take() {
+                    Some((at, message)) => Ok(Answer { head, at, message, skipped: self.skipped }),
+                    None => Err(Failure::Bad(format!(
+                        "the SSE stream ended without the response to id {want_id} ({} other message(s))",
+                        self.skipped
+                    ))),
+                }
+            }
+        }
+    }
+}
+
+/// One SSE event of the answer to request `want_id`.
+fn on_sse_event(
+    data: &[u8],
+    want_id: u64,
+    found: &mut Option<(Instant, Vec<u8>)>,
+    skipped: &mut u64,
+    problem: &mut Option<String>,
+) {
+    if found.is_some() || problem.is_some() {
+        return;
+    }
+    match classify(data, false) {
+        Reply::Message => *skipped += 1,
+        Reply::Ok(id) | Reply::Bad(Some(id), _) if id == want_id => *found = Some((Instant::now(), data.to_vec())),
+        Reply::Ok(id) | Reply::Bad(Some(id), _) => {
+            *problem = Some(format!("SSE event answers id {id}, expected {want_id}: {}", shorten(data)))
+        }
+        Reply::Bad(None, msg) => *problem = Some(format!("bad SSE event: {msg}")),
+    }
 }
 
 fn shorten(bytes: &[u8]) -> String {
@@ -521,82 +799,30 @@ fn shorten(bytes: &[u8]) -> String {
     format!("{}...", &s[..end])
 }
 
-/// Sends one complete request (head and body) and reads its answer.
+/// Sends one complete request (head and body) over a blocking connection and
+/// reads its answer with `parser`.
 pub fn exchange<S: Read + Write>(
     conn: &mut Conn<S>,
     request: &[u8],
     expect: Expect,
-    scratch: &mut Scratch,
+    parser: &mut ResponseParser,
 ) -> Result<Answer, Failure> {
+    parser.start(expect);
     conn.reset_received();
-    let io_fail = |conn: &Conn<S>, err: io::Error| Failure::Io { err, nothing_received: conn.received() == 0 };
-    conn.write_all(request).map_err(|e| io_fail(conn, e))?;
-    let head = conn.read_head().map_err(|e| io_fail(conn, e))?;
-    let mut body = head.body();
-    let buf = &mut scratch.chunk;
-    buf.clear();
-
-    let want_id = match expect {
-        Expect::Accepted => {
-            conn.read_to_end(&mut body, buf).map_err(|e| io_fail(conn, e))?;
-            if !(200..300).contains(&head.status) {
-                return Err(Failure::Bad(format!("HTTP {} to a notification: {}", head.status, shorten(buf))));
-            }
-            return Ok(Answer { head, at: Instant::now(), message: Vec::new(), skipped: 0 });
-        }
-        Expect::Response(id) => id,
-    };
-    if head.status != 200 || !(head.is_sse() || head.content_type == "application/json") {
-        conn.read_to_end(&mut body, buf).map_err(|e| io_fail(conn, e))?;
-        return Err(Failure::Bad(format!(
-            "HTTP {} ({}): {}",
-            head.status,
-            if head.content_type.is_empty() { "no content type" } else { &head.content_type },
-            shorten(buf)
-        )));
-    }
-    if !head.is_sse() {
-        conn.read_to_end(&mut body, buf).map_err(|e| io_fail(conn, e))?;
-        let at = Instant::now();
-        return Ok(Answer { head, at, message: std::mem::take(buf), skipped: 0 });
-    }
-
-    // SSE: events until the response with our id, then drain the stream.
-    let sse = &mut scratch.sse;
-    sse.reset();
-    let mut found: Option<(Instant, Vec<u8>)> = None;
-    let mut skipped = 0u64;
-    let mut problem: Option<String> = None;
-    let mut on_event = |data: &[u8]| {
-        if found.is_some() || problem.is_some() {
-            return;
-        }
-        match classify(data, false) {
-            Reply::Message => skipped += 1,
-            Reply::Ok(id) | Reply::Bad(Some(id), _) if id == want_id => found = Some((Instant::now(), data.to_vec())),
-            Reply::Ok(id) | Reply::Bad(Some(id), _) => {
-                problem = Some(format!("SSE event answers id {id}, expected {want_id}: {}", shorten(data)))
-            }
-            Reply::Bad(None, msg) => problem = Some(format!("bad SSE event: {msg}")),
-        }
-    };
+    conn.write_all(request).map_err(|e| parser.io_failure(e))?;
     loop {
-        buf.clear();
-        let done = conn.read_body(&mut body, buf).map_err(|e| io_fail(conn, e))?;
-        sse.feed(buf, &mut on_event).map_err(|e| io_fail(conn, e))?;
-        if done {
-            sse.finish(&mut on_event);
-            break;
+        if conn.pos < conn.end {
+            let (n, progress) = parser.feed(&conn.buf[conn.pos..conn.end]);
+            conn.pos += n;
+            if let Progress::Done(outcome) = progress {
+                return outcome;
+            }
         }
-    }
-    if let Some(p) = problem {
-        return Err(Failure::Bad(p));
-    }
-    match found {
-        Some((at, message)) => Ok(Answer { head, at, message, skipped }),
-        None => Err(Failure::Bad(format!(
-            "the SSE stream ended without the response to id {want_id} ({skipped} other message(s))"
-        ))),
+        match conn.fill() {
+            Ok(true) => {}
+            Ok(false) => return parser.eof(),
+            Err(e) => return Err(parser.io_failure(e)),
+        }
     }
 }
 
@@ -908,6 +1134,140 @@ mod tests {
             .0,
             Err(Failure::Bad(_))
         ));
+    }
+
+    /// The outcome of an exchange, comparable.
+    fn outcome(r: Result<Answer, Failure>) -> String {
+        match r {
+            Ok(a) => format!(
+                "ok {} close={} sid={:?} skipped={} {}",
+                a.head.status,
+                a.head.close,
+                a.head.session_id,
+                a.skipped,
+                String::from_utf8_lossy(&a.message)
+            ),
+            Err(f) => format!("err {f}"),
+        }
+    }
+
+    /// Feeds `input` cut at `cuts` to a fresh parser; the outcome and the bytes
+    /// consumed (the end of the stream after the last piece).
+    fn parse_pieces(input: &[u8], cuts: &[usize], expect: Expect) -> (String, usize) {
+        let mut p = ResponseParser::default();
+        p.start(expect);
+        let mut consumed = 0;
+        let mut start = 0;
+        for &end in cuts.iter().chain([input.len()].iter()) {
+            let piece = &input[start..end];
+            start = end;
+            let (n, progress) = p.feed(piece);
+            consumed += n;
+            if let Progress::Done(r) = progress {
+                return (outcome(r), consumed);
+            }
+            assert_eq!(n, piece.len(), "a parser that needs more consumes everything");
+        }
+        (outcome(p.eof()), consumed)
+    }
+
+    fn chunked(head: &str, body: &str, size: usize) -> Vec<u8> {
+        let mut out = head.as_bytes().to_vec();
+        for part in body.as_bytes().chunks(size) {
+            out.extend_from_slice(format!("{:x}\r\n", part.len()).as_bytes());
+            out.extend_from_slice(part);
+            out.extend_from_slice(b"\r\n");
+        }
+        out.extend_from_slice(b"0\r\n\r\n");
+        out
+    }
+
+    #[test]
+    fn response_parser_split_everywhere() {
+        let json = r#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"hello"}]}}"#;
+        let sse_events = concat!(
+            "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n",
+            "id: 3\r\nevent: message\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"hello\"}]}}\r\n\r\n",
+        );
+        let sse_head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nMcp-Session-Id: s-1\r\nTransfer-Encoding: chunked\r\n\r\n";
+        let cases: Vec<(Vec<u8>, Expect, &str)> = vec![
+            (
+                format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{json}HTTP/1.1",
+                    json.len()
+                )
+                .into_bytes(),
+                Expect::Response(7),
+                "ok 200 close=false",
+            ),
+            (
+                format!("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\r\n{json}")
+                    .into_bytes(),
+                Expect::Response(7),
+                "ok 200 close=true",
+            ),
+            (
+                chunked(
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n",
+                    json,
+                    9,
+                ),
+                Expect::Response(7),
+                "ok 200",
+            ),
+            (chunked(sse_head, sse_events, 40), Expect::Response(7), "ok 200 close=false sid=Some(\"s-1\") skipped=1"),
+            (
+                chunked(sse_head, sse_events, 1000),
+                Expect::Response(7),
+                "ok 200 close=false sid=Some(\"s-1\") skipped=1",
+            ),
+            (
+                chunked(sse_head, "data: {\"jsonrpc\":\"2.0\",\"method\":\"x\"}\n\n", 7),
+                Expect::Response(7),
+                "err the SSE stream ended",
+            ),
+            (b"HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\nHTTP".to_vec(), Expect::Accepted, "ok 202"),
+            (
+                b"HTTP/1.1 400 Bad\r\ncontent-length: 3\r\n\r\nbad".to_vec(),
+                Expect::Accepted,
+                "err HTTP 400 to a notification: bad",
+            ),
+            (
+                b"HTTP/1.1 404 Not Found\r\ncontent-length: 4\r\n\r\nnope".to_vec(),
+                Expect::Response(1),
+                "err HTTP 404 (no content type): nope",
+            ),
+            (
+                b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 9\r\n\r\n{}".to_vec(),
+                Expect::Response(1),
+                "err I/O error: connection closed inside a body",
+            ),
+        ];
+        for (input, expect, want) in cases {
+            let whole = parse_pieces(&input, &[], expect);
+            assert!(whole.0.starts_with(want), "{:?}: {}", String::from_utf8_lossy(&input), whole.0);
+            if whole.0.starts_with("ok") && expect != Expect::Accepted {
+                assert!(whole.0.ends_with(json), "{}", whole.0);
+            }
+            for cut in 0..=input.len() {
+                assert_eq!(parse_pieces(&input, &[cut], expect), whole, "cut at {cut}");
+            }
+            let bytes: Vec<usize> = (1..input.len()).collect();
+            assert_eq!(parse_pieces(&input, &bytes, expect), whole, "byte by byte");
+        }
+        // A parser is reusable, and a complete answer leaves the next one's bytes.
+        let mut p = ResponseParser::default();
+        let two =
+            b"HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\nHTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n";
+        p.start(Expect::Accepted);
+        let (n, progress) = p.feed(two);
+        assert!(matches!(progress, Progress::Done(Ok(_))));
+        assert_eq!(n, two.len() / 2);
+        p.start(Expect::Accepted);
+        assert!(matches!(p.feed(&two[n..]), (m, Progress::Done(Ok(_))) if m == n));
+        // Nothing at all: retryable.
+        p.start(Expect::Response(1));
+        assert!(matches!(p.eof(), Err(Failure::Io { nothing_received: true, .. })));
     }
 
     #[test]
