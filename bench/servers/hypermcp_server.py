@@ -1,0 +1,70 @@
+"""The hypermcp (Python) benchmark server: the contract of ``bench/servers/README.md`` (an
+``echo`` tool, the catalogue ``tool_01`` ... ``tool_49``, the 1 MiB resource ``bench://blob``),
+written the way a user of the package writes a server.
+
+    python bench/servers/hypermcp_server.py                               # stdio
+    python bench/servers/hypermcp_server.py --http PORT                   # Streamable HTTP, sessions
+    python bench/servers/hypermcp_server.py --http PORT --stateless-json  # stateless, JSON answers
+
+HTTP serves ``http://127.0.0.1:PORT/mcp`` until SIGINT or SIGTERM.
+"""
+
+import sys
+
+from hypermcp import Server
+
+server = Server("hypermcp-bench", version="1.0.0")
+
+
+@server.tool(description="Echo the text back")
+async def echo(text: str) -> str:
+    """Echo the text back.
+
+    Args:
+        text: Text to echo back
+    """
+    return text
+
+
+def catalogue_tool(n: int) -> None:
+    name = f"tool_{n:02d}"
+
+    async def forecast(city: str, days: int = 1) -> str:
+        """The forecast for a city over a number of days.
+
+        Args:
+            city: City name
+            days: Days ahead, 1 to 7
+        """
+        return f"{name}: {city} {days}"
+
+    server.add_tool(
+        forecast, name=name, description=f"Catalogue tool {n:02d}: the forecast for a city over a number of days"
+    )
+
+
+for n in range(1, 50):
+    catalogue_tool(n)
+
+# Built once at start, not per read.
+BLOB = "0123456789abcdef" * 65_536
+
+
+@server.resource("bench://blob", name="blob", mime_type="text/plain")
+async def blob() -> str:
+    return BLOB
+
+
+def main(argv: list[str]) -> None:
+    # No argparse: the start-up time of this server is benchmarked.
+    if not argv:
+        server.run()
+    elif argv[0] == "--http" and len(argv) in (2, 3) and argv[1].isdigit() and argv[2:] in ([], ["--stateless-json"]):
+        stateless_json = argv[2:] == ["--stateless-json"]
+        server.run("http", port=int(argv[1]), stateless=stateless_json, json_response=stateless_json)
+    else:
+        sys.exit("usage: hypermcp_server.py [--http PORT [--stateless-json]]")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
