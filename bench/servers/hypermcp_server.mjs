@@ -1,0 +1,65 @@
+// The hypermcp (Node) benchmark server: the contract of bench/servers/README.md (an `echo`
+// tool, the catalogue tool_01 … tool_49, the 1 MiB resource bench://blob), written the way a
+// user of the package writes a server.
+//
+//   node bench/servers/hypermcp_server.mjs                               # stdio
+//   node bench/servers/hypermcp_server.mjs --http PORT                   # Streamable HTTP, sessions
+//   node bench/servers/hypermcp_server.mjs --http PORT --stateless-json  # stateless, JSON answers
+//
+// HTTP serves http://127.0.0.1:PORT/mcp until SIGINT or SIGTERM.
+import { Server } from 'hypermcp';
+
+const server = new Server({ name: 'hypermcp-bench', version: '1.0.0' });
+
+server.tool(
+  'echo',
+  {
+    description: 'Echo the text back',
+    inputSchema: {
+      type: 'object',
+      properties: { text: { type: 'string', description: 'Text to echo back' } },
+      required: ['text'],
+    },
+  },
+  async ({ text }) => text,
+);
+
+const forecastSchema = {
+  type: 'object',
+  properties: {
+    city: { type: 'string', description: 'City name' },
+    days: { type: 'integer', description: 'Days ahead, 1 to 7' },
+  },
+  required: ['city'],
+};
+for (let n = 1; n <= 49; n++) {
+  const name = `tool_${String(n).padStart(2, '0')}`;
+  server.tool(
+    name,
+    {
+      description: `Catalogue tool ${String(n).padStart(2, '0')}: the forecast for a city over a number of days`,
+      inputSchema: forecastSchema,
+    },
+    async ({ city, days = 1 }) => `${name}: ${city} ${days}`,
+  );
+}
+
+// Built once at start, not per read.
+const blob = '0123456789abcdef'.repeat(65_536);
+server.resource('bench://blob', { name: 'blob', mimeType: 'text/plain' }, async () => blob);
+
+// No parseArgs: the start-up time of this server is benchmarked.
+const argv = process.argv.slice(2);
+if (argv.length === 0) {
+  await server.run();
+} else if (
+  argv[0] === '--http' &&
+  /^\d+$/.test(argv[1] ?? '') &&
+  (argv.length === 2 || (argv.length === 3 && argv[2] === '--stateless-json'))
+) {
+  const statelessJson = argv[2] === '--stateless-json';
+  await server.run({ transport: 'http', port: Number(argv[1]), stateless: statelessJson, jsonResponse: statelessJson });
+} else {
+  console.error('usage: hypermcp_server.mjs [--http PORT [--stateless-json]]');
+  process.exitCode = 2;
+}
