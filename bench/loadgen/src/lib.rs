@@ -6,7 +6,9 @@
 //! - [`stats`]: percentiles, medians and report lines.
 //! - [`http`]: a minimal HTTP/1.1 keep-alive client (Content-Length, chunked and
 //!   `text/event-stream` bodies) for `httpload`.
+//! - [`async_http`]: the same client over tokio, for `httpload`'s event-driven engine.
 
+pub mod async_http;
 pub mod check;
 pub mod http;
 pub mod request;

@@ -1,7 +1,12 @@
 //! `httpload`: a load generator for MCP servers over Streamable HTTP.
 //!
-//! Plain HTTP/1.1 keep-alive over `std::net::TcpStream`, one thread per
-//! connection, each doing one request at a time: per connection an MCP
+//! Plain HTTP/1.1 keep-alive, each connection doing one request at a time. By
+//! default the connections are tasks of current_thread tokio runtimes on
+//! `--threads` worker threads (event-driven: a thread serves many sockets per
+//! `epoll_wait`, which keeps httpload's own CPU per request low);
+//! `--blocking` runs the former engine instead, one thread per connection over
+//! `std::net::TcpStream`. Both parse the answers with the same
+//! `http::ResponseParser`. Per connection an MCP
 //! handshake (`initialize`, then `notifications/initialized`; the session id is
 //! used if the server hands one out), warm-up calls, then measured
 //! `tools/call` requests of `echo`, every answer checked. Answers may be JSON
@@ -10,14 +15,17 @@
 //!
 //! Run `httpload --help` for the options.
 
-use hypermcp_loadgen::http::{check_echo, exchange, Answer, Conn, Expect, Failure, Scratch, Url, PROTOCOL_VERSION};
+use hypermcp_loadgen::async_http::AsyncConn;
+use hypermcp_loadgen::http::{
+    check_echo, exchange, Answer, Conn, Expect, Failure, ResponseParser, Url, PROTOCOL_VERSION,
+};
 use hypermcp_loadgen::request::{Requests, INITIALIZE, INITIALIZED};
 use hypermcp_loadgen::stats::{median_summary, percentile_us, Summary};
 
 use std::net::{TcpStream, ToSocketAddrs};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Barrier;
+use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -28,7 +36,10 @@ USAGE:
     httpload --url http://127.0.0.1:PORT/mcp [OPTIONS]
     httpload --url URL --sessions N --idle-only [--connections C]
 
-Opens --connections keep-alive connections, one thread each. On each, unless
+Opens --connections keep-alive connections: tasks spread over --threads worker
+threads, each an event loop (tokio current_thread runtime), or with --blocking
+one thread per connection (blocking I/O; the former engine, for comparison;
+it costs several times more client CPU per request). On each, unless
 --stateless: POST initialize, then notifications/initialized (with the
 Mcp-Session-Id the server returned, if any; every later request carries it and
 MCP-Protocol-Version). Then warm-up calls, then measured `tools/call` requests
@@ -41,7 +52,11 @@ isError, the echoed text. Failures are counted, the first few printed.
 
 OPTIONS:
     --url URL          the MCP endpoint (http:// only)                  [required]
-    --connections N    concurrent connections (threads)                 [default: 1]
+    --connections N    concurrent connections                           [default: 1]
+    --threads T        worker threads of the event-driven engine (the
+                       connections are spread over them; at most N)     [default: 1]
+    --blocking         one thread per connection, blocking I/O (the
+                       former engine) instead of the event-driven one
     --calls N          measured calls per run, over all connections     [default: 20000]
     --duration SECS    also stop a run after SECS seconds (decimals ok)  [default: none]
     --warmup N         unmeasured calls per run before measuring, over
@@ -55,7 +70,7 @@ OPTIONS:
     --idle-only        see --sessions
     --text STR         value of the `text` argument                     [default: hello]
     --tool NAME        tool to call                                     [default: echo]
-    --timeout SECS     socket read/write timeout                        [default: 10]
+    --timeout SECS     connect, socket read and write timeout           [default: 10]
     --json             one JSON object per run on stdout (plus the median
                        when --runs > 1); the last line is the result to use
     -h, --help         print this help
@@ -66,7 +81,7 @@ per second of the measured phase), \"p50_us\", \"p99_us\", \"max_us\", \"init_ms
 (median connect + initialize round trip), \"failures\", \"ok\" (successful measured
 calls), \"requests\" (HTTP requests answered: handshakes, warm-up and measured calls;
 on the median line, the total over all runs), \"client_cpu_us\" (httpload's own CPU
-time per request, Linux only)}.
+time per request, all threads, Linux only)}.
 Sessions mode: {\"mode\":\"sessions\", \"sessions\", \"opened\", \"with_session_id\",
 \"failures\", \"secs\", \"sessions_per_s\"}.
 
@@ -82,6 +97,8 @@ const KEEP_MESSAGES: usize = 5;
 struct Config {
     url: Url,
     connections: u64,
+    threads: usize,
+    blocking: bool,
     calls: u64,
     duration: Option<Duration>,
     warmup: u64,
@@ -109,6 +126,8 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
     let mut cfg = Config {
         url: Url { host: String::new(), port: 0, path: String::new() },
         connections: 1,
+        threads: 1,
+        blocking: false,
         calls: 20_000,
         duration: None,
         warmup: 1_000,
@@ -137,6 +156,7 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
             "-h" | "--help" => return Ok(Parsed::Help),
             "--url" => url = Some(Url::parse(&value(&flag)?)?),
             "--connections" => cfg.connections = number(&flag, &value(&flag)?)?,
+            "--threads" => cfg.threads = number(&flag, &value(&flag)?)?,
             "--calls" => cfg.calls = number(&flag, &value(&flag)?)?,
             "--duration" => {
                 let v = value(&flag)?;
@@ -152,18 +172,22 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
             "--text" => cfg.text = value(&flag)?,
             "--tool" => cfg.tool = value(&flag)?,
             "--timeout" => cfg.timeout = Duration::from_secs(number(&flag, &value(&flag)?)?),
-            "--stateless" | "--idle-only" | "--json" if inline.is_some() => {
+            "--stateless" | "--idle-only" | "--json" | "--blocking" if inline.is_some() => {
                 return Err(format!("{flag} takes no value"));
             }
             "--stateless" => cfg.stateless = true,
             "--idle-only" => cfg.idle_only = true,
             "--json" => cfg.json = true,
+            "--blocking" => cfg.blocking = true,
             _ => return Err(format!("unknown option {arg:?} (see --help)")),
         }
     }
     cfg.url = url.ok_or("--url is required (see --help)")?;
     if cfg.connections == 0 {
         return Err("--connections must be at least 1".into());
+    }
+    if cfg.threads == 0 {
+        return Err("--threads must be at least 1".into());
     }
     if cfg.runs == 0 {
         return Err("--runs must be at least 1".into());
@@ -180,41 +204,23 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
     Ok(Parsed::Run(Box::new(cfg)))
 }
 
-/// One connection's client: the connection (reopened when the server closes
-/// it), the session, and the request buffers.
-struct Client<'c> {
-    cfg: &'c Config,
-    conn: Option<Conn<TcpStream>>,
-    /// Requests already answered on `conn`.
-    used: u64,
-    /// Requests answered in all (any status), for the server CPU per request.
-    answered: u64,
-    /// Request head up to (not including) Content-Length.
+/// The request being sent: the head for the session (up to, not including,
+/// Content-Length), the body, and both joined.
+struct Request {
     head: Vec<u8>,
-    req: Vec<u8>,
     body: Vec<u8>,
-    scratch: Scratch,
+    bytes: Vec<u8>,
 }
 
-impl<'c> Client<'c> {
-    fn new(cfg: &'c Config) -> Self {
-        let mut c = Client {
-            cfg,
-            conn: None,
-            used: 0,
-            answered: 0,
-            head: Vec::new(),
-            req: Vec::new(),
-            body: Vec::new(),
-            scratch: Scratch::default(),
-        };
-        c.set_session(None, cfg.stateless);
-        c
+impl Request {
+    fn new(cfg: &Config) -> Self {
+        let mut r = Request { head: Vec::new(), body: Vec::new(), bytes: Vec::new() };
+        r.set_session(&cfg.url, None, cfg.stateless);
+        r
     }
 
     /// Rebuilds the request head for this session (and protocol version).
-    fn set_session(&mut self, session: Option<&str>, initialized: bool) {
-        let u = &self.cfg.url;
+    fn set_session(&mut self, u: &Url, session: Option<&str>, initialized: bool) {
         self.head.clear();
         self.head.extend_from_slice(
             format!(
@@ -230,6 +236,41 @@ impl<'c> Client<'c> {
         if initialized {
             self.head.extend_from_slice(format!("MCP-Protocol-Version: {PROTOCOL_VERSION}\r\n").as_bytes());
         }
+    }
+
+    /// The request for `self.body`.
+    fn build(&mut self) {
+        self.bytes.clear();
+        self.bytes.extend_from_slice(&self.head);
+        self.bytes.extend_from_slice(format!("Content-Length: {}\r\n\r\n", self.body.len()).as_bytes());
+        self.bytes.extend_from_slice(&self.body);
+    }
+}
+
+/// The session id handed out by the answer to `initialize`, if any.
+fn check_initialize(a: &Answer) -> Result<Option<String>, String> {
+    match hypermcp_loadgen::check::classify(&a.message, false) {
+        hypermcp_loadgen::check::Reply::Ok(0) => Ok(a.head.session_id.clone()),
+        other => Err(format!("initialize: unexpected answer {other:?}")),
+    }
+}
+
+/// One connection's client for the blocking engine: the connection (reopened
+/// when the server closes it), the session, and the request buffers.
+struct Client<'c> {
+    cfg: &'c Config,
+    conn: Option<Conn<TcpStream>>,
+    /// Requests already answered on `conn`.
+    used: u64,
+    /// Requests answered in all (any status).
+    answered: u64,
+    rq: Request,
+    parser: ResponseParser,
+}
+
+impl<'c> Client<'c> {
+    fn new(cfg: &'c Config) -> Self {
+        Client { cfg, conn: None, used: 0, answered: 0, rq: Request::new(cfg), parser: ResponseParser::default() }
     }
 
     fn connect(&self) -> Result<Conn<TcpStream>, Failure> {
@@ -253,36 +294,28 @@ impl<'c> Client<'c> {
         )))
     }
 
-    /// POSTs `self.body` and reads the answer. A request on a reused
+    /// POSTs `self.rq.body` and reads the answer. A request on a reused
     /// connection that the server closed before answering anything is retried
     /// once on a new connection.
     fn post(&mut self, expect: Expect) -> Result<Answer, Failure> {
-        self.req.clear();
-        self.req.extend_from_slice(&self.head);
-        self.req.extend_from_slice(format!("Content-Length: {}\r\n\r\n", self.body.len()).as_bytes());
-        self.req.extend_from_slice(&self.body);
+        self.rq.build();
         for attempt in 0..2 {
             if self.conn.is_none() {
                 self.conn = Some(self.connect()?);
                 self.used = 0;
             }
             let conn = self.conn.as_mut().expect("connected above");
-            match exchange(conn, &self.req, expect, &mut self.scratch) {
-                Ok(a) => {
+            let outcome = exchange(conn, &self.rq.bytes, expect, &mut self.parser);
+            match after_exchange(outcome, attempt, self.used, &mut self.answered) {
+                After::Answered(a) => {
                     self.used += 1;
-                    self.answered += 1;
                     if a.head.close {
                         self.conn = None;
                     }
                     return Ok(a);
                 }
-                Err(Failure::Io { nothing_received: true, .. }) if attempt == 0 && self.used > 0 => {
-                    self.conn = None;
-                }
-                Err(f) => {
-                    if matches!(f, Failure::Bad(_)) {
-                        self.answered += 1;
-                    }
+                After::Retry => self.conn = None,
+                After::Failed(f) => {
                     self.conn = None;
                     return Err(f);
                 }
@@ -294,24 +327,107 @@ impl<'c> Client<'c> {
     /// initialize + notifications/initialized; returns whether the server
     /// handed out a session id.
     fn handshake(&mut self) -> Result<bool, String> {
-        self.set_session(None, false);
-        self.body.clear();
-        self.body.extend_from_slice(INITIALIZE.trim_ascii_end());
+        self.rq.set_session(&self.cfg.url, None, false);
+        self.rq.body.clear();
+        self.rq.body.extend_from_slice(INITIALIZE.trim_ascii_end());
         let a = self.post(Expect::Response(0)).map_err(|f| format!("initialize: {f}"))?;
-        match hypermcp_loadgen::check::classify(&a.message, false) {
-            hypermcp_loadgen::check::Reply::Ok(0) => {}
-            other => return Err(format!("initialize: unexpected answer {other:?}")),
-        }
-        let sid = a.head.session_id.clone();
-        self.set_session(sid.as_deref(), true);
-        self.body.clear();
-        self.body.extend_from_slice(INITIALIZED.trim_ascii_end());
+        let sid = check_initialize(&a)?;
+        self.rq.set_session(&self.cfg.url, sid.as_deref(), true);
+        self.rq.body.clear();
+        self.rq.body.extend_from_slice(INITIALIZED.trim_ascii_end());
         self.post(Expect::Accepted).map_err(|f| format!("notifications/initialized: {f}"))?;
         Ok(sid.is_some())
     }
 }
 
-/// What one connection's thread brings back.
+/// What to do after an exchange.
+enum After {
+    Answered(Answer),
+    /// The server closed the reused connection before answering anything: the
+    /// request goes again on a new connection.
+    Retry,
+    /// The connection is dropped.
+    Failed(Failure),
+}
+
+fn after_exchange(outcome: Result<Answer, Failure>, attempt: u32, used: u64, answered: &mut u64) -> After {
+    match outcome {
+        Ok(a) => {
+            *answered += 1;
+            After::Answered(a)
+        }
+        Err(Failure::Io { nothing_received: true, .. }) if attempt == 0 && used > 0 => After::Retry,
+        Err(f) => {
+            if matches!(f, Failure::Bad(_)) {
+                *answered += 1;
+            }
+            After::Failed(f)
+        }
+    }
+}
+
+/// One connection's client for the event-driven engine (a tokio task): the
+/// same as [`Client`] over an [`AsyncConn`].
+struct AsyncClient {
+    sh: Arc<Shared>,
+    conn: Option<AsyncConn>,
+    used: u64,
+    answered: u64,
+    rq: Request,
+    parser: ResponseParser,
+}
+
+impl AsyncClient {
+    fn new(sh: Arc<Shared>) -> Self {
+        let rq = Request::new(&sh.cfg);
+        AsyncClient { sh, conn: None, used: 0, answered: 0, rq, parser: ResponseParser::default() }
+    }
+
+    /// [`Client::post`].
+    async fn post(&mut self, expect: Expect) -> Result<Answer, Failure> {
+        self.rq.build();
+        for attempt in 0..2 {
+            if self.conn.is_none() {
+                let cfg = &self.sh.cfg;
+                self.conn = Some(AsyncConn::connect(&cfg.url.authority(), cfg.timeout).await?);
+                self.used = 0;
+            }
+            let conn = self.conn.as_mut().expect("connected above");
+            let outcome = conn.exchange(&self.rq.bytes, expect, &mut self.parser).await;
+            match after_exchange(outcome, attempt, self.used, &mut self.answered) {
+                After::Answered(a) => {
+                    self.used += 1;
+                    if a.head.close {
+                        self.conn = None;
+                    }
+                    return Ok(a);
+                }
+                After::Retry => self.conn = None,
+                After::Failed(f) => {
+                    self.conn = None;
+                    return Err(f);
+                }
+            }
+        }
+        unreachable!("the second attempt returns")
+    }
+
+    /// [`Client::handshake`].
+    async fn handshake(&mut self) -> Result<bool, String> {
+        self.rq.set_session(&self.sh.cfg.url, None, false);
+        self.rq.body.clear();
+        self.rq.body.extend_from_slice(INITIALIZE.trim_ascii_end());
+        let a = self.post(Expect::Response(0)).await.map_err(|f| format!("initialize: {f}"))?;
+        let sid = check_initialize(&a)?;
+        self.rq.set_session(&self.sh.cfg.url, sid.as_deref(), true);
+        self.rq.body.clear();
+        self.rq.body.extend_from_slice(INITIALIZED.trim_ascii_end());
+        self.post(Expect::Accepted).await.map_err(|f| format!("notifications/initialized: {f}"))?;
+        Ok(sid.is_some())
+    }
+}
+
+/// What one connection brings back.
 #[derive(Default)]
 struct ThreadOut {
     /// When it started and stopped measuring (None: never started).
@@ -333,13 +449,35 @@ impl ThreadOut {
     }
 }
 
-struct Shared<'a> {
-    cfg: &'a Config,
+/// What all the connections of a run share.
+struct Shared {
+    cfg: Config,
     req: Requests,
     text_json: String,
     warmup_tickets: AtomicU64,
+    /// Measured calls (sessions mode: sessions).
     call_tickets: AtomicU64,
+    /// Between the warm-up and the measured calls: the connections' threads
+    /// (blocking engine) or the worker threads.
     barrier: Barrier,
+    /// Sessions mode: sessions opened, and of those with a session id.
+    opened: AtomicU64,
+    with_sid: AtomicU64,
+}
+
+impl Shared {
+    fn new(cfg: &Config, parties: usize) -> Self {
+        Shared {
+            cfg: cfg.clone(),
+            req: Requests::new(&cfg.tool, &cfg.text),
+            text_json: serde_json::to_string(&cfg.text).expect("string serializes"),
+            warmup_tickets: AtomicU64::new(0),
+            call_tickets: AtomicU64::new(0),
+            barrier: Barrier::new(parties),
+            opened: AtomicU64::new(0),
+            with_sid: AtomicU64::new(0),
+        }
+    }
 }
 
 /// A phase of calls: warm-up or measured.
@@ -354,26 +492,40 @@ struct Phase<'a> {
     measure: bool,
 }
 
-/// Makes calls while tickets last (and before the deadline).
-fn calls(client: &mut Client<'_>, sh: &Shared<'_>, phase: Phase<'_>, out: &mut ThreadOut) {
-    let Phase { tickets, limit, first, deadline, measure } = phase;
-    loop {
-        if deadline.is_some_and(|d| Instant::now() >= d) {
-            return;
+impl Phase<'_> {
+    fn warmup(sh: &Shared) -> Phase<'_> {
+        let deadline = Some(Instant::now() + WARMUP_MAX);
+        Phase { tickets: &sh.warmup_tickets, limit: sh.cfg.warmup, first: 1, deadline, measure: false }
+    }
+
+    fn measured(sh: &Shared, start: Instant) -> Phase<'_> {
+        let deadline = sh.cfg.duration.map(|d| start + d);
+        Phase { tickets: &sh.call_tickets, limit: sh.cfg.calls, first: 1 + sh.cfg.warmup, deadline, measure: true }
+    }
+
+    /// The id of the next call, if the phase goes on; its request in `body`.
+    fn next(&self, sh: &Shared, body: &mut Vec<u8>) -> Option<u64> {
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            return None;
         }
-        let t = tickets.fetch_add(1, Ordering::Relaxed);
-        if t >= limit {
-            return;
+        let t = self.tickets.fetch_add(1, Ordering::Relaxed);
+        if t >= self.limit {
+            return None;
         }
-        let id = first + t;
-        client.body.clear();
-        sh.req.push(&mut client.body, id);
-        client.body.pop(); // the newline
-        let sent = Instant::now();
-        match client.post(Expect::Response(id)) {
+        let id = self.first + t;
+        body.clear();
+        sh.req.push(body, id);
+        body.pop(); // the newline
+        Some(id)
+    }
+
+    /// Checks the answer to call `id`; `false`: stop (the server is gone, no
+    /// point spinning through the tickets).
+    fn record(&self, sh: &Shared, out: &mut ThreadOut, id: u64, sent: Instant, r: Result<Answer, Failure>) -> bool {
+        match r {
             Ok(a) => match check_echo(&a.message, id, &sh.cfg.text, &sh.text_json) {
                 Ok(()) => {
-                    if measure {
+                    if self.measure {
                         out.latencies.push(a.at.duration_since(sent).as_nanos() as u64);
                     }
                 }
@@ -382,17 +534,38 @@ fn calls(client: &mut Client<'_>, sh: &Shared<'_>, phase: Phase<'_>, out: &mut T
             Err(f) => {
                 let fatal = matches!(&f, Failure::Bad(m) if m.starts_with("cannot connect"));
                 out.fail(|| format!("call {id}: {f}"));
-                if fatal {
-                    // The server is gone: stop rather than spin through the tickets.
-                    return;
-                }
+                return !fatal;
             }
+        }
+        true
+    }
+}
+
+/// Makes calls while tickets last (and before the deadline).
+fn calls(client: &mut Client<'_>, sh: &Shared, phase: Phase<'_>, out: &mut ThreadOut) {
+    while let Some(id) = phase.next(sh, &mut client.rq.body) {
+        let sent = Instant::now();
+        let r = client.post(Expect::Response(id));
+        if !phase.record(sh, out, id, sent, r) {
+            return;
         }
     }
 }
 
-fn connection_thread(sh: &Shared<'_>) -> ThreadOut {
-    let cfg = sh.cfg;
+/// [`calls`] on the event-driven engine.
+async fn calls_async(client: &mut AsyncClient, sh: &Shared, phase: Phase<'_>, out: &mut ThreadOut) {
+    while let Some(id) = phase.next(sh, &mut client.rq.body) {
+        let sent = Instant::now();
+        let r = client.post(Expect::Response(id)).await;
+        if !phase.record(sh, out, id, sent, r) {
+            return;
+        }
+    }
+}
+
+/// Blocking engine: one connection, on its own thread.
+fn connection_thread(sh: &Shared) -> ThreadOut {
+    let cfg = &sh.cfg;
     let mut out = ThreadOut { latencies: Vec::with_capacity(4096), ..ThreadOut::default() };
     let mut client = Client::new(cfg);
     let t0 = Instant::now();
@@ -400,15 +573,7 @@ fn connection_thread(sh: &Shared<'_>) -> ThreadOut {
     if let Err(m) = &ready {
         out.fail(|| format!("handshake: {m}"));
     } else {
-        let deadline = Instant::now() + WARMUP_MAX;
-        let warm = Phase {
-            tickets: &sh.warmup_tickets,
-            limit: cfg.warmup,
-            first: 1,
-            deadline: Some(deadline),
-            measure: false,
-        };
-        calls(&mut client, sh, warm, &mut out);
+        calls(&mut client, sh, Phase::warmup(sh), &mut out);
     }
     sh.barrier.wait();
     if ready.is_err() {
@@ -416,13 +581,77 @@ fn connection_thread(sh: &Shared<'_>) -> ThreadOut {
         return out;
     }
     let start = Instant::now();
-    let deadline = cfg.duration.map(|d| start + d);
-    let measured =
-        Phase { tickets: &sh.call_tickets, limit: cfg.calls, first: 1 + cfg.warmup, deadline, measure: true };
-    calls(&mut client, sh, measured, &mut out);
+    calls(&mut client, sh, Phase::measured(sh, start), &mut out);
     out.window = Some((start, Instant::now()));
     out.requests = client.answered;
     out
+}
+
+/// Event-driven engine, one connection's task, first part: handshake and
+/// warm-up. Returns the client and whether it is ready for the measured calls.
+async fn warmup_task(sh: Arc<Shared>) -> (AsyncClient, ThreadOut, bool) {
+    let mut out = ThreadOut { latencies: Vec::with_capacity(4096), ..ThreadOut::default() };
+    let mut client = AsyncClient::new(sh.clone());
+    let t0 = Instant::now();
+    let ready =
+        if sh.cfg.stateless { Ok(false) } else { client.handshake().await.inspect(|_| out.init = Some(t0.elapsed())) };
+    if let Err(m) = &ready {
+        out.fail(|| format!("handshake: {m}"));
+    } else {
+        calls_async(&mut client, &sh, Phase::warmup(&sh), &mut out).await;
+    }
+    (client, out, ready.is_ok())
+}
+
+/// Second part, after all the connections are warm: the measured calls.
+async fn measured_task(mut client: AsyncClient, mut out: ThreadOut, ready: bool) -> ThreadOut {
+    if ready {
+        let sh = client.sh.clone();
+        let start = Instant::now();
+        calls_async(&mut client, &sh, Phase::measured(&sh, start), &mut out).await;
+        out.window = Some((start, Instant::now()));
+    }
+    out.requests = client.answered;
+    out
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().expect("building a tokio runtime")
+}
+
+/// Event-driven engine: one worker thread running `conns` connections as
+/// tasks of a current_thread runtime.
+fn worker_thread(sh: &Arc<Shared>, conns: usize) -> Vec<ThreadOut> {
+    let rt = runtime();
+    let warm = rt.block_on(async {
+        let tasks: Vec<_> = (0..conns).map(|_| tokio::spawn(warmup_task(sh.clone()))).collect();
+        let mut warm = Vec::with_capacity(conns);
+        for t in tasks {
+            warm.push(t.await.expect("connection task panicked"));
+        }
+        warm
+    });
+    sh.barrier.wait();
+    rt.block_on(async {
+        let tasks: Vec<_> =
+            warm.into_iter().map(|(client, out, ready)| tokio::spawn(measured_task(client, out, ready))).collect();
+        let mut outs = Vec::with_capacity(conns);
+        for t in tasks {
+            outs.push(t.await.expect("connection task panicked"));
+        }
+        outs
+    })
+}
+
+/// How many of `n` connections worker `k` of `threads` runs.
+fn share(n: u64, threads: usize, k: usize) -> usize {
+    let (n, t) = (n as usize, threads);
+    n / t + usize::from(k < n % t)
+}
+
+/// Worker threads of the event-driven engine (no more than connections).
+fn workers(cfg: &Config) -> usize {
+    cfg.threads.min(cfg.connections as usize)
 }
 
 /// One run: the summary, successful calls, HTTP requests answered and the
@@ -449,20 +678,21 @@ fn self_cpu_us() -> Option<f64> {
 
 fn run_once(cfg: &Config) -> RunResult {
     let cpu_before = self_cpu_us();
-    let sh = Shared {
-        cfg,
-        req: Requests::new(&cfg.tool, &cfg.text),
-        text_json: serde_json::to_string(&cfg.text).expect("string serializes"),
-        warmup_tickets: AtomicU64::new(0),
-        call_tickets: AtomicU64::new(0),
-        barrier: Barrier::new(cfg.connections as usize),
-    };
+    let threads = workers(cfg);
+    let sh = Arc::new(Shared::new(cfg, if cfg.blocking { cfg.connections as usize } else { threads }));
     let outs: Vec<ThreadOut> = thread::scope(|s| {
-        let handles: Vec<_> = (0..cfg.connections)
-            .map(|_| thread::Builder::new().stack_size(256 * 1024).spawn_scoped(s, || connection_thread(&sh)))
-            .collect::<Result<_, _>>()
-            .expect("spawning a connection thread");
-        handles.into_iter().map(|h| h.join().expect("connection thread panicked")).collect()
+        if cfg.blocking {
+            let handles: Vec<_> = (0..cfg.connections)
+                .map(|_| thread::Builder::new().stack_size(256 * 1024).spawn_scoped(s, || connection_thread(&sh)))
+                .collect::<Result<_, _>>()
+                .expect("spawning a connection thread");
+            handles.into_iter().map(|h| h.join().expect("connection thread panicked")).collect()
+        } else {
+            let sh = &sh;
+            let handles: Vec<_> =
+                (0..threads).map(|k| s.spawn(move || worker_thread(sh, share(cfg.connections, threads, k)))).collect();
+            handles.into_iter().flat_map(|h| h.join().expect("worker thread panicked")).collect()
+        }
     });
     let mut lat: Vec<u64> = Vec::new();
     let mut failures = 0;
@@ -527,7 +757,7 @@ fn with_members(json: String, members: &[(&str, String)]) -> String {
 fn run_calls(cfg: &Config) -> ExitCode {
     if !cfg.json {
         println!(
-            "httpload: {} http://{}{}: {} calls{} (+{} warmup), {} connection(s), {} run(s){}",
+            "httpload: {} http://{}{}: {} calls{} (+{} warmup), {} connection(s) ({}), {} run(s){}",
             cfg.tool,
             cfg.url.authority(),
             cfg.url.path,
@@ -535,6 +765,11 @@ fn run_calls(cfg: &Config) -> ExitCode {
             cfg.duration.map_or(String::new(), |d| format!(" or {:.1} s", d.as_secs_f64())),
             cfg.warmup,
             cfg.connections,
+            if cfg.blocking {
+                "blocking, a thread each".to_owned()
+            } else {
+                format!("event-driven, {} thread(s)", workers(cfg))
+            },
             cfg.runs,
             if cfg.stateless { ", stateless" } else { "" }
         );
@@ -602,43 +837,83 @@ fn run_calls(cfg: &Config) -> ExitCode {
     }
 }
 
-fn run_sessions(cfg: &Config, n: u64) -> ExitCode {
-    let tickets = AtomicU64::new(0);
-    let opened = AtomicU64::new(0);
-    let with_sid = AtomicU64::new(0);
-    let start = Instant::now();
-    let outs: Vec<ThreadOut> = thread::scope(|s| {
-        let handles: Vec<_> = (0..cfg.connections)
+/// Counts a session handshake; `false`: stop (the server is gone).
+fn session_done(sh: &Shared, out: &mut ThreadOut, r: Result<bool, String>) -> bool {
+    match r {
+        Ok(sid) => {
+            sh.opened.fetch_add(1, Ordering::Relaxed);
+            if sid {
+                sh.with_sid.fetch_add(1, Ordering::Relaxed);
+            }
+            true
+        }
+        Err(m) => {
+            let fatal = m.contains("cannot connect");
+            out.fail(|| m);
+            !fatal
+        }
+    }
+}
+
+/// Event-driven engine, sessions mode: one worker thread opening sessions on
+/// `conns` connections.
+fn sessions_worker(sh: &Arc<Shared>, n: u64, conns: usize) -> Vec<ThreadOut> {
+    runtime().block_on(async {
+        let tasks: Vec<_> = (0..conns)
             .map(|_| {
-                s.spawn(|| {
+                let sh = sh.clone();
+                tokio::spawn(async move {
                     let mut out = ThreadOut::default();
-                    let mut client = Client::new(cfg);
-                    while tickets.fetch_add(1, Ordering::Relaxed) < n {
-                        match client.handshake() {
-                            Ok(sid) => {
-                                opened.fetch_add(1, Ordering::Relaxed);
-                                if sid {
-                                    with_sid.fetch_add(1, Ordering::Relaxed);
-                                }
-                            }
-                            Err(m) => {
-                                let fatal = m.contains("cannot connect");
-                                out.fail(|| m);
-                                if fatal {
-                                    break;
-                                }
-                            }
+                    let mut client = AsyncClient::new(sh.clone());
+                    while sh.call_tickets.fetch_add(1, Ordering::Relaxed) < n {
+                        if !session_done(&sh, &mut out, client.handshake().await) {
+                            break;
                         }
                     }
                     out
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().expect("session thread panicked")).collect()
+        let mut outs = Vec::with_capacity(conns);
+        for t in tasks {
+            outs.push(t.await.expect("session task panicked"));
+        }
+        outs
+    })
+}
+
+fn run_sessions(cfg: &Config, n: u64) -> ExitCode {
+    let threads = workers(cfg);
+    let sh = Arc::new(Shared::new(cfg, 1));
+    let start = Instant::now();
+    let outs: Vec<ThreadOut> = thread::scope(|s| {
+        let sh = &sh;
+        if cfg.blocking {
+            let handles: Vec<_> = (0..cfg.connections)
+                .map(|_| {
+                    s.spawn(move || {
+                        let mut out = ThreadOut::default();
+                        let mut client = Client::new(cfg);
+                        while sh.call_tickets.fetch_add(1, Ordering::Relaxed) < n {
+                            if !session_done(sh, &mut out, client.handshake()) {
+                                break;
+                            }
+                        }
+                        out
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().expect("session thread panicked")).collect()
+        } else {
+            let handles: Vec<_> = (0..threads)
+                .map(|k| s.spawn(move || sessions_worker(sh, n, share(cfg.connections, threads, k))))
+                .collect();
+            handles.into_iter().flat_map(|h| h.join().expect("worker thread panicked")).collect()
+        }
     });
     let secs = start.elapsed().as_secs_f64();
-    let opened = opened.into_inner();
-    let with_sid = with_sid.into_inner();
+    let opened = sh.opened.load(Ordering::Relaxed);
+    let with_sid = sh.with_sid.load(Ordering::Relaxed);
     let failures = n - opened;
     for m in outs.iter().flat_map(|o| &o.messages).take(KEEP_MESSAGES) {
         eprintln!("httpload: failure: {m}");
@@ -720,6 +995,26 @@ mod tests {
             panic!()
         };
         assert_eq!(c.sessions, Some(2000));
+        assert!(!c.blocking && c.threads == 1);
+        let Parsed::Run(c) =
+            p(&["--url", "http://h:1/", "--threads", "2", "--blocking", "--connections", "3"]).unwrap()
+        else {
+            panic!()
+        };
+        assert!(c.blocking && c.threads == 2);
+        let Parsed::Run(c) = p(&["--url", "http://h:1/", "--threads", "8", "--connections", "3"]).unwrap() else {
+            panic!()
+        };
+        assert_eq!(workers(&c), 3);
+    }
+
+    #[test]
+    fn connections_spread_over_workers() {
+        for (n, t) in [(1, 1), (50, 1), (50, 2), (50, 3), (7, 7), (5, 2)] {
+            let shares: Vec<usize> = (0..t).map(|k| share(n, t, k)).collect();
+            assert_eq!(shares.iter().sum::<usize>(), n as usize, "{n} over {t}");
+            assert!(shares.iter().max().unwrap() - shares.iter().min().unwrap() <= 1);
+        }
     }
 
     #[test]
@@ -733,6 +1028,8 @@ mod tests {
             &["--url", "http://h:1/", "--sessions", "5", "--idle-only", "--stateless"],
             &["--url", "http://h:1/", "--duration", "0"],
             &["--url", "http://h:1/", "--json=1"],
+            &["--url", "http://h:1/", "--blocking=yes"],
+            &["--url", "http://h:1/", "--threads", "0"],
             &["--url", "http://h:1/", "--bogus"],
         ] {
             assert!(p(bad).is_err(), "{bad:?}");
