@@ -21,7 +21,7 @@ WEATHER_NODE := node $(CURDIR)/examples/node/weather_server.mjs
 # maturin builds in its own target dir so it does not rebuild pyo3 against `cargo build`.
 PY_TARGET := $(CURDIR)/target/py
 
-.PHONY: all build rust python node peers demo test test-rust test-python test-node test-interop test-conformance test-examples check fmt bench bench-stdio bench-http clean
+.PHONY: all build rust python node peers demo test test-rust test-python test-node test-interop test-conformance test-examples check fmt bench bench-quick bench-peers clean
 
 all: build
 
@@ -71,8 +71,8 @@ demo: build
 check: $(VENV)/.tools
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
-	$(VENV)/bin/ruff format --check bindings-python/python examples/python tests/python tests/interop tests/conformance
-	$(VENV)/bin/ruff check bindings-python/python examples/python tests/python tests/interop tests/conformance
+	$(VENV)/bin/ruff format --check bench bindings-python/python examples/python tests/python tests/interop tests/conformance
+	$(VENV)/bin/ruff check bench bindings-python/python examples/python tests/python tests/interop tests/conformance
 	$(VENV)/bin/pyright --project $(CURDIR)/pyproject.toml
 	npx --no-install tsc -p tsconfig.json
 
@@ -144,22 +144,20 @@ test-examples: build peers
 
 fmt: $(VENV)/.tools
 	$(CARGO) fmt --all
-	$(VENV)/bin/ruff format bindings-python/python examples/python tests/python tests/interop tests/conformance
+	$(VENV)/bin/ruff format bench bindings-python/python examples/python tests/python tests/interop tests/conformance
 
-## bench: the stdio and HTTP benchmarks (report in bench/README.md)
-bench: bench-stdio bench-http
+## bench: the whole benchmark suite (bench/run.py): every hypermcp server and every peer SDK over stdio
+## and Streamable HTTP; rewrites bench/README.md (results part), bench/latest.json and bench/chart.png
+bench: build peers bench-peers
+	$(PYTHON) bench/run.py
 
-## bench-stdio: pipe floor, Rust/Python/Node echo servers, the official Python and TypeScript SDKs over stdio
-bench-stdio: build peers
-	BUILD=0 EXTRA_SYSTEMS="python=$(ECHO_PY);official-python=$(PEERS)/venv/bin/python $(CURDIR)/tests/interop/peers/py_echo_server.py;node=$(ECHO_NODE);official-typescript=node $(CURDIR)/tests/interop/peers/ts_echo_server.mjs" \
-		bash bench/stdio.sh
+## bench-quick: every system and scenario once, briefly (a smoke test of the suite; the report is printed, not written)
+bench-quick: build peers bench-peers
+	$(PYTHON) bench/run.py --quick
 
-## bench-http: Streamable HTTP at 1 and 50 connections and bytes per idle session, against the official SDKs in both modes
-BENCH_PY_HTTP := $(PEERS)/venv/bin/python $(CURDIR)/bench/peers/py_echo_http.py --http {PORT}
-BENCH_TS_HTTP := node $(CURDIR)/tests/interop/peers/ts_echo_server.mjs --http {PORT}
-bench-http: build peers
-	BUILD=0 PEERS=$(PEERS) EXTRA_SYSTEMS="python=$(ECHO_PY) --http {PORT};node=$(ECHO_NODE) --http {PORT};official-python-stateless=$(BENCH_PY_HTTP) --stateless-json|-;official-python-stateful=$(BENCH_PY_HTTP);official-typescript-stateful=$(BENCH_TS_HTTP);official-typescript-stateless=$(BENCH_TS_HTTP) --stateless-json|-" \
-		bash bench/http.sh
+## bench-peers: FastMCP, rmcp and the chart's matplotlib in .peers/bench (the official SDKs come with `peers`)
+bench-peers:
+	PEERS=$(PEERS) bash bench/peers/setup.sh
 
 clean:
 	$(CARGO) clean

@@ -29,6 +29,7 @@
 #
 # Knobs (environment variables):
 #   ECHO_RUST      Rust echo server binary  [target/release/examples/echo_server]
+#   SYSTEMS        the systems to measure, replacing the two built in (same syntax)
 #   EXTRA_SYSTEMS  more systems, one entry per line or separated by ';'
 #   CONNECTIONS    connection counts                              ["1 50"]
 #   DURATION RUNS WARMUP                 seconds per run, runs, warm-up calls [2 3 1000]
@@ -97,7 +98,12 @@ if [[ $BUILD != 0 ]]; then
 fi
 [[ -x $HTTPLOAD ]] || { echo "error: $HTTPLOAD not found (build it: cargo build --release -p hypermcp-loadgen)" >&2; exit 1; }
 
-systems=("rust=$ECHO_RUST --http {PORT}" "rust-stateless=$ECHO_RUST --http {PORT} --stateless --json|-")
+if [[ -n ${SYSTEMS:-} ]]; then
+  systems=()
+  EXTRA_SYSTEMS="$SYSTEMS${EXTRA_SYSTEMS:+;$EXTRA_SYSTEMS}"
+else
+  systems=("rust=$ECHO_RUST --http {PORT}" "rust-stateless=$ECHO_RUST --http {PORT} --stateless --json|-")
+fi
 if [[ -n $EXTRA_SYSTEMS ]]; then
   while IFS= read -r entry; do
     entry=${entry#"${entry%%[![:space:]]*}"}

@@ -21,7 +21,7 @@ from typing import Annotated
 from fastmcp import FastMCP
 from pydantic import Field
 
-BLOB = "0123456789abcdef" * 65_536  # 1,048,576 bytes, built once
+_blob: list[str] = []  # 1,048,576 bytes, built on the first read and kept
 
 mcp = FastMCP("fastmcp-bench", version="1.0.0")
 
@@ -52,7 +52,9 @@ for _n in range(1, 50):
 
 @mcp.resource("bench://blob", name="blob", mime_type="text/plain")
 async def blob() -> str:
-    return BLOB
+    if not _blob:
+        _blob.append("0123456789abcdef" * 65_536)
+    return _blob[0]
 
 
 def main(argv: list[str]) -> None:

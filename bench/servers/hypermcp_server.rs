@@ -98,9 +98,10 @@ pub fn build() -> Server {
     }
 
     // Built once at start; each read hands out a copy of the text.
-    let blob: Arc<str> = "0123456789abcdef".repeat(65_536).into();
+    // Built on the first read and kept (bench/servers/README.md).
+    static BLOB: std::sync::OnceLock<Arc<str>> = std::sync::OnceLock::new();
     server.resource(Resource::new("bench://blob", "blob").mime_type("text/plain"), move |req, _ctx| {
-        let blob = blob.clone();
+        let blob = BLOB.get_or_init(|| "0123456789abcdef".repeat(65_536).into()).clone();
         async move { Ok(ReadResourceResult::text(req.uri, &*blob, Some("text/plain"))) }
     })
 }

@@ -7,7 +7,7 @@
 //                                   stateless with JSON answers: a server and a transport per POST,
 //                                   the SDK's documented stateless setup; GET and DELETE get 405
 // A `McpServer` with `registerTool` (zod input schemas, async handlers) for `echo` and the 49
-// catalogue tools, and `registerResource` for bench://blob (its text built once, at start).
+// catalogue tools, and `registerResource` for bench://blob (its text built on the first read and kept).
 // HTTP is served by node:http on 127.0.0.1 with the SDK's DNS rebinding protection (Host must
 // be 127.0.0.1:PORT or localhost:PORT), as tests/interop/peers/ts_echo_server.mjs does. Nothing
 // is logged. The SDK and zod come from ${PEERS:-<repo>/.peers}/npm (tests/interop/setup_peers.sh).
@@ -19,7 +19,7 @@ const { McpServer } = await importPeer('@modelcontextprotocol/sdk/server/mcp.js'
 const { z } = await importPeer('zod');
 
 const BLOB_URI = 'bench://blob';
-const BLOB = '0123456789abcdef'.repeat(65536); // 1,048,576 bytes, built once
+let blob; // 1,048,576 bytes, built on the first read and kept
 
 function makeServer() {
   const server = new McpServer({ name: 'official-ts-bench', version: '1.0.0' });
@@ -46,7 +46,7 @@ function makeServer() {
     );
   }
   server.registerResource('blob', BLOB_URI, { mimeType: 'text/plain' }, async (uri) => ({
-    contents: [{ uri: uri.href, mimeType: 'text/plain', text: BLOB }],
+    contents: [{ uri: uri.href, mimeType: 'text/plain', text: (blob ??= '0123456789abcdef'.repeat(65536)) }],
   }));
   return server;
 }

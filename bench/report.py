@@ -1,0 +1,416 @@
+#!/usr/bin/env python3
+# ruff: noqa: RUF001  (the en dash and the multiplication sign are meant: they are the report's typography)
+"""Render a bench/run.py results file into bench/README.md and bench/chart.png.
+
+    report.py RESULTS.json            rewrite the generated part of bench/README.md
+                                      (between the BEGIN/END GENERATED markers) and the chart
+    report.py RESULTS.json --stdout   print the generated markdown only (no files written)
+
+The chart needs matplotlib (bench/peers/setup.sh installs it in .peers/bench/tools-venv);
+without it the tables are still written and the chart is left as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "bench" / "README.md"
+CHART = ROOT / "bench" / "chart.png"
+BEGIN = "<!-- BEGIN GENERATED: bench/report.py writes this part from bench/latest.json -->"
+END = "<!-- END GENERATED -->"
+
+STDIO = [
+    ("echo-seq", "stdio, echo, sequential"),
+    ("echo-64", "stdio, echo, 64 in flight"),
+    ("list-seq", "stdio, tools/list (50 tools), sequential"),
+    ("read-seq", "stdio, 1 MiB resources/read, sequential"),
+]
+HTTP = [("1", "Streamable HTTP, echo, 1 connection"), ("50", "Streamable HTTP, echo, 50 connections")]
+OURS = {"Rust": "hypermcp-rust", "Python": "hypermcp-python", "Node": "hypermcp-node"}
+
+# (description, kind, language, key, limit); kinds resolved in targets()
+TARGETS = [
+    ("Rust echo, stdio, sequential", "stdio", "Rust", "echo-seq", 120_000),
+    ("Rust echo, stdio, 64 in flight", "stdio", "Rust", "echo-64", 400_000),
+    ("Python echo (async handler), stdio, sequential", "stdio", "Python", "echo-seq", 15_000),
+    ("Python echo (async handler), stdio, 64 in flight", "stdio", "Python", "echo-64", 100_000),
+    ("Node echo, stdio, sequential", "stdio", "Node", "echo-seq", 25_000),
+    ("Node echo, stdio, 64 in flight", "stdio", "Node", "echo-64", 150_000),
+    ("Rust echo, HTTP, 50 connections", "http", "Rust", "50", 80_000),
+    ("Python echo, HTTP, 50 connections", "http", "Python", "50", 20_000),
+    ("Node echo, HTTP, 50 connections", "http", "Node", "50", 40_000),
+    ("Python spawn → initialize answer", "init", "Python", "", 80),
+    ("Node spawn → initialize answer", "init", "Node", "", 90),
+    ("Rust spawn → initialize answer", "init", "Rust", "", 5),
+    ("Python idle RSS after start", "rss", "Python", "", 25),
+    ("Node idle RSS after start", "rss", "Node", "", 50),
+    ("Rust idle RSS after start", "rss", "Rust", "", 5),
+    ("Rust idle HTTP session", "session", "Rust", "", 4000),
+    ("Python idle HTTP session", "session", "Python", "", 4000),
+    ("Node idle HTTP session", "session", "Node", "", 4000),
+    ("tools/list of 50 tools, in the server", "engine", "Rust", "", 20),
+]
+
+
+def num(v: float | int | None, digits: int = 0) -> str:
+    if v is None:
+        return "–"
+    return f"{v:,.{digits}f}"
+
+
+def lat(v: float | None) -> str:
+    if v is None:
+        return "–"
+    return f"{v:,.0f}" if v >= 100 else f"{v:,.1f}"
+
+
+def ratio(a: float | None, b: float | None) -> str:
+    if not a or not b:
+        return "–"
+    r = a / b
+    return f"{r:,.0f}×" if r >= 100 else f"{r:,.1f}×" if r >= 10 else f"{r:.2f}×"
+
+
+class Results:
+    def __init__(self, data: dict):
+        self.d = data
+        self.systems = [s for s in data.get("systems", []) if not s.get("missing")]
+        self.by_label = {s["label"]: s for s in data.get("systems", [])}
+        self.stdio = data.get("stdio") or {}
+        http = data.get("http") or {}
+        self.http = {s["label"]: s for s in http.get("systems", []) if "load" in s}
+        self.http_labels = {s["label"] for s in http.get("systems", [])}
+
+    def s(self, label: str, key: str) -> dict | None:
+        return (self.stdio.get(label) or {}).get(key)
+
+    def h(self, label: str, conns: str) -> dict | None:
+        return ((self.http.get(label) or {}).get("load") or {}).get(conns)
+
+    def mem(self, label: str) -> dict | None:
+        return (self.http.get(label) or {}).get("memory")
+
+    def startup(self, label: str) -> dict | None:
+        return self.s(label, "startup")
+
+    def lang_systems(self, lang: str) -> list[dict]:
+        return [s for s in self.systems if s["language"] == lang]
+
+    def peers(self, lang: str) -> list[dict]:
+        return [s for s in self.lang_systems(lang) if not s["ours"]]
+
+
+def language_order(r: Results) -> list[str]:
+    return [lang for lang in ("Rust", "Python", "Node") if r.lang_systems(lang)]
+
+
+def throughput_table(r: Results, title: str, get) -> list[str]:
+    """One table: a row per system; peers get 'ours ÷ peer' (same language)."""
+    out = [
+        f"#### {title}",
+        "",
+        "| system | version | calls/s | p50 µs | p99 µs | max µs | ours ÷ it |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for lang in language_order(r):
+        ours = get(OURS[lang]) or {}
+        for s in r.lang_systems(lang):
+            m = get(s["label"])
+            name = f"**{s['label']}**" if s["ours"] else s["label"]
+            if not m:
+                out.append(f"| {name} | {s['version']} | failed or not run | | | | |")
+                continue
+            cps = m.get("calls_per_s")
+            rel = "–" if s["ours"] else ratio(ours.get("calls_per_s"), cps)
+            out.append(
+                f"| {name} | {s['version']} | {num(cps, 1 if cps and cps < 100 else 0)} | {lat(m.get('p50_us'))} | "
+                f"{lat(m.get('p99_us'))} | {lat(m.get('max_us'))} | {rel} |"
+            )
+    floor = get("floor")
+    if floor:
+        out.append(
+            f"| floor (`cat`) | – | {num(floor.get('calls_per_s'))} | {lat(floor.get('p50_us'))} | "
+            f"{lat(floor.get('p99_us'))} | {lat(floor.get('max_us'))} | – |"
+        )
+    out.append("")
+    return out
+
+
+def http_table(r: Results, conns: str, title: str) -> list[str]:
+    out = [
+        f"#### {title}",
+        "",
+        "| system | mode | calls/s | p50 µs | p99 µs | max µs | server CPU µs/call | ours ÷ it (same mode) |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for lang in language_order(r):
+        for s in r.lang_systems(lang):
+            for suffix, mode in (("", "sessions"), ("-stateless", "stateless JSON")):
+                label = s["label"] + suffix
+                if label not in r.http_labels:
+                    continue
+                m = r.h(label, conns)
+                name = f"**{s['label']}**" if s["ours"] else s["label"]
+                if not m:
+                    out.append(f"| {name} | {mode} | failed or not run | | | | | |")
+                    continue
+                ours = r.h(OURS[lang] + suffix, conns) or {}
+                rel = "–" if s["ours"] else ratio(ours.get("calls_per_s"), m.get("calls_per_s"))
+                out.append(
+                    f"| {name} | {mode} | {num(m.get('calls_per_s'))} | {lat(m.get('p50_us'))} | "
+                    f"{lat(m.get('p99_us'))} | "
+                    f"{lat(m.get('max_us'))} | {num(m.get('server_cpu_us_per_request'), 1)} | {rel} |"
+                )
+    out.append("")
+    return out
+
+
+def footprint_table(r: Results) -> list[str]:
+    out = [
+        "#### Start-up and memory",
+        "",
+        "| system | spawn → initialize ms | idle RSS MB | ours ÷ it (init, RSS) "
+        "| bytes per idle HTTP session | MB per 1,000 idle sessions |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for lang in language_order(r):
+        ours_st = r.startup(OURS[lang]) or {}
+        for s in r.lang_systems(lang):
+            st = r.startup(s["label"]) or {}
+            m = r.mem(s["label"]) or {}
+            b = m.get("bytes_per_session")
+            has_b = isinstance(b, (int, float))
+            name = f"**{s['label']}**" if s["ours"] else s["label"]
+            rel = "–"
+            if not s["ours"] and st and ours_st:
+                init_r = ratio(ours_st.get("init_ms"), st.get("init_ms"))
+                rel = f"{init_r}, {ratio(ours_st.get('rss_kb'), st.get('rss_kb'))}"
+            rss = st.get("rss_kb")
+            out.append(
+                f"| {name} | {num(st.get('init_ms'), 1) if st else '–'} | "
+                f"{num(rss * 1024 / 1e6, 1) if rss else '–'} | {rel} | "
+                f"{num(b) if has_b else '–'} | {num(b * 1000 / 1e6, 2) if has_b else '–'} |"
+            )
+    out.append("")
+    return out
+
+
+def target_rows(r: Results) -> list[tuple[str, str, str, bool | None]]:
+    rows = []
+    eng = (r.d.get("engine") or {}).get("engine-tools-list") or {}
+    for desc, kind, lang, key, limit in TARGETS:
+        ours = OURS[lang]
+        val: float | None = None
+        shown = "–"
+        met: bool | None = None
+        want = ""
+        if kind == "stdio":
+            m = r.s(ours, key) or {}
+            val = m.get("calls_per_s")
+            want = f"≥ {limit:,}"
+            if val is not None:
+                shown, met = f"{val:,.0f}", val >= limit
+        elif kind == "http":
+            m = r.h(ours, key) or {}
+            val, p99 = m.get("calls_per_s"), m.get("p99_us")
+            want = f"≥ {limit:,} calls/s, p99 < 5 ms"
+            if val is not None and p99 is not None:
+                shown, met = f"{val:,.0f} calls/s, p99 {p99 / 1000:.2f} ms", val >= limit and p99 < 5000
+        elif kind == "init":
+            val = (r.startup(ours) or {}).get("init_ms")
+            want = f"≤ {limit} ms"
+            if val is not None:
+                shown, met = f"{val:.1f} ms", val <= limit
+        elif kind == "rss":
+            kb = (r.startup(ours) or {}).get("rss_kb")
+            want = f"≤ {limit} MB"
+            if kb is not None:
+                val = kb * 1024 / 1e6
+                shown, met = f"{val:.1f} MB", val <= limit
+        elif kind == "session":
+            b = (r.mem(ours) or {}).get("bytes_per_session")
+            want = "≤ 4 KB"
+            if isinstance(b, (int, float)):
+                shown, met = f"{b:,.0f} bytes", b <= limit
+        elif kind == "engine":
+            val = eng.get("p50_us")
+            want = f"≤ {limit} µs"
+            if val is not None:
+                shown, met = f"{val:.1f} µs (p50; p99 {eng.get('p99_us', 0):.1f} µs)", val <= limit
+        rows.append((desc, want, shown, met))
+    return rows
+
+
+def not_ahead(r: Results) -> list[str]:
+    """Every (scenario, peer) where a hypermcp figure is not ahead of a peer in its language."""
+    misses = []
+    for lang in language_order(r):
+        ours = OURS[lang]
+        for p in r.peers(lang):
+            pl = p["label"]
+            for key, title in STDIO:
+                a, b = (r.s(ours, key) or {}).get("calls_per_s"), (r.s(pl, key) or {}).get("calls_per_s")
+                if a and b and a <= b:
+                    misses.append(f"{title}: {ours} {a:,.0f} vs {pl} {b:,.0f} calls/s")
+            for conns, title in HTTP:
+                for suffix in ("", "-stateless"):
+                    a = (r.h(ours + suffix, conns) or {}).get("calls_per_s")
+                    b = (r.h(pl + suffix, conns) or {}).get("calls_per_s")
+                    if a and b and a <= b:
+                        misses.append(f"{title} ({suffix[1:] or 'sessions'}): {ours} {a:,.0f} vs {pl} {b:,.0f} calls/s")
+            so, sp = r.startup(ours) or {}, r.startup(pl) or {}
+            for k, what, unit in (("init_ms", "spawn → initialize", "ms"), ("rss_kb", "idle RSS", "kB")):
+                if so.get(k) and sp.get(k) and so[k] >= sp[k]:
+                    misses.append(f"{what}: {ours} {so[k]:,.1f} vs {pl} {sp[k]:,.1f} {unit}")
+            mo, mp = (r.mem(ours) or {}).get("bytes_per_session"), (r.mem(pl) or {}).get("bytes_per_session")
+            if isinstance(mo, (int, float)) and isinstance(mp, (int, float)) and mo >= mp:
+                misses.append(f"bytes per idle HTTP session: {ours} {mo:,} vs {pl} {mp:,}")
+    return misses
+
+
+def markdown(r: Results) -> str:
+    d, m, c = r.d, r.d.get("machine", {}), r.d.get("config", {})
+    out = [
+        BEGIN,
+        "",
+        f"Run of {d.get('date', '?')} at commit `{m.get('commit', '?')}`, {d.get('elapsed_s', 0) / 60:.1f} min: "
+        f"{m.get('cpus')} × {m.get('cpu')}, {m.get('memory_gib')} GiB, Linux {m.get('kernel')}; {m.get('rustc')}, "
+        f"{m.get('python')}, Node {m.get('node')}; "
+        f"load average before the run {' '.join(m.get('loadavg_before', []))}. "
+        f"Medians of {c.get('runs')} runs (stdio runs of ~{c.get('seconds')} s, "
+        f"HTTP runs of {c.get('http_seconds')} s); "
+        f"start-up figures are medians of {c.get('startup_runs')} spawns. Bold rows are hypermcp; "
+        '"ours ÷ it" is the hypermcp figure of the same language divided by that peer\'s, measured in this same run.',
+        "",
+    ]
+    if c.get("quick"):
+        out += ["**A `--quick` smoke run: one short run each. Not a measurement.**", ""]
+    out += ["### Targets (issue 6)", "", "| target | wanted | measured | |", "|---|---|---|---|"]
+    for desc, want, shown, met in target_rows(r):
+        out.append(f"| {desc} | {want} | {shown} | {'met' if met else 'not met' if met is False else 'not measured'} |")
+    out.append("")
+    misses = not_ahead(r)
+    out += ["### hypermcp against every peer of its language", ""]
+    if misses:
+        out += ["Figures where a hypermcp server is **not** ahead of a peer in this run:", ""]
+        out += [f"- {x}" for x in misses]
+    else:
+        out.append(
+            "In this run every hypermcp figure (throughput in every scenario, start-up time, idle RSS and "
+            "bytes per idle HTTP session) is ahead of every peer of the same language."
+        )
+    out += ["", "![calls/s and p99 per system and scenario](chart.png)", ""]
+    out += ["### Results", ""]
+    for key, title in STDIO[:3]:
+        out += throughput_table(r, title, lambda label, k=key: r.s(label, k))
+    out += throughput_table(r, STDIO[3][1] + " (calls/s = MiB/s)", lambda label: r.s(label, "read-seq"))
+    for conns, title in HTTP:
+        out += http_table(r, conns, title)
+    out += footprint_table(r)
+    eng = d.get("engine") or {}
+    if eng:
+        out += ["#### Inside the engine (no I/O)", "", "| case | p50 µs | p99 µs | mean µs |", "|---|---:|---:|---:|"]
+        for k, v in eng.items():
+            out.append(f"| {k} | {v.get('p50_us', '–')} | {v.get('p99_us', '–')} | {v.get('mean_us', '–')} |")
+        out.append("")
+    if d.get("failures"):
+        out += ["#### Failures in this run", ""] + [f"- {x}" for x in d["failures"]] + [""]
+    out += ["| system | command |", "|---|---|"]
+    for s in d.get("systems", []):
+        out.append(
+            f"| {s['label']} | `{s['command']}`{' (missing: ' + s['missing'] + ')' if s.get('missing') else ''} |"
+        )
+    out += ["", END]
+    return "\n".join(out) + "\n"
+
+
+def chart(r: Results, path: Path) -> bool:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("report.py: matplotlib not available; chart not redrawn", file=sys.stderr)
+        return False
+    scen = [(f"stdio {t.split(', ', 1)[1]}", lambda label, k=k: r.s(label, k)) for k, t in STDIO]
+    scen += [(f"HTTP {c} conn{'s' if c != '1' else ''}", lambda label, c=c: r.h(label, c)) for c, _ in HTTP]
+    labels = [s["label"] for s in r.systems]
+    palette = {
+        "hypermcp-rust": "#b7410e",
+        "hypermcp-python": "#1f5fa8",
+        "hypermcp-node": "#3c8c3c",
+        "rmcp": "#e8a98f",
+        "official-python": "#9fbbe0",
+        "fastmcp": "#c5d6ee",
+        "official-typescript": "#a9d3a9",
+    }
+    fig, axes = plt.subplots(2, len(scen), figsize=(3.1 * len(scen), 7.5), sharey="row")
+    for i, (title, get) in enumerate(scen):
+        vals = [(get(x) or {}) for x in labels]
+        cps = [v.get("calls_per_s") or 0 for v in vals]
+        p99 = [(v.get("p99_us") or 0) / 1000 for v in vals]
+        colors = [palette.get(x, "#888888") for x in labels]
+        for row, data, unit in ((0, cps, "calls/s"), (1, p99, "p99 ms")):
+            ax = axes[row][i]
+            ax.bar(range(len(labels)), [x if x > 0 else float("nan") for x in data], color=colors)
+            ax.set_yscale("log")
+            ax.set_xticks(range(len(labels)))
+            ax.set_xticklabels(labels, rotation=70, ha="right", fontsize=7)
+            ax.grid(axis="y", which="both", alpha=0.25)
+            if row == 0:
+                ax.set_title(title.replace(", sequential", " seq").replace(" (50 tools)", ""), fontsize=9)
+            if i == 0:
+                ax.set_ylabel(f"{unit} (log)" + (", higher is better" if row == 0 else ", lower is better"))
+            for j, v in enumerate(data):
+                if v > 0:
+                    ax.text(
+                        j,
+                        v,
+                        f"{v:,.0f}" if row == 0 else f"{v:.2g}",
+                        ha="center",
+                        va="bottom",
+                        fontsize=5.5,
+                        rotation=90,
+                    )
+    fig.suptitle(
+        f"hypermcp vs peers, {r.d.get('date', '')}, commit {r.d.get('machine', {}).get('commit', '')} "
+        "(HTTP: stateful mode; medians)",
+        fontsize=10,
+    )
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def main() -> int:
+    if len(sys.argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    r = Results(json.loads(Path(sys.argv[1]).read_text()))
+    md = markdown(r)
+    if "--stdout" in sys.argv[2:]:
+        print(md)
+        return 0
+    text = README.read_text() if README.exists() else ""
+    if BEGIN in text and END in text:
+        head, rest = text.split(BEGIN, 1)
+        tail = rest.split(END, 1)[1]
+        text = head + md.rstrip("\n") + tail
+    else:
+        text = text.rstrip("\n") + ("\n\n" if text else "") + md
+    README.write_text(text)
+    drawn = chart(r, CHART)
+    print(
+        f"report.py: wrote {README.relative_to(ROOT)}" + (f" and {CHART.relative_to(ROOT)}" if drawn else ""),
+        file=sys.stderr,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
