@@ -505,7 +505,11 @@ impl SseParser {
                 if self.data.last() == Some(&b'\n') {
                     self.data.pop();
                 }
-                on_event(&self.data);
+                // An event whose data is empty is not dispatched (the SSE rules): rmcp opens
+                // each answer with one (`data: ` plus an id and `retry`) to prime resumption.
+                if !self.data.is_empty() {
+                    on_event(&self.data);
+                }
             }
             self.data.clear();
             self.has_data = false;
@@ -1016,7 +1020,10 @@ mod tests {
     fn sse_events() {
         let input = b": comment\r\nevent: message\r\nid: 1\r\ndata: {\"a\":1}\r\n\r\nretry: 100\n\ndata:x\ndata: y\n\ndata\n\nevent: only-type\n\n\r\rdata: cr\r\r";
         for step in [1, 2, 5, 1000] {
-            assert_eq!(events(input, step), ["{\"a\":1}", "x\ny", "", "cr"], "step {step}");
+            assert_eq!(events(input, step), ["{\"a\":1}", "x\ny", "cr"], "step {step}");
+            // rmcp's priming event (empty data, an id, retry) is not an event to hand on.
+            let primed = b"data: \nid: 0\nretry: 3000\n\nevent: message\ndata: {\"id\":1}\n\n";
+            assert_eq!(events(primed, step), ["{\"id\":1}"], "step {step}");
         }
         // A CR at the end of one piece and the LF at the start of the next: one line end.
         let mut p = SseParser::default();
