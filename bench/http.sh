@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # HTTP benchmark: MCP echo servers over Streamable HTTP, measured with
-# bench/loadgen's `httpload` (HTTP/1.1 keep-alive, one thread per connection,
-# one request at a time per connection). For each system:
+# bench/loadgen's `httpload` (HTTP/1.1 keep-alive, event-driven: $THREADS threads
+# for many connections, one request at a time per connection). For each system:
 #   1. start it on a free port of 127.0.0.1 (own process group), wait until it
 #      answers an MCP handshake;
 #   2. for each connection count in $CONNECTIONS: `httpload --runs $RUNS` of
@@ -40,6 +40,8 @@
 #   CALLS          call cap per run (the duration normally ends a run) [10000000]
 #   SESSIONS       idle sessions per memory batch (two batches)    [2000]
 #   SESSION_CONNS  connections used to open them                   [4]
+#   THREADS        httpload event-loop threads for more than one connection (one
+#                  thread stalls every connection whenever a neighbour takes its CPU)   [2]
 #   PIN_SEQ        CPU list for the 1-connection runs (server and httpload);
 #                  empty: no pinning                               [0]
 #   TIMEOUT        httpload socket timeout (s)                     [10]
@@ -68,6 +70,7 @@ RETRIES=${RETRIES:-1}
 SESSIONS=${SESSIONS:-2000}
 SESSION_CONNS=${SESSION_CONNS:-4}
 PIN_SEQ=${PIN_SEQ-0}
+THREADS=${THREADS:-2}
 TIMEOUT=${TIMEOUT:-10}
 READY_TIMEOUT=${READY_TIMEOUT:-20}
 TARGETS=${TARGETS:-"python/official-python-stateless,official-python-stateful>=10 node/official-typescript-stateful,official-typescript-stateless>=5"}
@@ -243,7 +246,9 @@ measure_phase() {
   errlog=$(mktemp)
   PH_RC=0
   t0=$(cpu_ticks) m0=$(machine_ticks) w0=$EPOCHREALTIME
-  PH_OUT=$("${pin[@]}" "$HTTPLOAD" --json --url "$url" --connections "$c" --calls "$CALLS" --duration "$DURATION" \
+  local threads=1
+  [[ $c -gt 1 ]] && threads=$THREADS
+  PH_OUT=$("${pin[@]}" "$HTTPLOAD" --json --url "$url" --connections "$c" --threads "$threads" --calls "$CALLS" --duration "$DURATION" \
     --warmup "$WARMUP" --runs "$RUNS" --timeout "$TIMEOUT" 2>"$errlog") || PH_RC=$?
   t1=$(cpu_ticks) m1=$(machine_ticks) w1=$EPOCHREALTIME
   [[ ${#pin[@]} -gt 0 ]] && pin_group "$ALL_CPUS"
