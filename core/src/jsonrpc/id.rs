@@ -35,7 +35,7 @@ impl RequestId {
                 out.extend_from_slice(buf.as_bytes_mut());
             }
             RequestId::String(s) => {
-                let _ = serde_json::to_writer(&mut *out, &**s);
+                super::fastser::write_str(out, s);
             }
         }
     }

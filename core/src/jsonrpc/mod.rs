@@ -6,6 +6,7 @@
 
 mod codec;
 mod error;
+mod fastser;
 mod id;
 pub(crate) mod message;
 
@@ -28,7 +29,7 @@ pub fn write_result<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, id: &Reques
     out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
     id.write_json(out);
     out.extend_from_slice(b",\"result\":");
-    if serde_json::to_writer(&mut *out, value).is_err() {
+    if fastser::to_writer(out, value).is_err() {
         // Serialising our own types cannot fail except for non-string map keys, which the
         // types here never have; keep the message well formed regardless.
         out.extend_from_slice(b"{}");
@@ -44,7 +45,7 @@ pub fn write_error(out: &mut Vec<u8>, id: Option<&RequestId>, error: &RpcError) 
         None => out.extend_from_slice(b"null"),
     }
     out.extend_from_slice(b",\"error\":");
-    let _ = serde_json::to_writer(&mut *out, error);
+    let _ = fastser::to_writer(out, error);
     out.push(b'}');
 }
 
@@ -68,10 +69,10 @@ pub fn write_notification<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, metho
 
 fn write_method_params<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, method: &str, params: Option<&T>) {
     out.extend_from_slice(b",\"method\":");
-    let _ = serde_json::to_writer(&mut *out, method);
+    fastser::write_str(out, method);
     if let Some(p) = params {
         out.extend_from_slice(b",\"params\":");
-        if serde_json::to_writer(&mut *out, p).is_err() {
+        if fastser::to_writer(out, p).is_err() {
             out.extend_from_slice(b"{}");
         }
     }
