@@ -132,17 +132,9 @@ fn classify(e: serde_json::Error) -> ParseFailure {
     }
 }
 
-/// Parses one JSON-RPC object (a batch element, or a whole message).
-pub fn parse_object(bytes: &[u8]) -> Result<Envelope<'_>, ParseFailure> {
-    match std::str::from_utf8(bytes) {
-        Ok(text) => parse_object_str(text),
-        // serde_json words the error (as it always did for bytes that are not UTF-8).
-        Err(_) => parse_raw(serde_json::from_slice(bytes)),
-    }
-}
-
-/// [`parse_object`] of text already known to be UTF-8: serde_json then does not check
-/// every field's bytes again (a third of the cost of parsing a small request).
+/// Parses one JSON-RPC object (a batch element, or a whole message) from text already
+/// known to be UTF-8: serde_json then does not check every field's bytes again (a third of
+/// the cost of parsing a small request).
 pub fn parse_object_str(text: &str) -> Result<Envelope<'_>, ParseFailure> {
     parse_raw(serde_json::from_str(text))
 }
@@ -257,7 +249,7 @@ mod tests {
         let m = parse_message(br#"[{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","id":1,"result":{}}]"#).unwrap();
         let Incoming::Batch(items) = m else { panic!() };
         assert_eq!(items.len(), 2);
-        let e = parse_object(br#"{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"m"}}"#).unwrap();
+        let e = parse_object_str(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"m"}}"#).unwrap();
         assert_eq!(e.error.unwrap().code, -1);
     }
 }
