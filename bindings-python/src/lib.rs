@@ -6,8 +6,9 @@
 //! there is no runtime and no thread: the asyncio loop owns the I/O and calls straight into
 //! the sessions. HTTP runs on a one-thread tokio runtime started on first use ([`http`]),
 //! which hands calls to the loop in batches.
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
+mod alloc;
 mod bridge;
 mod client;
 mod errors;
@@ -28,5 +29,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<http::HttpServer>()?;
     m.add_class::<http::HttpSession>()?;
     m.add_class::<http_client::HttpClientStream>()?;
+    m.add_function(wrap_pyfunction!(alloc::keep_freed_memory, m)?)?;
     Ok(())
 }

