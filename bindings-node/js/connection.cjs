@@ -212,6 +212,11 @@ class ServerConnection {
       call,
       (result) => {
         try {
+          if (kind === 'resource' && typeof result === 'string') {
+            // The common case, straight to the engine: no JSON text of the whole result.
+            this.session.completeResourceText(key, ev[5], entry.mimeType ?? 'text/plain', result);
+            return;
+          }
           const wire = kind === 'resource' ? entry.toResult(ev[5], result) : kind === 'prompt' ? entry.toResult(result) : completionResult(result);
           native(() => this.session.completeResult(key, kind, JSON.stringify(wire)));
         } catch (err) {

@@ -151,6 +151,7 @@ class Server {
     const mimeType = config.mimeType;
     this._resources.set(uri, {
       handler,
+      mimeType,
       toResult(readUri, result) {
         if (result && typeof result === 'object' && Array.isArray(result.contents)) return result;
         if (typeof result === 'string') return { contents: [{ uri: readUri, mimeType: mimeType ?? 'text/plain', text: result }] };

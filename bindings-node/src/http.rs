@@ -9,7 +9,7 @@
 
 use crate::errors::rpc_err;
 use crate::server::{
-    error_outcome, request_parts, result_outcome, server_config, server_event, text_outcome, tool_outcome, Registry,
+    error_outcome, request_parts, resource_text_outcome, result_outcome, server_config, server_event, text_outcome, tool_outcome, Registry,
 };
 use bytes::Bytes;
 use http_body_util::BodyExt;
@@ -428,6 +428,12 @@ impl HttpSession {
     #[napi]
     pub fn complete_tool_text(&self, key: i64, text: String, is_error: bool) {
         self.inner.complete(RequestKey(key as u64), text_outcome(text, is_error));
+    }
+
+    /// Answers a resource read with one text content.
+    #[napi]
+    pub fn complete_resource_text(&self, key: i64, uri: String, mime_type: String, text: String) {
+        self.inner.complete(RequestKey(key as u64), resource_text_outcome(uri, &mime_type, text));
     }
 
     /// Answers a resource read, prompt or completion (JSON text of the result).

@@ -158,6 +158,12 @@ pub(crate) fn text_outcome(text: String, is_error: bool) -> Outcome {
     Outcome::Tool(r)
 }
 
+/// A resource read answered with one text content (a handler that returned a string): the
+/// text goes straight in, with no JSON text of the result built in JS and parsed here.
+pub(crate) fn resource_text_outcome(uri: String, mime_type: &str, text: String) -> Outcome {
+    Outcome::Resource(hypermcp::ReadResourceResult::text(uri, text, Some(mime_type)))
+}
+
 /// A resource read's, prompt's or completion's outcome from JSON text.
 pub(crate) fn result_outcome(kind: &str, result: &str) -> napi::Result<Outcome> {
     Ok(match kind {
@@ -270,6 +276,12 @@ impl ServerSession {
     #[napi]
     pub fn complete_tool_text(&mut self, key: i64, text: String, is_error: bool) {
         self.inner.complete(RequestKey(key as u64), text_outcome(text, is_error));
+    }
+
+    /// Answers a resource read with one text content.
+    #[napi]
+    pub fn complete_resource_text(&mut self, key: i64, uri: String, mime_type: String, text: String) {
+        self.inner.complete(RequestKey(key as u64), resource_text_outcome(uri, &mime_type, text));
     }
 
     /// Answers a resource read, prompt or completion (`kind`: "resource", "prompt",
