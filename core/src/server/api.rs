@@ -197,11 +197,11 @@ impl Server {
             let fut = handler(args, ctx);
             Box::pin(async move { fut.await.into_tool_result() })
         });
-        self.handlers().tools.insert(name, f);
+        self.handlers().tools.insert(name.clone(), f);
         self.inner.config.write().unwrap_or_else(|e| e.into_inner()).tools = true;
-        let result = self.inner.registry.add_tool(tool.clone());
+        let result = self.inner.registry.add_tool(tool);
         if result.is_err() {
-            self.handlers().tools.remove(&tool.name);
+            self.handlers().tools.remove(&name);
         }
         result
     }
