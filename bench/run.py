@@ -145,6 +145,18 @@ def systems() -> list[System]:
     return out
 
 
+def startup_only() -> list[System]:
+    """Measured for start-up and idle RSS only (see Bench.stdio)."""
+    venv_py = str(ROOT / ".venv" / "bin" / "python")
+    return [
+        System("floor-python", "Python", False, [venv_py, str(SERVERS / "floor.py")]),
+        System("floor-node", "Node", False, ["node", str(SERVERS / "floor.mjs")]),
+        System("hypermcp-rust-echo", "Rust", True, [str(TARGET / "examples" / "echo_server")]),
+        System("hypermcp-python-echo", "Python", True, [venv_py, str(ROOT / "examples" / "python" / "echo_server.py")]),
+        System("hypermcp-node-echo", "Node", True, ["node", str(ROOT / "examples" / "node" / "echo_server.mjs")]),
+    ]
+
+
 def note(msg: str) -> None:
     print(f"note: {msg}", file=sys.stderr, flush=True)
 
@@ -200,7 +212,9 @@ class Bench:
             return None
         rate = float(probe.get("calls_per_s") or 0)
         calls = int(min(max(rate * self.args.seconds, probe_calls), self.args.max_calls))
-        warmup = max(min(calls // 10, 5000), 10)
+        # A fifth of the calls, at least 2,000 where the probe allows: JIT runtimes (Node) are
+        # still compiling the hot path after a few hundred calls.
+        warmup = max(min(calls // 5, 20_000), min(2_000, calls), 10)
         last, lines, err = self.run_loadgen(
             [*base, "--calls", str(calls), "--warmup", str(warmup), "--runs", str(self.args.runs)],
             sys_.argv(),
@@ -223,7 +237,7 @@ class Bench:
         inits, rss = [], []
         for _ in range(self.args.startup_runs):
             last, _, err = self.run_loadgen(
-                ["--calls", "1", "--warmup", "0", "--runs", "1", "--rss-after", "1000"], sys_.argv(), False, 120
+                ["--calls", "0", "--warmup", "0", "--runs", "1", "--rss-after", "1000"], sys_.argv(), False, 120
             )
             if err or not last:
                 say(f"FAILED ({err})")
@@ -257,6 +271,11 @@ class Bench:
             r["read-seq"] = self.stdio_case(s, "1 MiB resources/read sequential", ["--scenario", "read"], 1, 10)
             r["startup"] = self.startup(s)
             res[s.label] = r
+        # Start-up only: each language's floor (the runtime answering initialize and nothing
+        # more) and hypermcp's one-tool example servers (the issue's start-up targets).
+        for extra in startup_only():
+            if extra.language in {s.language for s in systems_}:
+                res[extra.label] = {"startup": self.startup(extra)}
         return res
 
     # ----------------------------------------------------------------------- http
@@ -372,7 +391,7 @@ def main() -> int:
         default=int(os.environ.get("BENCH_SESSIONS", 2000)),
         help="idle HTTP sessions per memory batch (two batches)",
     )
-    ap.add_argument("--startup-runs", type=int, default=5)
+    ap.add_argument("--startup-runs", type=int, default=9)
     ap.add_argument("--max-calls", type=int, default=400_000)
     ap.add_argument("--pin-seq", default=os.environ.get("PIN_SEQ", "0"))
     ap.add_argument("--quick", action="store_true", help="one short run each (a smoke test, not a measurement)")
