@@ -130,8 +130,14 @@ CONFORMANCE_TARGETS ?= server:rust server:python server:node client:rust client:
 test-conformance: build peers
 	PEERS=$(PEERS) VENV=$(VENV) RUST_EXAMPLES=$(RELEASE_DIR)/examples bash tests/conformance/run_all.sh $(CONFORMANCE_TARGETS)
 
-## test-examples: every example runs (clients against servers of the other languages)
+## test-examples: every example runs (clients against servers of the other languages), and the
+## hypermcp benchmark servers answer every bench scenario
 test-examples: build peers
+	for server in "$(RELEASE_DIR)/bench_server" "$(PY) bench/servers/hypermcp_server.py" "node bench/servers/hypermcp_server.mjs"; do \
+		for scenario in echo list read; do \
+			$(RELEASE_DIR)/loadgen --scenario $$scenario --calls 50 --warmup 5 -- $$server > /dev/null; \
+		done; \
+	done
 	$(CLIENT_RUST) --tool echo --args '{"text":"smoke"}' -- $(ECHO_NODE) > /dev/null
 	$(CLIENT_RUST) --tool echo --args '{"text":"smoke"}' -- $(ECHO_PY) > /dev/null
 	$(PY) examples/python/client.py -- $(WEATHER_NODE) > /dev/null
