@@ -50,9 +50,9 @@ TARGETS = [
     ("Python idle RSS after start", "rss", "Python", "", 25),
     ("Node idle RSS after start", "rss", "Node", "", 50),
     ("Rust idle RSS after start", "rss", "Rust", "", 5),
-    ("Rust idle HTTP session", "session", "Rust", "", 4000),
-    ("Python idle HTTP session", "session", "Python", "", 4000),
-    ("Node idle HTTP session", "session", "Node", "", 4000),
+    ("Rust idle HTTP session", "session", "Rust", "", 4096),
+    ("Python idle HTTP session", "session", "Python", "", 4096),
+    ("Node idle HTTP session", "session", "Node", "", 4096),
     ("tools/list of 50 tools, in the server", "engine", "Rust", "", 20),
 ]
 
@@ -174,7 +174,7 @@ def footprint_table(r: Results) -> list[str]:
     out = [
         "#### Start-up and memory",
         "",
-        "| system | spawn → initialize ms | idle RSS MB | ours ÷ it (init, RSS) "
+        "| system | spawn → initialize ms | idle RSS MiB | ours ÷ it (init, RSS) "
         "| bytes per idle HTTP session | MB per 1,000 idle sessions |",
         "|---|---:|---:|---:|---:|---:|",
     ]
@@ -193,13 +193,13 @@ def footprint_table(r: Results) -> list[str]:
             rss = st.get("rss_kb")
             out.append(
                 f"| {name} | {num(st.get('init_ms'), 1) if st else '–'} | "
-                f"{num(rss * 1024 / 1e6, 1) if rss else '–'} | {rel} | "
+                f"{num(rss / 1024, 1) if rss else '–'} | {rel} | "
                 f"{num(b) if has_b else '–'} | {num(b * 1000 / 1e6, 2) if has_b else '–'} |"
             )
         for label, what in ((ECHO[lang], "one-tool example server"), (FLOOR.get(lang), "runtime floor")):
             st = r.startup(label) if label else None
             if st:
-                mb = num(st["rss_kb"] * 1024 / 1e6, 1)
+                mb = num(st["rss_kb"] / 1024, 1)
                 out.append(f"| {label} ({what}) | {num(st.get('init_ms'), 1)} | {mb} | – | – | – |")
     out += [
         "",
@@ -236,21 +236,25 @@ def target_rows(r: Results) -> list[tuple[str, str, str, bool | None]]:
         elif kind in ("init", "rss"):
             # The one-tool example server (the echo server), beside the 50-tool one.
             echo, bench = r.startup(ECHO[lang]) or {}, r.startup(ours) or {}
-            unit = "ms" if kind == "init" else "MB"
-            want = f"≤ {limit} {unit}"
+            want = f"≤ {limit} {'ms' if kind == 'init' else 'MB (read as MiB)'}"
+
+            # RSS in MiB (2^20 bytes), the unit ps and top use; /proc counts KiB.
+            unit = "ms" if kind == "init" else "MiB"
 
             def fig(st: dict, kind: str = kind) -> float | None:
                 v = st.get("init_ms" if kind == "init" else "rss_kb")
-                return None if v is None else v if kind == "init" else v * 1024 / 1e6
+                return None if v is None else v if kind == "init" else v / 1024
 
             val = fig(echo) if echo else fig(bench)
             if val is not None:
-                shown, met = f"{val:.1f} {unit}", val <= limit
+                shown, met = f"{val:.2f} {unit}", val <= limit
+                if kind == "rss":
+                    shown += f" = {val * 1.048576:.2f} MB"
                 if echo and fig(bench) is not None:
-                    shown += f" (one tool; 50-tool server {fig(bench):.1f} {unit})"
+                    shown += f" (one tool; the 50-tool server: {fig(bench):.2f} {unit})"
         elif kind == "session":
             b = (r.mem(ours) or {}).get("bytes_per_session")
-            want = "≤ 4 KB"
+            want = "≤ 4 KB (read as 4,096 bytes)"
             if isinstance(b, (int, float)):
                 shown, met = f"{b:,.0f} bytes", b <= limit
         elif kind == "engine":

@@ -232,12 +232,12 @@ class Bench:
         return last
 
     def startup(self, sys_: System) -> dict | None:
-        """spawn -> initialize answer and idle RSS 1 s later, median of --startup-runs spawns."""
+        """spawn -> initialize answer and idle RSS 0.5 s later, median of --startup-runs spawns."""
         say(f"{sys_.label}, start-up and idle RSS ... ", end="")
         inits, rss = [], []
         for _ in range(self.args.startup_runs):
             last, _, err = self.run_loadgen(
-                ["--calls", "0", "--warmup", "0", "--runs", "1", "--rss-after", "1000"], sys_.argv(), False, 120
+                ["--calls", "0", "--warmup", "0", "--runs", "1", "--rss-after", "500"], sys_.argv(), False, 120
             )
             if err or not last:
                 say(f"FAILED ({err})")
@@ -381,17 +381,17 @@ def main() -> int:
     ap.add_argument(
         "--seconds",
         type=float,
-        default=float(os.environ.get("BENCH_SECONDS", 1.5)),
+        default=float(os.environ.get("BENCH_SECONDS", 1.2)),
         help="target length of one stdio run",
     )
-    ap.add_argument("--http-seconds", type=float, default=float(os.environ.get("BENCH_HTTP_SECONDS", 2)))
+    ap.add_argument("--http-seconds", type=float, default=float(os.environ.get("BENCH_HTTP_SECONDS", 1.5)))
     ap.add_argument(
         "--sessions",
         type=int,
-        default=int(os.environ.get("BENCH_SESSIONS", 2000)),
+        default=int(os.environ.get("BENCH_SESSIONS", 1000)),
         help="idle HTTP sessions per memory batch (two batches)",
     )
-    ap.add_argument("--startup-runs", type=int, default=9)
+    ap.add_argument("--startup-runs", type=int, default=7)
     ap.add_argument("--max-calls", type=int, default=400_000)
     ap.add_argument("--pin-seq", default=os.environ.get("PIN_SEQ", "0"))
     ap.add_argument("--quick", action="store_true", help="one short run each (a smoke test, not a measurement)")
