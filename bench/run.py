@@ -10,7 +10,8 @@ bench/latest.json and renders bench/README.md and bench/chart.png from it
 Scenarios
   stdio    echo sequential (one call at a time) and with 64 in flight; tools/list of
            50 tools and resources/read of a 1 MiB text, sequential; time from spawn to
-           the initialize answer and idle RSS 1 s after it (target/release/loadgen).
+           the initialize answer and idle RSS 0.5 s after it (target/release/loadgen),
+           also for each runtime's floor and hypermcp's one-tool example servers.
            Sequential runs pin the server and loadgen to one CPU (PIN_SEQ): on this
            kind of VM a wake-up across cores costs ~40 us and would dominate.
   http     Streamable HTTP echo at 1 and 50 connections, and bytes per idle session
