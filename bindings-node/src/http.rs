@@ -9,7 +9,8 @@
 
 use crate::errors::rpc_err;
 use crate::server::{
-    error_outcome, request_parts, resource_text_outcome, result_outcome, server_config, server_event, text_outcome, tool_outcome, Registry,
+    error_outcome, request_parts, resource_text_outcome, result_outcome, server_config, server_event, text_outcome,
+    tool_outcome, Registry,
 };
 use bytes::Bytes;
 use http_body_util::BodyExt;
