@@ -306,19 +306,8 @@ impl<'c> Client<'c> {
             }
             let conn = self.conn.as_mut().expect("connected above");
             let outcome = exchange(conn, &self.rq.bytes, expect, &mut self.parser);
-            match after_exchange(outcome, attempt, self.used, &mut self.answered) {
-                After::Answered(a) => {
-                    self.used += 1;
-                    if a.head.close {
-                        self.conn = None;
-                    }
-                    return Ok(a);
-                }
-                After::Retry => self.conn = None,
-                After::Failed(f) => {
-                    self.conn = None;
-                    return Err(f);
-                }
+            if let Some(r) = settle(&mut self.conn, outcome, attempt, &mut self.used, &mut self.answered) {
+                return r;
             }
         }
         unreachable!("the second attempt returns")
@@ -340,28 +329,35 @@ impl<'c> Client<'c> {
     }
 }
 
-/// What to do after an exchange.
-enum After {
-    Answered(Answer),
-    /// The server closed the reused connection before answering anything: the
-    /// request goes again on a new connection.
-    Retry,
-    /// The connection is dropped.
-    Failed(Failure),
-}
-
-fn after_exchange(outcome: Result<Answer, Failure>, attempt: u32, used: u64, answered: &mut u64) -> After {
+/// Settles one exchange for either engine: counts what the server answered, keeps or
+/// drops the connection, and returns the outcome, or `None` when the server closed a
+/// reused connection before answering anything (the request goes again on a new one).
+fn settle<C>(
+    conn: &mut Option<C>,
+    outcome: Result<Answer, Failure>,
+    attempt: u32,
+    used: &mut u64,
+    answered: &mut u64,
+) -> Option<Result<Answer, Failure>> {
     match outcome {
         Ok(a) => {
             *answered += 1;
-            After::Answered(a)
+            *used += 1;
+            if a.head.close {
+                *conn = None;
+            }
+            Some(Ok(a))
         }
-        Err(Failure::Io { nothing_received: true, .. }) if attempt == 0 && used > 0 => After::Retry,
+        Err(Failure::Io { nothing_received: true, .. }) if attempt == 0 && *used > 0 => {
+            *conn = None;
+            None
+        }
         Err(f) => {
             if matches!(f, Failure::Bad(_)) {
                 *answered += 1;
             }
-            After::Failed(f)
+            *conn = None;
+            Some(Err(f))
         }
     }
 }
@@ -394,19 +390,8 @@ impl AsyncClient {
             }
             let conn = self.conn.as_mut().expect("connected above");
             let outcome = conn.exchange(&self.rq.bytes, expect, &mut self.parser).await;
-            match after_exchange(outcome, attempt, self.used, &mut self.answered) {
-                After::Answered(a) => {
-                    self.used += 1;
-                    if a.head.close {
-                        self.conn = None;
-                    }
-                    return Ok(a);
-                }
-                After::Retry => self.conn = None,
-                After::Failed(f) => {
-                    self.conn = None;
-                    return Err(f);
-                }
+            if let Some(r) = settle(&mut self.conn, outcome, attempt, &mut self.used, &mut self.answered) {
+                return r;
             }
         }
         unreachable!("the second attempt returns")
