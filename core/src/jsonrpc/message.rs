@@ -136,11 +136,7 @@ fn classify(e: serde_json::Error) -> ParseFailure {
 /// known to be UTF-8: serde_json then does not check every field's bytes again (a third of
 /// the cost of parsing a small request).
 pub fn parse_object_str(text: &str) -> Result<Envelope<'_>, ParseFailure> {
-    parse_raw(serde_json::from_str(text))
-}
-
-fn parse_raw(parsed: serde_json::Result<RawEnvelope<'_>>) -> Result<Envelope<'_>, ParseFailure> {
-    let raw: RawEnvelope<'_> = match parsed {
+    let raw: RawEnvelope<'_> = match serde_json::from_str(text) {
         Ok(r) => r,
         Err(e) => {
             // Valid JSON of the wrong shape (an array element that is not an object, a
