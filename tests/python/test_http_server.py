@@ -1160,6 +1160,77 @@ def test_resource_updates_once_per_session_with_two_http_servers() -> None:
     run(main())
 
 
+def test_idle_sessions_get_no_connection_until_their_first_call() -> None:
+    async def main() -> None:
+        server = make_server()
+        errors: list[Any] = []
+        asyncio.get_running_loop().set_exception_handler(lambda loop, ctx: errors.append(ctx))
+        seen: list[Any] = []
+
+        @server.on_notification("notifications/roots/list_changed")
+        def roots_changed(params: Any) -> None:
+            raise RuntimeError("callback failed")
+
+        @server.on_notification("notifications/custom/thing")
+        def custom(params: Any) -> None:
+            seen.append(params)
+
+        async with await within(server.start_http("127.0.0.1", 0)) as http:
+            host = http._host
+            # 2025-03-26 takes JSON-RPC batches (two notifications reach the loop as one);
+            # the latest revision primes SSE streams (so a test knows they are attached).
+            first = await within(McpSession(http.port).initialize("2025-03-26"))
+            second = await within(McpSession(http.port).initialize())
+            third = await within(McpSession(http.port).initialize())
+            batch = [
+                {"jsonrpc": "2.0", "method": "notifications/roots/list_changed"},
+                {"jsonrpc": "2.0", "method": "notifications/custom/thing", "params": {"a": 1}},
+            ]
+            assert (await within(first.post(batch))).status == 202
+            # The callbacks ran without a connection, the failing one reported without losing
+            # the other; the loop has seen every session's events by now.
+            await until(lambda: seen == [{"a": 1}] and len(errors) == 1)
+            assert "callback failed" in str(errors[0]["exception"])
+            assert host._conns == {}
+            assert http.session_count == 3
+
+            # A call gets its session a connection.
+            answer = await within(first.call_tool("echo", {"text": "hi"}))
+            assert answer["result"]["content"][0]["text"] == "hi"
+            assert len(host._conns) == 1
+            assert (await within(third.call_tool("echo", {"text": "hi"})))["result"]["content"][0]["text"] == "hi"
+            assert len(host._conns) == 2
+
+            # Resource updates reach a session with a connection and one without, once each.
+            streams = []
+            for s in (third, second):
+                assert (await within(s.call("resources/subscribe", {"uri": "test://greeting"})))["result"] == {}
+                conn = await within(Conn(http.port).open())
+                headers = {
+                    "Accept": "text/event-stream",
+                    "Mcp-Session-Id": s.session_id or "",
+                    "MCP-Protocol-Version": LATEST,
+                }
+                events = (await within(conn.request("GET", "/mcp", headers))).events()
+                assert (await within(anext(events))).data == ""  # priming
+                streams.append((conn, events))
+            assert len(host._conns) == 2  # subscribing is answered natively
+            server.notify_resource_updated("test://greeting")
+            for conn, events in streams:
+                ev = await within(anext(events))
+                assert ev.json()["params"] == {"uri": "test://greeting"}
+                with pytest.raises(asyncio.TimeoutError):
+                    await asyncio.wait_for(anext(events), 0.3)
+                conn.close()
+
+            # Closing ends a connection; a session without one closes as well.
+            for s in (first, second):
+                assert (await within(s.delete())).status == 200
+            await until(lambda: len(host._conns) == 1 and http.session_count == 1)
+
+    run(main())
+
+
 def test_sampling_elicitation_and_roots_round_trips_over_raw_http() -> None:
     async def main() -> None:
         server = make_server()

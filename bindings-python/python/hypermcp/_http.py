@@ -3,8 +3,9 @@
 The engine's HTTP service runs on one native I/O thread (sessions, SSE streams,
 resumption, limits, DNS-rebinding checks). Calls reach this loop in batches: the I/O thread
 queues them and writes one byte to a socket the loop watches, so everything ready at one
-moment costs one wake-up. Each HTTP session gets a :class:`ServerConnection` whose native
-session completes straight into the engine.
+moment costs one wake-up. An HTTP session gets a :class:`ServerConnection` (whose native
+session completes straight into the engine) with its first call; an idle session costs the
+loop nothing.
 """
 
 from __future__ import annotations
@@ -68,6 +69,10 @@ def _discard(_data: bytes) -> None:
     """HTTP sessions write to their streams natively; nothing goes through here."""
 
 
+#: The events that run a handler: only they need a :class:`ServerConnection`.
+_CALLS = frozenset({"tool", "resource", "prompt", "complete"})
+
+
 class HttpHost:
     """The native HTTP service of a server, bound to the running loop."""
 
@@ -100,11 +105,18 @@ class HttpHost:
     def _item(self, item: tuple[Any, ...]) -> None:
         kind = item[0]
         if kind == "events":
-            conn = self._conns.get(item[1])
-            if conn is None:
-                conn = ServerConnection(self.server, _discard, session=item[2])
-                self._conns[item[1]] = conn
-            conn.dispatch(item[3])
+            key, session, events = item[1], item[2], item[3]
+            conn = self._conns.get(key)
+            # A connection is made for the first call: most sessions only initialize, and a
+            # connection per session would cost more than the engine's whole session. A
+            # closed session gets none (its calls are cancelled, no "closed" item would end it).
+            if conn is None and any(ev[0] in _CALLS for ev in events) and session.state != "closed":
+                conn = ServerConnection(self.server, _discard, session=session)
+                self._conns[key] = conn
+            if conn is not None:
+                conn.dispatch(events)
+            else:
+                self._without_connection(events)
         elif kind == "closed":
             conn = self._conns.pop(item[1], None)
             if conn is not None:
@@ -116,6 +128,19 @@ class HttpHost:
             q = self._responses.get(item[1])
             if q is not None:
                 q.put_nowait(item)
+
+    def _without_connection(self, events: list[tuple[Any, ...]]) -> None:
+        """The events of a session without a connection, as its connection would handle them:
+        client notifications reach the server's callbacks; "initialized", "response",
+        "cancelled" and "progress" concern calls or requests of a connection, and there are none."""
+        for ev in events:
+            if ev[0] == "notification":
+                try:
+                    self.server._on_notification(ev[1], ev[2])
+                except Exception as exc:  # noqa: BLE001 - one failure must not lose the rest of the batch
+                    self.loop.call_exception_handler(
+                        {"message": f"hypermcp: handling a {ev[0]!r} event failed", "exception": exc}
+                    )
 
     # ---- what Server does with its connections ---------------------------------------------
 
