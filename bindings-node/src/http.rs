@@ -17,7 +17,6 @@ use http_body_util::BodyExt;
 use hypermcp::engine::{Event, RequestKey, State};
 use hypermcp::http::server::{serve_http, Dispatcher, HttpService, Session};
 use hypermcp::http::HttpOptions;
-use hypermcp::server::registry::RegistryChange;
 use hypermcp::LoggingLevel;
 use napi::bindgen_prelude::{Buffer, Unknown};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
@@ -155,6 +154,8 @@ fn session_key(s: &Arc<Session>) -> u64 {
 pub struct HttpServer {
     service: Mutex<HttpService>,
     queue: Arc<HostQueue>,
+    /// The server's registry: resource updates reach every session through it.
+    registry: Arc<hypermcp::server::registry::Registry>,
     stop: Mutex<Option<tokio::sync::oneshot::Sender<()>>>,
     /// Sessions JS has been told about, by key.
     live: Mutex<HashMap<u64, Arc<Session>>>,
@@ -182,6 +183,7 @@ impl HttpServer {
         Ok(HttpServer {
             service: Mutex::new(service),
             queue,
+            registry: registry.inner.clone(),
             stop: Mutex::new(None),
             live: Mutex::new(HashMap::new()),
             requests: Mutex::new(HashMap::new()),
@@ -383,6 +385,14 @@ impl HttpServer {
         }
     }
 
+    /// A resource changed: every HTTP session of the server's registry (those of other
+    /// `HttpServer`s of the same server too) tells its client if it subscribed, whether or
+    /// not JS made it a connection.
+    #[napi]
+    pub fn resource_updated(&self, uri: String) {
+        self.registry.notify_resource_updated(&uri);
+    }
+
     /// Open sessions.
     #[napi(getter)]
     pub fn session_count(&self) -> u32 {
@@ -502,11 +512,10 @@ impl HttpSession {
     #[napi]
     pub fn list_changed(&self, _kind: String) {}
 
-    /// A resource's contents changed.
+    /// Resource updates reach HTTP sessions from the registry too
+    /// (`HttpServer.resourceUpdated`), sessions without a connection included: nothing to do.
     #[napi]
-    pub fn resource_updated(&self, uri: String) {
-        self.inner.registry_changed(&RegistryChange::ResourceUpdated(uri));
-    }
+    pub fn resource_updated(&self, _uri: String) {}
 
     /// Timers run on the I/O thread: always null.
     #[napi]
