@@ -4,8 +4,9 @@
 // The engine's HTTP service runs on one native I/O thread (sessions, SSE streams, resumption,
 // limits, DNS-rebinding checks). Calls reach this loop in batches: the I/O thread queues them
 // and, only when its queue was empty, calls one thread-safe function; `_wake` then takes
-// everything queued as one JSON text. Each HTTP session gets a ServerConnection whose native
-// HttpSession completes straight into the engine, so handlers run exactly as over stdio.
+// everything queued as one JSON text. An HTTP session gets a ServerConnection (whose native
+// HttpSession completes straight into the engine, so handlers run exactly as over stdio) with
+// its first call; an idle session costs the loop nothing.
 //
 //   await server.run({ transport: 'http', port: 8000 });            // until SIGINT/SIGTERM
 //   const http = await server.startHttp({ port: 0 });               // in the background
@@ -82,6 +83,9 @@ function httpOptions(options) {
   return out;
 }
 
+/** The events that run a handler: only they need a ServerConnection. */
+const CALLS = new Set(['tool', 'resource', 'prompt', 'complete']);
+
 /** Reports a failure inside the wake-up callback without losing the rest of the batch. */
 function report(err) {
   process.emitWarning(`hypermcp: HTTP dispatch failed: ${err instanceof Error ? err.stack || err.message : String(err)}`);
@@ -121,7 +125,7 @@ class HttpHost {
     for (const item of items) {
       try {
         switch (item[0]) {
-          case 'e': this._events(item[1], item[2], item[3]); break;
+          case 'e': this._events(item[1], item[2]); break;
           case 'c': {
             const conn = this._conns.get(item[1]);
             if (conn !== undefined) {
@@ -142,15 +146,30 @@ class HttpHost {
     }
   }
 
-  _events(key, fresh, events) {
+  _events(key, events) {
     let conn = this._conns.get(key);
-    if (conn === undefined) {
-      const session = fresh ? this.native.session(key) : null;
-      if (!session) return;
-      conn = new ServerConnection(this.server, null, session);
-      this._conns.set(key, conn);
+    // A connection is made for the first call: most sessions only initialize, and a
+    // connection per session would cost more than the engine's whole session.
+    if (conn === undefined && events.some((ev) => CALLS.has(ev[0]))) {
+      const session = this.native.session(key); // null once the session closed
+      if (session) {
+        conn = new ServerConnection(this.server, null, session);
+        this._conns.set(key, conn);
+      }
     }
-    conn.dispatch(events);
+    if (conn !== undefined) conn.dispatch(events);
+    else this._withoutConnection(events);
+  }
+
+  /**
+   * The events of a session without a connection, as its connection would handle them:
+   * client notifications reach the server's callbacks; "initialized", "response",
+   * "cancelled" and "progress" concern calls or requests of a connection, and there are none.
+   */
+  _withoutConnection(events) {
+    // Each callback runs on a microtask of its own (a failure is a warning): one failing
+    // does not lose the others.
+    for (const ev of events) if (ev[0] === 'notification') this.server._onNotification(ev[1], ev[2]);
   }
 
   // ---- what Server does with its connections --------------------------------------------------

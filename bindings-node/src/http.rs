@@ -82,8 +82,12 @@ struct NodeDispatcher {
 }
 
 impl Dispatcher for NodeDispatcher {
-    fn events(&self, session: &Arc<Session>, events: Vec<Event>) {
-        self.queue.push(Item::Events(session.clone(), events));
+    fn events(&self, session: &Arc<Session>, mut events: Vec<Event>) {
+        // JS has nothing to do on "initialized": an idle session never wakes the loop.
+        events.retain(|e| !matches!(e, Event::Initialized));
+        if !events.is_empty() {
+            self.queue.push(Item::Events(session.clone(), events));
+        }
     }
 
     fn closed(&self, session: &Arc<Session>) {
@@ -252,8 +256,8 @@ impl HttpServer {
     }
 
     /// Everything queued, as JSON text of an array (empty string when nothing is):
-    /// `["e", sessionKey, fresh, [events]]` (events as `ServerSession.pollEvents`; `fresh`
-    /// 1 the first time a session shows up: get its handle with `session(key)`),
+    /// `["e", sessionKey, [events]]` (events as `ServerSession.pollEvents`; the session's
+    /// handle comes from `session(key)`),
     /// `["c", sessionKey]` (closed), `["h", request, status, [name, value, ...]]`,
     /// `["d", request, text]` (a body chunk), `["x", request]` (end), `["s"]` (stopped).
     #[napi]
@@ -276,21 +280,20 @@ impl HttpServer {
             match item {
                 Item::Events(session, events) => {
                     let key = session_key(&session);
-                    let fresh = match lock(&self.live).entry(key) {
-                        Entry::Occupied(_) => false,
+                    match lock(&self.live).entry(key) {
+                        Entry::Occupied(_) => {}
                         // Late events of a session already gone: nobody to run them.
                         Entry::Vacant(_) if session.state() == State::Closed => continue,
                         Entry::Vacant(slot) => {
                             slot.insert(session);
-                            true
                         }
-                    };
+                    }
                     let list: Vec<Value> = events.iter().filter_map(server_event).collect();
-                    if list.is_empty() && !fresh {
+                    if list.is_empty() {
                         continue;
                     }
                     sep(&mut out);
-                    let _ = write!(out, "[\"e\",{key},{},", u8::from(fresh));
+                    let _ = write!(out, "[\"e\",{key},");
                     out.push_str(&Value::Array(list).to_string());
                     out.push(']');
                 }
@@ -332,7 +335,7 @@ impl HttpServer {
         Ok(out)
     }
 
-    /// The handle of a session announced by `poll` (`fresh`), or null once it closed.
+    /// The handle of a session announced by `poll`, or null once it closed.
     #[napi]
     pub fn session(&self, key: f64) -> Option<HttpSession> {
         lock(&self.live).get(&(key as u64)).map(|s| HttpSession { inner: s.clone() })

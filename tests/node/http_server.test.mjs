@@ -294,6 +294,96 @@ test('list changes and resource updates reach the standalone GET stream', async 
   }
 });
 
+test('idle sessions get no connection until their first call; notifications and resource updates reach them', async () => {
+  const server = makeServer();
+  const seen = [];
+  server.onNotification('notifications/roots/list_changed', () => {
+    throw new Error('callback failed');
+  });
+  server.onNotification('notifications/custom/thing', (params) => seen.push(params));
+  const warnings = [];
+  const onWarning = (w) => warnings.push(w.message);
+  process.on('warning', onWarning);
+  // Two hosts of one server: a resource update reaches the sessions of both, once each.
+  const h1 = await server.startHttp({ port: 0 });
+  const h2 = await server.startHttp({ port: 0 });
+  try {
+    // 2025-03-26 takes JSON-RPC batches: two notifications reach the loop as one.
+    const old = new Raw(h1.url);
+    const init = await old.request('initialize', { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'raw', version: '1' } });
+    old.sessionId = init.res.headers.get('mcp-session-id');
+    const v = { 'mcp-protocol-version': '2025-03-26' };
+    const initialized = await old.post({ jsonrpc: '2.0', method: 'notifications/initialized' }, v);
+    assert.equal(initialized.status, 202);
+    await initialized.arrayBuffer();
+    const a = new Raw(h1.url);
+    await a.initialize();
+    const b = new Raw(h2.url);
+    await b.initialize();
+    const batch = [
+      { jsonrpc: '2.0', method: 'notifications/roots/list_changed' },
+      { jsonrpc: '2.0', method: 'notifications/custom/thing', params: { a: 1 } },
+    ];
+    const sent = await old.post(batch, v);
+    assert.equal(sent.status, 202);
+    await sent.arrayBuffer();
+    // The callbacks ran without a connection, the failing one reported without losing the
+    // other; the loops have seen every session's events by now.
+    await within(
+      (async () => {
+        while (!(seen.length === 1 && warnings.some((m) => m.includes('callback failed')))) await sleep(5);
+      })(),
+    );
+    assert.deepEqual(seen, [{ a: 1 }]);
+    assert.equal(h1._host._conns.size, 0);
+    assert.equal(h2._host._conns.size, 0);
+    assert.equal(h1.sessionCount + h2.sessionCount, 3);
+
+    // A call gets its session a connection.
+    const echo = await old.request('tools/call', { name: 'echo', arguments: { text: 'hi' } }, v);
+    assert.equal(echo.response.result.content[0].text, 'hi');
+    assert.equal((await a.request('tools/call', { name: 'echo', arguments: { text: 'hi' } })).response.result.content[0].text, 'hi');
+    assert.equal(h1._host._conns.size, 2);
+
+    // `a` has a connection, `b` none (subscribing is answered natively).
+    const streams = [];
+    for (const raw of [a, b]) {
+      assert.deepEqual((await raw.request('resources/subscribe', { uri: 'test://hello' })).response.result, {});
+      const get = await within(fetch(raw.url, { headers: { ...raw.headers(), accept: 'text/event-stream' } }));
+      assert.equal(get.status, 200);
+      streams.push(readUntil(get, (ms) => ms.some((m) => m.method === 'notifications/tools/list_changed')));
+    }
+    assert.equal(h2._host._conns.size, 0);
+    await sleep(50);
+    server.notifyResourceUpdated('test://hello');
+    // A list change after it: when it arrives, every update (and any duplicate) came before.
+    server.tool('added', { inputSchema: { type: 'object', properties: {} } }, () => 'new');
+    for (const messages of await Promise.all(streams)) {
+      const updates = messages.filter((m) => m.method === 'notifications/resources/updated');
+      assert.deepEqual(updates.map((m) => m.params), [{ uri: 'test://hello' }]);
+    }
+
+    // Closing ends a connection; a session without one closes as well.
+    for (const raw of [old, b]) {
+      const del = await within(fetch(raw.url, { method: 'DELETE', headers: raw.headers(raw === old ? v : {}) }));
+      assert.equal(del.status, 200);
+      await del.arrayBuffer();
+    }
+    await within(
+      (async () => {
+        while (h1._host._conns.size !== 1) await sleep(5);
+      })(),
+    );
+    assert.equal(h1.sessionCount + h2.sessionCount, 1);
+  } finally {
+    process.removeListener('warning', onWarning);
+    await within(h1.stop(), 15_000, 'stop');
+    await within(h2.stop(), 15_000, 'stop');
+  }
+  // A stopped host no longer takes resource updates for the server.
+  assert.equal(server._connections.size, 0);
+});
+
 test('stateless and jsonResponse modes; the lifespan runs while serving', async () => {
   const seen = [];
   const server = new Server({
