@@ -83,13 +83,13 @@ pub struct ToolEntry {
 impl ToolEntry {
     /// Checks arguments against the input schema; `Err` lists what is wrong.
     pub fn validate_arguments(&self, args: &Value) -> Result<(), Vec<String>> {
-        self.input.validate(args)
+        self.input.validate(&self.tool.input_schema, args)
     }
     /// Checks structured output against the output schema, if there is one.
     pub fn validate_output(&self, structured: &Value) -> Result<(), Vec<String>> {
-        match &self.output {
-            Some(v) => v.validate(structured),
-            None => Ok(()),
+        match (&self.output, &self.tool.output_schema) {
+            (Some(v), Some(schema)) => v.validate(schema, structured),
+            _ => Ok(()),
         }
     }
     /// Whether the tool declares an output schema.

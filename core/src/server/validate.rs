@@ -13,10 +13,10 @@
 use serde_json::{Map, Value};
 use std::sync::OnceLock;
 
-/// A compiled schema.
+/// A compiled schema. It does not keep its own copy of the schema: when compilation was
+/// deferred, its first use compiles the schema it is given, which is always the one it was
+/// made from (the tool definition next to it), so 50 tools cost no second copy of 50 schemas.
 pub struct Validator {
-    /// The schema, kept until its first use when compilation was deferred.
-    deferred: Option<Value>,
     inner: OnceLock<Result<jsonschema::Validator, String>>,
 }
 
@@ -35,22 +35,23 @@ impl Validator {
     /// use); the error says what is wrong with it.
     pub fn compile(schema: &Value) -> Result<Validator, String> {
         if surely_valid(schema) {
-            return Ok(Validator { deferred: Some(schema.clone()), inner: OnceLock::new() });
+            return Ok(Validator { inner: OnceLock::new() });
         }
         let inner = OnceLock::new();
         let _ = inner.set(Ok(build(schema)?));
-        Ok(Validator { deferred: None, inner })
+        Ok(Validator { inner })
     }
 
-    fn get(&self) -> Result<&jsonschema::Validator, Vec<String>> {
-        let built = self.inner.get_or_init(|| build(self.deferred.as_ref().unwrap_or(&Value::Bool(true))));
+    fn get(&self, schema: &Value) -> Result<&jsonschema::Validator, Vec<String>> {
+        let built = self.inner.get_or_init(|| build(schema));
         // Unreachable for a schema `surely_valid` accepted; reported rather than panicking.
         built.as_ref().map_err(|e| vec![format!("invalid schema: {e}")])
     }
 
-    /// Validates an instance; `Err` holds one line per problem (`/path: message`).
-    pub fn validate(&self, instance: &Value) -> Result<(), Vec<String>> {
-        let inner = self.get()?;
+    /// Validates an instance against `schema`, the schema this validator was compiled from;
+    /// `Err` holds one line per problem (`/path: message`).
+    pub fn validate(&self, schema: &Value, instance: &Value) -> Result<(), Vec<String>> {
+        let inner = self.get(schema)?;
         if inner.is_valid(instance) {
             return Ok(());
         }
@@ -146,7 +147,7 @@ mod tests {
             assert!(surely_valid(s), "{s}");
             assert!(build(s).is_ok(), "{s}");
             let v = Validator::compile(s).unwrap();
-            assert!(v.deferred.is_some());
+            assert!(v.inner.get().is_none(), "{s}: compiled at once");
         }
         let eager = [
             json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {"type": "string"}}}),
@@ -173,9 +174,10 @@ mod tests {
     fn deferred_validation_reports_like_eager() {
         let s = json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]});
         let lazy = Validator::compile(&s).unwrap();
-        let eager = Validator { deferred: None, inner: OnceLock::from(build(&s)) };
+        let eager = Validator { inner: OnceLock::from(build(&s)) };
         for instance in [json!({"text": "hi"}), json!({}), json!({"text": 5}), json!([])] {
-            assert_eq!(lazy.validate(&instance), eager.validate(&instance), "{instance}");
+            assert_eq!(lazy.validate(&s, &instance), eager.validate(&s, &instance), "{instance}");
         }
+        assert!(lazy.inner.get().is_some_and(Result::is_ok), "the first use compiled it");
     }
 }
