@@ -18,19 +18,24 @@ ECHO_PY := $(PY) $(CURDIR)/examples/python/echo_server.py
 WEATHER_PY := $(PY) $(CURDIR)/examples/python/weather_server.py
 ECHO_NODE := node $(CURDIR)/examples/node/echo_server.mjs
 WEATHER_NODE := node $(CURDIR)/examples/node/weather_server.mjs
-# maturin builds in its own target dir so it does not rebuild pyo3 against `cargo build`.
-PY_TARGET := $(CURDIR)/target/py
+# maturin shares target/ with cargo: it reuses the dependencies `make rust` built. (Nothing else
+# builds pyo3 in release there, so the two never rebuild it against each other.)
 
-.PHONY: all build rust python node peers demo test test-rust test-python test-node test-interop test-conformance test-examples check fmt bench bench-quick bench-peers clean
+.PHONY: all build bench-build rust rust-bench python node peers demo test test-rust test-python test-node test-interop test-conformance test-examples check fmt bench bench-quick bench-peers clean
 
 all: build
 
 ## build: the Rust engine, its examples and the load generator, then the Python and Node packages
 build: rust python node
 
+# One cargo invocation for both packages: their dependencies resolve to the same features,
+# so rust-bench and rust share every artifact.
 rust:
-	$(CARGO) build --release -p hypermcp --examples
-	$(CARGO) build --release -p hypermcp-loadgen
+	$(CARGO) build --release -p hypermcp -p hypermcp-loadgen --examples --bins
+
+## rust-bench: what `make bench` runs of the above: the one-tool example server and the bench tools
+rust-bench:
+	$(CARGO) build --release -p hypermcp -p hypermcp-loadgen --example echo_server --bins
 
 $(VENV)/.tools: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -39,7 +44,7 @@ $(VENV)/.tools: pyproject.toml
 
 ## python: `pip install .` of the package into .venv (no build isolation: maturin is there)
 python: $(VENV)/.tools
-	PATH=$(VENV)/bin:$$PATH CARGO_TARGET_DIR=$(PY_TARGET) $(PY) -m pip install -q --disable-pip-version-check --no-build-isolation --force-reinstall --no-deps .
+	PATH=$(VENV)/bin:$$PATH $(PY) -m pip install -q --disable-pip-version-check --no-build-isolation --force-reinstall --no-deps .
 
 ## node: `npm ci` of the repo (dev tools: @napi-rs/cli, typescript, zod), then the addon
 node:
@@ -153,15 +158,23 @@ fmt: $(VENV)/.tools
 	$(VENV)/bin/ruff format bench bindings-python/python examples/python tests/python tests/interop tests/conformance
 
 ## bench: the whole benchmark suite (bench/run.py): every hypermcp server and every peer SDK over stdio
-## and Streamable HTTP; rewrites bench/README.md (results part), bench/latest.json and bench/chart.png
-bench: build peers bench-peers
+## and Streamable HTTP; rewrites bench/README.md (results part), bench/latest.json and bench/chart.png.
+## Our builds and the peers' installs run side by side (downloads overlap compiling); each
+## step's output is shown when it ends.
+bench:
+	$(MAKE) --no-print-directory -j4 --output-sync=target bench-build bench-peers
 	$(PYTHON) bench/run.py
 
 ## bench-quick: every system and scenario once, briefly (a smoke test of the suite; the report is printed, not written)
-bench-quick: build peers bench-peers
+bench-quick:
+	$(MAKE) --no-print-directory -j4 --output-sync=target bench-build bench-peers
 	$(PYTHON) bench/run.py --quick
 
-## bench-peers: FastMCP, rmcp and the chart's matplotlib in .peers/bench (the official SDKs come with `peers`)
+## bench-build: what the suite runs of ours: release tools and servers, the Python and Node packages
+bench-build: rust-bench python node
+
+## bench-peers: every peer of the suite: the official Python and TypeScript SDKs (in .peers, as
+## `peers` installs them), FastMCP, rmcp and the chart's matplotlib (in .peers/bench)
 bench-peers:
 	PEERS=$(PEERS) bash bench/peers/setup.sh
 

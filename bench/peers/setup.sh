@@ -2,7 +2,7 @@
 # Install every peer of `make bench` (bench/servers/README.md), pinned, into ignored folders
 # under ${PEERS:-<repo>/.peers}:
 #   .peers/venv, .peers/npm       the official Python SDK (mcp 2.3.0) and TypeScript SDK (1.32.2):
-#                                 tests/interop/setup_peers.sh, called first
+#                                 tests/interop/setup_peers.sh (its "sdks" part), called first
 #   .peers/bench/fastmcp-venv     FastMCP, in its own venv (its `mcp` need not be the 2.3.0 above)
 #   .peers/bench/tools-venv       matplotlib, for the report's chart (bench/report.py)
 #   .peers/bench/rmcp-target      the rmcp server (bench/servers/rmcp/, official Rust SDK), built
@@ -65,7 +65,8 @@ pip_venv() {
 }
 
 # ------------------------------------------------------ official Python and TypeScript SDKs
-if ! "$REPO/tests/interop/setup_peers.sh" >>"$LOG" 2>&1; then
+# Only the SDKs: the Inspector, Node 22 and the conformance suite are for `make test`.
+if ! PEERS_PARTS=sdks "$REPO/tests/interop/setup_peers.sh" >>"$LOG" 2>&1; then
   die "tests/interop/setup_peers.sh failed"
 fi
 echo "official Python SDK: $("$PEERS/venv/bin/python" -c 'import importlib.metadata as m; print(m.version("mcp"))') in $(rel "$PEERS/venv")"
