@@ -446,18 +446,20 @@ def main() -> int:
             for s in chosen
         ],
     }
-    if "engine" not in skip:
-        out["engine"] = bench.engine()
-    if "stdio" not in skip:
-        out["stdio"] = bench.stdio(ready)
-    if "http" not in skip:
-        out["http"] = bench.http(ready)
+    parts = {"engine": lambda: bench.engine(), "stdio": lambda: bench.stdio(ready), "http": lambda: bench.http(ready)}
+    out["elapsed_parts_s"] = {}
+    for part, run in parts.items():
+        if part not in skip:
+            t0 = time.time()
+            out[part] = run()
+            out["elapsed_parts_s"][part] = round(time.time() - t0, 1)
     out["failures"] = bench.failures
     out["elapsed_s"] = round(time.time() - started, 1)
     RESULTS.mkdir(parents=True, exist_ok=True)
     path = RESULTS / f"bench-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}.json"
     path.write_text(json.dumps(out, indent=1) + "\n")
-    say(f"results: {os.path.relpath(path, ROOT)} ({out['elapsed_s']:.0f} s)")
+    took = ", ".join(f"{k} {v:.0f} s" for k, v in out["elapsed_parts_s"].items())
+    say(f"results: {os.path.relpath(path, ROOT)} ({out['elapsed_s']:.0f} s: {took})")
     if not args.quick and not args.only and not skip:
         shutil.copyfile(path, ROOT / "bench" / "latest.json")
         rc = render(ROOT / "bench" / "latest.json")
