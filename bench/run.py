@@ -232,27 +232,47 @@ class Bench:
         say(f"{last.get('calls_per_s', 0):,.0f} calls/s, p50 {last.get('p50_us')} µs, p99 {last.get('p99_us')} µs")
         return last
 
-    def startup(self, sys_: System) -> dict | None:
-        """spawn -> initialize answer and idle RSS 0.5 s later, median of --startup-runs spawns."""
-        say(f"{sys_.label}, start-up and idle RSS ... ", end="")
-        inits, rss = [], []
-        for _ in range(self.args.startup_runs):
-            last, _, err = self.run_loadgen(
-                ["--calls", "0", "--warmup", "0", "--runs", "1", "--rss-after", "500"], sys_.argv(), False, 120
-            )
-            if err or not last:
-                say(f"FAILED ({err})")
-                self.failures.append(f"{sys_.label} startup: {err}")
-                return None
-            inits.append(float(last["init_ms"]))
-            rss.append(int(last["rss_kb"]))
-        out = {
-            "init_ms": statistics.median(inits),
-            "init_ms_runs": inits,
-            "rss_kb": statistics.median(rss),
-            "rss_kb_runs": rss,
-        }
-        say(f"initialize in {out['init_ms']:.1f} ms, idle RSS {out['rss_kb'] / 1024:.1f} MiB")
+    def startups(self, systems_: list[System]) -> dict[str, dict | None]:
+        """spawn -> initialize answer and idle RSS 0.5 s later, median of --startup-runs spawns.
+
+        The systems of one language take turns, one spawn each per round: a few milliseconds
+        of start-up are at the mercy of the machine's neighbours, and a quiet or busy minute
+        then falls on all of them alike instead of on whichever ran in it."""
+        out: dict[str, dict | None] = {}
+        for lang in dict.fromkeys(s.language for s in systems_):
+            group = [s for s in systems_ if s.language == lang]
+            say(f"{lang}: start-up and idle RSS, {len(group)} systems in turn ... ")
+            inits: dict[str, list[float]] = {s.label: [] for s in group}
+            rss: dict[str, list[int]] = {s.label: [] for s in group}
+            failed: set[str] = set()
+            for _ in range(self.args.startup_runs):
+                for s in group:
+                    if s.label in failed:
+                        continue
+                    last, _, err = self.run_loadgen(
+                        ["--calls", "0", "--warmup", "0", "--runs", "1", "--rss-after", "500"], s.argv(), False, 120
+                    )
+                    if err or not last:
+                        say(f"  {s.label}: FAILED ({err})")
+                        self.failures.append(f"{s.label} startup: {err}")
+                        failed.add(s.label)
+                        continue
+                    inits[s.label].append(float(last["init_ms"]))
+                    rss[s.label].append(int(last["rss_kb"]))
+            for s in group:
+                if s.label in failed:
+                    out[s.label] = None
+                    continue
+                out[s.label] = {
+                    "init_ms": statistics.median(inits[s.label]),
+                    "init_ms_runs": inits[s.label],
+                    "rss_kb": statistics.median(rss[s.label]),
+                    "rss_kb_runs": rss[s.label],
+                }
+                say(
+                    f"  {s.label}: initialize in {out[s.label]['init_ms']:.1f} ms, "
+                    f"idle RSS {out[s.label]['rss_kb'] / 1024:.1f} MiB"
+                )
         return out
 
     def stdio(self, systems_: list[System]) -> dict:
@@ -270,13 +290,12 @@ class Bench:
                 s, "tools/list sequential", ["--scenario", "list", "--expect-tools", "50"], 1, 100
             )
             r["read-seq"] = self.stdio_case(s, "1 MiB resources/read sequential", ["--scenario", "read"], 1, 10)
-            r["startup"] = self.startup(s)
             res[s.label] = r
-        # Start-up only: each language's floor (the runtime answering initialize and nothing
-        # more) and hypermcp's one-tool example servers (the issue's start-up targets).
-        for extra in startup_only():
-            if extra.language in {s.language for s in systems_}:
-                res[extra.label] = {"startup": self.startup(extra)}
+        # Start-up also for each language's floor (the runtime answering initialize and
+        # nothing more) and hypermcp's one-tool example servers (the issue's start-up targets).
+        extras = [e for e in startup_only() if e.language in {s.language for s in systems_}]
+        for label, st in self.startups(systems_ + extras).items():
+            res.setdefault(label, {})["startup"] = st
         return res
 
     # ----------------------------------------------------------------------- http
@@ -398,7 +417,7 @@ def main() -> int:
         default=int(os.environ.get("BENCH_SESSIONS", 1000)),
         help="idle HTTP sessions per memory batch (two batches)",
     )
-    ap.add_argument("--startup-runs", type=int, default=7)
+    ap.add_argument("--startup-runs", type=int, default=9)
     ap.add_argument("--max-calls", type=int, default=400_000)
     ap.add_argument("--pin-seq", default=os.environ.get("PIN_SEQ", "0"))
     ap.add_argument("--quick", action="store_true", help="one short run each (a smoke test, not a measurement)")
