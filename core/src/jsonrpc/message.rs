@@ -68,8 +68,29 @@ fn fail(id: Option<RequestId>, error: RpcError) -> ParseFailure {
     ParseFailure { id, error }
 }
 
+/// The number of `[` and `{` bytes, eight at a time: `[` is 0x5B and `{` 0x7B, so with bit
+/// 0x20 set both are 0x7B; a byte is counted when its XOR with 0x7B is zero (an exact
+/// zero-byte count, no false positives from borrows).
+fn openers(bytes: &[u8]) -> usize {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let chunks = bytes.chunks_exact(8);
+    let tail = chunks.remainder().iter().filter(|&&b| b | 0x20 == b'{').count();
+    chunks.fold(tail, |n, c| {
+        let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        let y = (w | 0x2020_2020_2020_2020) ^ 0x7b7b_7b7b_7b7b_7b7b;
+        // A byte's high bit ends up set exactly when the byte of y was zero.
+        n + (!(((y & LOW7) + LOW7) | y | LOW7)).count_ones() as usize
+    })
+}
+
 /// Checks that arrays/objects nest no deeper than [`MAX_DEPTH`]. Strings are skipped.
 fn depth_ok(bytes: &[u8]) -> bool {
+    // Nesting never exceeds the number of `[` and `{` bytes, and almost every message has
+    // fewer than MAX_DEPTH of them: counting them costs about one instruction a byte, where
+    // the walk below costs several.
+    if openers(bytes) <= MAX_DEPTH {
+        return true;
+    }
     let mut depth = 0usize;
     let mut i = 0;
     while i < bytes.len() {
@@ -233,6 +254,43 @@ mod tests {
             parse_message(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}").err().unwrap().error.code,
             codes::PARSE_ERROR
         );
+    }
+
+    #[test]
+    fn openers_counts_every_bracket_and_brace() {
+        for len in 0..40 {
+            for pos in 0..len {
+                for (b, want) in [(b'[', 1), (b'{', 1), (b']', 0), (b'}', 0), (b'a', 0), (0xdb, 0), (0xfb, 0)] {
+                    let mut v = vec![b'x'; len];
+                    v[pos] = b;
+                    assert_eq!(openers(&v), want, "{v:?}");
+                }
+            }
+        }
+        let all: Vec<u8> = (0..=255).collect();
+        assert_eq!(openers(&all), 2);
+        assert_eq!(openers(b"[[{{x{[[]"), 7);
+    }
+
+    #[test]
+    fn nesting_limit_counts_levels_not_brackets() {
+        // `{` plus n - 1 arrays around the params value: n levels.
+        let nested = |n: usize| {
+            format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":{}{}}}",
+                "[".repeat(n - 1),
+                "]".repeat(n - 1)
+            )
+        };
+        assert!(parse_message(nested(MAX_DEPTH).as_bytes()).is_ok());
+        assert_eq!(parse_message(nested(MAX_DEPTH + 1).as_bytes()).err().unwrap().error.code, codes::PARSE_ERROR);
+        // More brackets than MAX_DEPTH, but inside a string or side by side: two levels deep.
+        let in_string =
+            format!("{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":{{\"t\":\"{}\"}}}}", "[{".repeat(300));
+        assert!(parse_message(in_string.as_bytes()).is_ok());
+        let side_by_side =
+            format!("{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":[{}[]]}}", "[],".repeat(300));
+        assert!(parse_message(side_by_side.as_bytes()).is_ok());
     }
 
     #[test]
