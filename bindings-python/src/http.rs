@@ -83,8 +83,12 @@ struct PyDispatcher {
 }
 
 impl Dispatcher for PyDispatcher {
-    fn events(&self, session: &Arc<Session>, events: Vec<Event>) {
-        self.queue.push(Item::Events(session.clone(), events));
+    fn events(&self, session: &Arc<Session>, mut events: Vec<Event>) {
+        // The loop has nothing to do on "initialized": an idle session never wakes it.
+        events.retain(|e| !matches!(e, Event::Initialized));
+        if !events.is_empty() {
+            self.queue.push(Item::Events(session.clone(), events));
+        }
     }
 
     fn closed(&self, session: &Arc<Session>) {

@@ -131,8 +131,9 @@ class HttpHost:
 
     def _without_connection(self, events: list[tuple[Any, ...]]) -> None:
         """The events of a session without a connection, as its connection would handle them:
-        client notifications reach the server's callbacks; "initialized", "response",
-        "cancelled" and "progress" concern calls or requests of a connection, and there are none."""
+        client notifications reach the server's callbacks; "response", "cancelled" and
+        "progress" concern calls or requests of a connection, and there are none ("initialized"
+        never comes: the native side drops it)."""
         for ev in events:
             if ev[0] == "notification":
                 try:
