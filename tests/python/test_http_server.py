@@ -30,7 +30,7 @@ from typing import Any
 import pytest
 
 from _helpers import run, until, within
-from _http_client import LATEST, Conn, McpSession, init_message, post_headers, request
+from _http_client import LATEST, Conn, McpSession, SseEvent, init_message, post_headers, request
 from hypermcp import Context, McpError, Server
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -92,6 +92,19 @@ def make_server(**kwargs: Any) -> Server:
         return f"Tell me about {topic}"
 
     return server
+
+
+async def open_get_stream(port: int, session: McpSession) -> tuple[Conn, AsyncIterator[SseEvent]]:
+    """Opens a session's GET stream and reads its priming event (an empty one)."""
+    conn = await within(Conn(port).open())
+    headers = {
+        "Accept": "text/event-stream",
+        "Mcp-Session-Id": session.session_id or "",
+        "MCP-Protocol-Version": LATEST,
+    }
+    events = (await within(conn.request("GET", "/mcp", headers))).events()
+    assert (await within(anext(events))).data == ""  # priming
+    return conn, events
 
 
 def peers_python() -> Path:
@@ -1102,16 +1115,7 @@ def test_resource_updates_reach_subscribed_sessions() -> None:
             for s in (normal, quiet):
                 answer = await within(s.call("resources/subscribe", {"uri": "test://greeting"}))
                 assert answer.get("result") == {}, answer
-                conn = await within(Conn(http.port).open())
-                headers = {
-                    "Accept": "text/event-stream",
-                    "Mcp-Session-Id": s.session_id or "",
-                    "MCP-Protocol-Version": LATEST,
-                }
-                get = await within(conn.request("GET", "/mcp", headers))
-                events = get.events()
-                assert (await within(anext(events))).data == ""  # priming
-                streams.append((conn, events))
+                streams.append(await open_get_stream(http.port, s))
             server.notify_resource_updated("test://greeting")
             server.notify_resource_updated("test://other")  # nobody subscribed
             for conn, events in streams:
@@ -1137,15 +1141,7 @@ def test_resource_updates_once_per_session_with_two_http_servers() -> None:
             for http in (a, b):
                 s = await within(McpSession(http.port).initialize())
                 await within(s.call("resources/subscribe", {"uri": "test://greeting"}))
-                conn = await within(Conn(http.port).open())
-                headers = {
-                    "Accept": "text/event-stream",
-                    "Mcp-Session-Id": s.session_id or "",
-                    "MCP-Protocol-Version": LATEST,
-                }
-                events = (await within(conn.request("GET", "/mcp", headers))).events()
-                await within(anext(events))  # priming
-                streams.append((conn, events))
+                streams.append(await open_get_stream(http.port, s))
             server.notify_resource_updated("test://greeting")
             server.notify_resource_updated("test://greeting")
             for conn, events in streams:
@@ -1205,15 +1201,7 @@ def test_idle_sessions_get_no_connection_until_their_first_call() -> None:
             streams = []
             for s in (third, second):
                 assert (await within(s.call("resources/subscribe", {"uri": "test://greeting"})))["result"] == {}
-                conn = await within(Conn(http.port).open())
-                headers = {
-                    "Accept": "text/event-stream",
-                    "Mcp-Session-Id": s.session_id or "",
-                    "MCP-Protocol-Version": LATEST,
-                }
-                events = (await within(conn.request("GET", "/mcp", headers))).events()
-                assert (await within(anext(events))).data == ""  # priming
-                streams.append((conn, events))
+                streams.append(await open_get_stream(http.port, s))
             assert len(host._conns) == 2  # subscribing is answered natively
             server.notify_resource_updated("test://greeting")
             for conn, events in streams:
