@@ -139,6 +139,25 @@ fn write_escape(out: &mut Vec<u8>, c: u8) {
     out.extend_from_slice(&[b'\\', short]);
 }
 
+/// `serialize_<number>` methods that hand the value to serde_json's serializer.
+macro_rules! delegate_numbers {
+    ($($method:ident($ty:ty)),*) => {$(
+        #[inline]
+        fn $method(self, v: $ty) -> Result<()> {
+            ser::Serializer::$method(&mut json(self.0), v)
+        }
+    )*};
+}
+
+/// `serialize_<scalar>` methods of the map-key serializer, all through [`key_by_serde_json`].
+macro_rules! numbers_as_keys {
+    ($($method:ident($ty:ty)),*) => {$(
+        fn $method(self, v: $ty) -> Result<()> {
+            key_by_serde_json(self.0, v)
+        }
+    )*};
+}
+
 /// serde_json's writer, for the scalars it formats (integers through itoa, floats through ryu).
 #[inline(always)]
 fn json(out: &mut Vec<u8>) -> serde_json::Serializer<&mut Vec<u8>> {
@@ -168,52 +187,21 @@ impl<'a> ser::Serializer for Ser<'a> {
         self.0.extend_from_slice(if v { b"true" } else { b"false" });
         Ok(())
     }
-    #[inline]
-    fn serialize_i8(self, v: i8) -> Result<()> {
-        ser::Serializer::serialize_i8(&mut json(self.0), v)
-    }
-    #[inline]
-    fn serialize_i16(self, v: i16) -> Result<()> {
-        ser::Serializer::serialize_i16(&mut json(self.0), v)
-    }
-    #[inline]
-    fn serialize_i32(self, v: i32) -> Result<()> {
-        ser::Serializer::serialize_i32(&mut json(self.0), v)
-    }
-    #[inline]
-    fn serialize_i64(self, v: i64) -> Result<()> {
-        ser::Serializer::serialize_i64(&mut json(self.0), v)
-    }
-    fn serialize_i128(self, v: i128) -> Result<()> {
-        ser::Serializer::serialize_i128(&mut json(self.0), v)
-    }
-    #[inline]
-    fn serialize_u8(self, v: u8) -> Result<()> {
-        ser::Serializer::serialize_u8(&mut json(self.0), v)
-    }
-    #[inline]
-    fn serialize_u16(self, v: u16) -> Result<()> {
-        ser::Serializer::serialize_u16(&mut json(self.0), v)
-    }
-    #[inline]
-    fn serialize_u32(self, v: u32) -> Result<()> {
-        ser::Serializer::serialize_u32(&mut json(self.0), v)
-    }
-    #[inline]
-    fn serialize_u64(self, v: u64) -> Result<()> {
-        ser::Serializer::serialize_u64(&mut json(self.0), v)
-    }
-    fn serialize_u128(self, v: u128) -> Result<()> {
-        ser::Serializer::serialize_u128(&mut json(self.0), v)
-    }
-    #[inline]
-    fn serialize_f32(self, v: f32) -> Result<()> {
-        ser::Serializer::serialize_f32(&mut json(self.0), v)
-    }
-    #[inline]
-    fn serialize_f64(self, v: f64) -> Result<()> {
-        ser::Serializer::serialize_f64(&mut json(self.0), v)
-    }
+    // Numbers are written by serde_json itself (its integer and float formatting).
+    delegate_numbers!(
+        serialize_i8(i8),
+        serialize_i16(i16),
+        serialize_i32(i32),
+        serialize_i64(i64),
+        serialize_i128(i128),
+        serialize_u8(u8),
+        serialize_u16(u16),
+        serialize_u32(u32),
+        serialize_u64(u64),
+        serialize_u128(u128),
+        serialize_f32(f32),
+        serialize_f64(f64)
+    );
     #[inline]
     fn serialize_char(self, v: char) -> Result<()> {
         write_str(self.0, v.encode_utf8(&mut [0; 4]));
@@ -550,45 +538,22 @@ impl ser::Serializer for KeySer<'_> {
     fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<()> {
         value.serialize(self)
     }
-    fn serialize_bool(self, v: bool) -> Result<()> {
-        key_by_serde_json(self.0, v)
-    }
-    fn serialize_i8(self, v: i8) -> Result<()> {
-        key_by_serde_json(self.0, v)
-    }
-    fn serialize_i16(self, v: i16) -> Result<()> {
-        key_by_serde_json(self.0, v)
-    }
-    fn serialize_i32(self, v: i32) -> Result<()> {
-        key_by_serde_json(self.0, v)
-    }
-    fn serialize_i64(self, v: i64) -> Result<()> {
-        key_by_serde_json(self.0, v)
-    }
-    fn serialize_i128(self, v: i128) -> Result<()> {
-        key_by_serde_json(self.0, v)
-    }
-    fn serialize_u8(self, v: u8) -> Result<()> {
-        key_by_serde_json(self.0, v)
-    }
-    fn serialize_u16(self, v: u16) -> Result<()> {
-        key_by_serde_json(self.0, v)
-    }
-    fn serialize_u32(self, v: u32) -> Result<()> {
-        key_by_serde_json(self.0, v)
-    }
-    fn serialize_u64(self, v: u64) -> Result<()> {
-        key_by_serde_json(self.0, v)
-    }
-    fn serialize_u128(self, v: u128) -> Result<()> {
-        key_by_serde_json(self.0, v)
-    }
-    fn serialize_f32(self, v: f32) -> Result<()> {
-        key_by_serde_json(self.0, v)
-    }
-    fn serialize_f64(self, v: f64) -> Result<()> {
-        key_by_serde_json(self.0, v)
-    }
+    // serde_json's rules for keys that are not strings (quoted numbers and booleans).
+    numbers_as_keys!(
+        serialize_bool(bool),
+        serialize_i8(i8),
+        serialize_i16(i16),
+        serialize_i32(i32),
+        serialize_i64(i64),
+        serialize_i128(i128),
+        serialize_u8(u8),
+        serialize_u16(u16),
+        serialize_u32(u32),
+        serialize_u64(u64),
+        serialize_u128(u128),
+        serialize_f32(f32),
+        serialize_f64(f64)
+    );
     fn serialize_bytes(self, _v: &[u8]) -> Result<()> {
         Err(key_must_be_a_string())
     }
