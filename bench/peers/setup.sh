@@ -30,23 +30,9 @@ mkdir -p "$BENCH"
 LOG="$BENCH/setup.log"
 : >"$LOG"
 
-die() {
-  echo "bench/peers/setup.sh: $*" >&2
-  if [ -s "$LOG" ]; then
-    echo "----- last lines of $LOG -----" >&2
-    tail -n 60 "$LOG" >&2
-  fi
-  exit 1
-}
-
-# run_logged DESC CMD...: run with a time limit, output to the log.
-run_logged() {
-  local desc="$1"; shift
-  echo "+ $*" >>"$LOG"
-  if ! timeout "$STEP_TIMEOUT" "$@" >>"$LOG" 2>&1; then
-    die "$desc failed (or exceeded ${STEP_TIMEOUT}s)"
-  fi
-}
+ME="bench/peers/setup.sh"
+# shellcheck source=/dev/null
+. "$REPO/tests/interop/peers_common.sh"
 
 rel() { case "$1" in "$REPO"/*) echo "${1#"$REPO"/}" ;; *) echo "$1" ;; esac; }
 

@@ -37,23 +37,9 @@ MARKER_NAME=".hypermcp-peers"
 mkdir -p "$PEERS"
 LOG="$PEERS/setup.log"
 
-die() {
-  echo "setup_peers.sh: $*" >&2
-  if [ -s "$LOG" ]; then
-    echo "----- last lines of $LOG -----" >&2
-    tail -n 60 "$LOG" >&2
-  fi
-  exit 1
-}
-
-# run_logged DESC CMD...: run with a time limit, output to the log.
-run_logged() {
-  local desc="$1"; shift
-  echo "+ $*" >>"$LOG"
-  if ! timeout "$STEP_TIMEOUT" "$@" >>"$LOG" 2>&1; then
-    die "$desc failed (or exceeded ${STEP_TIMEOUT}s)"
-  fi
-}
+ME="setup_peers.sh"
+# shellcheck source=/dev/null
+. "$HERE/peers_common.sh"
 
 command -v python3 >/dev/null || die "python3 not found"
 command -v node >/dev/null || die "node not found"
