@@ -139,23 +139,27 @@ fn write_escape(out: &mut Vec<u8>, c: u8) {
     out.extend_from_slice(&[b'\\', short]);
 }
 
-/// `serialize_<number>` methods that hand the value to serde_json's serializer.
-macro_rules! delegate_numbers {
-    ($($method:ident($ty:ty)),*) => {$(
+/// The twelve `serialize_<number>` methods of a serializer over `self.0: &mut Vec<u8>`, each
+/// handing the value to `$via(out, v)`.
+macro_rules! number_methods {
+    ($via:path) => {
+        number_methods!(@ $via;
+            serialize_i8(i8), serialize_i16(i16), serialize_i32(i32), serialize_i64(i64), serialize_i128(i128),
+            serialize_u8(u8), serialize_u16(u16), serialize_u32(u32), serialize_u64(u64), serialize_u128(u128),
+            serialize_f32(f32), serialize_f64(f64));
+    };
+    (@ $via:path; $($method:ident($ty:ty)),*) => {$(
         #[inline]
         fn $method(self, v: $ty) -> Result<()> {
-            ser::Serializer::$method(&mut json(self.0), v)
+            $via(self.0, v)
         }
     )*};
 }
 
-/// `serialize_<scalar>` methods of the map-key serializer, all through [`key_by_serde_json`].
-macro_rules! numbers_as_keys {
-    ($($method:ident($ty:ty)),*) => {$(
-        fn $method(self, v: $ty) -> Result<()> {
-            key_by_serde_json(self.0, v)
-        }
-    )*};
+/// Writes a number as serde_json does (its integer and float formatting).
+#[inline]
+fn number<T: Serialize>(out: &mut Vec<u8>, v: T) -> Result<()> {
+    v.serialize(&mut json(out))
 }
 
 /// serde_json's writer, for the scalars it formats (integers through itoa, floats through ryu).
@@ -187,21 +191,7 @@ impl<'a> ser::Serializer for Ser<'a> {
         self.0.extend_from_slice(if v { b"true" } else { b"false" });
         Ok(())
     }
-    // Numbers are written by serde_json itself (its integer and float formatting).
-    delegate_numbers!(
-        serialize_i8(i8),
-        serialize_i16(i16),
-        serialize_i32(i32),
-        serialize_i64(i64),
-        serialize_i128(i128),
-        serialize_u8(u8),
-        serialize_u16(u16),
-        serialize_u32(u32),
-        serialize_u64(u64),
-        serialize_u128(u128),
-        serialize_f32(f32),
-        serialize_f64(f64)
-    );
+    number_methods!(number);
     #[inline]
     fn serialize_char(self, v: char) -> Result<()> {
         write_str(self.0, v.encode_utf8(&mut [0; 4]));
@@ -538,22 +528,11 @@ impl ser::Serializer for KeySer<'_> {
     fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<()> {
         value.serialize(self)
     }
-    // serde_json's rules for keys that are not strings (quoted numbers and booleans).
-    numbers_as_keys!(
-        serialize_bool(bool),
-        serialize_i8(i8),
-        serialize_i16(i16),
-        serialize_i32(i32),
-        serialize_i64(i64),
-        serialize_i128(i128),
-        serialize_u8(u8),
-        serialize_u16(u16),
-        serialize_u32(u32),
-        serialize_u64(u64),
-        serialize_u128(u128),
-        serialize_f32(f32),
-        serialize_f64(f64)
-    );
+    // serde_json's rules for keys that are not strings: quoted numbers and booleans.
+    fn serialize_bool(self, v: bool) -> Result<()> {
+        key_by_serde_json(self.0, v)
+    }
+    number_methods!(key_by_serde_json);
     fn serialize_bytes(self, _v: &[u8]) -> Result<()> {
         Err(key_must_be_a_string())
     }
