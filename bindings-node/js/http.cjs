@@ -107,8 +107,6 @@ class HttpHost {
     this.native = native(
       () => new server._native.HttpServer(server._nativeConfig(), server._registry, JSON.stringify(options), () => this._wake()),
     );
-    // For resource updates (notifyResourceUpdated below).
-    server._connections.add(this);
   }
 
   /** Everything the I/O thread queued: one JSON text, one pass. */
@@ -172,22 +170,6 @@ class HttpHost {
     for (const ev of events) if (ev[0] === 'notification') this.server._onNotification(ev[1], ev[2]);
   }
 
-  // ---- what Server does with its connections --------------------------------------------------
-
-  /** List changes reach every HTTP session from the registry. */
-  notifyListChanged() {}
-
-  notifyResourceUpdated(uri) {
-    // Every HTTP session listens to the server's registry, whichever host serves it: one
-    // host tells them all (sessions without a connection included).
-    for (const c of this.server._connections) {
-      if (c instanceof HttpHost) {
-        if (c === this) this.native.resourceUpdated(uri);
-        return;
-      }
-    }
-  }
-
   /** Stops listening; calls in progress finish (10 s at most); sessions close. */
   async stop() {
     if (this.native.stop()) await this._stopped;
@@ -196,7 +178,6 @@ class HttpHost {
 
   /** Closes every connection and session. */
   close() {
-    this.server._connections.delete(this);
     this.native.closeAll();
     for (const conn of this._conns.values()) conn.close();
     this._conns.clear();
@@ -438,7 +419,6 @@ async function startHttp(server, options = {}) {
       throw listenError(err, host, port);
     }
   } catch (err) {
-    h?.close();
     await server._exit();
     throw err;
   }

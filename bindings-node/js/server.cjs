@@ -176,6 +176,9 @@ class Server {
 
   /** Tells subscribed clients that a resource changed. */
   notifyResourceUpdated(uri) {
+    // HTTP sessions hear it from the registry (connection or not, whichever host serves
+    // them); the connections JS drives itself are told one by one.
+    this._registry.notifyResourceUpdated(uri);
     for (const conn of this._connections) conn.notifyResourceUpdated(uri);
   }
 

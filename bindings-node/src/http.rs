@@ -158,8 +158,6 @@ fn session_key(s: &Arc<Session>) -> u64 {
 pub struct HttpServer {
     service: Mutex<HttpService>,
     queue: Arc<HostQueue>,
-    /// The server's registry: resource updates reach every session through it.
-    registry: Arc<hypermcp::server::registry::Registry>,
     stop: Mutex<Option<tokio::sync::oneshot::Sender<()>>>,
     /// Sessions JS has been told about, by key.
     live: Mutex<HashMap<u64, Arc<Session>>>,
@@ -187,7 +185,6 @@ impl HttpServer {
         Ok(HttpServer {
             service: Mutex::new(service),
             queue,
-            registry: registry.inner.clone(),
             stop: Mutex::new(None),
             live: Mutex::new(HashMap::new()),
             requests: Mutex::new(HashMap::new()),
@@ -388,14 +385,6 @@ impl HttpServer {
         }
     }
 
-    /// A resource changed: every HTTP session of the server's registry (those of other
-    /// `HttpServer`s of the same server too) tells its client if it subscribed, whether or
-    /// not JS made it a connection.
-    #[napi]
-    pub fn resource_updated(&self, uri: String) {
-        self.registry.notify_resource_updated(&uri);
-    }
-
     /// Open sessions.
     #[napi(getter)]
     pub fn session_count(&self) -> u32 {
@@ -516,7 +505,7 @@ impl HttpSession {
     pub fn list_changed(&self, _kind: String) {}
 
     /// Resource updates reach HTTP sessions from the registry too
-    /// (`HttpServer.resourceUpdated`), sessions without a connection included: nothing to do.
+    /// (`Registry.notifyResourceUpdated`), sessions without a connection included: nothing to do.
     #[napi]
     pub fn resource_updated(&self, _uri: String) {}
 

@@ -26,6 +26,14 @@ impl Registry {
         Registry { inner: Arc::new(registry::Registry::new()) }
     }
 
+    /// A resource changed: every HTTP session serving this registry, whichever `HttpServer`
+    /// holds it, tells its client if it subscribed. (Sessions JS drives itself, over stdio or
+    /// in memory, are told through their own `resourceUpdated`.)
+    #[napi]
+    pub fn notify_resource_updated(&self, uri: String) {
+        self.inner.notify_resource_updated(&uri);
+    }
+
     /// Adds or replaces a tool (JSON of the MCP `Tool` shape).
     #[napi]
     pub fn add_tool(&self, definition: String) -> napi::Result<()> {

@@ -138,7 +138,6 @@ fn options_from(d: &serde_json::Value) -> PyResult<HttpOptions> {
 #[pyclass(module = "hypermcp._core", frozen)]
 pub struct HttpServer {
     service: Mutex<HttpService>,
-    registry: Arc<hypermcp::server::registry::Registry>,
     queue: Arc<HostQueue>,
     stop: Mutex<Option<tokio::sync::oneshot::Sender<()>>>,
     requests: Mutex<HashMap<u64, tokio::task::AbortHandle>>,
@@ -158,7 +157,6 @@ impl HttpServer {
         let service = HttpService::with_dispatcher(Arc::new(cfg), registry.inner.clone(), dispatcher, opts);
         Ok(HttpServer {
             service: Mutex::new(service),
-            registry: registry.inner.clone(),
             queue,
             stop: Mutex::new(None),
             requests: Mutex::new(HashMap::new()),
@@ -319,12 +317,6 @@ impl HttpServer {
         py.detach(|| service.close_all());
     }
 
-    /// A resource changed: every HTTP session of the server's registry (those of other
-    /// `HttpServer`s of the same server too) tells its client if it subscribed.
-    fn resource_updated(&self, py: Python<'_>, uri: &str) {
-        py.detach(|| self.registry.notify_resource_updated(uri));
-    }
-
     /// Open sessions.
     #[getter]
     fn session_count(&self) -> usize {
@@ -410,7 +402,7 @@ impl HttpSession {
     fn list_changed(&self, _kind: &str) {}
 
     /// Resource updates reach HTTP sessions from the registry too
-    /// (`HttpServer.resource_updated`), including sessions that never woke the loop.
+    /// (`Registry.notify_resource_updated`), including sessions that never woke the loop.
     fn resource_updated(&self, _uri: &str) {}
 
     /// Nothing to write: messages go out on the HTTP streams.

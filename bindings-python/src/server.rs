@@ -25,6 +25,13 @@ impl Registry {
         Registry { inner: Arc::new(registry::Registry::new()) }
     }
 
+    /// A resource changed: every HTTP session serving this registry, whichever `HttpServer`
+    /// holds it, tells its client if it subscribed. (Sessions a host drives itself, over
+    /// stdio or in memory, are told through their own `resource_updated`.)
+    fn notify_resource_updated(&self, py: Python<'_>, uri: &str) {
+        py.detach(|| self.inner.notify_resource_updated(uri));
+    }
+
     /// Adds or replaces a tool (a dict of the MCP `Tool` shape).
     fn add_tool(&self, definition: &Bound<'_, PyAny>) -> PyResult<()> {
         let tool: Tool = from_py_as(definition, "tool definition")?;

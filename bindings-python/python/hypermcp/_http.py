@@ -90,8 +90,6 @@ class HttpHost:
         self._fd = self.native.fileno()
         self.closed = False
         self.loop.add_reader(self._fd, self._wake)
-        # For resource updates (notify_resource_updated below).
-        server._connections.add(self)
 
     def _wake(self) -> None:
         for item in self.native.poll():
@@ -143,18 +141,6 @@ class HttpHost:
                         {"message": f"hypermcp: handling a {ev[0]!r} event failed", "exception": exc}
                     )
 
-    # ---- what Server does with its connections ---------------------------------------------
-
-    def notify_list_changed(self, kind: str) -> None:
-        """List changes reach every HTTP session from the registry."""
-
-    def notify_resource_updated(self, uri: str) -> None:
-        # Every HTTP session listens to the server's registry, whichever host serves it:
-        # one host tells them all (sessions that never woke the loop included).
-        hosts = [c for c in self.server._connections if isinstance(c, HttpHost)]
-        if hosts and min(hosts, key=id) is self:
-            self.native.resource_updated(uri)
-
     async def stop(self) -> None:
         """Stops listening; calls in progress finish (10 s at most); sessions close."""
         if self.native.stop():
@@ -166,7 +152,6 @@ class HttpHost:
         if self.closed:
             return
         self.closed = True
-        self.server._connections.discard(self)
         self.native.close_all()
         with contextlib.suppress(Exception):
             self.loop.remove_reader(self._fd)

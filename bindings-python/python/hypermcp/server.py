@@ -480,6 +480,9 @@ class Server:
 
     def notify_resource_updated(self, uri: str) -> None:
         """Tells subscribed clients that a resource changed."""
+        # HTTP sessions hear it from the registry (connection or not, whichever host serves
+        # them); the connections a host drives itself are told one by one.
+        self._registry.notify_resource_updated(uri)
         for conn in list(self._connections):
             conn.notify_resource_updated(uri)
 
