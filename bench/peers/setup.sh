@@ -40,16 +40,6 @@ for tool in python3 node npm cargo timeout; do
   command -v "$tool" >/dev/null || die "$tool not found"
 done
 
-# pip_venv VENV PINS...: create VENV if needed and install PINS into it.
-pip_venv() {
-  local venv="$1"; shift
-  if [ ! -x "$venv/bin/python" ]; then
-    run_logged "creating the venv $venv" python3 -m venv "$venv"
-  fi
-  run_logged "pip install $*" "$venv/bin/python" -m pip install --disable-pip-version-check --no-input -q \
-    --timeout 60 --retries 3 "$@"
-}
-
 # ------------------------------------------------------ official Python and TypeScript SDKs
 # Only the SDKs: the Inspector, Node 22 and the conformance suite are for `make test`.
 if ! PEERS_PARTS=sdks "$REPO/tests/interop/setup_peers.sh" >>"$LOG" 2>&1; then

@@ -20,3 +20,13 @@ run_logged() {
     die "$desc failed (or exceeded ${STEP_TIMEOUT}s)"
   fi
 }
+
+# pip_venv VENV PINS...: creates VENV if needed and installs PINS into it.
+pip_venv() {
+  local venv="$1"; shift
+  if [ ! -x "$venv/bin/python" ]; then
+    run_logged "creating the venv $venv" python3 -m venv "$venv"
+  fi
+  run_logged "pip install $*" "$venv/bin/python" -m pip install --disable-pip-version-check --no-input -q \
+    --timeout 60 --retries 3 "$@"
+}

@@ -52,12 +52,7 @@ PY_WANT="python-peers: ${PY_PINS[*]}"
 if wants sdks && { [ ! -x "$VENV/bin/python" ] || [ "$(cat "$VENV/$MARKER_NAME" 2>/dev/null)" != "$PY_WANT" ]; }; then
   : >"$LOG"
   rm -f "$VENV/$MARKER_NAME"
-  if [ ! -x "$VENV/bin/python" ]; then
-    run_logged "creating the venv $VENV" python3 -m venv "$VENV"
-  fi
-  run_logged "pip install ${PY_PINS[*]}" \
-    "$VENV/bin/python" -m pip install --disable-pip-version-check --no-input -q \
-    --timeout 60 --retries 3 "${PY_PINS[@]}"
+  pip_venv "$VENV" "${PY_PINS[@]}"
   run_logged "checking the Python SDK import" \
     "$VENV/bin/python" -c "import mcp, jsonschema; from mcp.server.mcpserver import MCPServer"
   printf '%s' "$PY_WANT" >"$VENV/$MARKER_NAME"
