@@ -465,7 +465,7 @@ def main() -> int:
             for s in chosen
         ],
     }
-    parts = {"engine": lambda: bench.engine(), "stdio": lambda: bench.stdio(ready), "http": lambda: bench.http(ready)}
+    parts = {"engine": bench.engine, "stdio": lambda: bench.stdio(ready), "http": lambda: bench.http(ready)}
     out["elapsed_parts_s"] = {}
     for part, run in parts.items():
         if part not in skip:
