@@ -2,7 +2,7 @@
 // An MCP server mounted inside an existing node:http app with `server.httpHandler()`: the app
 // keeps its own routes (here /health); /mcp (Streamable HTTP), /sse and /messages (legacy
 // HTTP+SSE) go to the engine. The same handler mounts in Express (`app.all('/mcp', handler)`,
-// a body parser may run first) and Fastify (see HttpHandler in index.d.ts).
+// a body parser may run first) and Fastify (see HttpHandler in bindings-node/js/types/server.d.ts).
 //
 //     node examples/node/http_app.mjs [PORT]      # default 3000; MCP at http://127.0.0.1:PORT/mcp
 

@@ -1,0 +1,331 @@
+// Type definitions for hypermcp: Client, its options, and its transports (stdio, HTTP).
+//
+// Part of the package's public API: bindings-node/js/index.d.ts re-exports everything declared
+// here (see the note there on exports).
+
+/// <reference types="node" />
+
+import type {
+  CallToolResult,
+  ClientCapabilities,
+  CompleteResult,
+  EmptyResult,
+  GetPromptResult,
+  Implementation,
+  ListPromptsResult,
+  ListResourcesResult,
+  ListResourceTemplatesResult,
+  ListToolsResult,
+  LoggingLevel,
+  LoggingMessageParams,
+  Meta,
+  Progress,
+  PromptReference,
+  ProtocolVersion,
+  ReadResourceResult,
+  RequestId,
+  ResourceTemplateReference,
+  Root,
+  ServerCapabilities,
+} from './protocol.js';
+import type { CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult } from './sampling.js';
+import type { AbortError, ConnectionClosed, McpError } from './errors.js'; // for {@link}s
+import type { MaybePromise, Server } from './server.js';
+
+// =============================================================================================
+// Client
+// =============================================================================================
+
+/** What a client's sampling/elicitation handler receives besides the parameters. */
+export interface ServerRequestExtra {
+  /** Fires when the server cancels its request (or the connection closes). */
+  signal: AbortSignal;
+  /** The JSON-RPC id of the server's request. */
+  requestId: RequestId;
+  /** The request's `_meta`. */
+  meta?: Meta;
+}
+
+/** What a client's `roots` option accepts: URIs, paths (made `file://` URIs), URLs or roots. */
+export type RootInput = string | URL | Root;
+
+/** Options of a client (`Client.connect`, `Client.stdio`, `Client.inMemory`). */
+export interface ClientOptions {
+  /** This client's name (`clientInfo.name`, default `"hypermcp-client"`). */
+  name?: string;
+  /** This client's version. */
+  version?: string;
+  /** The protocol revision to ask for (default: the newest). */
+  protocolVersion?: ProtocolVersion;
+  /** Milliseconds every request may take (default 60000; null or Infinity: no limit). */
+  timeout?: number | null;
+  /** Answers the server's `sampling/createMessage` (declares the sampling capability). */
+  onSampling?: (params: CreateMessageParams, extra: ServerRequestExtra) => MaybePromise<CreateMessageResult>;
+  /** Answers the server's `elicitation/create` (declares the elicitation capability). */
+  onElicitation?: (params: ElicitParams, extra: ServerRequestExtra) => MaybePromise<ElicitResult>;
+  /** Also declare URL-mode elicitation (needs `onElicitation`). */
+  elicitationUrl?: boolean;
+  /** The roots offered to the server (an array, or a function returning one). */
+  roots?: Iterable<RootInput> | (() => MaybePromise<Iterable<RootInput>>);
+  /** Receives the server's log messages (`notifications/message`). */
+  onLog?: (params: LoggingMessageParams) => unknown;
+  /** Receives every other server notification (list changes, resource updates...). */
+  onNotification?: (method: string, params: { [key: string]: unknown } | undefined) => unknown;
+  /** Receives failures of the callbacks above (default: a process warning). */
+  onError?: (error: unknown) => unknown;
+  /** Capabilities merged into the declared ones. */
+  capabilities?: ClientCapabilities;
+}
+
+/** Options of `Client.stdio(...)`: the client's, plus how to spawn the server. */
+export interface StdioClientOptions extends ClientOptions {
+  /** Environment variables added to `process.env` for the server. */
+  env?: { [name: string]: string | undefined };
+  /** The server's working directory. */
+  cwd?: string;
+  /** Receives each line the server writes to stderr. */
+  onStderr?: (line: string) => unknown;
+}
+
+/** How `Client.http` / {@link HttpTransport} connect. */
+export interface HttpTransportOptions {
+  /** Headers sent with every request, e.g. `{ Authorization: "Bearer ..." }`. */
+  headers?: { [name: string]: string };
+  /**
+   * `"auto"` (default): Streamable HTTP, falling back to the legacy HTTP+SSE transport when
+   * the server refuses the `initialize` POST with 400, 404 or 405; `"http"`: Streamable HTTP
+   * only; `"sse"`: the URL is a legacy SSE endpoint.
+   */
+  transport?: "auto" | "http" | "sse";
+  /** Milliseconds to establish a connection (default 10,000). */
+  connectTimeout?: number;
+  /**
+   * Open the standalone GET stream for server messages unrelated to any call (default true).
+   */
+  openGetStream?: boolean;
+}
+
+/** Options of `Client.http(...)`: the client's, plus how to connect. */
+export interface HttpClientOptions extends ClientOptions, HttpTransportOptions {}
+
+/** Options of one request. */
+export interface RequestOptions {
+  /** Milliseconds to wait (default: the client's `timeout`; null or Infinity: no limit). */
+  timeout?: number | null;
+  /** Aborts the request (it rejects with {@link AbortError} and the server is told). */
+  signal?: AbortSignal;
+  /** Receives progress notifications (a progress token is sent). */
+  onProgress?: (progress: Progress) => unknown;
+  /** Restart the timeout at each progress notification. */
+  resetTimeoutOnProgress?: boolean;
+}
+
+/** Options of `client.callTool(...)`. */
+export interface CallToolOptions extends RequestOptions {
+  /** `_meta` sent with the call. */
+  meta?: Meta;
+}
+
+/** Parameters of a list call (`tools/list`...): without `cursor`, every page is fetched and merged. */
+export interface ListParams {
+  /** Fetch only this page. */
+  cursor?: string;
+  /** Any other parameter. */
+  [key: string]: unknown;
+}
+
+/**
+ * A connection to a server, for `Client.connect(transport)`. `start` opens it and from then on
+ * delivers the server's bytes with `client._feed(buf)` and its end with `client._eof()`.
+ */
+export interface ClientTransport {
+  /** Opens the connection. */
+  start(client: Client): unknown;
+  /** Sends bytes (complete newline-terminated messages) to the server. */
+  write(data: Buffer): void;
+  /** Ends the connection; may return a promise resolved once closed. */
+  close(): unknown;
+  /** Why the server's side ended (quoted in ConnectionClosed errors). */
+  failureDetail?(): string;
+  /** The tail of the server's stderr. */
+  readonly stderr?: string;
+}
+
+/**
+ * An MCP client.
+ *
+ *     const client = await Client.stdio("node", ["server.mjs"], { onSampling });
+ *     const { tools } = await client.listTools();
+ *     const result = await client.callTool("forecast", { city: "paris" });
+ *     await client.close();
+ */
+export declare class Client {
+  /** A client over `transport`, not yet connected (prefer {@link Client.connect}). */
+  constructor(transport: ClientTransport | Server<any>, options?: ClientOptions);
+  /**
+   * Spawns `command args` and connects over its stdin/stdout. Its stderr is captured
+   * (`client.serverStderr`); `close()` ends its stdin, then SIGTERM, then SIGKILL.
+   */
+  static stdio(command: string, args?: readonly string[], options?: StdioClientOptions): Promise<Client>;
+  /** Spawns `command` without arguments. */
+  static stdio(command: string, options?: StdioClientOptions): Promise<Client>;
+  /**
+   * Connects to a server over HTTP at `url` (`http://host:port/mcp`): Streamable HTTP with
+   * the legacy HTTP+SSE fallback, broken SSE streams resumed with `Last-Event-ID`, `close()`
+   * ending the session with DELETE.
+   */
+  static http(url: string, options?: HttpClientOptions): Promise<Client>;
+  /** Connects over a transport, or to a hypermcp `Server` in memory, and does the handshake. */
+  static connect(transport: ClientTransport | Server<any>, options?: ClientOptions): Promise<Client>;
+  /** A client of a hypermcp `Server` in the same process. */
+  static inMemory(server: Server<any>, options?: ClientOptions): Promise<Client>;
+
+  /** The server's `serverInfo`; undefined before the handshake. */
+  readonly serverInfo: Implementation | undefined;
+  /** The capabilities the server declared; undefined before the handshake. */
+  readonly serverCapabilities: ServerCapabilities | undefined;
+  /** The server's instructions, if any. */
+  readonly instructions: string | undefined;
+  /** The negotiated protocol revision; undefined before the handshake. */
+  readonly protocolVersion: ProtocolVersion | undefined;
+  /** `"uninitialized"`, `"initializing"`, `"operating"` or `"closed"`. */
+  readonly state: 'uninitialized' | 'initializing' | 'operating' | 'closed';
+  /** Whether the session ended. */
+  readonly closed: boolean;
+  /** Requests awaiting answers. */
+  readonly pendingRequests: number;
+  /** The last 64 KiB the server wrote to stderr (stdio only). */
+  readonly serverStderr: string;
+  /** The transport (for stdio, `transport.pid` is the server's process id). */
+  readonly transport: ClientTransport;
+
+  /** Checks the server answers. */
+  ping(options?: RequestOptions): Promise<EmptyResult>;
+  /** The server's tools: every page, or with `{cursor}` that page. */
+  listTools(params?: ListParams, options?: RequestOptions): Promise<ListToolsResult>;
+  /**
+   * Calls a tool; resolves with its result (a tool that failed resolves with
+   * `isError: true`; protocol errors reject with {@link McpError}). `S` types
+   * `structuredContent`.
+   */
+  callTool<S = { [key: string]: unknown }>(name: string, args?: object, options?: CallToolOptions): Promise<CallToolResult<S>>;
+  /** The server's resources: every page, or with `{cursor}` that page. */
+  listResources(params?: ListParams, options?: RequestOptions): Promise<ListResourcesResult>;
+  /** The server's resource templates: every page, or with `{cursor}` that page. */
+  listResourceTemplates(params?: ListParams, options?: RequestOptions): Promise<ListResourceTemplatesResult>;
+  /** Reads a resource. */
+  readResource(uri: string | URL, options?: RequestOptions): Promise<ReadResourceResult>;
+  /** Asks for `notifications/resources/updated` about `uri` (delivered to `onNotification`). */
+  subscribeResource(uri: string | URL, options?: RequestOptions): Promise<EmptyResult>;
+  /** Stops the updates about `uri`. */
+  unsubscribeResource(uri: string | URL, options?: RequestOptions): Promise<EmptyResult>;
+  /** The server's prompts: every page, or with `{cursor}` that page. */
+  listPrompts(params?: ListParams, options?: RequestOptions): Promise<ListPromptsResult>;
+  /** Gets a prompt; non-string argument values are sent as JSON text. */
+  getPrompt(name: string, args?: { [name: string]: unknown }, options?: RequestOptions): Promise<GetPromptResult>;
+  /**
+   * Completion suggestions for an argument of a prompt (`{type: "ref/prompt", name}`) or a
+   * resource template (`{type: "ref/resource", uri}`); read `result.completion.values`.
+   */
+  complete(
+    ref: PromptReference | ResourceTemplateReference,
+    argumentName: string,
+    value: string,
+    contextArguments?: { [name: string]: string },
+    options?: RequestOptions,
+  ): Promise<CompleteResult>;
+  /** Sets the least severe level of the log messages the server sends. */
+  setLoggingLevel(level: LoggingLevel, options?: RequestOptions): Promise<EmptyResult>;
+  /** Tells the server the roots changed (it will ask for them again). */
+  sendRootsListChanged(): Promise<void>;
+  /** Replaces the roots and tells the server; the client must have been created with `roots`. */
+  setRoots(roots: Iterable<RootInput> | (() => MaybePromise<Iterable<RootInput>>)): Promise<void>;
+  /** Sends any request; resolves with its result as on the wire. */
+  request<T = unknown>(method: string, params?: object, options?: RequestOptions): Promise<T>;
+  /** Sends any notification. */
+  notify(method: string, params?: object): Promise<void>;
+  /**
+   * Closes the session (pending calls reject with {@link ConnectionClosed}) and the transport;
+   * resolves once shut down. Idempotent.
+   */
+  close(): Promise<void>;
+  /** `await using client = await Client.stdio(...)` closes it at the end of the scope. */
+  [Symbol.asyncDispose](): Promise<void>;
+
+  /** For transports: bytes received from the server. */
+  _feed(data: Buffer | Uint8Array | string): void;
+  /** For transports: the server's side ended. */
+  _eof(): void;
+}
+
+/** Options of a {@link StdioTransport}. */
+export interface StdioTransportOptions {
+  /** Environment variables added to `process.env` for the server. */
+  env?: { [name: string]: string | undefined };
+  /** The server's working directory. */
+  cwd?: string;
+  /** Receives each line the server writes to stderr. */
+  onStderr?: (line: string) => unknown;
+  /** Receives failures of `onStderr` (default: a process warning). */
+  onError?: (error: unknown) => unknown;
+}
+
+/**
+ * An MCP server over HTTP (what `Client.http` uses): `Client.connect(new HttpTransport(url))`.
+ * The engine's HTTP client runs on its I/O thread; the stream keeps Node alive until it ends.
+ */
+export declare class HttpTransport implements ClientTransport {
+  /** Describes the connection; nothing is sent until the client starts the transport. */
+  constructor(url: string, options?: HttpTransportOptions);
+  /** The server's URL. */
+  readonly url: string;
+  /**
+   * Connects, then feeds what arrives to `client`; rejects with `ConnectionClosed` (naming the
+   * URL and the cause) when the server cannot be reached.
+   */
+  start(client: Client): Promise<void>;
+  /** Sends messages (each becomes a POST). */
+  write(data: Buffer): void;
+  /** Ends the session (DELETE); resolves once the transport finished (5 s at most). */
+  close(): Promise<void> | undefined;
+  /** Why the connection ended, when it failed. */
+  failureDetail(): string;
+}
+
+/**
+ * A server subprocess speaking JSON-RPC over its stdin/stdout (what `Client.stdio` uses):
+ * `Client.connect(new StdioTransport("node", ["server.mjs"]))`. It runs in its own process
+ * group; its stderr is captured.
+ */
+export declare class StdioTransport implements ClientTransport {
+  /** Describes the subprocess; nothing runs until the client starts the transport. */
+  constructor(command: string, args?: Iterable<string>, options?: StdioTransportOptions);
+  /** The program. */
+  readonly command: string;
+  /** Its arguments. */
+  readonly args: string[];
+  /** The ChildProcess (null before start). */
+  readonly process: import('node:child_process').ChildProcessWithoutNullStreams | null;
+  /** The server's process id (undefined before start). */
+  readonly pid: number | undefined;
+  /** Its exit code once it exited (null otherwise). */
+  readonly exitCode: number | null;
+  /** The signal that ended it, once it exited (null otherwise). */
+  readonly signalCode: NodeJS.Signals | null;
+  /** The last 64 KiB it wrote to stderr. */
+  readonly stderr: string;
+  /** Spawns the process and feeds its stdout to `client`. */
+  start(client: Client): Promise<void>;
+  /** Writes to its stdin. */
+  write(data: Buffer): void;
+  /** Ends its stdin, waits up to 2 s, SIGTERM, 2 s more, SIGKILL; resolves once it is reaped. */
+  close(): Promise<void>;
+  /** Why its side ended: its exit status and the end of its stderr. */
+  failureDetail(): string;
+}
+
+/** A completion reference to a prompt, for `client.complete(promptRef("review"), ...)`. */
+export declare function promptRef<N extends string>(name: N): PromptReference & { name: N };
+
+/** A completion reference to a resource template, for `client.complete(resourceRef("a://{x}"), ...)`. */
+export declare function resourceRef<U extends string>(uri: U): ResourceTemplateReference & { uri: U };

@@ -1,0 +1,117 @@
+// Type definitions for hypermcp: the `ctx` every handler receives (Context).
+//
+// Part of the package's public API: bindings-node/js/index.d.ts re-exports everything declared
+// here (see the note there on exports).
+
+/// <reference types="node" />
+
+import type {
+  ClientCapabilities,
+  Implementation,
+  JsonSchemaObject,
+  LoggingLevel,
+  Meta,
+  ProgressToken,
+  ProtocolVersion,
+  RequestId,
+  Root,
+} from './protocol.js';
+import type { CreateMessageParams, CreateMessageResult, ElicitResult, SamplingMessage } from './sampling.js';
+import type { InferArgs, ObjectSchema } from './schema.js';
+import type { Server } from './server.js';
+
+// =============================================================================================
+// Context
+// =============================================================================================
+
+/** Options of a request a handler sends to the client. */
+export interface ContextRequestOptions {
+  /** Milliseconds to wait for the answer (default: the server's `requestTimeout`). */
+  timeout?: number;
+  /** Aborts the request (default: the handler's own `ctx.signal`). */
+  signal?: AbortSignal;
+}
+
+/** What `ctx.sample()` accepts as messages: a string, or strings and messages. */
+export type SampleInput = string | ReadonlyArray<string | SamplingMessage>;
+
+/**
+ * The `ctx` every handler receives as its last argument: progress, logging, elicitation,
+ * sampling, roots, the request's identity and `ctx.signal`. `L` is the type of the server's
+ * lifespan context (`ctx.server.lifespanContext`).
+ */
+export declare class Context<L = unknown> {
+  /** Contexts are made by the server for each request. */
+  private constructor();
+  /** The JSON-RPC id of the request. */
+  readonly requestId: RequestId;
+  /** The progress token the client asked progress under, or null. */
+  readonly progressToken: ProgressToken | null;
+  /** The request's `_meta`, or null. */
+  readonly meta: Meta | null;
+  /** An AbortSignal that fires when the client cancels this request (or the connection ends). */
+  readonly signal: AbortSignal;
+  /** Whether the client cancelled this request. */
+  readonly cancelled: boolean;
+  /** The client's `{name, version, ...}` (null before the handshake). */
+  readonly clientInfo: Implementation | null;
+  /** The capabilities the client declared. */
+  readonly clientCapabilities: ClientCapabilities;
+  /** The negotiated protocol revision. */
+  readonly protocolVersion: ProtocolVersion | null;
+  /** The Server serving this request. */
+  readonly server: Server<L>;
+
+  /**
+   * Reports progress (`notifications/progress`); values must increase. Resolves false when
+   * the client asked for no progress.
+   */
+  reportProgress(progress: number, total?: number, message?: string): Promise<boolean>;
+  /**
+   * Over HTTP, closes the SSE connection this call answers on after a `retry` hint; the
+   * client reconnects with `Last-Event-ID` and gets the rest (SSE polling, 2025-11-25).
+   * Returns false where there is no such stream (stdio, in-memory, JSON replies).
+   */
+  closeSseStream(): boolean;
+  /** Sends a log message (`notifications/message`), filtered by the client's level. */
+  log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
+  /** Logs at level `debug`. */
+  debug(data: unknown, logger?: string): Promise<void>;
+  /** Logs at level `info`. */
+  info(data: unknown, logger?: string): Promise<void>;
+  /** Logs at level `warning`. */
+  warning(data: unknown, logger?: string): Promise<void>;
+  /** Logs at level `error`. */
+  error(data: unknown, logger?: string): Promise<void>;
+
+  /**
+   * Asks the user to fill a form (`elicitation/create`, form mode). `requestedSchema` is a flat
+   * JSON Schema object, a zod object or a zod raw shape; `content` is typed from it.
+   * Rejects with MethodNotFound when the client cannot elicit.
+   */
+  elicit<const S extends ObjectSchema = JsonSchemaObject>(
+    message: string,
+    requestedSchema?: S,
+    options?: ContextRequestOptions,
+  ): Promise<ElicitResult<InferArgs<S>>>;
+  /** Asks the user to open a URL (URL-mode elicitation, 2025-11-25). */
+  elicitUrl(message: string, url: string | URL, elicitationId?: string, options?: ContextRequestOptions): Promise<ElicitResult>;
+  /** Tells the client a URL-mode elicitation finished (`notifications/elicitation/complete`). */
+  elicitationComplete(elicitationId: string): void;
+  /**
+   * Asks the client's model for a message (`sampling/createMessage`). Strings become user
+   * messages; other parameters (`maxTokens`, default 1024, `systemPrompt`, `temperature`,
+   * `tools`...) go in `params`.
+   */
+  sample(
+    messages: SampleInput,
+    params?: Partial<Omit<CreateMessageParams, 'messages'>>,
+    options?: ContextRequestOptions,
+  ): Promise<CreateMessageResult>;
+  /** The client's roots (`roots/list`). */
+  listRoots(options?: ContextRequestOptions): Promise<Root[]>;
+  /** Pings the client. */
+  ping(options?: ContextRequestOptions): Promise<void>;
+  /** Sends any request to the client on behalf of this one; resolves with its result. */
+  request<T = unknown>(method: string, params?: object, options?: ContextRequestOptions): Promise<T>;
+}

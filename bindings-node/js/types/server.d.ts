@@ -1,0 +1,464 @@
+// Type definitions for hypermcp: Server, its options and HTTP serving, and the handler and
+// configuration types of tools, resources, prompts and completions.
+//
+// Part of the package's public API: bindings-node/js/index.d.ts re-exports everything declared
+// here (see the note there on exports).
+
+/// <reference types="node" />
+
+import type {
+  Annotations,
+  CallToolResult,
+  CompleteParams,
+  CompleteResult,
+  GetPromptResult,
+  Icon,
+  JsonValue,
+  Meta,
+  PromptArgument,
+  ReadResourceResult,
+  Role,
+  ToolAnnotations,
+} from './protocol.js';
+import type { ContentBlock } from './content.js';
+import type { InferArgs, InferShape, ObjectSchema, Simplify, ZodRawShape } from './schema.js';
+import type { DefinitionError } from './errors.js'; // for a {@link}
+import type { Context } from './context.js';
+
+// =============================================================================================
+// Server
+// =============================================================================================
+
+/** What a lifespan function returns: a context for handlers and a cleanup. */
+export interface LifespanResult<L> {
+  /** Shared state, available as `server.lifespanContext` (and `ctx.server.lifespanContext`). */
+  context?: L;
+  /** Called once serving ends (after the last connection closes). */
+  close?: () => unknown;
+}
+
+/** Options of `new Server(...)`. */
+export interface ServerOptions<L = unknown> {
+  /** The server's name (`serverInfo.name`). */
+  name: string;
+  /** Its version (default `"0.1.0"`). */
+  version?: string;
+  /** Human-readable name. */
+  title?: string;
+  /** What it is. */
+  description?: string;
+  /** Its home page. */
+  websiteUrl?: string;
+  /** Icons for user interfaces. */
+  icons?: Icon[];
+  /** How to use it, sent to the client in the `initialize` answer. */
+  instructions?: string;
+  /** Entries per page of the `tools/list`, `resources/list`... answers. */
+  pageSize?: number;
+  /** Milliseconds the server waits for answers to its own requests (default 60000). */
+  requestTimeout?: number;
+  /** The largest message accepted, in bytes. */
+  maxMessageSize?: number;
+  /**
+   * Runs before serving starts; its `context` is shared by every handler
+   * (`ctx.server.lifespanContext`), its `close` runs when serving ends.
+   */
+  lifespan?: (server: Server) => LifespanResult<L> | void | PromiseLike<LifespanResult<L> | void>;
+}
+
+/** Options of `server.run()` serving stdio (the default). */
+export interface StdioRunOptions {
+  /** The transport: `"stdio"` (the default). */
+  transport?: 'stdio';
+  /** Input stream (default `process.stdin`). */
+  stdin?: NodeJS.ReadableStream;
+  /** Output stream (default `process.stdout`). */
+  stdout?: NodeJS.WritableStream;
+  /** Milliseconds to let in-flight calls answer once the input ends (default 10000). */
+  graceMs?: number;
+}
+
+/**
+ * Options of the HTTP transports (`server.run({transport: "http"})`, `server.startHttp()`,
+ * `server.httpHandler()`). Durations are in milliseconds. Any other name is a TypeError.
+ */
+export interface HttpOptions {
+  /** The Streamable HTTP endpoint (default `"/mcp"`). */
+  path?: string;
+  /** No sessions: every POST stands alone; GET and DELETE answer 405 (default false). */
+  stateless?: boolean;
+  /** Answer every request with one JSON body, never an SSE stream (default false). */
+  jsonResponse?: boolean;
+  /**
+   * Accepted `Host` values (`name` matches any port, `name:port` one port); empty: any host.
+   * Default: localhost, 127.0.0.1 and [::1] (DNS-rebinding protection); emptied when bound to
+   * a non-loopback address and left at the default.
+   */
+  allowedHosts?: string[];
+  /**
+   * Accepted `Origin` values (`scheme://host` matches any port); requests without `Origin`
+   * are always accepted. Empty: same-origin only. Default: the localhost origins.
+   */
+  allowedOrigins?: string[];
+  /** Largest accepted request body in bytes (413 above; default 4 MiB). */
+  maxBody?: number;
+  /** A session idle this long is closed (default 600000: 10 minutes). */
+  sessionIdleTimeout?: number;
+  /** Most sessions at once; one more evicts the longest-idle one (default 10000). */
+  maxSessions?: number;
+  /** SSE keep-alive comment period (default 15000); `0` or `false`: never. */
+  keepAlive?: number | false;
+  /** The reconnect delay sent to SSE clients (default 1000). */
+  retry?: number;
+  /** A call still running after this long gets an SSE stream rather than JSON (default 100). */
+  jsonWait?: number;
+  /** Also serve the legacy HTTP+SSE transport (2024-11-05) (default true). */
+  legacySse?: boolean;
+  /** The legacy SSE endpoint (default `"/sse"`). */
+  ssePath?: string;
+  /** The legacy message endpoint (default `"/messages"`). */
+  messagesPath?: string;
+}
+
+/** Where `server.startHttp()` and `server.run({transport: "http"})` listen. */
+export interface ListenOptions extends HttpOptions {
+  /** The address to bind (default `"127.0.0.1"`; `"0.0.0.0"` or `"::"` for every interface). */
+  host?: string;
+  /** The port (default 8000; `0` picks a free one). */
+  port?: number;
+}
+
+/**
+ * Options of `server.run()` serving HTTP until SIGINT or SIGTERM: Streamable HTTP at `path`
+ * and the legacy HTTP+SSE transport at `ssePath`; `"sse"` is the same server, announced by
+ * its legacy SSE URL.
+ */
+export interface HttpRunOptions extends ListenOptions {
+  /** The transport. */
+  transport: 'http' | 'sse';
+}
+
+/** Options of `server.run()`: stdio (the default), or HTTP. */
+export type RunOptions = StdioRunOptions | HttpRunOptions;
+
+/** A running HTTP server (from `server.startHttp()`). `await using` stops it. */
+export interface HttpServer {
+  /** The Streamable HTTP endpoint, e.g. `http://127.0.0.1:8000/mcp`. */
+  readonly url: string;
+  /** The legacy HTTP+SSE endpoint, e.g. `http://127.0.0.1:8000/sse`. */
+  readonly sseUrl: string;
+  /** The address it listens on. */
+  readonly host: string;
+  /** The port it listens on. */
+  readonly port: number;
+  /** The Streamable HTTP endpoint's path. */
+  readonly path: string;
+  /** Open sessions. */
+  readonly sessionCount: number;
+  /**
+   * Stops accepting, lets calls in progress finish (10 s at most), closes every session and
+   * ends the server's lifespan. Idempotent.
+   */
+  stop(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/**
+ * A request handler serving a server inside an existing HTTP app (from
+ * `server.httpHandler()`):
+ *
+ *     http.createServer(handler).listen(8000);
+ *     app.all("/mcp", handler);                          // Express (a body parser may run first)
+ *     fastify.all("/mcp", (req, reply) => { reply.hijack(); req.raw.body = req.body; handler(req.raw, reply.raw); });
+ *
+ * Requests for paths the engine does not serve go to `next` when given (Express), else get
+ * a 404. SSE answers stream with `res.write`; a response closed early stops its stream.
+ */
+export interface HttpHandler {
+  (
+    req: import('node:http').IncomingMessage,
+    res: import('node:http').ServerResponse,
+    next?: (err?: unknown) => void,
+  ): void;
+  /** Open sessions. */
+  readonly sessionCount: number;
+  /** Closes every session and ends the server's lifespan (which starts with the first request). */
+  close(): Promise<void>;
+}
+
+/** A value or a promise of it. */
+export type MaybePromise<T> = T | PromiseLike<T>;
+
+/**
+ * What a tool handler may return: a string (text), a content block or an array of strings and
+ * blocks, a full {@link CallToolResult}, or, when the tool has an `outputSchema`, the
+ * structured object `Out` (sent as `structuredContent` plus its JSON as text). Without an
+ * output schema any other value is sent as its JSON text.
+ */
+export type ToolResult<Out = unknown> =
+  | Out
+  | string
+  | ContentBlock
+  | ReadonlyArray<string | ContentBlock>
+  | CallToolResult<Out extends object ? Out : { [key: string]: unknown }>
+  | null
+  | undefined
+  | void;
+
+/** A tool handler: `(args, ctx) => result`, sync or async. */
+export type ToolHandler<Args, Out = unknown, L = unknown> = (args: Args, ctx: Context<L>) => MaybePromise<ToolResult<Out>>;
+
+/** The configuration of a tool (`server.tool(name, config, handler)`). */
+export interface ToolConfig<In extends ObjectSchema | undefined = ObjectSchema | undefined, Out extends ObjectSchema | undefined = ObjectSchema | undefined> {
+  /** What it does (shown to models). */
+  description?: string;
+  /** Human-readable name. */
+  title?: string;
+  /** Its arguments: JSON Schema, a zod object or a zod raw shape (default: no arguments). */
+  inputSchema?: In;
+  /** Its structured result: JSON Schema, a zod object or a zod raw shape. */
+  outputSchema?: Out;
+  /** Behaviour hints. */
+  annotations?: ToolAnnotations;
+  /** Icons for user interfaces. */
+  icons?: Icon[];
+  /** Metadata. */
+  _meta?: Meta;
+}
+
+/** The structured output type of a tool's `outputSchema` (`unknown` when it has none). */
+export type InferOutput<O> = [O] extends [undefined] ? unknown : InferArgs<O>;
+
+/** The variable names of an RFC 6570 URI template, e.g. `"city"` for `weather://{city}/now`. */
+export type UriTemplateVariables<U extends string> = U extends `${string}{${infer Expr}}${infer Rest}`
+  ? ExprVariables<Expr> | UriTemplateVariables<Rest>
+  : never;
+
+type ExprVariables<E extends string> = E extends `${'?' | '&' | '/' | '.' | ';' | '#'}${infer Vars}`
+  ? { name: VarNames<Vars>; optional: true }
+  : { name: VarNames<E>; optional: false };
+
+type VarNames<V extends string> = V extends `${infer A},${infer B}` ? VarName<A> | VarNames<B> : VarName<V>;
+
+type VarName<V extends string> = V extends `${'+' | '#' | '.' | '/' | ';'}${infer N}` ? StripModifier<N> : StripModifier<V>;
+
+type StripModifier<N extends string> = N extends `${infer A}*` ? A : N extends `${infer A}:${string}` ? A : N;
+
+/**
+ * The variables a resource handler receives for a URI (template): `{city: string}` for
+ * `weather://{city}/now`. Variables of simple (`{x}`) and reserved (`{+x}`) expressions are
+ * strings; those of the other operators (`{?q}`, `{&q}`, `{/p}`, `{.e}`, `{;m}`, `{#f}`) may be
+ * absent. Exploded and list values arrive joined by `,`.
+ */
+export type ResourceVariables<U extends string> = string extends U
+  ? { [name: string]: string }
+  : [UriTemplateVariables<U>] extends [never]
+    ? { [name: string]: never }
+    : Simplify<
+        { [V in UriTemplateVariables<U> as V extends { optional: false } ? V['name'] : never]: string } & {
+          [V in UriTemplateVariables<U> as V extends { optional: true } ? V['name'] : never]?: string;
+        }
+      >;
+
+/** What a resource handler may return: text, bytes (a blob), a JSON-able value, or a full result. */
+export type ResourceResult = string | Uint8Array | ReadResourceResult | JsonValue | object;
+
+/** A resource handler: `(url, variables, ctx) => contents`, sync or async. */
+export type ResourceHandler<Vars = { [name: string]: string }, L = unknown> = (
+  url: URL,
+  variables: Vars,
+  ctx: Context<L>,
+) => MaybePromise<ResourceResult>;
+
+/** The configuration of a resource or resource template. */
+export interface ResourceConfig {
+  /** Its name (default: the URI). */
+  name?: string;
+  /** Human-readable name. */
+  title?: string;
+  /** What it is. */
+  description?: string;
+  /** Its MIME type (default by result: text/plain, application/octet-stream, application/json). */
+  mimeType?: string;
+  /** Size in bytes (static resources only). */
+  size?: number;
+  /** Hints for the client. */
+  annotations?: Annotations;
+  /** Icons for user interfaces. */
+  icons?: Icon[];
+  /** Metadata. */
+  _meta?: Meta;
+}
+
+/** A prompt message as a handler may return it: `content` may be a plain string. */
+export interface PromptMessageInput {
+  /** Who says it. */
+  role: Role;
+  /** What is said. */
+  content: string | ContentBlock;
+}
+
+/**
+ * What a prompt handler may return: a string (one user message), a content block, a message
+ * `{role, content}`, an array of those, or a full {@link GetPromptResult}.
+ */
+export type PromptResult =
+  | string
+  | ContentBlock
+  | PromptMessageInput
+  | ReadonlyArray<string | ContentBlock | PromptMessageInput>
+  | GetPromptResult;
+
+/** A prompt handler: `(args, ctx) => messages`, sync or async. */
+export type PromptHandler<Args = { [name: string]: string | undefined }, L = unknown> = (
+  args: Args,
+  ctx: Context<L>,
+) => MaybePromise<PromptResult>;
+
+/** The configuration of a prompt. */
+export interface PromptConfig<
+  A extends readonly PromptArgument[] | undefined = readonly PromptArgument[] | undefined,
+  S extends ZodRawShape | undefined = ZodRawShape | undefined,
+> {
+  /** Human-readable name. */
+  title?: string;
+  /** What it is for. */
+  description?: string;
+  /** Its arguments, listed (values arrive as strings). */
+  arguments?: A;
+  /**
+   * Its arguments as a zod raw shape of string schemas (instead of `arguments`): the
+   * arguments are validated and parsed by it before the handler runs.
+   */
+  argsSchema?: S;
+  /** Icons for user interfaces. */
+  icons?: Icon[];
+  /** Metadata. */
+  _meta?: Meta;
+}
+
+/** The argument object of a prompt declared with `arguments: [...]`. */
+export type PromptArgs<A> = A extends readonly PromptArgument[]
+  ? Simplify<
+      { [E in A[number] as E extends { readonly required: true } ? E['name'] : never]: string } & {
+        [E in A[number] as E extends { readonly required: true } ? never : E['name']]?: string;
+      }
+    >
+  : { [name: string]: string | undefined };
+
+/** What a completion handler may return: the values (at most 100 are sent) or a full result. */
+export type CompletionResult = ReadonlyArray<string | number> | CompleteResult | null | undefined;
+
+/**
+ * A completion handler: `(value, contextArguments, params, ctx) => suggestions`, where `value`
+ * is what the user typed so far and `contextArguments` the arguments already resolved.
+ */
+export type CompletionHandler<L = unknown> = (
+  value: string,
+  contextArguments: { [name: string]: string },
+  params: CompleteParams,
+  ctx: Context<L>,
+) => MaybePromise<CompletionResult>;
+
+/** Which completion requests a completion handler answers (all, when a field is absent). */
+export interface CompletionFilter {
+  /** Only for this prompt. */
+  prompt?: string;
+  /** Only for this resource template. */
+  resource?: string;
+  /** Only for this argument. */
+  argument?: string;
+}
+
+/**
+ * An MCP server: register tools, resources, prompts and completions, then
+ * `await server.run()`. `L` is the type of the lifespan context.
+ *
+ *     const server = new Server({ name: "weather", version: "1.0.0" });
+ *     server.tool("echo", "Echo text back", { text: z.string() }, ({ text }) => text);
+ *     await server.run();
+ */
+export declare class Server<L = unknown> {
+  /** @param options name, version, instructions, lifespan... */
+  constructor(options: ServerOptions<L>);
+  /** The server's name. */
+  readonly name: string;
+  /** Its version. */
+  readonly version: string;
+  /** Its instructions. */
+  readonly instructions: string | undefined;
+  /** The lifespan's `context` while the server runs (undefined otherwise). */
+  readonly lifespanContext: L | undefined;
+
+  /**
+   * Registers (or replaces) a tool. `config.inputSchema` is JSON Schema, a zod object or a
+   * zod raw shape; the handler's `args` are typed from it, and validated before it runs.
+   * Clients are told the tool list changed. Throws {@link DefinitionError} for a bad definition.
+   */
+  tool<const In extends ObjectSchema | undefined = undefined, const Out extends ObjectSchema | undefined = undefined>(
+    name: string,
+    config: ToolConfig<In, Out>,
+    handler: ToolHandler<InferArgs<In>, InferOutput<Out>, L>,
+  ): this;
+  /** Registers a tool: the short form `tool(name, description, schema, handler)`. */
+  tool<const In extends ObjectSchema>(name: string, description: string, inputSchema: In, handler: ToolHandler<InferArgs<In>, unknown, L>): this;
+  /** Registers a tool without arguments and with a description. */
+  tool(name: string, description: string, handler: ToolHandler<{ [key: string]: unknown }, unknown, L>): this;
+  /** Registers a tool without arguments. */
+  tool(name: string, handler: ToolHandler<{ [key: string]: unknown }, unknown, L>): this;
+  /** Removes a tool; returns whether it existed (and tells clients the list changed). */
+  removeTool(name: string): boolean;
+
+  /**
+   * Registers a resource (a URI) or a resource template (a URI with `{variables}`, RFC 6570).
+   * The handler gets `(url, variables, ctx)` and returns a string (text), bytes (blob), a
+   * JSON-able value (JSON text) or `{contents: [...]}`.
+   */
+  resource<const U extends string>(uri: U, config: ResourceConfig, handler: ResourceHandler<ResourceVariables<U>, L>): this;
+  /** Registers a resource or template with no configuration. */
+  resource<const U extends string>(uri: U, handler: ResourceHandler<ResourceVariables<U>, L>): this;
+  /** Removes a resource or template; returns whether it existed. */
+  removeResource(uri: string): boolean;
+  /** Tells subscribed clients that a resource changed (`notifications/resources/updated`). */
+  notifyResourceUpdated(uri: string): void;
+
+  /**
+   * Registers a prompt. `config.arguments` lists `{name, description, required}`, or
+   * `config.argsSchema` is a zod raw shape; the handler's `args` are typed from either.
+   */
+  prompt<const A extends readonly PromptArgument[] | undefined = undefined, const S extends ZodRawShape | undefined = undefined>(
+    name: string,
+    config: PromptConfig<A, S>,
+    handler: PromptHandler<[S] extends [ZodRawShape] ? InferShape<S> : PromptArgs<A>, L>,
+  ): this;
+  /** Registers a prompt without arguments. */
+  prompt(name: string, handler: PromptHandler<{ [name: string]: string | undefined }, L>): this;
+  /** Removes a prompt; returns whether it existed. */
+  removePrompt(name: string): boolean;
+
+  /**
+   * Registers a completion handler for the arguments matching `filter`
+   * (`{prompt, argument}` or `{resource, argument}`); the first match answers.
+   */
+  completion(filter: CompletionFilter, handler: CompletionHandler<L>): this;
+  /** Registers a completion handler for every completion request. */
+  completion(handler: CompletionHandler<L>): this;
+
+  /** Registers a callback for a client notification (e.g. `"notifications/roots/list_changed"`). */
+  onNotification(method: string, handler: (params: { [key: string]: unknown } | undefined) => unknown): this;
+
+  /**
+   * Serves. `await server.run()` serves stdio; the promise resolves once stdin closes and
+   * in-flight calls have answered. `await server.run({ transport: "http", port: 8000 })`
+   * serves Streamable HTTP (and legacy SSE) until SIGINT or SIGTERM, printing
+   * `hypermcp: <name> serving on <url>` to stderr, then stops gracefully and resolves.
+   */
+  run(options?: RunOptions): Promise<void>;
+  /**
+   * Starts serving HTTP in the background; resolves once listening. `port: 0` picks a free
+   * port (default 8000).
+   */
+  startHttp(options?: ListenOptions): Promise<HttpServer>;
+  /** A request handler for `http.createServer`, Express or Fastify (see {@link HttpHandler}). */
+  httpHandler(options?: HttpOptions): HttpHandler;
+}
