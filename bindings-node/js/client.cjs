@@ -43,7 +43,7 @@
 
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');
-const nativeModule = require('../native/index.js');
+const nativeModule = require('./native.cjs');
 const {
   METHOD_NOT_FOUND,
   INTERNAL_ERROR,
@@ -54,12 +54,12 @@ const {
   ConnectionClosed,
   AbortError,
   errorFromObject,
-  fromNative,
 } = require('./errors.cjs');
+const E = require('./events.cjs');
 
 const STDERR_KEEP = 64 * 1024;
 const STDERR_IN_MESSAGE = 2000;
-const NO_LIMIT_S = 1e9; // "no timeout" for one call (the session's default applies when undefined)
+const NO_LIMIT_MS = 1e12; // "no timeout" for one call (the session's default applies when undefined)
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const GROUP = process.platform !== 'win32';
 const SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
@@ -80,14 +80,14 @@ function argError(message) {
   return err;
 }
 
-/** A timeout option (ms) as the native seconds: undefined = default, null/Infinity = none. */
-function seconds(ms, what) {
+/** A timeout option (ms) for the native side: undefined = default, null/Infinity = none. */
+function timeoutMs(ms, what) {
   if (ms === undefined) return undefined;
-  if (ms === null || ms === Infinity) return NO_LIMIT_S;
+  if (ms === null || ms === Infinity) return NO_LIMIT_MS;
   if (typeof ms !== 'number' || Number.isNaN(ms) || ms < 0) {
     throw argError(`${what} must be a number of milliseconds >= 0, null or Infinity (got ${String(ms)})`);
   }
-  return Math.min(ms / 1000, NO_LIMIT_S);
+  return Math.min(ms, NO_LIMIT_MS);
 }
 
 function isObject(v) {
@@ -160,20 +160,14 @@ class Client {
     if (options.roots != null) caps.roots = { listChanged: true };
     if (options.capabilities != null) Object.assign(caps, options.capabilities);
     const timeout = options.timeout === undefined ? 60_000 : options.timeout;
-    const sessionTimeout = timeout === null || timeout === Infinity ? undefined : seconds(timeout, 'options.timeout');
-    try {
-      this._session = new nativeModule.ClientSession(
-        String(options.name ?? 'hypermcp-client'),
-        String(options.version ?? nativeModule.version()),
-        Object.keys(caps).length ? JSON.stringify(caps) : undefined,
-        options.protocolVersion ?? undefined,
-        sessionTimeout,
-      );
-    } catch (err) {
-      const out = fromNative(err);
-      if (out === err && err instanceof Error && err.code === undefined) err.code = 'ERR_INVALID_ARG_VALUE';
-      throw out;
-    }
+    const sessionTimeout = timeout === null || timeout === Infinity ? undefined : timeoutMs(timeout, 'options.timeout');
+    this._session = new nativeModule.ClientSession(
+      String(options.name ?? 'hypermcp-client'),
+      String(options.version ?? nativeModule.version()),
+      Object.keys(caps).length ? JSON.stringify(caps) : undefined,
+      options.protocolVersion ?? undefined,
+      sessionTimeout,
+    );
     this._transport = transport;
     this._onSampling = options.onSampling ?? null;
     this._onElicitation = options.onElicitation ?? null;
@@ -397,29 +391,32 @@ class Client {
   }
 
   _dispatch(ev) {
-    switch (ev[0]) {
+    switch (ev[E.KIND]) {
       case 'response': {
-        const entry = this._pending.get(ev[1]);
+        const id = ev[E.RESPONSE_ID];
+        const entry = this._pending.get(id);
         if (entry === undefined) return;
-        this._pending.delete(ev[1]);
+        this._pending.delete(id);
         entry.cleanup?.();
-        if (ev[2]) entry.resolve(ev[3]);
-        else entry.reject(this._rpcError(ev[3]));
+        if (ev[E.RESPONSE_OK]) entry.resolve(ev[E.RESPONSE_RESULT]);
+        else entry.reject(this._rpcError(ev[E.RESPONSE_RESULT]));
         return;
       }
       case 'progress': {
-        const entry = this._pending.get(ev[1]);
+        const entry = this._pending.get(ev[E.PROGRESS_ID]);
         if (entry?.onProgress) {
-          const p = { progress: ev[2] };
-          if (ev[3] !== null && ev[3] !== undefined) p.total = ev[3];
-          if (ev[4] !== null && ev[4] !== undefined) p.message = ev[4];
+          const p = { progress: ev[E.PROGRESS_VALUE] };
+          const total = ev[E.PROGRESS_TOTAL];
+          const message = ev[E.PROGRESS_MESSAGE];
+          if (total !== null && total !== undefined) p.total = total;
+          if (message !== null && message !== undefined) p.message = message;
           this._callback(entry.onProgress, p);
         }
         return;
       }
       case 'notification': {
-        const method = ev[1];
-        const params = ev[2] ?? undefined;
+        const method = ev[E.NOTIFICATION_METHOD];
+        const params = ev[E.NOTIFICATION_PARAMS] ?? undefined;
         if (method === 'notifications/message' && this._onLog) this._callback(this._onLog, params ?? {});
         else if (this._onNotification) this._callback(this._onNotification, method, params);
         return;
@@ -437,17 +434,19 @@ class Client {
         return;
       }
       case 'cancelled': {
-        const ac = this._serving.get(ev[1]);
+        const key = ev[E.CANCELLED_KEY];
+        const reason = ev[E.CANCELLED_REASON];
+        const ac = this._serving.get(key);
         if (ac !== undefined) {
-          this._serving.delete(ev[1]);
-          ac.abort(new AbortError(`the server cancelled the request${ev[2] ? `: ${ev[2]}` : ''}`, ev[2] ?? undefined));
+          this._serving.delete(key);
+          ac.abort(new AbortError(`the server cancelled the request${reason ? `: ${reason}` : ''}`, reason ?? undefined));
         }
         return;
       }
       case 'sampling':
       case 'elicitation':
       case 'roots':
-        this._serve(ev[0], ev[1], ev[2], ev[4], ev[5]);
+        this._serve(ev[E.KIND], ev[E.KEY], ev[E.ID], ev[E.META], ev[E.KIND] === 'elicitation' ? ev[E.ELICITATION_PARAMS] : ev[E.SAMPLING_PARAMS]);
         return;
       default:
         return;
@@ -555,22 +554,16 @@ class Client {
   _request(method, params, options = {}) {
     options = options ?? {};
     const { signal, onProgress, resetTimeoutOnProgress } = options;
-    const timeout = seconds(options.timeout, 'timeout');
+    const timeout = timeoutMs(options.timeout, 'timeout');
     if (onProgress != null && typeof onProgress !== 'function') throw argError('onProgress must be a function');
     this._checkOpen();
     if (signal?.aborted) return Promise.reject(abortError(signal));
     const progress = typeof onProgress === 'function' || !!resetTimeoutOnProgress;
     let id;
     try {
-      id = this._session.request(
-        method,
-        params == null ? undefined : JSON.stringify(params),
-        timeout,
-        progress,
-        !!resetTimeoutOnProgress,
-      );
+      id = this._session.request(method, params == null ? undefined : JSON.stringify(params), timeout, progress, !!resetTimeoutOnProgress);
     } catch (err) {
-      return Promise.reject(fromNative(err));
+      return Promise.reject(err);
     }
     return new Promise((resolve, reject) => {
       const entry = { resolve, reject, onProgress: typeof onProgress === 'function' ? onProgress : null, cleanup: null };
@@ -604,11 +597,7 @@ class Client {
   /** Sends any notification. */
   async notify(method, params) {
     this._checkOpen();
-    try {
-      this._session.notify(method, params == null ? undefined : JSON.stringify(params));
-    } catch (err) {
-      throw fromNative(err);
-    }
+    this._session.notify(method, params == null ? undefined : JSON.stringify(params));
     this._kick();
   }
 
@@ -1010,26 +999,19 @@ class HttpTransport {
    */
   constructor(url, options = {}) {
     this.url = String(url);
-    const { headers, transport, connectTimeout, openGetStream } = options ?? {};
-    if (headers != null && (typeof headers !== 'object' || Array.isArray(headers))) {
-      throw new TypeError('headers must be an object of header names to values');
-    }
-    if (transport != null && !['auto', 'http', 'sse'].includes(transport)) {
-      throw new TypeError(`transport must be 'auto', 'http' or 'sse', not ${JSON.stringify(transport)}`);
-    }
-    if (connectTimeout != null && !(typeof connectTimeout === 'number' && connectTimeout > 0 && Number.isFinite(connectTimeout))) {
-      throw argError(`connectTimeout must be a positive number of milliseconds (got ${String(connectTimeout)})`);
-    }
-    this._options = JSON.stringify({
-      headers: headers == null ? undefined : Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, String(v)])),
-      transport,
-      connectTimeout,
-      openGetStream: openGetStream == null ? undefined : !!openGetStream,
-    });
-    this._native = null;
+    // The transport's options (the rest are the client's, when Client.http passes them all);
+    // the engine checks them now (an OptionError, a TypeError) and connects on start().
+    const { headers, transport, connectTimeout, openGetStream, legacyFallback, maxMessage } = options ?? {};
+    const wire = { transport, connectTimeout, openGetStream, legacyFallback, maxMessage };
+    if (isObject(headers)) wire.headers = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, String(v)]));
+    else if (headers != null) wire.headers = headers;
+    this._native = new nativeModule.HttpClientStream(this.url, JSON.stringify(wire), () => this._wake());
+    this._client = null;
+    this._opened = null;
     this._error = null;
     this._ended = false;
-    this._endedPromise = null;
+    this._done = null;
+    this._endedPromise = new Promise((resolve) => (this._done = resolve));
   }
 
   /**
@@ -1037,44 +1019,47 @@ class HttpTransport {
    * `endpoint` event); rejects with ConnectionClosed naming the URL and the cause on failure.
    */
   start(client) {
-    let done;
-    this._endedPromise = new Promise((resolve) => (done = resolve));
+    this._client = client;
     return new Promise((resolve, reject) => {
-      let opened = false;
-      this._native = new nativeModule.HttpClientStream(this.url, this._options, () => {
-        const { connected, data, ended, error } = this._native.take();
-        if (!opened) {
-          if (connected) {
-            opened = true;
-            resolve();
-          } else if (ended) {
-            // Never connected: start() rejects; the client is not told of an end.
-            opened = true;
-            this._ended = true;
-            this._error = error ?? null;
-            done();
-            reject(new ConnectionClosed(error ?? `cannot connect to ${this.url}`));
-            return;
-          }
-        }
-        if (data.length) client._feed(data);
-        if (ended && !this._ended) {
-          this._ended = true;
-          this._error = error ?? null;
-          done();
-          client._eof();
-        }
-      });
+      this._opened = { resolve, reject };
+      this._native.start();
     });
   }
 
+  /** What the I/O thread received since the last wake-up. */
+  _wake() {
+    const { connected, data, ended, error } = this._native.take();
+    const opening = this._opened;
+    if (opening !== null) {
+      if (connected) {
+        this._opened = null;
+        opening.resolve();
+      } else if (ended) {
+        // Never connected: start() rejects; the client is not told of an end.
+        this._opened = null;
+        this._ended = true;
+        this._error = error ?? null;
+        this._done();
+        opening.reject(new ConnectionClosed(error ?? `cannot connect to ${this.url}`));
+        return;
+      }
+    }
+    if (data.length) this._client._feed(data);
+    if (ended && !this._ended) {
+      this._ended = true;
+      this._error = error ?? null;
+      this._done();
+      this._client._eof();
+    }
+  }
+
   write(buf) {
-    if (this._native && !this._ended) this._native.write(Buffer.isBuffer(buf) ? buf : Buffer.from(buf));
+    if (!this._ended) this._native.write(Buffer.isBuffer(buf) ? buf : Buffer.from(buf));
   }
 
   /** Ends the session (DELETE) and waits (5 s at most) for the transport to finish. */
   close() {
-    if (!this._native) return undefined;
+    if (this._client === null) return undefined;
     this._native.close();
     return Promise.race([this._endedPromise, delay(5000)]);
   }

@@ -1,22 +1,25 @@
 'use strict';
 // One server connection driven by Node's event loop: bytes in, native session, handlers,
-// bytes out. Every transport (stdio, in-memory) uses it; no threads, no hop per call.
-// Synchronous handlers answer in the same pass; all answers ready at once go out in one write.
-// Over HTTP the native session is an HttpSession: events arrive in batches through
-// `dispatch` (see http.cjs) and answers go straight to the engine's HTTP streams.
+// bytes out. Every transport uses it; no threads, no hop per call. Synchronous handlers
+// answer in the same pass; all answers ready at once go out in one write. Over HTTP the
+// native session is one of the engine's HTTP sessions: its events arrive in batches through
+// `dispatch` (see http.cjs), and it has no bytes for Node to write (the engine writes to
+// its HTTP streams).
 
 const { Context } = require('./context.cjs');
-const { McpError, ConnectionClosed, errorFromObject, native, fromNative } = require('./errors.cjs');
+const { McpError, ConnectionClosed, errorFromObject } = require('./errors.cjs');
 const { isContent } = require('./content.cjs');
+const E = require('./events.cjs');
 
 class ServerConnection {
   /**
-   * @param write where output bytes go; null with a `session` that writes by itself (HTTP)
-   * @param session a native session handle to use instead of a new ServerSession
+   * @param server the Server whose handlers run
+   * @param session the native ServerSession
+   * @param write where the session's output bytes go
    */
-  constructor(server, write, session = null) {
+  constructor(server, session, write) {
     this.server = server;
-    this.session = session ?? native(() => new server._native.ServerSession(server._nativeConfig(), server._registry));
+    this.session = session;
     this._write = write;
     this._running = new Map(); // key -> Context
     this._waiters = new Map(); // outbound id -> {resolve, reject}
@@ -26,7 +29,16 @@ class ServerConnection {
     this.closed = false;
     this._idle = null;
     this._flushQueued = false;
-    server._connections.add(this);
+  }
+
+  /**
+   * A connection whose bytes this loop carries (stdio, in memory): the server tells it of
+   * its registry changes (the engine tells HTTP sessions itself).
+   */
+  static overStream(server, write) {
+    const conn = new ServerConnection(server, new server._native.ServerSession(server._nativeConfig(), server._registry), write);
+    server._connections.add(conn);
+    return conn;
   }
 
   feed(buf) {
@@ -51,20 +63,18 @@ class ServerConnection {
 
   _handle(events) {
     for (const ev of events) {
-      switch (ev[0]) {
+      switch (ev[E.KIND]) {
         case 'tool': this._tool(ev); break;
         case 'response': this._response(ev); break;
-        case 'cancelled': this._cancel(ev[1], ev[2]); break;
+        case 'cancelled': this._cancel(ev[E.CANCELLED_KEY], ev[E.CANCELLED_REASON]); break;
         case 'resource': case 'prompt': case 'complete': this._other(ev); break;
-        case 'notification': this.server._onNotification(ev[1], ev[2]); break;
+        case 'notification': this.server._onNotification(ev[E.NOTIFICATION_METHOD], ev[E.NOTIFICATION_PARAMS]); break;
         default: break;
       }
     }
   }
 
   flush() {
-    // An HTTP session writes to its streams and runs its timers natively.
-    if (this._write === null) return;
     const out = this.session.takeOutput();
     if (out.length) this._write(out);
     this._armTimer();
@@ -85,15 +95,19 @@ class ServerConnection {
 
   // ---- handlers ------------------------------------------------------------------------------
 
+  _context(ev) {
+    return new Context(this, ev[E.KEY], ev[E.ID], ev[E.TOKEN], ev[E.META]);
+  }
+
   _tool(ev) {
-    // ["tool", key, id, token, meta, name, args]
-    const key = ev[1];
-    const tool = this.server._tools.get(ev[5]);
+    const key = ev[E.KEY];
+    const name = ev[E.TOOL_NAME];
+    const tool = this.server._tools.get(name);
     if (!tool) {
-      this.session.completeError(key, -32602, `Unknown tool: ${ev[5]}`, JSON.stringify({ name: ev[5] }));
+      this.session.completeError(key, -32602, `Unknown tool: ${name}`, JSON.stringify({ name }));
       return;
     }
-    let args = ev[6];
+    let args = ev[E.TOOL_ARGUMENTS];
     if (tool.parse) {
       let r;
       try {
@@ -104,15 +118,13 @@ class ServerConnection {
         return;
       }
       if (!r.ok) {
-        // As the engine does for JSON Schema: a tool error from 2025-11-25, InvalidParams before.
-        const message = `Invalid arguments for tool ${tool.name}: ${r.message}`;
-        if ((this.session.protocolVersion ?? '') >= '2025-11-25') this.session.completeToolText(key, message, true);
-        else this.session.completeError(key, -32602, `Invalid params: ${message}`, JSON.stringify({ tool: tool.name, errors: r.errors ?? [r.message] }));
+        // The engine answers as the revision wants invalid arguments answered.
+        this.session.completeInvalidArguments(key, r.errors ?? [r.message]);
         return;
       }
       args = r.value;
     }
-    const ctx = new Context(this, key, ev[2], ev[3], ev[4]);
+    const ctx = this._context(ev);
     this._run(key, ctx, () => tool.handler(args, ctx), (result) => this._toolResult(key, tool, result), (err) => this._toolError(key, err));
   }
 
@@ -185,34 +197,36 @@ class ServerConnection {
       wire = { content: [{ type: 'text', text: typeof result === 'object' ? JSON.stringify(result) : String(result) }] };
     }
     try {
-      native(() => this.session.completeTool(key, JSON.stringify(wire)));
+      this.session.completeTool(key, JSON.stringify(wire));
     } catch (err) {
       this.session.completeToolText(key, `tool ${tool.name} returned an invalid result: ${err.message}`, true);
     }
   }
 
   _other(ev) {
-    const [kind, key] = ev;
+    const kind = ev[E.KIND];
+    const key = ev[E.KEY];
+    const uri = ev[E.RESOURCE_URI];
     let entry;
     let call;
-    const ctx = new Context(this, key, ev[2], ev[3], ev[4]);
+    const ctx = this._context(ev);
     if (kind === 'resource') {
-      // ["resource", key, id, token, meta, uri, template, vars]
-      entry = this.server._resources.get(ev[6] ?? ev[5]);
+      entry = this.server._resources.get(ev[E.RESOURCE_TEMPLATE] ?? uri);
       if (!entry) {
-        this.session.completeError(key, -32002, `Resource not found: ${ev[5]}`, JSON.stringify({ uri: ev[5] }));
+        this.session.completeError(key, -32002, `Resource not found: ${uri}`, JSON.stringify({ uri }));
         return;
       }
-      call = () => entry.handler(new URL(ev[5]), ev[7], ctx);
+      call = () => entry.handler(new URL(uri), ev[E.RESOURCE_VARIABLES], ctx);
     } else if (kind === 'prompt') {
-      entry = this.server._prompts.get(ev[5]);
+      const name = ev[E.PROMPT_NAME];
+      entry = this.server._prompts.get(name);
       if (!entry) {
-        this.session.completeError(key, -32602, `Unknown prompt: ${ev[5]}`, JSON.stringify({ name: ev[5] }));
+        this.session.completeError(key, -32602, `Unknown prompt: ${name}`, JSON.stringify({ name }));
         return;
       }
-      call = () => entry.handler(ev[6], ctx);
+      call = () => entry.handler(ev[E.PROMPT_ARGUMENTS], ctx);
     } else {
-      const params = ev[5];
+      const params = ev[E.COMPLETE_PARAMS];
       entry = this.server._completionFor(params);
       if (!entry) {
         this.session.completeResult(key, 'complete', '{"completion":{"values":[]}}');
@@ -228,11 +242,11 @@ class ServerConnection {
         try {
           if (kind === 'resource' && typeof result === 'string') {
             // The common case, straight to the engine: no JSON text of the whole result.
-            this.session.completeResourceText(key, ev[5], entry.mimeType ?? 'text/plain', result);
+            this.session.completeResourceText(key, uri, entry.mimeType ?? 'text/plain', result);
             return;
           }
-          const wire = kind === 'resource' ? entry.toResult(ev[5], result) : kind === 'prompt' ? entry.toResult(result) : completionResult(result);
-          native(() => this.session.completeResult(key, kind, JSON.stringify(wire)));
+          const wire = kind === 'resource' ? entry.toResult(uri, result) : kind === 'prompt' ? entry.toResult(result) : completionResult(result);
+          this.session.completeResult(key, kind, JSON.stringify(wire));
         } catch (err) {
           this.session.completeError(key, -32603, `${kind} handler returned an invalid result: ${err.message}`, null);
         }
@@ -262,22 +276,22 @@ class ServerConnection {
   // ---- what ctx does -------------------------------------------------------------------------
 
   progress(key, progress, total, message) {
-    const sent = native(() => this.session.progress(key, progress, total ?? null, message ?? null));
+    const sent = this.session.progress(key, progress, total ?? null, message ?? null);
     this.flush();
     return sent;
   }
 
   log(level, data, logger, related) {
-    if (native(() => this.session.log(level, JSON.stringify(data ?? null), logger ?? null, related ?? null))) this.flush();
+    if (this.session.log(level, JSON.stringify(data ?? null), logger ?? null, related ?? null)) this.flush();
   }
 
   /** Closes the HTTP SSE connection a call answers on (false on other transports). */
   closeStream(key) {
-    return typeof this.session.closeStream === 'function' ? this.session.closeStream(key) : false;
+    return this.session.closeStream(key);
   }
 
   elicitationComplete(id) {
-    native(() => this.session.elicitationComplete(id));
+    this.session.elicitationComplete(id);
     this.flush();
   }
 
@@ -285,9 +299,7 @@ class ServerConnection {
     return new Promise((resolve, reject) => {
       let id;
       try {
-        id = native(() =>
-          this.session.request(method, params === undefined ? null : JSON.stringify(params), timeoutMs == null ? null : timeoutMs / 1000, related ?? null),
-        );
+        id = this.session.request(method, params === undefined ? null : JSON.stringify(params), timeoutMs ?? null, related ?? null);
       } catch (err) {
         reject(err);
         return;
@@ -312,11 +324,12 @@ class ServerConnection {
   }
 
   _response(ev) {
-    const w = this._waiters.get(ev[1]);
+    const id = ev[E.RESPONSE_ID];
+    const w = this._waiters.get(id);
     if (!w) return;
-    this._waiters.delete(ev[1]);
-    if (ev[2]) w.resolve(ev[3]);
-    else w.reject(errorFromObject(ev[3]));
+    this._waiters.delete(id);
+    if (ev[E.RESPONSE_OK]) w.resolve(ev[E.RESPONSE_RESULT]);
+    else w.reject(errorFromObject(ev[E.RESPONSE_RESULT]));
   }
 
   notifyListChanged(kind) {
@@ -388,4 +401,4 @@ function completionResult(result) {
   return { completion: { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 } };
 }
 
-module.exports = { ServerConnection, fromNative };
+module.exports = { ServerConnection };

@@ -16,6 +16,8 @@ const URL_ELICITATION_REQUIRED = -32042;
 const REQUEST_TIMEOUT = -32001;
 /** hypermcp's code for a connection that closed before an answer (never sent on the wire). */
 const CONNECTION_CLOSED = -32000;
+/** hypermcp's code for a request its caller aborted (never sent on the wire). */
+const REQUEST_CANCELLED = -32800;
 
 const NAMES = new Map([
   [PARSE_ERROR, 'ERR_MCP_PARSE'],
@@ -27,6 +29,7 @@ const NAMES = new Map([
   [URL_ELICITATION_REQUIRED, 'ERR_MCP_URL_ELICITATION_REQUIRED'],
   [REQUEST_TIMEOUT, 'ERR_MCP_TIMEOUT'],
   [CONNECTION_CLOSED, 'ERR_MCP_CLOSED'],
+  [REQUEST_CANCELLED, 'ERR_MCP_ABORTED'],
 ]);
 
 /** A JSON-RPC error: `rpcCode` (number), `message`, `data`; `code` is the stable string. */
@@ -66,6 +69,7 @@ function coded(name, rpcCode) {
   return cls;
 }
 
+const ParseError = coded('ParseError', PARSE_ERROR);
 const InvalidRequest = coded('InvalidRequest', INVALID_REQUEST);
 const MethodNotFound = coded('MethodNotFound', METHOD_NOT_FOUND);
 const InvalidParams = coded('InvalidParams', INVALID_PARAMS);
@@ -79,9 +83,8 @@ const ConnectionClosed = coded('ConnectionClosed', CONNECTION_CLOSED);
 class AbortError extends McpError {
   /** @param {string} [message] @param {unknown} [reason] */
   constructor(message = 'the operation was aborted', reason) {
-    super(REQUEST_TIMEOUT, message, undefined);
+    super(REQUEST_CANCELLED, message, undefined);
     this.name = 'AbortError';
-    this.code = 'ERR_MCP_ABORTED';
     this.cause = reason;
   }
 }
@@ -96,7 +99,18 @@ class DefinitionError extends Error {
   }
 }
 
+/** An option hypermcp does not know, or a value it cannot take (the message names it). */
+class OptionError extends TypeError {
+  /** @param {string} message */
+  constructor(message) {
+    super(message);
+    this.name = 'OptionError';
+    this.code = 'ERR_MCP_OPTION';
+  }
+}
+
 const BY_CODE = new Map([
+  [PARSE_ERROR, ParseError],
   [INVALID_REQUEST, InvalidRequest],
   [METHOD_NOT_FOUND, MethodNotFound],
   [INVALID_PARAMS, InvalidParams],
@@ -110,39 +124,26 @@ const BY_CODE = new Map([
 /**
  * The most specific error for a JSON-RPC error object.
  * @param {{code: number, message: string, data?: unknown}} obj
+ * @returns {McpError}
  */
 function errorFromObject(obj) {
+  if (obj.code === REQUEST_CANCELLED) return new AbortError(obj.message);
   const cls = BY_CODE.get(obj.code);
   return cls ? new cls(obj.message, obj.data) : new McpError(obj.code, obj.message, obj.data);
 }
 
-const NATIVE_PREFIX = 'hypermcp-rpc:';
-
 /**
- * Converts an error thrown by the native module: protocol errors become McpError
- * subclasses; a refused definition a DefinitionError; anything else is returned as is.
- * @param {unknown} err
+ * Builds the errors the native module throws (it calls this; see bindings-node/src/errors.rs).
+ * @param {'rpc' | 'definition' | 'option'} kind
+ * @param {string} message
+ * @param {number | null} rpcCode
+ * @param {string | null} data JSON text
+ * @returns {Error}
  */
-function fromNative(err) {
-  if (err instanceof Error && typeof err.message === 'string') {
-    if (err.message.startsWith(NATIVE_PREFIX)) {
-      try {
-        return errorFromObject(JSON.parse(err.message.slice(NATIVE_PREFIX.length)));
-      } catch {
-        return new InternalError(err.message);
-      }
-    }
-  }
-  return err;
-}
-
-/** Calls a native function, converting its errors. */
-function native(fn) {
-  try {
-    return fn();
-  } catch (err) {
-    throw fromNative(err);
-  }
+function nativeError(kind, message, rpcCode, data) {
+  if (kind === 'definition') return new DefinitionError(message);
+  if (kind === 'option') return new OptionError(message);
+  return errorFromObject({ code: rpcCode ?? INTERNAL_ERROR, message, data: data == null ? undefined : JSON.parse(data) });
 }
 
 module.exports = {
@@ -155,7 +156,9 @@ module.exports = {
   URL_ELICITATION_REQUIRED,
   REQUEST_TIMEOUT,
   CONNECTION_CLOSED,
+  REQUEST_CANCELLED,
   McpError,
+  ParseError,
   InvalidRequest,
   MethodNotFound,
   InvalidParams,
@@ -166,7 +169,7 @@ module.exports = {
   ConnectionClosed,
   AbortError,
   DefinitionError,
+  OptionError,
   errorFromObject,
-  fromNative,
-  native,
+  nativeError,
 };

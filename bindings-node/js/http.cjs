@@ -23,68 +23,23 @@
 //   });
 
 const { ServerConnection } = require('./connection.cjs');
-const { native } = require('./errors.cjs');
-
-/** The HTTP options and the type each takes (durations in milliseconds). */
-const OPTION_TYPES = {
-  path: 'path',
-  stateless: 'boolean',
-  jsonResponse: 'boolean',
-  allowedHosts: 'strings',
-  allowedOrigins: 'strings',
-  maxBody: 'count',
-  sessionIdleTimeout: 'ms',
-  maxSessions: 'count',
-  keepAlive: 'ms-or-false',
-  retry: 'ms',
-  jsonWait: 'ms',
-  legacySse: 'boolean',
-  ssePath: 'path',
-  messagesPath: 'path',
-};
-
-const WHAT = {
-  path: 'a path starting with "/"',
-  boolean: 'a boolean',
-  strings: 'an array of strings',
-  count: 'a non-negative integer',
-  ms: 'a non-negative number of milliseconds',
-  'ms-or-false': 'a non-negative number of milliseconds, or false',
-};
-
-function valid(type, v) {
-  switch (type) {
-    case 'path': return typeof v === 'string' && v.startsWith('/');
-    case 'boolean': return typeof v === 'boolean';
-    case 'strings': return Array.isArray(v) && v.every((s) => typeof s === 'string');
-    case 'count': return Number.isSafeInteger(v) && v >= 0;
-    case 'ms': return typeof v === 'number' && Number.isFinite(v) && v >= 0;
-    case 'ms-or-false': return v === false || (typeof v === 'number' && Number.isFinite(v) && v >= 0);
-    default: return false;
-  }
-}
+const native = require('./native.cjs');
+const E = require('./events.cjs');
 
 /**
- * Checks HTTP options (TypeError for an unknown name or a wrong type); undefined and null
- * values are dropped.
+ * Checks HTTP options: the engine parses them (an OptionError, a TypeError, names the first
+ * it cannot take); undefined and null values mean the default.
  * @param {Record<string, unknown>} options
  */
 function httpOptions(options) {
-  const out = {};
-  for (const [k, v] of Object.entries(options)) {
-    const type = OPTION_TYPES[k];
-    if (type === undefined) {
-      throw new TypeError(`unknown HTTP option ${JSON.stringify(k)} (known: ${Object.keys(OPTION_TYPES).join(', ')})`);
-    }
-    if (v === undefined || v === null) continue;
-    if (!valid(type, v)) throw new TypeError(`HTTP option ${k}: expected ${WHAT[type]}, got ${JSON.stringify(v)}`);
-    out[k] = v;
-  }
-  return out;
+  native.HttpServer.checkOptions(JSON.stringify(options));
+  return options;
 }
 
-/** The events that run a handler: only they need a ServerConnection. */
-const CALLS = new Set(['tool', 'resource', 'prompt', 'complete']);
+/** An HTTP session queues nothing for Node to write: the engine writes to its HTTP streams. */
+function noOutput() {
+  throw new Error('an HTTP session has no byte stream to write to');
+}
 
 /** Reports a failure inside the wake-up callback without losing the rest of the batch. */
 function report(err) {
@@ -95,8 +50,6 @@ function report(err) {
 class HttpHost {
   constructor(server, options) {
     this.server = server;
-    this.options = options;
-    this.path = options.path ?? '/mcp';
     /** @type {Map<number, ServerConnection>} session key -> connection */
     this._conns = new Map();
     /** @type {Map<number, object>} request id -> response state (handler mode) */
@@ -104,9 +57,8 @@ class HttpHost {
     this._stopped = new Promise((resolve) => {
       this._onStopped = resolve;
     });
-    this.native = native(
-      () => new server._native.HttpServer(server._nativeConfig(), server._registry, JSON.stringify(options), () => this._wake()),
-    );
+    this.native = new server._native.HttpServer(server._nativeConfig(), server._registry, JSON.stringify(options), () => this._wake());
+    this.path = this.native.path;
   }
 
   /** Everything the I/O thread queued: one JSON text, one pass. */
@@ -148,10 +100,10 @@ class HttpHost {
     let conn = this._conns.get(key);
     // A connection is made for the first call: most sessions only initialize, and a
     // connection per session would cost more than the engine's whole session.
-    if (conn === undefined && events.some((ev) => CALLS.has(ev[0]))) {
+    if (conn === undefined && events.some((ev) => E.CALLS.has(ev[E.KIND]))) {
       const session = this.native.session(key); // null once the session closed
       if (session) {
-        conn = new ServerConnection(this.server, null, session);
+        conn = new ServerConnection(this.server, session, noOutput);
         this._conns.set(key, conn);
       }
     }
@@ -161,13 +113,16 @@ class HttpHost {
 
   /**
    * The events of a session without a connection, as its connection would handle them:
-   * client notifications reach the server's callbacks; "initialized", "response",
-   * "cancelled" and "progress" concern calls or requests of a connection, and there are none.
+   * client notifications reach the server's callbacks; "response", "cancelled" and
+   * "progress" concern calls or requests of a connection, and there are none ("initialized"
+   * never comes: the engine leaves it out).
    */
   _withoutConnection(events) {
     // Each callback runs on a microtask of its own (a failure is a warning): one failing
     // does not lose the others.
-    for (const ev of events) if (ev[0] === 'notification') this.server._onNotification(ev[1], ev[2]);
+    for (const ev of events) {
+      if (ev[E.KIND] === 'notification') this.server._onNotification(ev[E.NOTIFICATION_METHOD], ev[E.NOTIFICATION_PARAMS]);
+    }
   }
 
   /** Stops listening; calls in progress finish (10 s at most); sessions close. */
@@ -203,10 +158,7 @@ class HttpHost {
     let path = q < 0 ? url : url.slice(0, q);
     // Mounted at the endpoint itself (`app.use('/mcp', handler)`): Express strips the prefix.
     if ((path === '/' || path === '') && typeof req.originalUrl === 'string' && req.originalUrl !== req.url) path = this.path;
-    const o = this.options;
-    const legacy = o.legacySse !== false && !o.stateless;
-    const served = path === this.path || (legacy && (path === (o.ssePath ?? '/sse') || path === (o.messagesPath ?? '/messages')));
-    if (!served && typeof next === 'function') {
+    if (typeof next === 'function' && !this.native.serves(path)) {
       next();
       return;
     }
@@ -216,7 +168,7 @@ class HttpHost {
     for (let i = 0; i + 1 < raw.length; i += 2) {
       if (raw[i].charCodeAt(0) !== 58 /* ':' (HTTP/2 pseudo-headers) */) headers.push(raw[i], raw[i + 1]);
     }
-    const max = o.maxBody ?? 4 * 1024 * 1024;
+    const max = this.native.maxBody;
     Promise.all([ready, readBody(req, max)]).then(
       ([, body]) => this._start(req.method ?? 'GET', target, headers, body, res),
       (err) => {
@@ -353,7 +305,8 @@ class HttpServer {
 
   /** The legacy HTTP+SSE endpoint, e.g. `http://127.0.0.1:8000/sse`. */
   get sseUrl() {
-    return `${base(this.host, this.port)}${this._host.options.ssePath ?? '/sse'}`;
+    const sse = this._host.native.ssePath;
+    return sse == null ? null : `${base(this.host, this.port)}${sse}`;
   }
 
   /** Open sessions. */
@@ -399,7 +352,7 @@ function serveOptions(options, defaultPort) {
   const { host = '127.0.0.1', port = defaultPort, ...rest } = options;
   if (typeof host !== 'string' || host === '') throw new TypeError(`host: expected a host name or address, got ${JSON.stringify(host)}`);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new TypeError(`port: expected an integer 0-65535, got ${JSON.stringify(port)}`);
-  return { host, port, options: httpOptions({ path: '/mcp', ...rest }) };
+  return { host, port, options: httpOptions(rest) };
 }
 
 /**
@@ -422,17 +375,18 @@ async function startHttp(server, options = {}) {
     await server._exit();
     throw err;
   }
-  return new HttpServer(h, bound[0], bound[1], opts.path);
+  return new HttpServer(h, bound[0], bound[1], h.path);
 }
 
 /** Serves until SIGINT or SIGTERM, then stops gracefully. `transport`: "http" or "sse". */
 async function runHttp(server, transport, options = {}) {
   const { transport: _t, ...rest } = options;
-  if (transport === 'sse' && (rest.legacySse === false || rest.stateless === true)) {
-    throw new TypeError('transport "sse" needs the legacy SSE endpoint (legacySse: true, stateless: false)');
-  }
   const http = await startHttp(server, rest);
   const url = transport === 'sse' ? http.sseUrl : http.url;
+  if (url === null) {
+    await http.stop();
+    throw new TypeError('transport "sse" needs the legacy SSE endpoint (legacySse: true, stateless: false)');
+  }
   process.stderr.write(`hypermcp: ${server.name} serving on ${url}\n`);
   try {
     await new Promise((resolve) => {
@@ -456,7 +410,7 @@ async function runHttp(server, transport, options = {}) {
  */
 function httpHandler(server, options = {}) {
   if (options === null || typeof options !== 'object') throw new TypeError('HTTP options must be an object');
-  const opts = httpOptions({ path: '/mcp', ...options });
+  const opts = httpOptions(options);
   let host = null;
   let ready = null;
   let closed = false;

@@ -4,10 +4,10 @@
 const { Server } = require('./server.cjs');
 const { Client, StdioTransport, HttpTransport, promptRef, resourceRef } = require('./client.cjs');
 const { Context } = require('./context.cjs');
-// The error classes and codes (not the internal native-call helpers).
-const { fromNative: _fromNative, native: _native, ...errors } = require('./errors.cjs');
+// The error classes and codes (not the factory the native module uses).
+const { nativeError: _nativeError, ...errors } = require('./errors.cjs');
 const content = require('./content.cjs');
-const nativeModule = require('../native/index.js');
+const nativeModule = require('./native.cjs');
 
 module.exports = {
   Server,

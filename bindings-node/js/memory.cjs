@@ -18,7 +18,7 @@ class MemoryTransport {
     this.client = client;
     await this.server._enter();
     this.entered = true;
-    this.conn = new ServerConnection(this.server, (buf) => {
+    this.conn = ServerConnection.overStream(this.server, (buf) => {
       const copy = Buffer.from(buf);
       queueMicrotask(() => {
         if (!this.closed) this.client._feed(copy);

@@ -5,9 +5,9 @@
 //   server.tool('echo', 'Echo text back', { text: z.string() }, async ({ text }) => text);
 //   await server.run();   // stdio
 
-const nativeModule = require('../native/index.js');
+const nativeModule = require('./native.cjs');
 const { compile, promptArguments, isRawShape, isZod, isStandard } = require('./schema.cjs');
-const { DefinitionError, InvalidParams, native } = require('./errors.cjs');
+const { DefinitionError, InvalidParams } = require('./errors.cjs');
 const { isContent } = require('./content.cjs');
 
 const clean = (o) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== null));
@@ -61,7 +61,7 @@ class Server {
         resources: this._resources.size > 0,
         prompts: this._prompts.size > 0,
         completions: this._completions.length > 0,
-        requestTimeout: this._requestTimeout / 1000,
+        requestTimeout: this._requestTimeout,
         maxMessageSize: this._maxMessageSize,
         ...this._info,
       }),
@@ -110,7 +110,7 @@ class Server {
       icons: config.icons,
       _meta: config._meta,
     });
-    defineOrThrow(() => native(() => this._registry.addTool(JSON.stringify(definition))));
+    defineOrThrow(() => this._registry.addTool(JSON.stringify(definition)));
     this._tools.set(name, { name, handler, parse: input.parse, outputSchema: output?.json ?? null });
     this._changed('tools');
     return this;
@@ -147,7 +147,7 @@ class Server {
       size: isTemplate ? undefined : config.size,
       _meta: config._meta,
     });
-    defineOrThrow(() => native(() => (isTemplate ? this._registry.addTemplate(JSON.stringify(definition)) : this._registry.addResource(JSON.stringify(definition)))));
+    defineOrThrow(() => (isTemplate ? this._registry.addTemplate(JSON.stringify(definition)) : this._registry.addResource(JSON.stringify(definition))));
     const mimeType = config.mimeType;
     this._resources.set(uri, {
       handler,
@@ -202,7 +202,7 @@ class Server {
       icons: config.icons,
       _meta: config._meta,
     });
-    defineOrThrow(() => native(() => this._registry.addPrompt(JSON.stringify(definition))));
+    defineOrThrow(() => this._registry.addPrompt(JSON.stringify(definition)));
     const description = config.description;
     // With a zod argsSchema the arguments are validated and parsed (defaults, transforms)
     // before the handler runs, as for tools; a bad argument is a JSON-RPC InvalidParams.

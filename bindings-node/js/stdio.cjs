@@ -10,7 +10,7 @@ async function serveStdio(server, { stdin = process.stdin, stdout = process.stdo
   let conn;
   try {
     await new Promise((resolve, reject) => {
-      conn = new ServerConnection(server, (buf) => {
+      conn = ServerConnection.overStream(server, (buf) => {
         if (!stdout.destroyed) stdout.write(buf);
       });
       stdin.on('data', (chunk) => conn.feed(chunk));

@@ -1,37 +1,83 @@
-//! Events and payloads as JSON text.
+//! The bridge to JavaScript: events and payloads as JSON text (V8's `JSON.parse` builds
+//! objects faster than property-by-property construction from native code), durations in
+//! milliseconds, and the wake-up of Node's loop.
 
-use hypermcp::engine::{Event, Invocation};
-use serde_json::{json, Value};
+use crate::errors::option_err;
+use hypermcp::engine::Event;
+use hypermcp::transport::host::events::AsJson;
+use hypermcp::transport::host::TimeUnit;
+use napi::bindgen_prelude::Unknown;
+use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
+use napi::{Env, Status};
+use serde_json::Value;
+use std::sync::{Arc, Mutex, MutexGuard};
 
-/// The common event encodings (both sides); `None` for `Invoke`, which each side encodes.
-pub fn common_event(ev: &Event) -> Option<Value> {
-    Some(match ev {
-        Event::Invoke(_) => return None,
-        Event::Cancelled { key, reason } => json!(["cancelled", key.0, reason]),
-        Event::Response { id, result } => match result {
-            Ok(v) => json!(["response", id.0, true, v]),
-            Err(e) => json!(["response", id.0, false, e]),
-        },
-        Event::Progress { id, progress, total, message } => json!(["progress", id.0, progress, total, message]),
-        Event::Initialized => json!(["initialized"]),
-        Event::Notification { method, params } => json!(["notification", method, params]),
-    })
+/// JavaScript speaks milliseconds: every duration crosses in them.
+pub const UNIT: TimeUnit = TimeUnit::Milliseconds;
+
+/// A JS function called with no arguments, its result ignored; weak (it keeps Node alive
+/// only while held).
+pub type WakeFn = ThreadsafeFunction<(), Unknown<'static>, (), Status, false, true>;
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// `[kind, key, id, progressToken, meta, ...rest]`.
-pub fn invocation(kind: &str, inv: &Invocation, rest: Vec<Value>) -> Value {
-    let mut v = vec![
-        Value::from(kind),
-        Value::from(inv.key.0),
-        inv.id.to_value(),
-        inv.progress_token.as_ref().map(|t| t.to_value()).unwrap_or(Value::Null),
-        inv.meta.clone().map(Value::Object).unwrap_or(Value::Null),
-    ];
-    v.extend(rest);
-    Value::Array(v)
+/// The wake-up of Node's loop: the I/O thread calls a JS function (one queued call, no
+/// arguments); while the work it announces may still come, it keeps Node alive.
+pub struct Wake {
+    tsfn: Arc<Mutex<WakeFn>>,
+    held: Mutex<bool>,
 }
 
-/// Parses JSON text from JS, naming what it was for errors.
+impl Wake {
+    /// Wraps `tsfn`; the function that calls it can be called from any thread.
+    pub fn new(tsfn: WakeFn) -> (Wake, impl Fn() + Send + Sync + 'static) {
+        let tsfn = Arc::new(Mutex::new(tsfn));
+        let t = tsfn.clone();
+        let signal = move || {
+            lock(&t).call((), ThreadsafeFunctionCallMode::NonBlocking);
+        };
+        (Wake { tsfn, held: Mutex::new(false) }, signal)
+    }
+
+    /// Keeps Node alive (`true`) or lets it exit when idle (`false`).
+    #[allow(deprecated)] // refer/unref: the documented way to make a weak function strong
+    pub fn hold(&self, env: &Env, hold: bool) -> napi::Result<()> {
+        let mut held = lock(&self.held);
+        if *held != hold {
+            *held = hold;
+            let mut f = lock(&self.tsfn);
+            if hold {
+                f.refer(env)?;
+            } else {
+                f.unref(env)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Events as JSON text of an array of `[kind, field, ...]` arrays (the layout:
+/// `events.cjs`), or an empty string when there are none.
+pub fn events_json<'a>(events: impl IntoIterator<Item = &'a Event>) -> String {
+    let mut out = String::new();
+    for ev in events {
+        out.push(if out.is_empty() { '[' } else { ',' });
+        out.push_str(&serde_json::to_string(&AsJson(ev)).unwrap_or_default());
+    }
+    if !out.is_empty() {
+        out.push(']');
+    }
+    out
+}
+
+/// Parses options, or a payload JS built, from JSON text; a refusal is an `OptionError`.
+pub fn parse_json(env: &Env, text: &str, what: &str) -> napi::Result<Value> {
+    serde_json::from_str(text).map_err(|e| option_err(env, format!("invalid {what}: {e}")))
+}
+
+/// Parses a typed payload from JSON text, naming what it was for errors.
 pub fn parse<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> napi::Result<T> {
     serde_json::from_str(text).map_err(|e| napi::Error::from_reason(format!("invalid {what}: {e}")))
 }

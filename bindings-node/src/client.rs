@@ -1,14 +1,16 @@
 //! The client side: one `ClientSession` per connection (sans-IO).
 
-use crate::bridge::{common_event, invocation, parse};
-use crate::errors::rpc_err;
-use hypermcp::engine::{self, Event, Request, RequestKey, RequestOptions};
-use hypermcp::{ClientCapabilities, Implementation, ProtocolVersion, RpcError};
+use crate::bridge::{events_json, parse, parse_json, UNIT};
+use crate::errors::{option_err, rpc_err};
+use hypermcp::engine::{self, RequestKey, RequestOptions};
+use hypermcp::transport::host::options::ClientSettings;
+use hypermcp::RpcError;
 use napi::bindgen_prelude::Buffer;
+use napi::Env;
 use napi_derive::napi;
 use serde_json::Value;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// The client end of one connection.
 #[napi]
@@ -19,29 +21,19 @@ pub struct ClientSession {
 
 #[napi]
 impl ClientSession {
-    /// `capabilities` as JSON text; `timeout` in seconds.
+    /// `capabilities` as JSON text; `timeout`: the default request timeout in ms (null: none).
     #[napi(constructor)]
     pub fn new(
+        env: Env,
         name: String,
         version: String,
         capabilities: Option<String>,
         protocol_version: Option<String>,
         timeout: Option<f64>,
     ) -> napi::Result<Self> {
-        let mut cfg = engine::ClientConfig::new(Implementation::new(name, version));
-        if let Some(c) = capabilities {
-            cfg.capabilities = parse::<ClientCapabilities>(&c, "client capabilities")?;
-        }
-        if let Some(v) = protocol_version {
-            let v: ProtocolVersion = v
-                .parse()
-                .map_err(|e: hypermcp::protocol::version::UnknownVersion| napi::Error::from_reason(e.to_string()))?;
-            if !ProtocolVersion::LEGACY.contains(&v) {
-                return Err(napi::Error::from_reason(format!("protocol {v} is not served yet")));
-            }
-            cfg.protocol_version = v;
-        }
-        cfg.request_timeout = timeout.map(Duration::from_secs_f64);
+        let capabilities = capabilities.map(|c| parse_json(&env, &c, "client capabilities")).transpose()?;
+        let settings = ClientSettings { name, version, capabilities, protocol_version, timeout };
+        let cfg = settings.into_config(UNIT).map_err(|e| option_err(&env, e))?;
         Ok(ClientSession { inner: engine::ClientSession::new(Arc::new(cfg)), out: Vec::new() })
     }
 
@@ -63,32 +55,11 @@ impl ClientSession {
         self.inner.handle_message(&data, Instant::now());
     }
 
-    /// Pending events as JSON text (see `ServerSession.pollEvents`), plus
-    /// `["sampling", key, id, token, meta, params]`, `["elicitation", ...]`, `["roots", key,
-    /// id, token, meta]`.
+    /// Pending events as JSON text (empty string when there are none); their layout:
+    /// `events.cjs`.
     #[napi]
     pub fn poll_events(&mut self) -> String {
-        let mut events = Vec::new();
-        while let Some(ev) = self.inner.poll_event() {
-            if let Some(v) = common_event(&ev) {
-                events.push(v);
-                continue;
-            }
-            let Event::Invoke(inv) = &ev else { continue };
-            let v = match &inv.request {
-                Request::CreateMessage(p) => {
-                    invocation("sampling", inv, vec![serde_json::to_value(p).unwrap_or_default()])
-                }
-                Request::Elicit(p) => invocation("elicitation", inv, vec![serde_json::to_value(p).unwrap_or_default()]),
-                Request::ListRoots => invocation("roots", inv, vec![]),
-                _ => continue,
-            };
-            events.push(v);
-        }
-        if events.is_empty() {
-            return String::new();
-        }
-        Value::Array(events).to_string()
+        events_json(std::iter::from_fn(|| self.inner.poll_event()).collect::<Vec<_>>().iter())
     }
 
     /// Everything queued for the peer.
@@ -104,33 +75,28 @@ impl ClientSession {
     #[napi]
     pub fn request(
         &mut self,
+        env: Env,
         method: String,
         params: Option<String>,
         timeout: Option<f64>,
         progress: Option<bool>,
         reset_timeout_on_progress: Option<bool>,
     ) -> napi::Result<i64> {
-        let params = match params {
-            Some(p) => Some(parse::<Value>(&p, "request params")?),
-            None => None,
-        };
+        let params = params.map(|p| parse::<Value>(&p, "request params")).transpose()?;
         let opts = RequestOptions {
-            timeout: timeout.map(Duration::from_secs_f64),
+            timeout: timeout.and_then(|t| UNIT.duration(t)),
             progress: progress.unwrap_or(false),
             reset_timeout_on_progress: reset_timeout_on_progress.unwrap_or(false),
             ..Default::default()
         };
-        self.inner.request(&method, params, &opts, Instant::now()).map(|id| id.0).map_err(|e| rpc_err(&e))
+        self.inner.request(&method, params, &opts, Instant::now()).map(|id| id.0).map_err(|e| rpc_err(&env, &e))
     }
 
     /// Sends a notification (params as JSON text).
     #[napi]
-    pub fn notify(&mut self, method: String, params: Option<String>) -> napi::Result<()> {
-        let params = match params {
-            Some(p) => Some(parse::<Value>(&p, "notification params")?),
-            None => None,
-        };
-        self.inner.notify(&method, params).map_err(|e| rpc_err(&e))
+    pub fn notify(&mut self, env: Env, method: String, params: Option<String>) -> napi::Result<()> {
+        let params = params.map(|p| parse::<Value>(&p, "notification params")).transpose()?;
+        self.inner.notify(&method, params).map_err(|e| rpc_err(&env, &e))
     }
 
     /// Answers a server request with a result (JSON text).
@@ -144,11 +110,8 @@ impl ClientSession {
     /// Answers a server request with a JSON-RPC error.
     #[napi]
     pub fn respond_error(&mut self, key: i64, code: i32, message: String, data: Option<String>) -> napi::Result<()> {
-        let mut e = RpcError::new(code, message);
-        if let Some(d) = data {
-            e.data = Some(parse(&d, "error data")?);
-        }
-        self.inner.respond(RequestKey(key as u64), Err(e));
+        let data = data.map(|d| parse::<Value>(&d, "error data")).transpose()?;
+        self.inner.respond(RequestKey(key as u64), Err(RpcError { code, message, data }));
         Ok(())
     }
 
@@ -161,7 +124,7 @@ impl ClientSession {
     /// Milliseconds until `handleTimeout` is due, or null.
     #[napi]
     pub fn next_timeout(&self) -> Option<f64> {
-        self.inner.next_deadline().map(|d| d.saturating_duration_since(Instant::now()).as_secs_f64() * 1000.0)
+        self.inner.next_deadline().map(|d| UNIT.amount(d.saturating_duration_since(Instant::now())))
     }
 
     /// Expires timed-out requests.

@@ -1,8 +1,10 @@
-//! The native half of the Node package: handles to the engine's sans-IO sessions and
-//! registry. Protocol payloads cross as JSON text (V8's `JSON.parse` builds objects faster
-//! than property-by-property construction from native code). stdio needs no runtime and no
-//! thread: Node's own streams feed the sessions. HTTP is served by the engine on one I/O
-//! thread (`http.rs`) that hands calls to Node's loop in batches.
+//! The native half of the Node package: handles to the engine's host adapters
+//! (`hypermcp::transport::host`) and registry. Protocol payloads and events cross as JSON
+//! text (V8's `JSON.parse` builds objects faster than property-by-property construction
+//! from native code); errors are built by `errors.cjs`'s factory ([`errors`]). stdio needs
+//! no runtime and no thread: Node's own streams feed the sessions. HTTP runs on the
+//! engine's I/O thread (`http.rs`, `http_client.rs`), which hands work to Node's loop in
+//! batches.
 #![deny(unsafe_code)]
 
 mod bridge;
@@ -14,10 +16,34 @@ mod server;
 
 use napi_derive::napi;
 
+/// Registers the function that builds the errors this module throws:
+/// `(kind, message, rpcCode, dataJson)`, `kind` being "rpc", "definition" or "option".
+#[napi]
+#[allow(clippy::type_complexity)]
+pub fn set_error_factory(
+    env: napi::Env,
+    // Spelled out: a type alias here would leak into the generated index.d.ts.
+    make: napi::bindgen_prelude::Function<
+        napi::bindgen_prelude::FnArgs<(&'static str, String, Option<i32>, Option<String>)>,
+        napi::bindgen_prelude::Unknown<'static>,
+    >,
+) -> napi::Result<()> {
+    errors::register(&env, make)
+}
+
 /// The engine version.
 #[napi]
 pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_string()
+}
+
+/// Each kind of event array and the names of its fields (see `events.cjs`).
+#[napi]
+pub fn event_layouts() -> Vec<(String, Vec<String>)> {
+    hypermcp::transport::host::events::LAYOUTS
+        .iter()
+        .map(|(k, f)| (k.to_string(), f.iter().map(|s| s.to_string()).collect()))
+        .collect()
 }
 
 /// Protocol revisions this release speaks.

@@ -1,20 +1,23 @@
-//! The server side: a shared `Registry` and one `ServerSession` per connection.
+//! The server side: a shared `Registry` and one `ServerSession` per connection, handles on
+//! the engine's catalogue and on a `HostSession` (a byte stream Node owns, or an HTTP
+//! session). Events come out and outcomes go back as JSON text.
 
-use crate::bridge::{common_event, invocation, parse};
-use crate::errors::{definition_err, rpc_err};
-use hypermcp::engine::{self, Event, Outcome, Request, RequestKey, RequestOptions};
-use hypermcp::server::registry::{self, ListKind, RegistryChange};
-use hypermcp::{CallToolResult, LoggingLevel, Prompt, Resource, ResourceTemplate, RpcError, Tool};
+use crate::bridge::{events_json, parse, parse_json, UNIT};
+use crate::errors::{definition_err, option_err, rpc_err, state_err};
+use hypermcp::catalogue::{self, ListKind, RegistryChange};
+use hypermcp::engine::{Outcome, RequestKey, RequestOptions};
+use hypermcp::transport::host::{options, HostSession};
+use hypermcp::{CallToolResult, LoggingLevel, Prompt, ReadResourceResult, Resource, ResourceTemplate, RpcError, Tool};
 use napi::bindgen_prelude::Buffer;
+use napi::Env;
 use napi_derive::napi;
 use serde_json::Value;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 /// The catalogue of one server.
 #[napi]
 pub struct Registry {
-    pub(crate) inner: Arc<registry::Registry>,
+    pub(crate) inner: Arc<catalogue::Registry>,
 }
 
 #[napi]
@@ -23,12 +26,12 @@ impl Registry {
     #[napi(constructor)]
     #[allow(clippy::new_without_default)]
     pub fn new() -> Self {
-        Registry { inner: Arc::new(registry::Registry::new()) }
+        Registry { inner: Arc::new(catalogue::Registry::new()) }
     }
 
     /// A resource changed: every HTTP session serving this registry, whichever `HttpServer`
-    /// holds it, tells its client if it subscribed. (Sessions JS drives itself, over stdio or
-    /// in memory, are told through their own `resourceUpdated`.)
+    /// holds it, tells its client if it subscribed. (Sessions JS drives over a byte stream
+    /// are told through their own `resourceUpdated`.)
     #[napi]
     pub fn notify_resource_updated(&self, uri: String) {
         self.inner.notify_resource_updated(&uri);
@@ -36,9 +39,9 @@ impl Registry {
 
     /// Adds or replaces a tool (JSON of the MCP `Tool` shape).
     #[napi]
-    pub fn add_tool(&self, definition: String) -> napi::Result<()> {
+    pub fn add_tool(&self, env: Env, definition: String) -> napi::Result<()> {
         let t: Tool = parse(&definition, "tool definition")?;
-        self.inner.add_tool(t).map_err(definition_err)
+        self.inner.add_tool(t).map_err(|e| definition_err(&env, e))
     }
 
     /// Removes a tool.
@@ -49,9 +52,9 @@ impl Registry {
 
     /// Adds or replaces a resource.
     #[napi]
-    pub fn add_resource(&self, definition: String) -> napi::Result<()> {
+    pub fn add_resource(&self, env: Env, definition: String) -> napi::Result<()> {
         let r: Resource = parse(&definition, "resource definition")?;
-        self.inner.add_resource(r).map_err(definition_err)
+        self.inner.add_resource(r).map_err(|e| definition_err(&env, e))
     }
 
     /// Removes a resource.
@@ -62,9 +65,9 @@ impl Registry {
 
     /// Adds or replaces a resource template.
     #[napi]
-    pub fn add_template(&self, definition: String) -> napi::Result<()> {
+    pub fn add_template(&self, env: Env, definition: String) -> napi::Result<()> {
         let t: ResourceTemplate = parse(&definition, "resource template definition")?;
-        self.inner.add_template(t).map_err(definition_err)
+        self.inner.add_template(t).map_err(|e| definition_err(&env, e))
     }
 
     /// Removes a resource template.
@@ -75,9 +78,9 @@ impl Registry {
 
     /// Adds or replaces a prompt.
     #[napi]
-    pub fn add_prompt(&self, definition: String) -> napi::Result<()> {
+    pub fn add_prompt(&self, env: Env, definition: String) -> napi::Result<()> {
         let p: Prompt = parse(&definition, "prompt definition")?;
-        self.inner.add_prompt(p).map_err(definition_err)
+        self.inner.add_prompt(p).map_err(|e| definition_err(&env, e))
     }
 
     /// Removes a prompt.
@@ -93,173 +96,52 @@ impl Registry {
     }
 }
 
-/// A server config from the JSON text JS sends (see `ServerSession`'s constructor).
-pub(crate) fn server_config(config: &str) -> napi::Result<engine::ServerConfig> {
-    let c: Value = parse(config, "server config")?;
-    let s = |k: &str| c.get(k).and_then(|v| v.as_str()).map(str::to_string);
-    let b = |k: &str| c.get(k).and_then(|v| v.as_bool()).unwrap_or(false);
-    let mut info = hypermcp::Implementation::new(
-        s("name").unwrap_or_else(|| "hypermcp-server".into()),
-        s("version").unwrap_or_else(|| "0.0.0".into()),
-    );
-    info.title = s("title");
-    info.description = s("description");
-    info.website_url = s("websiteUrl");
-    if let Some(icons) = c.get("icons") {
-        info.icons = serde_json::from_value(icons.clone())
-            .map_err(|e| napi::Error::from_reason(format!("invalid icons: {e}")))?;
-    }
-    let mut cfg = engine::ServerConfig::new(info);
-    cfg.instructions = s("instructions");
-    cfg.tools = b("tools");
-    cfg.resources = b("resources");
-    cfg.prompts = b("prompts");
-    cfg.completions = b("completions");
-    if let Some(n) = c.get("maxMessageSize").and_then(|v| v.as_u64()) {
-        cfg.max_message_size = n as usize;
-    }
-    if let Some(t) = c.get("requestTimeout") {
-        cfg.request_timeout = t.as_f64().map(Duration::from_secs_f64);
-    }
-    Ok(cfg)
-}
-
-/// One server-side event as JSON (see `ServerSession.pollEvents`); `None` for requests
-/// JS has no handler kind for.
-pub(crate) fn server_event(ev: &Event) -> Option<Value> {
-    if let Some(v) = common_event(ev) {
-        return Some(v);
-    }
-    let Event::Invoke(inv) = ev else { return None };
-    Some(match &inv.request {
-        Request::CallTool { name, arguments } => {
-            invocation("tool", inv, vec![name.as_str().into(), Value::Object(arguments.clone())])
-        }
-        Request::ReadResource { uri, template, variables } => invocation(
-            "resource",
-            inv,
-            vec![
-                uri.as_str().into(),
-                template.as_ref().map(|t| Value::from(t.template.uri_template.as_str())).unwrap_or(Value::Null),
-                serde_json::to_value(variables).unwrap_or_default(),
-            ],
-        ),
-        Request::GetPrompt { name, arguments } => {
-            invocation("prompt", inv, vec![name.as_str().into(), serde_json::to_value(arguments).unwrap_or_default()])
-        }
-        Request::Complete(p) => invocation("complete", inv, vec![serde_json::to_value(p).unwrap_or_default()]),
-        _ => return None,
-    })
-}
-
-/// A tool call's outcome from JSON text of a `CallToolResult`.
-pub(crate) fn tool_outcome(result: &str) -> napi::Result<Outcome> {
-    Ok(Outcome::Tool(parse::<CallToolResult>(result, "tool result")?))
-}
-
-/// A tool call's outcome: one text block.
-pub(crate) fn text_outcome(text: String, is_error: bool) -> Outcome {
-    let mut r = CallToolResult::text(text);
-    if is_error {
-        r.is_error = Some(true);
-    }
-    Outcome::Tool(r)
-}
-
-/// A resource read answered with one text content (a handler that returned a string): the
-/// text goes straight in, with no JSON text of the result built in JS and parsed here.
-pub(crate) fn resource_text_outcome(uri: String, mime_type: &str, text: String) -> Outcome {
-    Outcome::Resource(hypermcp::ReadResourceResult::text(uri, text, Some(mime_type)))
-}
-
-/// A resource read's, prompt's or completion's outcome from JSON text.
-pub(crate) fn result_outcome(kind: &str, result: &str) -> napi::Result<Outcome> {
-    Ok(match kind {
-        "resource" => Outcome::Resource(parse(result, "resource result")?),
-        "prompt" => Outcome::Prompt(parse(result, "prompt result")?),
-        "complete" => Outcome::Completion(parse(result, "completion result")?),
-        other => return Err(napi::Error::from_reason(format!("unknown result kind {other:?}"))),
-    })
-}
-
-/// A JSON-RPC error outcome (`data` as JSON text).
-pub(crate) fn error_outcome(code: i32, message: String, data: Option<String>) -> napi::Result<Outcome> {
-    let mut e = RpcError::new(code, message);
-    if let Some(d) = data {
-        e.data = Some(parse(&d, "error data")?);
-    }
-    Ok(Outcome::Error(e))
-}
-
-/// The params (JSON text) and options of a request to the client (`timeout` in seconds).
-pub(crate) fn request_parts(
-    params: Option<String>,
-    timeout: Option<f64>,
-    related: Option<i64>,
-) -> napi::Result<(Option<Value>, RequestOptions)> {
-    let params = match params {
-        Some(p) => Some(parse::<Value>(&p, "request params")?),
-        None => None,
-    };
-    let opts = RequestOptions {
-        timeout: timeout.filter(|t| t.is_finite() && *t >= 0.0).map(Duration::from_secs_f64),
-        related: related.map(|k| RequestKey(k as u64)),
-        ..Default::default()
-    };
-    Ok((params, opts))
-}
-
-/// The server end of one connection (sans-IO).
+/// The server end of one connection, wherever its bytes go.
 #[napi]
 pub struct ServerSession {
-    inner: engine::ServerSession,
+    inner: HostSession,
     out: Vec<u8>,
+}
+
+impl ServerSession {
+    pub(crate) fn wrap(inner: HostSession) -> Self {
+        ServerSession { inner, out: Vec::new() }
+    }
 }
 
 #[napi]
 impl ServerSession {
-    /// `config` is JSON: `{name, version, title?, description?, websiteUrl?, icons?,
-    /// instructions?, tools?, resources?, prompts?, completions?, maxMessageSize?,
-    /// requestTimeout? (seconds)}`.
+    /// A session over a byte stream Node owns. `config` is JSON: `{name, version, title?,
+    /// description?, websiteUrl?, icons?, instructions?, tools?, resources?, prompts?,
+    /// completions?, maxMessageSize?, requestTimeout? (ms)}`.
     #[napi(constructor)]
-    pub fn new(config: String, registry: &Registry) -> napi::Result<Self> {
-        let cfg = server_config(&config)?;
-        Ok(ServerSession { inner: engine::ServerSession::new(Arc::new(cfg), registry.inner.clone()), out: Vec::new() })
+    pub fn new(env: Env, config: String, registry: &Registry) -> napi::Result<Self> {
+        let config = parse_json(&env, &config, "server config")?;
+        let cfg = options::server_config(config, UNIT).map_err(|e| option_err(&env, e))?;
+        Ok(Self::wrap(HostSession::new(Arc::new(cfg), registry.inner.clone())))
     }
 
     /// Feeds bytes read from the stream.
     #[napi]
-    pub fn feed(&mut self, data: Buffer) {
-        self.inner.feed(&data, Instant::now());
+    pub fn feed(&mut self, data: Buffer) -> napi::Result<()> {
+        self.inner.feed(&data).map_err(state_err)
     }
 
     /// Handles one complete message.
     #[napi]
-    pub fn handle_message(&mut self, data: Buffer) {
-        self.inner.handle_message(&data, Instant::now());
+    pub fn handle_message(&mut self, data: Buffer) -> napi::Result<()> {
+        self.inner.handle_message(&data).map_err(state_err)
     }
 
-    /// Pending events as JSON text of an array (empty string when there are none):
-    /// `["tool", key, id, token, meta, name, args]`, `["resource", key, id, token, meta, uri,
-    /// template|null, vars]`, `["prompt", key, id, token, meta, name, args]`,
-    /// `["complete", key, id, token, meta, params]`, `["cancelled", key, reason]`,
-    /// `["response", id, ok, result|error]`, `["progress", id, progress, total, message]`,
-    /// `["initialized"]`, `["notification", method, params]`.
+    /// Pending events as JSON text of an array (empty string when there are none); their
+    /// layout: `events.cjs`.
     #[napi]
     pub fn poll_events(&mut self) -> String {
-        let mut events = Vec::new();
-        while let Some(ev) = self.inner.poll_event() {
-            if let Some(v) = server_event(&ev) {
-                events.push(v);
-            }
-        }
-        if events.is_empty() {
-            return String::new();
-        }
-        Value::Array(events).to_string()
+        events_json(std::iter::from_fn(|| self.inner.poll_event()).collect::<Vec<_>>().iter())
     }
 
-    /// Everything queued for the peer (newline-delimited), or an empty buffer.
+    /// Everything queued for the peer (newline-delimited), or an empty buffer (always over
+    /// HTTP, where the engine writes to the session's streams).
     #[napi]
     pub fn take_output(&mut self) -> Buffer {
         self.out.clear();
@@ -276,34 +158,54 @@ impl ServerSession {
     /// Answers a tool call with a `CallToolResult` (JSON text).
     #[napi]
     pub fn complete_tool(&mut self, key: i64, result: String) -> napi::Result<()> {
-        self.inner.complete(RequestKey(key as u64), tool_outcome(&result)?);
+        let r: CallToolResult = parse(&result, "tool result")?;
+        self.inner.complete(RequestKey(key as u64), Outcome::Tool(r));
         Ok(())
     }
 
     /// Answers a tool call with one text block.
     #[napi]
     pub fn complete_tool_text(&mut self, key: i64, text: String, is_error: bool) {
-        self.inner.complete(RequestKey(key as u64), text_outcome(text, is_error));
+        let mut r = CallToolResult::text(text);
+        if is_error {
+            r.is_error = Some(true);
+        }
+        self.inner.complete(RequestKey(key as u64), Outcome::Tool(r));
     }
 
-    /// Answers a resource read with one text content.
+    /// Answers a tool call whose arguments failed JS's own checks (a zod schema), each error
+    /// naming where: as the negotiated revision wants invalid arguments answered.
+    #[napi]
+    pub fn complete_invalid_arguments(&mut self, key: i64, errors: Vec<String>) {
+        self.inner.complete(RequestKey(key as u64), Outcome::InvalidArguments(errors));
+    }
+
+    /// Answers a resource read with one text content (no JSON text of the result built).
     #[napi]
     pub fn complete_resource_text(&mut self, key: i64, uri: String, mime_type: String, text: String) {
-        self.inner.complete(RequestKey(key as u64), resource_text_outcome(uri, &mime_type, text));
+        let r = ReadResourceResult::text(uri, text, Some(&mime_type));
+        self.inner.complete(RequestKey(key as u64), Outcome::Resource(r));
     }
 
     /// Answers a resource read, prompt or completion (`kind`: "resource", "prompt",
     /// "complete") with JSON text of the result.
     #[napi]
     pub fn complete_result(&mut self, key: i64, kind: String, result: String) -> napi::Result<()> {
-        self.inner.complete(RequestKey(key as u64), result_outcome(&kind, &result)?);
+        let outcome = match kind.as_str() {
+            "resource" => Outcome::Resource(parse(&result, "resource result")?),
+            "prompt" => Outcome::Prompt(parse(&result, "prompt result")?),
+            "complete" => Outcome::Completion(parse(&result, "completion result")?),
+            other => return Err(napi::Error::from_reason(format!("unknown result kind {other:?}"))),
+        };
+        self.inner.complete(RequestKey(key as u64), outcome);
         Ok(())
     }
 
     /// Answers with a JSON-RPC error (`data` as JSON text, or null).
     #[napi]
     pub fn complete_error(&mut self, key: i64, code: i32, message: String, data: Option<String>) -> napi::Result<()> {
-        self.inner.complete(RequestKey(key as u64), error_outcome(code, message, data)?);
+        let data = data.map(|d| parse::<Value>(&d, "error data")).transpose()?;
+        self.inner.complete(RequestKey(key as u64), Outcome::Error(RpcError { code, message, data }));
         Ok(())
     }
 
@@ -311,12 +213,14 @@ impl ServerSession {
     #[napi]
     pub fn progress(
         &mut self,
+        env: Env,
         key: i64,
         progress: f64,
         total: Option<f64>,
         message: Option<String>,
     ) -> napi::Result<bool> {
-        self.inner.progress(RequestKey(key as u64), progress, total, message.as_deref()).map_err(|e| rpc_err(&e))
+        let sent = self.inner.progress(RequestKey(key as u64), progress, total, message.as_deref());
+        sent.map_err(|e| rpc_err(&env, &e))
     }
 
     /// Sends a log message (`data` as JSON text) if the client's level lets it through.
@@ -333,30 +237,43 @@ impl ServerSession {
         Ok(self.inner.log(lvl, logger.as_deref(), data, related.map(|k| RequestKey(k as u64))))
     }
 
-    /// Sends a request to the client (params as JSON text); returns its id. Throws when the
-    /// client lacks the capability.
+    /// Sends a request to the client (params as JSON text, `timeout` in ms); returns its id
+    /// (the answer comes as a "response" event). Throws when the client lacks the capability.
     #[napi]
     pub fn request(
         &mut self,
+        env: Env,
         method: String,
         params: Option<String>,
         timeout: Option<f64>,
         related: Option<i64>,
     ) -> napi::Result<i64> {
-        let (params, opts) = request_parts(params, timeout, related)?;
-        self.inner.request(&method, params, &opts, Instant::now()).map(|id| id.0).map_err(|e| rpc_err(&e))
+        let params = params.map(|p| parse::<Value>(&p, "request params")).transpose()?;
+        let opts = RequestOptions {
+            timeout: timeout.and_then(|t| UNIT.duration(t)),
+            related: related.map(|k| RequestKey(k as u64)),
+            ..Default::default()
+        };
+        self.inner.request(&method, params, &opts).map_err(|e| rpc_err(&env, &e))
     }
 
     /// Stops waiting for a request and tells the client.
     #[napi]
     pub fn cancel_request(&mut self, id: i64, reason: Option<String>) -> bool {
-        self.inner.cancel_request(engine::OutboundId(id), reason.as_deref())
+        self.inner.cancel_request(id, reason.as_deref())
     }
 
     /// Tells the client a URL-mode elicitation finished.
     #[napi]
-    pub fn elicitation_complete(&mut self, elicitation_id: String) -> napi::Result<()> {
-        self.inner.elicitation_complete(&elicitation_id).map_err(|e| rpc_err(&e))
+    pub fn elicitation_complete(&mut self, env: Env, elicitation_id: String) -> napi::Result<()> {
+        self.inner.elicitation_complete(&elicitation_id).map_err(|e| rpc_err(&env, &e))
+    }
+
+    /// Closes the HTTP SSE connection a call answers on, with a `retry` hint; the client
+    /// resumes it with `Last-Event-ID`. False where there is none (stdio, JSON replies).
+    #[napi]
+    pub fn close_stream(&mut self, key: i64) -> bool {
+        self.inner.close_stream(RequestKey(key as u64))
     }
 
     /// A list changed ("tools", "resources", "resource_templates", "prompts").
@@ -376,13 +293,13 @@ impl ServerSession {
     /// Milliseconds until `handleTimeout` is due, or null.
     #[napi]
     pub fn next_timeout(&self) -> Option<f64> {
-        self.inner.next_deadline().map(|d| d.saturating_duration_since(Instant::now()).as_secs_f64() * 1000.0)
+        self.inner.next_timeout().map(|d| UNIT.amount(d))
     }
 
     /// Expires timed-out requests.
     #[napi]
     pub fn handle_timeout(&mut self) {
-        self.inner.handle_timeout(Instant::now());
+        self.inner.handle_timeout();
     }
 
     /// The client's input ended: requests to it fail; in-flight calls may still answer.
@@ -391,10 +308,16 @@ impl ServerSession {
         self.inner.input_closed();
     }
 
-    /// The connection is gone.
+    /// The connection is gone: its calls are cancelled.
     #[napi]
     pub fn close(&mut self) {
         self.inner.close();
+    }
+
+    /// The `Mcp-Session-Id` of an HTTP session (null otherwise).
+    #[napi(getter)]
+    pub fn session_id(&self) -> Option<String> {
+        self.inner.session_id()
     }
 
     /// "uninitialized", "initializing", "operating" or "closed".
@@ -412,12 +335,24 @@ impl ServerSession {
     /// JSON text of the client's `{name, version, ...}` (or null).
     #[napi(getter)]
     pub fn client_info(&self) -> Option<String> {
-        self.inner.client_info().map(|i| serde_json::to_string(i).unwrap_or_default())
+        self.inner.client_info().map(|i| serde_json::to_string(&i).unwrap_or_default())
     }
 
     /// JSON text of the client's capabilities.
     #[napi(getter)]
     pub fn client_capabilities(&self) -> String {
-        serde_json::to_string(self.inner.client_capabilities()).unwrap_or_default()
+        serde_json::to_string(&self.inner.client_capabilities()).unwrap_or_default()
+    }
+
+    /// The level the client asked logs to be filtered at.
+    #[napi(getter)]
+    pub fn log_level(&self) -> Option<String> {
+        self.inner.log_level().map(|l| l.as_str().to_string())
+    }
+
+    /// Calls in progress.
+    #[napi(getter)]
+    pub fn in_flight(&self) -> u32 {
+        self.inner.in_flight() as u32
     }
 }

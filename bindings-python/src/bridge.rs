@@ -1,10 +1,54 @@
-//! Protocol payloads across the boundary: `serde_json::Value` <-> Python objects (dict, list,
-//! str, int, float, bool, None), built directly on the native side.
+//! The bridge to Python: protocol payloads across the boundary (`serde_json::Value` <->
+//! Python objects: dict, list, str, int, float, bool, None, built directly on the native
+//! side), durations in seconds, and the wake-up the asyncio loop watches.
 
-use pyo3::exceptions::PyTypeError;
+use crate::errors::rpc_err;
+use hypermcp::engine::Event;
+use hypermcp::transport::host::events::{fields, Field};
+use hypermcp::transport::host::TimeUnit;
+use hypermcp::RequestId;
+use pyo3::exceptions::{PyOSError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::{Map, Number, Value};
+use std::io::{Read, Write};
+use std::os::fd::AsRawFd;
+use std::os::unix::net::UnixStream;
+
+/// Python speaks seconds: every duration crosses in them.
+pub const UNIT: TimeUnit = TimeUnit::Seconds;
+
+/// A wake-up for the asyncio loop: the I/O thread writes one byte to a socket pair whose
+/// other end the loop watches (`loop.add_reader(fileno)`); the loop clears it and takes
+/// everything queued meanwhile.
+pub struct WakeSocket {
+    rx: UnixStream,
+}
+
+impl WakeSocket {
+    /// The loop's end, and the function that wakes it (callable from any thread).
+    pub fn new() -> PyResult<(WakeSocket, impl Fn() + Send + Sync + 'static)> {
+        let os = |e: std::io::Error| PyOSError::new_err(e.to_string());
+        let (tx, rx) = UnixStream::pair().map_err(os)?;
+        tx.set_nonblocking(true).map_err(os)?;
+        rx.set_nonblocking(true).map_err(os)?;
+        // A full socket buffer means a wake-up is already pending.
+        let wake = move || drop((&tx).write(&[1]));
+        Ok((WakeSocket { rx }, wake))
+    }
+
+    /// The descriptor the loop watches.
+    pub fn fileno(&self) -> i32 {
+        self.rx.as_raw_fd()
+    }
+
+    /// Clears the wake-up before the loop takes what is queued. One read: a wake-up is one
+    /// byte, written only while the queue was empty; a byte left over (a rare second one)
+    /// just makes the loop look once more.
+    pub fn clear(&self) {
+        let _ = (&self.rx).read(&mut [0u8; 256]);
+    }
+}
 
 /// A JSON value as a Python object.
 pub fn to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
@@ -105,4 +149,63 @@ fn from_py_depth(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
 pub fn from_py_as<T: serde::de::DeserializeOwned>(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<T> {
     let v = from_py(obj)?;
     serde_json::from_value(v).map_err(|e| PyTypeError::new_err(format!("invalid {what}: {e}")))
+}
+
+/// An optional Python object (`None` counting as absent) as a JSON value.
+pub fn from_py_opt(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Value>> {
+    match obj {
+        Some(o) if !o.is_none() => from_py(o).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// A JSON-serialisable Rust value (a protocol type) as a Python object.
+pub fn to_py_as<'py, T: serde::Serialize>(py: Python<'py>, v: &T) -> PyResult<Bound<'py, PyAny>> {
+    to_py(py, &serde_json::to_value(v).unwrap_or_default())
+}
+
+/// An event as the tuple `hypermcp._events` names the fields of: `(kind, field, ...)`.
+pub fn event_tuple<'py>(py: Python<'py>, ev: &Event) -> PyResult<Bound<'py, PyTuple>> {
+    let (kind, values) = fields(ev);
+    let mut items = Vec::with_capacity(values.len() + 1);
+    items.push(PyString::intern(py, kind).into_any());
+    for f in values {
+        items.push(field(py, f)?);
+    }
+    PyTuple::new(py, items)
+}
+
+/// Every pending event of a session as a list of tuples.
+pub fn event_list<'py>(py: Python<'py>, mut next: impl FnMut() -> Option<Event>) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    while let Some(ev) = next() {
+        list.append(event_tuple(py, &ev)?)?;
+    }
+    Ok(list)
+}
+
+fn field<'py>(py: Python<'py>, f: Field<'_>) -> PyResult<Bound<'py, PyAny>> {
+    let none = || py.None().into_bound(py);
+    Ok(match f {
+        Field::Int(n) => n.into_pyobject(py)?.into_any(),
+        Field::Id(RequestId::Number(n)) => n.into_pyobject(py)?.into_any(),
+        Field::Id(RequestId::String(s)) => PyString::new(py, s).into_any(),
+        Field::Str(s) => PyString::new(py, s).into_any(),
+        Field::OptStr(s) => s.map_or_else(none, |s| PyString::new(py, s).into_any()),
+        Field::Float(x) => x.into_pyobject(py)?.into_any(),
+        Field::OptFloat(x) => x.map_or_else(|| Ok(none()), |x| x.into_pyobject(py).map(Bound::into_any))?,
+        Field::Bool(b) => PyBool::new(py, b).to_owned().into_any(),
+        Field::Object(Some(m)) => map_to_py(py, m)?.into_any(),
+        Field::Object(None) | Field::Json(None) => none(),
+        Field::Strings(m) => {
+            let d = PyDict::new(py);
+            for (k, v) in m {
+                d.set_item(k, v)?;
+            }
+            d.into_any()
+        }
+        Field::Json(Some(v)) => to_py(py, v)?,
+        Field::Owned(v) => to_py(py, &v)?,
+        Field::Error(e) => rpc_err(py, e).into_value(py).into_bound(py).into_any(),
+    })
 }

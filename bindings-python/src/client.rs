@@ -1,15 +1,14 @@
 //! The client side: one `ClientSession` per connection, a thin handle on the engine.
 
-use crate::bridge::{from_py, from_py_as, to_py};
-use crate::errors::rpc_err;
-use crate::server::{common_event, invocation_head};
-use hypermcp::engine::{self, Event, Request, RequestKey, RequestOptions};
-use hypermcp::{ClientCapabilities, Implementation, ProtocolVersion, RpcError};
-use pyo3::exceptions::PyValueError;
+use crate::bridge::{event_list, from_py, from_py_opt, to_py_as, UNIT};
+use crate::errors::{option_err, rpc_err};
+use hypermcp::engine::{self, RequestKey, RequestOptions};
+use hypermcp::transport::host::options::ClientSettings;
+use hypermcp::RpcError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyTuple};
+use pyo3::types::{PyBytes, PyList};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// The client end of one connection.
 #[pyclass(module = "hypermcp._core")]
@@ -21,33 +20,20 @@ pub struct ClientSession {
 #[pymethods]
 impl ClientSession {
     /// `name`/`version` of this client, its `capabilities` (dict), the `protocol_version` to
-    /// ask for and the default `timeout` in seconds.
+    /// ask for and the default `timeout` in seconds (None: no timeout).
     #[new]
     #[pyo3(signature = (name, version, capabilities=None, protocol_version=None, timeout=None))]
     fn new(
-        name: &str,
-        version: &str,
+        py: Python<'_>,
+        name: String,
+        version: String,
         capabilities: Option<&Bound<'_, PyAny>>,
-        protocol_version: Option<&str>,
+        protocol_version: Option<String>,
         timeout: Option<f64>,
     ) -> PyResult<Self> {
-        let mut cfg = engine::ClientConfig::new(Implementation::new(name, version));
-        if let Some(c) = capabilities {
-            if !c.is_none() {
-                cfg.capabilities = from_py_as::<ClientCapabilities>(c, "client capabilities")?;
-            }
-        }
-        if let Some(v) = protocol_version {
-            cfg.protocol_version =
-                v.parse::<ProtocolVersion>().map_err(|e| PyValueError::new_err(e.to_string())).and_then(|v| {
-                    if ProtocolVersion::LEGACY.contains(&v) {
-                        Ok(v)
-                    } else {
-                        Err(PyValueError::new_err(format!("protocol {v} is not served yet")))
-                    }
-                })?;
-        }
-        cfg.request_timeout = timeout.map(Duration::from_secs_f64);
+        let settings =
+            ClientSettings { name, version, capabilities: from_py_opt(capabilities)?, protocol_version, timeout };
+        let cfg = settings.into_config(UNIT).map_err(|e| option_err(py, e))?;
         Ok(ClientSession { inner: engine::ClientSession::new(Arc::new(cfg)), out: Vec::new() })
     }
 
@@ -64,47 +50,9 @@ impl ClientSession {
         self.inner.handle_message(data, Instant::now());
     }
 
-    /// Every pending event as a list of tuples: the common ones (see `ServerSession`) and
-    /// `("sampling", key, id, token, meta, params)`, `("elicitation", key, id, token, meta,
-    /// params)`, `("roots", key, id, token, meta)`.
+    /// Every pending event as a list of tuples (their fields: `hypermcp._events`).
     fn poll_events<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let list = PyList::empty(py);
-        while let Some(ev) = self.inner.poll_event() {
-            if let Some(t) = common_event(py, &ev)? {
-                list.append(t)?;
-                continue;
-            }
-            let Event::Invoke(inv) = ev else { continue };
-            let [key, id, token, meta] = invocation_head(py, &inv)?;
-            let tuple = match &inv.request {
-                Request::CreateMessage(p) => PyTuple::new(
-                    py,
-                    [
-                        "sampling".into_pyobject(py)?.into_any(),
-                        key,
-                        id,
-                        token,
-                        meta,
-                        to_py(py, &serde_json::to_value(p).unwrap_or_default())?,
-                    ],
-                )?,
-                Request::Elicit(p) => PyTuple::new(
-                    py,
-                    [
-                        "elicitation".into_pyobject(py)?.into_any(),
-                        key,
-                        id,
-                        token,
-                        meta,
-                        to_py(py, &serde_json::to_value(p).unwrap_or_default())?,
-                    ],
-                )?,
-                Request::ListRoots => PyTuple::new(py, ["roots".into_pyobject(py)?.into_any(), key, id, token, meta])?,
-                _ => continue,
-            };
-            list.append(tuple)?;
-        }
-        Ok(list)
+        event_list(py, || self.inner.poll_event())
     }
 
     fn take_output<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyBytes> {
@@ -128,12 +76,9 @@ impl ClientSession {
         progress: bool,
         reset_timeout_on_progress: bool,
     ) -> PyResult<i64> {
-        let params = match params {
-            Some(p) if !p.is_none() => Some(from_py(p)?),
-            _ => None,
-        };
+        let params = from_py_opt(params)?;
         let opts = RequestOptions {
-            timeout: timeout.map(Duration::from_secs_f64),
+            timeout: timeout.and_then(|t| UNIT.duration(t)),
             progress,
             reset_timeout_on_progress,
             ..Default::default()
@@ -143,11 +88,7 @@ impl ClientSession {
 
     #[pyo3(signature = (method, params=None))]
     fn notify(&mut self, py: Python<'_>, method: &str, params: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
-        let params = match params {
-            Some(p) if !p.is_none() => Some(from_py(p)?),
-            _ => None,
-        };
-        self.inner.notify(method, params).map_err(|e| rpc_err(py, &e))
+        self.inner.notify(method, from_py_opt(params)?).map_err(|e| rpc_err(py, &e))
     }
 
     /// Answers a server request with a result dict.
@@ -160,12 +101,7 @@ impl ClientSession {
     /// Answers a server request with a JSON-RPC error.
     #[pyo3(signature = (key, code, message, data=None))]
     fn respond_error(&mut self, key: u64, code: i32, message: String, data: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
-        let mut e = RpcError::new(code, message);
-        if let Some(d) = data {
-            if !d.is_none() {
-                e.data = Some(from_py(d)?);
-            }
-        }
+        let e = RpcError { code, message, data: from_py_opt(data)? };
         self.inner.respond(RequestKey(key), Err(e));
         Ok(())
     }
@@ -175,8 +111,9 @@ impl ClientSession {
         self.inner.cancel_request(engine::OutboundId(id), reason)
     }
 
+    /// Seconds until `handle_timeout` is due, or None.
     fn next_timeout(&self) -> Option<f64> {
-        self.inner.next_deadline().map(|d| d.saturating_duration_since(Instant::now()).as_secs_f64())
+        self.inner.next_deadline().map(|d| UNIT.amount(d.saturating_duration_since(Instant::now())))
     }
 
     fn handle_timeout(&mut self) {
@@ -200,10 +137,7 @@ impl ClientSession {
     /// The server's `initialize` result as a dict (None before the handshake).
     #[getter]
     fn server<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        match self.inner.server() {
-            Some(r) => to_py(py, &serde_json::to_value(r).unwrap_or_default()),
-            None => Ok(py.None().into_bound(py)),
-        }
+        to_py_as(py, &self.inner.server())
     }
 
     #[getter]

@@ -1,80 +1,41 @@
-//! The HTTP client transport for Python: the engine's Streamable HTTP (or legacy HTTP+SSE)
-//! client runs on the I/O runtime as a byte stream ([`HostStream`]); the asyncio loop feeds
+//! The HTTP client transport for Python: the engine's `HostStream` (Streamable HTTP, or the
+//! legacy HTTP+SSE transport) on the I/O thread as a byte stream; the asyncio loop feeds
 //! what arrives to its `ClientSession` and writes what the session queues. The loop is woken
 //! by one byte on a socket it watches, once for everything that arrived meanwhile.
 
-use crate::bridge::from_py;
-use crate::http::runtime;
-use hypermcp::http::client::{HttpClientOptions, HttpTransport};
-use hypermcp::http::host::HostStream;
-use pyo3::exceptions::PyValueError;
+use crate::bridge::{from_py, WakeSocket, UNIT};
+use crate::errors::option_err;
+use hypermcp::transport::host::HostStream;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use std::io::{Read, Write};
-use std::os::fd::AsRawFd;
-use std::os::unix::net::UnixStream;
-use std::time::Duration;
-
-fn options_from(headers: Vec<(String, String)>, o: &serde_json::Value) -> PyResult<HttpClientOptions> {
-    let mut opts = HttpClientOptions { headers, ..Default::default() };
-    let Some(map) = o.as_object() else { return Ok(opts) };
-    for (k, v) in map {
-        if v.is_null() {
-            continue;
-        }
-        match k.as_str() {
-            "transport" => {
-                opts.transport = match v.as_str() {
-                    Some("auto") => HttpTransport::Auto,
-                    Some("streamable-http") | Some("http") => HttpTransport::Streamable,
-                    Some("sse") => HttpTransport::Sse,
-                    _ => return Err(PyValueError::new_err("transport must be 'auto', 'http' or 'sse'")),
-                }
-            }
-            "connect_timeout" => {
-                let s = v.as_f64().filter(|s| s.is_finite() && *s > 0.0);
-                opts.connect_timeout =
-                    Duration::from_secs_f64(s.ok_or_else(|| {
-                        PyValueError::new_err("connect_timeout must be a positive number of seconds")
-                    })?);
-            }
-            "legacy_fallback" => opts.legacy_fallback = v.as_bool().unwrap_or(true),
-            "open_get_stream" => opts.open_get_stream = v.as_bool().unwrap_or(true),
-            "max_message" => opts.max_message = v.as_u64().unwrap_or(opts.max_message as u64) as usize,
-            other => return Err(PyValueError::new_err(format!("unknown HTTP client option {other:?}"))),
-        }
-    }
-    Ok(opts)
-}
 
 /// One HTTP connection to an MCP server, as a byte stream the loop drives.
 #[pyclass(module = "hypermcp._core", frozen)]
 pub struct HttpClientStream {
     stream: HostStream,
-    rx: UnixStream,
+    wake: WakeSocket,
 }
 
 #[pymethods]
 impl HttpClientStream {
-    /// Starts connecting to `url` with `headers` sent on every request; `options`: a dict
-    /// with `transport` ("auto", "http", "sse"), `connect_timeout` (s), `legacy_fallback`,
-    /// `open_get_stream`, `max_message`.
+    /// A connection to `url` (not yet started); `options`: a dict with `headers` (a dict or
+    /// a list of pairs), `transport` ("auto", "http", "sse"), `connect_timeout` (s),
+    /// `legacy_fallback`, `open_get_stream`, `max_message`. Raises `OptionError` at once.
     #[new]
-    fn new(url: String, headers: Vec<(String, String)>, options: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let opts = options_from(headers, &from_py(options)?)?;
-        let (tx, rx) = UnixStream::pair().map_err(|e| PyValueError::new_err(e.to_string()))?;
-        tx.set_nonblocking(true).map_err(|e| PyValueError::new_err(e.to_string()))?;
-        rx.set_nonblocking(true).map_err(|e| PyValueError::new_err(e.to_string()))?;
-        let stream = HostStream::spawn(runtime().handle(), url, opts, move || {
-            // A full socket buffer means a wake-up is already pending.
-            let _ = (&tx).write(&[1]);
-        });
-        Ok(HttpClientStream { stream, rx })
+    fn new(py: Python<'_>, url: String, options: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let (wake, signal) = WakeSocket::new()?;
+        let stream = HostStream::new(url, from_py(options)?, UNIT, signal).map_err(|e| option_err(py, e))?;
+        Ok(HttpClientStream { stream, wake })
+    }
+
+    /// Starts connecting.
+    fn start(&self) {
+        self.stream.start();
     }
 
     /// The descriptor to watch for readability.
     fn fileno(&self) -> i32 {
-        self.rx.as_raw_fd()
+        self.wake.fileno()
     }
 
     /// Sends newline-terminated messages (each becomes a POST).
@@ -87,7 +48,7 @@ impl HttpClientStream {
         self.stream.close();
     }
 
-    /// Whether the connection is established (`connect` succeeded).
+    /// Whether the connection is established.
     #[getter]
     fn connected(&self) -> bool {
         self.stream.connected()
@@ -96,9 +57,7 @@ impl HttpClientStream {
     /// Everything received so far, and whether (and why) the stream ended:
     /// `(bytes, ended, error_or_None)`.
     fn take<'py>(&self, py: Python<'py>) -> (Bound<'py, PyBytes>, bool, Option<String>) {
-        // One read: a wake-up writes one byte, and only while the queue was empty; a byte
-        // left over (a rare second wake-up) just makes the loop look once more.
-        let _ = (&self.rx).read(&mut [0u8; 256]);
+        self.wake.clear();
         let c = self.stream.take();
         (PyBytes::new(py, &c.data), c.end.is_some(), c.end.flatten())
     }

@@ -1,11 +1,12 @@
 //! `hypermcp._core`: the native half of the Python package.
 //!
-//! It holds only handles to the engine's sans-IO sessions and registry, the conversion of
-//! protocol payloads between JSON values and Python objects ([`bridge`]) and the mapping of
-//! engine errors to `hypermcp.errors` ([`errors`]). For stdio and in-memory connections
-//! there is no runtime and no thread: the asyncio loop owns the I/O and calls straight into
-//! the sessions. HTTP runs on a one-thread tokio runtime started on first use ([`http`]),
-//! which hands calls to the loop in batches.
+//! It holds only handles to the engine's host adapters (`hypermcp::transport::host`) and
+//! registry, the conversion of protocol payloads and events between JSON values and Python
+//! objects and the loop's wake-up ([`bridge`]), and the mapping of engine errors to
+//! `hypermcp.errors` ([`errors`]). For stdio and in-memory connections there is no runtime
+//! and no thread: the asyncio loop owns the I/O and calls straight into the sessions. HTTP
+//! runs on the engine's I/O thread ([`http`], [`http_client`]), which hands work to the
+//! loop in batches.
 #![deny(unsafe_code)]
 
 mod alloc;
@@ -23,11 +24,11 @@ use pyo3::prelude::*;
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("PROTOCOL_VERSIONS", hypermcp::ProtocolVersion::LEGACY.iter().map(|v| v.as_str()).collect::<Vec<_>>())?;
+    m.add("EVENT_LAYOUTS", hypermcp::transport::host::events::LAYOUTS.to_vec())?;
     m.add_class::<server::Registry>()?;
     m.add_class::<server::ServerSession>()?;
     m.add_class::<client::ClientSession>()?;
     m.add_class::<http::HttpServer>()?;
-    m.add_class::<http::HttpSession>()?;
     m.add_class::<http_client::HttpClientStream>()?;
     m.add_function(wrap_pyfunction!(alloc::keep_freed_memory, m)?)?;
     Ok(())

@@ -1,7 +1,7 @@
 //! The crate's error type.
 
+use crate::catalogue::DefinitionError;
 use crate::jsonrpc::{codes, RpcError};
-use crate::server::registry::DefinitionError;
 use std::fmt;
 
 /// Everything that can go wrong in the async API.

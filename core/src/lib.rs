@@ -2,14 +2,18 @@
 //!
 //! A fast, complete [Model Context Protocol](https://modelcontextprotocol.io) engine.
 //!
+//! The floors, each built on the ones before it:
+//! - [`jsonrpc`]: framing, parsing and error codes; [`protocol`]: the wire types, revisions
+//!   and per-revision edge conversions;
+//! - [`catalogue`]: what a server offers (the registry, cached list pages, URI templates,
+//!   argument validation);
 //! - [`engine`]: the sans-IO session state machines (server and client) for every legacy
-//!   revision (2024-11-05 to 2025-11-25): bytes in, events and bytes out, time passed in.
-//! - [`Server`] and [`Client`]: the async Rust API on tokio, over stdio, a child process or
-//!   any byte stream.
-//! - [`http`]: the Streamable HTTP client transport (with the legacy HTTP+SSE fallback) as a
-//!   byte stream pair; [`Client::http`] connects over it.
-//! - [`protocol`]: the wire types, revisions and per-revision edge conversions;
-//!   [`jsonrpc`]: framing, parsing and error codes.
+//!   revision (2024-11-05 to 2025-11-25): bytes in, events and bytes out, time passed in;
+//! - [`transport`]: the drivers: stdio, child processes, in-memory pairs, [`http`]
+//!   (Streamable HTTP and legacy HTTP+SSE, server and client), and the [`transport::host`]
+//!   adapters the Python and Node bindings drive;
+//! - [`Server`] and [`Client`]: the async Rust API on tokio, over stdio, a child process,
+//!   any byte stream or HTTP.
 //!
 //! ```no_run
 //! use hypermcp::{CallToolResult, Server, Tool};
@@ -28,15 +32,17 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod catalogue;
 pub mod client;
 pub mod engine;
 mod error;
-pub mod http;
 pub mod jsonrpc;
 pub mod protocol;
 pub mod server;
 pub mod transport;
-pub mod util;
+mod util;
+
+pub use transport::http;
 
 pub use client::{CallOptions, Client, ClientOptions};
 pub use error::{Error, Result};

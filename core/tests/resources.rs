@@ -4,7 +4,6 @@
 mod common;
 
 use common::*;
-use hypermcp::util::base64_decode;
 use hypermcp::{ProtocolVersion, ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Server};
 use serde_json::json;
 
@@ -54,10 +53,10 @@ async fn reads_static_text_and_blob_resources() {
 
         let blob = t.client.read_resource("mem://logo.png").await.expect("read blob");
         match &blob.contents[0] {
-            ResourceContents::Blob { uri, mime_type, blob, .. } => {
+            contents @ ResourceContents::Blob { uri, mime_type, blob, .. } => {
                 assert_eq!(uri, "mem://logo.png");
                 assert_eq!(mime_type.as_deref(), Some("image/png"));
-                assert_eq!(base64_decode(blob).as_deref(), Some(PNG), "blob round-trips: {blob}");
+                assert_eq!(contents.decode_blob().as_deref(), Some(PNG), "blob round-trips: {blob}");
             }
             other => panic!("expected blob contents, got {other:?}"),
         }

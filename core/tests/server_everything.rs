@@ -76,7 +76,7 @@ async fn rust_client_drives_server_everything() {
         assert_eq!(read.contents[0].uri(), first.uri);
         match &read.contents[0] {
             ResourceContents::Text { text, .. } => assert!(!text.is_empty()),
-            ResourceContents::Blob { blob, .. } => assert!(hypermcp::util::base64_decode(blob).is_some()),
+            blob @ ResourceContents::Blob { .. } => assert!(blob.decode_blob().is_some()),
         }
 
         // A prompt.

@@ -27,6 +27,8 @@ export declare const URL_ELICITATION_REQUIRED: -32042;
 export declare const REQUEST_TIMEOUT: -32001;
 /** hypermcp: the connection closed before an answer (never sent on the wire). */
 export declare const CONNECTION_CLOSED: -32000;
+/** hypermcp's code for a request its caller aborted (never sent on the wire): {@link AbortError}. */
+export declare const REQUEST_CANCELLED: -32800;
 
 /**
  * The stable string codes of hypermcp's errors (`err.code`). Besides these, a few plain
@@ -44,6 +46,8 @@ export type McpErrorCode =
   | 'ERR_MCP_TIMEOUT'
   | 'ERR_MCP_CLOSED'
   | 'ERR_MCP_ABORTED'
+  | 'ERR_MCP_DEFINITION'
+  | 'ERR_MCP_OPTION'
   | 'ERR_MCP_RPC';
 
 /**
@@ -68,6 +72,14 @@ export declare class McpError extends Error {
   data: unknown;
   /** The JSON-RPC error object `{code, message, data?}`. */
   toJSON(): JsonRpcError;
+}
+
+/** JSON-RPC -32700: the peer could not parse what it was sent as JSON. */
+export declare class ParseError extends McpError {
+  /** @param message what went wrong @param data extra information */
+  constructor(message: string, data?: unknown);
+  /** `"ERR_MCP_PARSE"`. */
+  code: 'ERR_MCP_PARSE';
 }
 
 /** JSON-RPC -32600: the request is not valid. */
@@ -140,6 +152,8 @@ export declare class AbortError extends McpError {
   constructor(message?: string, reason?: unknown);
   /** `"ERR_MCP_ABORTED"`. */
   code: 'ERR_MCP_ABORTED';
+  /** {@link REQUEST_CANCELLED}. */
+  rpcCode: -32800;
   /** The AbortSignal's reason. */
   cause: unknown;
 }
@@ -150,6 +164,17 @@ export declare class DefinitionError extends Error {
   constructor(message: string);
   /** `"ERR_MCP_DEFINITION"`. */
   code: 'ERR_MCP_DEFINITION';
+}
+
+/**
+ * An option hypermcp does not know, or a value it cannot take (the message names it): from
+ * `startHttp`, `httpHandler`, `Client.http` and the other calls that take options.
+ */
+export declare class OptionError extends TypeError {
+  /** @param message which option, and what it takes */
+  constructor(message: string);
+  /** `"ERR_MCP_OPTION"`. */
+  code: 'ERR_MCP_OPTION';
 }
 
 /** The most specific {@link McpError} subclass for a JSON-RPC error object. */

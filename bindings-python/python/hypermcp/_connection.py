@@ -14,6 +14,26 @@ from collections.abc import Callable, Coroutine, Generator
 from typing import TYPE_CHECKING, Any
 
 from . import _core
+from ._events import (
+    COMPLETE_PARAMS,
+    ID,
+    KEY,
+    KIND,
+    META,
+    NOTIFICATION_METHOD,
+    NOTIFICATION_PARAMS,
+    PROMPT_ARGUMENTS,
+    PROMPT_NAME,
+    RESOURCE_TEMPLATE,
+    RESOURCE_URI,
+    RESOURCE_VARIABLES,
+    RESPONSE_ID,
+    RESPONSE_OK,
+    RESPONSE_RESULT,
+    TOKEN,
+    TOOL_ARGUMENTS,
+    TOOL_NAME,
+)
 from .content import CallToolResult, Content, content_dict
 from .context import Context
 from .errors import McpError
@@ -46,14 +66,14 @@ async def _resume(coro: Coroutine[Any, Any, Any], first: Any) -> Any:
 
 
 class ServerConnection:
-    """A native :class:`_core.ServerSession` plus the handlers of a :class:`Server`."""
+    """A native :class:`_core.ServerSession` plus the handlers of a :class:`Server`.
 
-    def __init__(self, server: Server, write: Callable[[bytes], None], session: Any = None) -> None:
+    ``write`` takes what the session queues for the peer; an HTTP session queues nothing
+    (the engine writes to its HTTP streams)."""
+
+    def __init__(self, server: Server, session: _core.ServerSession, write: Callable[[bytes], None]) -> None:
         self.server = server
-        # An HTTP session (``_core.HttpSession``) is given; stdio and memory make their own.
-        self.session = (
-            session if session is not None else _core.ServerSession(server._native_config(), server._registry)
-        )
+        self.session = session
         self._write = write
         self._loop = asyncio.get_running_loop()
         self._tasks: dict[int, asyncio.Future[Any]] = {}
@@ -63,7 +83,14 @@ class ServerConnection:
         self._idle: asyncio.Event = asyncio.Event()
         self._idle.set()
         self.closed = False
-        server._connections.add(self)
+
+    @classmethod
+    def over_stream(cls, server: Server, write: Callable[[bytes], None]) -> ServerConnection:
+        """A connection whose bytes this loop carries (stdio, in memory): the server tells it
+        of its registry changes (the engine tells HTTP sessions itself)."""
+        conn = cls(server, _core.ServerSession(server._native_config(), server._registry), write)
+        server._connections.add(conn)
+        return conn
 
     # ---- input ------------------------------------------------------------------------------
 
@@ -95,28 +122,28 @@ class ServerConnection:
                 self._handle([ev])
             except Exception as exc:  # noqa: BLE001 - reported, the session keeps serving
                 self._loop.call_exception_handler(
-                    {"message": f"hypermcp: handling a {ev[0]!r} event failed", "exception": exc}
+                    {"message": f"hypermcp: handling a {ev[KIND]!r} event failed", "exception": exc}
                 )
         self.flush()
 
     def _handle(self, events: list[tuple[Any, ...]]) -> None:
         for ev in events:
-            kind = ev[0]
+            kind = ev[KIND]
             if kind == "tool":
                 self._tool(ev)
             elif kind == "response":
-                fut = self._waiters.pop(ev[1], None)
+                fut = self._waiters.pop(ev[RESPONSE_ID], None)
                 if fut is not None and not fut.done():
-                    if ev[2]:
-                        fut.set_result(ev[3])
+                    if ev[RESPONSE_OK]:
+                        fut.set_result(ev[RESPONSE_RESULT])
                     else:
-                        fut.set_exception(ev[3])
+                        fut.set_exception(ev[RESPONSE_RESULT])
             elif kind == "cancelled":
-                self._cancel(ev[1])
+                self._cancel(ev[KEY])
             elif kind in ("resource", "prompt", "complete"):
                 self._other(ev)
             elif kind == "notification":
-                self.server._on_notification(ev[1], ev[2])
+                self.server._on_notification(ev[NOTIFICATION_METHOD], ev[NOTIFICATION_PARAMS])
 
     def flush(self) -> None:
         out = self.session.take_output()
@@ -127,17 +154,16 @@ class ServerConnection:
     # ---- handlers ---------------------------------------------------------------------------
 
     def _context(self, ev: tuple[Any, ...]) -> Context:
-        return Context(self, ev[1], ev[2], ev[3], ev[4])
+        return Context(self, ev[KEY], ev[ID], ev[TOKEN], ev[META])
 
     def _tool(self, ev: tuple[Any, ...]) -> None:
-        # ev: ("tool", key, id, token, meta, name, arguments)
-        key = ev[1]
-        handler = self.server._tools.get(ev[5])
+        key, name = ev[KEY], ev[TOOL_NAME]
+        handler = self.server._tools.get(name)
         if handler is None:
-            self.session.complete_error(key, -32602, f"Unknown tool: {ev[5]}", {"name": ev[5]})
+            self.session.complete_error(key, -32602, f"Unknown tool: {name}", {"name": name})
             return
         try:
-            args = ev[6]
+            args = ev[TOOL_ARGUMENTS]
             if handler.needs_bind:
                 assert handler.signature is not None  # tools always have one
                 kwargs = handler.signature.bind(args)
@@ -235,20 +261,19 @@ class ServerConnection:
         return out
 
     def _other(self, ev: tuple[Any, ...]) -> None:
-        kind, key = ev[0], ev[1]
+        kind, key = ev[KIND], ev[KEY]
         if kind == "resource":
-            # ("resource", key, id, token, meta, uri, template, variables)
-            handler = self.server._resources.get(ev[6] or ev[5])
-            missing = (-32002, f"Resource not found: {ev[5]}", {"uri": ev[5]})
-            raw: dict[str, Any] = ev[7]
+            uri = ev[RESOURCE_URI]
+            handler = self.server._resources.get(ev[RESOURCE_TEMPLATE] or uri)
+            missing = (-32002, f"Resource not found: {uri}", {"uri": uri})
+            raw: dict[str, Any] = ev[RESOURCE_VARIABLES]
         elif kind == "prompt":
-            # ("prompt", key, id, token, meta, name, arguments)
-            handler = self.server._prompts.get(ev[5])
-            missing = (-32602, f"Unknown prompt: {ev[5]}", {"name": ev[5]})
-            raw = ev[6]
+            name = ev[PROMPT_NAME]
+            handler = self.server._prompts.get(name)
+            missing = (-32602, f"Unknown prompt: {name}", {"name": name})
+            raw = ev[PROMPT_ARGUMENTS]
         else:
-            # ("complete", key, id, token, meta, params)
-            handler = self.server._completion_for(ev[5])
+            handler = self.server._completion_for(ev[COMPLETE_PARAMS])
             if handler is None:
                 self.session.complete_result(key, "complete", {"completion": {"values": []}})
                 return
@@ -268,7 +293,7 @@ class ServerConnection:
         if handler.context_param is not None:
             kwargs[handler.context_param] = self._context(ev)
         if kind == "complete":
-            kwargs.update(handler.completion_args(ev[5]))
+            kwargs.update(handler.completion_args(ev[COMPLETE_PARAMS]))
         self._start(key, handler, kwargs, lambda k, h, r, e: self._other_done(k, h, r, e, kind=kind, ev=ev))
 
     def _other_done(
@@ -282,7 +307,7 @@ class ServerConnection:
             return
         try:
             if kind == "resource":
-                payload = handler.resource_result(ev[5], result)
+                payload = handler.resource_result(ev[RESOURCE_URI], result)
             elif kind == "prompt":
                 payload = handler.prompt_result(result)
             else:
@@ -332,8 +357,7 @@ class ServerConnection:
 
     def close_stream(self, key: int) -> bool:
         """Closes the HTTP SSE connection a call answers on (False on other transports)."""
-        close = getattr(self.session, "close_stream", None)
-        return bool(close(key)) if close is not None else False
+        return self.session.close_stream(key)
 
     def notify_list_changed(self, kind: str) -> None:
         self.session.list_changed(kind)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import _core
 from ._connection import ServerConnection
+from ._events import CALLS, KIND, NOTIFICATION_METHOD, NOTIFICATION_PARAMS
 
 if TYPE_CHECKING:
     from .server import Server
@@ -29,65 +30,35 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
-#: HttpOptions fields accepted as keyword arguments (durations in seconds).
-OPTION_NAMES = frozenset(
-    {
-        "path",
-        "stateless",
-        "json_response",
-        "allowed_hosts",
-        "allowed_origins",
-        "max_body",
-        "session_idle_timeout",
-        "max_sessions",
-        "keep_alive",
-        "retry",
-        "json_wait",
-        "legacy_sse",
-        "sse_path",
-        "messages_path",
-    }
-)
-
 
 def _options(options: dict[str, Any]) -> dict[str, Any]:
-    unknown = set(options) - OPTION_NAMES
-    if unknown:
-        raise TypeError(
-            f"unknown HTTP option(s): {', '.join(sorted(unknown))} (known: {', '.join(sorted(OPTION_NAMES))})"
-        )
-    return {
-        k: (list(v) if k in ("allowed_hosts", "allowed_origins") else v) for k, v in options.items() if v is not None
-    }
+    """The HTTP options as given, checked by the engine (``OptionError`` names the first it
+    cannot take; ``None`` values mean the default)."""
+    _core.HttpServer.check_options(options)
+    return options
 
 
-#: The engine's default ``max_body`` (4 MiB).
-DEFAULT_MAX_BODY = 4 * 1024 * 1024
-
-
-def _discard(_data: bytes) -> None:
-    """HTTP sessions write to their streams natively; nothing goes through here."""
-
-
-#: The events that run a handler: only they need a :class:`ServerConnection`.
-_CALLS = frozenset({"tool", "resource", "prompt", "complete"})
+def _no_output(_data: bytes) -> None:
+    """An HTTP session queues nothing for the loop to write: the engine writes to its HTTP
+    streams itself."""
+    raise RuntimeError("an HTTP session has no byte stream to write to")
 
 
 class HttpHost:
     """The native HTTP service of a server, bound to the running loop."""
 
     def __init__(self, server: Server, options: dict[str, Any]) -> None:
-        options = _options(options)
         self.server = server
-        self.native = _core.HttpServer(server._native_config(), server._registry, options)
+        self.native = native = _core.HttpServer(server._native_config(), server._registry, options)
         self.loop = asyncio.get_running_loop()
-        self.max_body: int = options.get("max_body", DEFAULT_MAX_BODY)
-        self.sse_path: str = options.get("sse_path") or "/sse"
-        self.messages_path: str = options.get("messages_path") or "/messages"
+        self.max_body: int = native.max_body
+        self.sse_path: str | None = native.sse_path
+        self.messages_path: str | None = native.messages_path
+        self.mount_path: str = native.path
         self._conns: dict[int, ServerConnection] = {}
         self._responses: dict[int, asyncio.Queue[tuple[Any, ...]]] = {}
         self._stopped: asyncio.Future[None] = self.loop.create_future()
-        self._fd = self.native.fileno()
+        self._fd = native.fileno()
         self.closed = False
         self.loop.add_reader(self._fd, self._wake)
 
@@ -103,14 +74,14 @@ class HttpHost:
     def _item(self, item: tuple[Any, ...]) -> None:
         kind = item[0]
         if kind == "events":
-            key, session, events = item[1], item[2], item[3]
+            _, key, events = item
             conn = self._conns.get(key)
             # A connection is made for the first call: most sessions only initialize, and a
-            # connection per session would cost more than the engine's whole session. A
-            # closed session gets none (its calls are cancelled, no "closed" item would end it).
-            if conn is None and any(ev[0] in _CALLS for ev in events) and session.state != "closed":
-                conn = ServerConnection(self.server, _discard, session=session)
-                self._conns[key] = conn
+            # connection per session would cost more than the engine's whole session.
+            if conn is None and any(ev[KIND] in CALLS for ev in events):
+                session = self.native.session(key)
+                if session is not None:
+                    conn = self._conns[key] = ServerConnection(self.server, session, _no_output)
             if conn is not None:
                 conn.dispatch(events)
             else:
@@ -131,14 +102,14 @@ class HttpHost:
         """The events of a session without a connection, as its connection would handle them:
         client notifications reach the server's callbacks; "response", "cancelled" and
         "progress" concern calls or requests of a connection, and there are none ("initialized"
-        never comes: the native side drops it)."""
+        never comes: the engine leaves it out)."""
         for ev in events:
-            if ev[0] == "notification":
+            if ev[KIND] == "notification":
                 try:
-                    self.server._on_notification(ev[1], ev[2])
+                    self.server._on_notification(ev[NOTIFICATION_METHOD], ev[NOTIFICATION_PARAMS])
                 except Exception as exc:  # noqa: BLE001 - one failure must not lose the rest of the batch
                     self.loop.call_exception_handler(
-                        {"message": f"hypermcp: handling a {ev[0]!r} event failed", "exception": exc}
+                        {"message": f"hypermcp: handling a {ev[KIND]!r} event failed", "exception": exc}
                     )
 
     async def stop(self) -> None:
@@ -231,7 +202,7 @@ class HttpHost:
     def _endpoint_under(self, prefix: str, data: bytes) -> bytes:
         """``event: endpoint`` with the message path under the mount point."""
         head = b"event: endpoint\ndata: "
-        if data.startswith(head + self.messages_path.encode()):
+        if self.messages_path is not None and data.startswith(head + self.messages_path.encode()):
             return head + prefix.encode() + data[len(head) :]
         return data
 
@@ -248,8 +219,6 @@ class HttpHost:
         path = urllib.parse.quote(path, safe="/:@!$&'()*+,;=~")
         query: bytes = scope.get("query_string", b"")
         return path + ("?" + query.decode("latin-1") if query else ""), root.rstrip("/")
-
-    mount_path = "/mcp"
 
 
 async def _send_plain(send: Send, status: int, text: bytes) -> None:
@@ -310,14 +279,14 @@ async def start(server: Server, host: str, port: int, options: dict[str, Any]) -
     await server._enter()
     h: HttpHost | None = None
     try:
-        h = HttpHost(server, options)
+        h = HttpHost(server, _options(options))
         address = h.native.listen(host, port)
     except BaseException:
         if h is not None:
             h.close()
         await server._exit()
         raise
-    return HttpServer(h, address, options.get("path") or "/mcp")
+    return HttpServer(h, address, h.mount_path)
 
 
 async def run(server: Server, host: str, port: int, options: dict[str, Any], announce: str) -> None:
@@ -332,7 +301,11 @@ async def run(server: Server, host: str, port: int, options: dict[str, Any], ann
             installed.append(sig)
     url = http.url
     if announce == "sse":
-        url = url[: -len(http.path)] + (options.get("sse_path") or "/sse")
+        sse_path = http._host.sse_path
+        if sse_path is None:
+            await http.stop()
+            raise ValueError("transport 'sse' needs the legacy SSE endpoint (legacy_sse=True, stateless=False)")
+        url = url[: -len(http.path)] + sse_path
     print(f"hypermcp: {server.name} serving on {url}", file=sys.stderr, flush=True)
     try:
         await stop.wait()
@@ -364,7 +337,6 @@ class AsgiApp:
                 with contextlib.suppress(Exception):
                     self._host.close()
             self._host = HttpHost(self.server, self.options)
-            self._host.mount_path = self.options.get("path") or "/mcp"
         return self._host
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

@@ -32,7 +32,7 @@ class MemoryConnection(_ClientConnection):
         self._loop = asyncio.get_running_loop()
         await self._server._enter()
         self._entered = True
-        self._conn = ServerConnection(self._server, self._to_client)
+        self._conn = ServerConnection.over_stream(self._server, self._to_client)
 
     def _to_client(self, data: bytes) -> None:
         if self._loop is not None and self._client is not None:

@@ -54,6 +54,22 @@ from types import TracebackType
 from typing import Any, cast
 
 from . import _core
+from ._events import (
+    CANCELLED_KEY,
+    ELICITATION_PARAMS,
+    KEY,
+    KIND,
+    NOTIFICATION_METHOD,
+    NOTIFICATION_PARAMS,
+    PROGRESS_ID,
+    PROGRESS_MESSAGE,
+    PROGRESS_TOTAL,
+    PROGRESS_VALUE,
+    RESPONSE_ID,
+    RESPONSE_OK,
+    RESPONSE_RESULT,
+    SAMPLING_PARAMS,
+)
 from ._records import CompleteResult, Page, Record, ResourceResult, ToolResult, as_object, wrap
 from .errors import INTERNAL_ERROR, ConnectionClosed, InternalError, McpError, ToolError
 
@@ -401,9 +417,9 @@ class _HttpConnection(_ClientConnection):
 
     def __init__(self, url: str, headers: Mapping[str, str] | None, options: dict[str, Any]) -> None:
         self.url = url
-        self._headers = [(str(k), str(v)) for k, v in (headers or {}).items()]
-        self._options = options
-        self._native: Any = None
+        pairs = [(str(k), str(v)) for k, v in (headers or {}).items()]
+        # The engine checks the options now (OptionError), and connects on start().
+        self._native = _core.HttpClientStream(url, {"headers": pairs, **options})
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ended: asyncio.Future[None] | None = None
         self._error: str | None = None
@@ -412,7 +428,7 @@ class _HttpConnection(_ClientConnection):
         """Connects (the TCP connection, and for ``transport="sse"`` the event stream and its
         ``endpoint`` event); raises :class:`~hypermcp.errors.ConnectionClosed` naming the URL
         and the cause when that fails."""
-        self._native = native = _core.HttpClientStream(self.url, self._headers, self._options)
+        native = self._native
         self._loop = loop = asyncio.get_running_loop()
         self._ended = ended = loop.create_future()
         opened: asyncio.Future[None] = loop.create_future()
@@ -440,25 +456,24 @@ class _HttpConnection(_ClientConnection):
                 client._eof()  # pyright: ignore[reportPrivateUsage]
 
         loop.add_reader(fd, readable)
+        native.start()
         await opened
         if ended.done():
             # It ended as soon as it opened (Client.connect would wait for the handshake).
             raise ConnectionClosed(self._error or f"{self.url}: the connection closed as it opened")
 
     def write(self, data: bytes) -> None:
-        if self._native is not None:
-            self._native.write(data)
+        self._native.write(data)
 
     def close(self) -> None:
-        if self._native is not None:
-            self._native.close()
+        self._native.close()
 
     async def wait_closed(self) -> None:
         """Ends the session (DELETE) and waits up to 5 s for the transport to finish."""
         self.close()
         if self._ended is not None and not self._ended.done():
             done, _ = await asyncio.wait([self._ended], timeout=5.0)
-            if not done and self._loop is not None and self._native is not None:
+            if not done and self._loop is not None:
                 self._loop.remove_reader(self._native.fileno())
 
     def failure_detail(self) -> str:
@@ -618,10 +633,6 @@ class Client:
         reached fails :meth:`connect` with :class:`~hypermcp.errors.ConnectionClosed` naming
         the URL; once nothing listens at its address any more, pending and later calls fail
         with ``ConnectionClosed`` too. Other options: see :class:`Client`."""
-        if transport not in ("auto", "http", "sse"):
-            raise ValueError(f"transport must be 'auto', 'http' or 'sse', not {transport!r}")
-        if not (isinstance(connect_timeout, (int, float)) and 0 < connect_timeout < float("inf")):
-            raise ValueError(f"connect_timeout must be a positive number of seconds, not {connect_timeout!r}")
         options = {"transport": transport, "connect_timeout": connect_timeout, "open_get_stream": open_get_stream}
         return cls(
             _HttpConnection(url, headers, options),
@@ -765,27 +776,27 @@ class Client:
         self._pump()
 
     def _dispatch(self, ev: tuple[Any, ...]) -> None:
-        kind = ev[0]
+        kind = ev[KIND]
         if kind == "response":
-            rid = ev[1]
+            rid = ev[RESPONSE_ID]
             self._progress.pop(rid, None)
             fut = self._pending.pop(rid, None)
             if fut is None or fut.done():
                 return
-            if ev[2]:
-                fut.set_result(ev[3])
+            if ev[RESPONSE_OK]:
+                fut.set_result(ev[RESPONSE_RESULT])
                 return
-            err = ev[3]
+            err = ev[RESPONSE_RESULT]
             if isinstance(err, ConnectionClosed) and self._close_message is not None:
                 err = ConnectionClosed(self._close_message, err.data)
             fut.set_exception(err)
         elif kind == "progress":
-            handler = self._progress.get(ev[1])
+            handler = self._progress.get(ev[PROGRESS_ID])
             if handler is not None:
-                self._callback(handler, ev[2], ev[3], ev[4])
+                self._callback(handler, ev[PROGRESS_VALUE], ev[PROGRESS_TOTAL], ev[PROGRESS_MESSAGE])
         elif kind == "notification":
-            method: str = ev[1]
-            params = wrap(ev[2])
+            method: str = ev[NOTIFICATION_METHOD]
+            params = wrap(ev[NOTIFICATION_PARAMS])
             if method == "notifications/message" and self._logging_handler is not None:
                 self._callback(self._logging_handler, params if params is not None else Record())
             elif self._message_handler is not None:
@@ -798,14 +809,17 @@ class Client:
                 if fut is not None and not fut.done():
                     fut.set_result(None)
         elif kind == "cancelled":
-            task = self._handlers.pop(ev[1], None)
+            task = self._handlers.pop(ev[CANCELLED_KEY], None)
             if task is not None:
                 task.cancel()
         elif kind in ("sampling", "elicitation", "roots"):
             loop = self._loop
             assert loop is not None
-            key: int = ev[1]
-            self._handlers[key] = loop.create_task(self._serve(kind, key, ev[5] if len(ev) > 5 else None))
+            key: int = ev[KEY]
+            params = (
+                ev[SAMPLING_PARAMS] if kind == "sampling" else ev[ELICITATION_PARAMS] if kind == "elicitation" else None
+            )
+            self._handlers[key] = loop.create_task(self._serve(kind, key, params))
 
     def _callback(self, fn: Callable[..., Any], *args: Any) -> None:
         try:

@@ -20,7 +20,9 @@ __all__ = [
     "URL_ELICITATION_REQUIRED",
     "REQUEST_TIMEOUT",
     "CONNECTION_CLOSED",
+    "REQUEST_CANCELLED",
     "McpError",
+    "ParseError",
     "InvalidRequest",
     "MethodNotFound",
     "InvalidParams",
@@ -30,6 +32,8 @@ __all__ = [
     "RequestTimeout",
     "ConnectionClosed",
     "ToolError",
+    "DefinitionError",
+    "OptionError",
     "error_for_code",
 ]
 
@@ -44,6 +48,9 @@ URL_ELICITATION_REQUIRED = -32042
 REQUEST_TIMEOUT = -32001
 #: hypermcp's code for a connection that closed before an answer (never sent on the wire).
 CONNECTION_CLOSED = -32000
+#: hypermcp's code for a request its caller cancelled (never sent on the wire; Python code
+#: sees ``asyncio.CancelledError`` instead).
+REQUEST_CANCELLED = -32800
 
 
 class McpError(Exception):
@@ -78,6 +85,12 @@ class _Coded(McpError):
 
     def __init__(self, message: str, data: Any = None, *, code: int | None = None) -> None:
         super().__init__(self.default_code if code is None else code, message, data)
+
+
+class ParseError(_Coded):
+    """-32700: the peer could not parse what it was sent as JSON."""
+
+    default_code = PARSE_ERROR
 
 
 class InvalidRequest(_Coded):
@@ -135,7 +148,18 @@ class ToolError(Exception):
     """
 
 
+class DefinitionError(ValueError):
+    """A tool, resource, template or prompt definition the engine refuses (a bad name, an
+    input schema that is not an object schema, an invalid URI template...)."""
+
+
+class OptionError(TypeError, ValueError):
+    """An option hypermcp does not know, or a value it cannot take (the message names it).
+    Both a ``TypeError`` (an unexpected keyword) and a ``ValueError`` (a value out of range)."""
+
+
 _BY_CODE: dict[int, type[_Coded]] = {
+    PARSE_ERROR: ParseError,
     INVALID_REQUEST: InvalidRequest,
     METHOD_NOT_FOUND: MethodNotFound,
     INVALID_PARAMS: InvalidParams,

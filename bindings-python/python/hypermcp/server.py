@@ -666,7 +666,7 @@ class Server:
         sys.stdout.flush()
         writer = FdWriter(loop, fd_out)
         await self._enter()
-        conn = ServerConnection(self, writer.write)
+        conn = ServerConnection.over_stream(self, writer.write)
         try:
             await read_fd(loop, fd_in, conn.feed, conn.input_closed)
             await conn.drain(10.0)

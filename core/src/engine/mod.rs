@@ -17,9 +17,9 @@ pub use outbox::{Route, Transmit};
 pub use peer::RequestOptions;
 pub use server::{Outcome, ServerConfig, ServerSession};
 
+use crate::catalogue::TemplateEntry;
 use crate::jsonrpc::{RequestId, RpcError};
 use crate::protocol::{CompleteParams, CreateMessageParams, ElicitParams, Meta, ProgressToken};
-use crate::server::registry::TemplateEntry;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -4,9 +4,9 @@
 
 use super::outbox::{Outbox, Route};
 use super::{Event, Invocation, KeyMap, OutboundId, Request, RequestKey};
+use crate::catalogue::ToolEntry;
 use crate::jsonrpc::{self, codes, parse_message, Envelope, Frame, Incoming, LineCodec, RequestId, RpcError};
 use crate::protocol::{Feature, Meta, ProgressToken, ProtocolVersion};
-use crate::server::registry::ToolEntry;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;

@@ -5,9 +5,9 @@
 use super::outbox::{Route, Transmit};
 use super::peer::{params, Peer, RequestOptions, Role};
 use super::{Event, OutboundId, Request, RequestKey, State};
+use crate::catalogue::{ListKind, Registry, RegistryChange, Resolved};
 use crate::jsonrpc::{RequestId, RpcError, DEFAULT_MAX_MESSAGE_SIZE};
 use crate::protocol::*;
-use crate::server::registry::{ListKind, Registry, RegistryChange, Resolved};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -75,6 +75,10 @@ pub enum Outcome {
     Completion(CompleteResult),
     /// Any JSON result (client-side answers: sampling, elicitation, roots).
     Json(Value),
+    /// The tool's arguments failed a check of the host's own (a zod schema, say), each
+    /// error naming where: answered as the revision wants invalid arguments answered,
+    /// like a failed JSON Schema check.
+    InvalidArguments(Vec<String>),
     /// A JSON-RPC error.
     Error(RpcError),
 }
@@ -268,6 +272,13 @@ impl ServerSession {
             Outcome::Completion(c) => self.peer.write_result(&inf.id, inf.batch, route, &c),
             Outcome::Json(j) => self.peer.write_result(&inf.id, inf.batch, route, &j),
             Outcome::Error(e) => self.peer.write_error(Some(&inf.id), inf.batch, route, &e),
+            Outcome::InvalidArguments(errors) => {
+                let tool = inf.tool.as_ref().map_or("", |t| t.tool.name.as_str());
+                match invalid_arguments(v, tool, errors) {
+                    Ok(r) => self.peer.write_result(&inf.id, inf.batch, route, &*edge::call_tool_result(&r, v)),
+                    Err(e) => self.peer.write_error(Some(&inf.id), inf.batch, route, &e),
+                }
+            }
         }
     }
 
@@ -443,6 +454,16 @@ impl ServerSession {
     }
 }
 
+/// How arguments that fail a tool's checks are answered: from 2025-11-25 as a tool error
+/// the model can read and correct, before as an `InvalidParams` JSON-RPC error.
+fn invalid_arguments(v: ProtocolVersion, tool: &str, errors: Vec<String>) -> Result<CallToolResult, RpcError> {
+    let message = format!("Invalid arguments for tool {tool}: {}", errors.join("; "));
+    if v.supports(Feature::ToolInputErrorsAsResults) {
+        return Ok(CallToolResult::error(message));
+    }
+    Err(RpcError::invalid_params(message).with_data(serde_json::json!({ "tool": tool, "errors": errors })))
+}
+
 impl ServerRole {
     fn build_capabilities(&self) -> ServerCapabilities {
         let c = &self.config;
@@ -520,14 +541,9 @@ impl ServerRole {
         };
         if let Err(errors) = entry.validate_arguments(&arguments) {
             let v = peer.version.unwrap_or(ProtocolVersion::LATEST_LEGACY);
-            let message = format!("Invalid arguments for tool {}: {}", p.name, errors.join("; "));
-            if v.supports(Feature::ToolInputErrorsAsResults) {
-                peer.write_result(&id, batch, Route::Standalone, &CallToolResult::error(message));
-                return Ok(());
-            }
-            return Err(
-                RpcError::invalid_params(message).with_data(serde_json::json!({ "tool": p.name, "errors": errors }))
-            );
+            let result = invalid_arguments(v, &p.name, errors)?;
+            peer.write_result(&id, batch, Route::Standalone, &result);
+            return Ok(());
         }
         let Value::Object(arguments) = arguments else { unreachable!("the input schema requires an object") };
         let name = p.name.into_owned();

@@ -5,13 +5,13 @@ use super::{
     ClientConfig, ClientSession, Event, Invocation, OutboundId, Outcome, Request, RequestKey, RequestOptions, Route,
     ServerConfig, ServerSession, State,
 };
+use crate::catalogue::{ListKind, Registry, RegistryChange};
 use crate::jsonrpc::{codes, RequestId, RpcError};
 use crate::protocol::{
     CallToolResult, ClientCapabilities, CompleteResult, CompletionReference, Content, ElicitParams, GetPromptResult,
     Implementation, ListChangedCapability, LoggingLevel, Prompt, PromptArgument, PromptMessage, ProtocolVersion,
     ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Tool,
 };
-use crate::server::registry::{ListKind, Registry, RegistryChange};
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
 use std::time::{Duration, Instant};

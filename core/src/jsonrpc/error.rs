@@ -24,6 +24,8 @@ pub mod codes {
     pub const REQUEST_TIMEOUT: i32 = -32001;
     /// hypermcp: the connection closed before an answer arrived (never sent on the wire).
     pub const CONNECTION_CLOSED: i32 = -32000;
+    /// hypermcp: the caller cancelled an outbound request (never sent on the wire).
+    pub const REQUEST_CANCELLED: i32 = -32800;
 }
 
 /// A JSON-RPC error object: `{code, message, data?}`. Also the error type of handler code

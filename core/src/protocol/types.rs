@@ -468,6 +468,13 @@ impl ResourceContents {
             ResourceContents::Text { uri, .. } | ResourceContents::Blob { uri, .. } => uri,
         }
     }
+    /// The bytes of blob contents (`None` for text, or a blob that is not valid base64).
+    pub fn decode_blob(&self) -> Option<Vec<u8>> {
+        match self {
+            ResourceContents::Blob { blob, .. } => crate::util::base64_decode(blob),
+            ResourceContents::Text { .. } => None,
+        }
+    }
 }
 
 /// One piece of content in a tool result, prompt message or sampling message.

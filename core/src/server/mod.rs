@@ -1,9 +1,374 @@
-//! Server side: the registry of tools, resources, templates and prompts with cached list
-//! pages, URI templates, argument validation, and the async Rust [`Server`] API.
+//! The async Rust server API: register async closures for tools, resources, templates,
+//! prompts and completion, then serve over stdio or any byte stream.
+//!
+//! ```no_run
+//! use hypermcp::{CallToolResult, Server, Tool};
+//! use serde_json::json;
+//!
+//! # async fn run() -> hypermcp::Result<()> {
+//! let server = Server::new("echo", "1.0.0").tool(
+//!     Tool::new("echo").input_schema(json!({
+//!         "type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]
+//!     })),
+//!     |args, _ctx| async move { CallToolResult::text(args["text"].as_str().unwrap_or_default()) },
+//! );
+//! server.serve_stdio().await
+//! # }
+//! ```
 
-mod api;
-pub mod registry;
-pub mod uri_template;
-pub mod validate;
+mod context;
 
-pub use api::*;
+pub(crate) use context::{CancelState, Command, Sink};
+pub use context::{Context, PeerInfo};
+
+use crate::catalogue::{DefinitionError, Registry};
+use crate::engine::ServerConfig;
+use crate::error::{Error, Result};
+use crate::jsonrpc::RpcError;
+use crate::protocol::*;
+use futures_util::future::BoxFuture;
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::{Arc, RwLock};
+
+/// What a tool handler may return.
+pub trait IntoToolResult {
+    /// Converts into a tool result, or a JSON-RPC error.
+    fn into_tool_result(self) -> std::result::Result<CallToolResult, RpcError>;
+}
+
+impl IntoToolResult for CallToolResult {
+    fn into_tool_result(self) -> std::result::Result<CallToolResult, RpcError> {
+        Ok(self)
+    }
+}
+
+impl IntoToolResult for String {
+    fn into_tool_result(self) -> std::result::Result<CallToolResult, RpcError> {
+        Ok(CallToolResult::text(self))
+    }
+}
+
+impl IntoToolResult for &'static str {
+    fn into_tool_result(self) -> std::result::Result<CallToolResult, RpcError> {
+        Ok(CallToolResult::text(self))
+    }
+}
+
+impl IntoToolResult for Vec<Content> {
+    fn into_tool_result(self) -> std::result::Result<CallToolResult, RpcError> {
+        Ok(CallToolResult::content(self))
+    }
+}
+
+impl IntoToolResult for Value {
+    /// Structured output plus its text rendering.
+    fn into_tool_result(self) -> std::result::Result<CallToolResult, RpcError> {
+        Ok(CallToolResult::structured(self))
+    }
+}
+
+impl<T: IntoToolResult, E: Into<Error>> IntoToolResult for std::result::Result<T, E> {
+    /// `Err(Error::Rpc)` becomes a JSON-RPC error; any other error an `isError` result.
+    fn into_tool_result(self) -> std::result::Result<CallToolResult, RpcError> {
+        match self {
+            Ok(t) => t.into_tool_result(),
+            Err(e) => match e.into() {
+                Error::Rpc(rpc) => Err(rpc),
+                other => Ok(CallToolResult::error(other.to_string())),
+            },
+        }
+    }
+}
+
+type ToolFn = Arc<
+    dyn Fn(Map<String, Value>, Context) -> BoxFuture<'static, std::result::Result<CallToolResult, RpcError>>
+        + Send
+        + Sync,
+>;
+type ResourceFn = Arc<dyn Fn(ResourceRequest, Context) -> BoxFuture<'static, Result<ReadResourceResult>> + Send + Sync>;
+type PromptFn =
+    Arc<dyn Fn(HashMap<String, String>, Context) -> BoxFuture<'static, Result<GetPromptResult>> + Send + Sync>;
+type CompleteFn = Arc<dyn Fn(CompleteParams, Context) -> BoxFuture<'static, Result<CompleteResult>> + Send + Sync>;
+
+/// A read of a static resource or of a URI matched by a template.
+#[derive(Debug, Clone)]
+pub struct ResourceRequest {
+    /// The URI read.
+    pub uri: String,
+    /// Variables extracted by the template (empty for a static resource).
+    pub variables: HashMap<String, String>,
+}
+
+#[derive(Default)]
+pub(crate) struct Handlers {
+    pub tools: HashMap<String, ToolFn>,
+    pub resources: HashMap<String, ResourceFn>,
+    pub prompts: HashMap<String, PromptFn>,
+    pub completion: Option<CompleteFn>,
+}
+
+pub(crate) struct ServerInner {
+    pub config: RwLock<ServerConfig>,
+    pub registry: Arc<Registry>,
+    pub handlers: RwLock<Handlers>,
+}
+
+/// An MCP server: a registry plus the async handlers behind it. Clone it freely; clones
+/// share everything, and additions or removals while serving reach every connected client as
+/// `list_changed` notifications.
+#[derive(Clone)]
+pub struct Server {
+    pub(crate) inner: Arc<ServerInner>,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server").field("registry", &self.inner.registry).finish()
+    }
+}
+
+impl Server {
+    /// A server with a name and version.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        Server {
+            inner: Arc::new(ServerInner {
+                config: RwLock::new(ServerConfig::new(Implementation::new(name, version))),
+                registry: Arc::new(Registry::new()),
+                handlers: RwLock::new(Handlers::default()),
+            }),
+        }
+    }
+
+    /// Changes the configuration (instructions, limits, revisions...).
+    pub fn configure(self, f: impl FnOnce(&mut ServerConfig)) -> Self {
+        f(&mut self.inner.config.write().unwrap_or_else(|e| e.into_inner()));
+        self
+    }
+
+    /// Sets the instructions sent in `initialize`.
+    pub fn instructions(self, text: impl Into<String>) -> Self {
+        let text = text.into();
+        self.configure(|c| c.instructions = Some(text))
+    }
+
+    /// The registry (page size, resource update notifications).
+    pub fn registry(&self) -> &Arc<Registry> {
+        &self.inner.registry
+    }
+
+    /// A snapshot of the configuration.
+    pub fn config(&self) -> ServerConfig {
+        self.inner.config.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn handlers(&self) -> std::sync::RwLockWriteGuard<'_, Handlers> {
+        self.inner.handlers.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(crate) fn handlers_read(&self) -> std::sync::RwLockReadGuard<'_, Handlers> {
+        self.inner.handlers.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Adds (or replaces) a tool.
+    ///
+    /// # Panics
+    /// If the definition is invalid (see [`Server::add_tool`] for the fallible form).
+    pub fn tool<F, Fut, R>(self, tool: Tool, handler: F) -> Self
+    where
+        F: Fn(Map<String, Value>, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoToolResult,
+    {
+        if let Err(e) = self.add_tool(tool, handler) {
+            panic!("{e}");
+        }
+        self
+    }
+
+    /// Adds (or replaces) a tool; clients are told the list changed.
+    pub fn add_tool<F, Fut, R>(&self, tool: Tool, handler: F) -> std::result::Result<(), DefinitionError>
+    where
+        F: Fn(Map<String, Value>, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoToolResult,
+    {
+        let name = tool.name.clone();
+        let f: ToolFn = Arc::new(move |args, ctx| {
+            let fut = handler(args, ctx);
+            Box::pin(async move { fut.await.into_tool_result() })
+        });
+        self.handlers().tools.insert(name.clone(), f);
+        self.inner.config.write().unwrap_or_else(|e| e.into_inner()).tools = true;
+        let result = self.inner.registry.add_tool(tool);
+        if result.is_err() {
+            self.handlers().tools.remove(&name);
+        }
+        result
+    }
+
+    /// Removes a tool; returns whether it existed.
+    pub fn remove_tool(&self, name: &str) -> bool {
+        self.handlers().tools.remove(name);
+        self.inner.registry.remove_tool(name)
+    }
+
+    /// Adds a static resource.
+    ///
+    /// # Panics
+    /// If the definition is invalid.
+    pub fn resource<F, Fut>(self, resource: Resource, handler: F) -> Self
+    where
+        F: Fn(ResourceRequest, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ReadResourceResult>> + Send + 'static,
+    {
+        if let Err(e) = self.add_resource(resource, handler) {
+            panic!("{e}");
+        }
+        self
+    }
+
+    /// Adds (or replaces) a static resource.
+    pub fn add_resource<F, Fut>(&self, resource: Resource, handler: F) -> std::result::Result<(), DefinitionError>
+    where
+        F: Fn(ResourceRequest, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ReadResourceResult>> + Send + 'static,
+    {
+        let uri = resource.uri.clone();
+        self.handlers().resources.insert(uri, Arc::new(move |r, c| Box::pin(handler(r, c))));
+        self.inner.config.write().unwrap_or_else(|e| e.into_inner()).resources = true;
+        self.inner.registry.add_resource(resource)
+    }
+
+    /// Removes a static resource.
+    pub fn remove_resource(&self, uri: &str) -> bool {
+        self.handlers().resources.remove(uri);
+        self.inner.registry.remove_resource(uri)
+    }
+
+    /// Adds a resource template (RFC 6570), served for every URI it matches.
+    ///
+    /// # Panics
+    /// If the template does not parse.
+    pub fn resource_template<F, Fut>(self, template: ResourceTemplate, handler: F) -> Self
+    where
+        F: Fn(ResourceRequest, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ReadResourceResult>> + Send + 'static,
+    {
+        if let Err(e) = self.add_resource_template(template, handler) {
+            panic!("{e}");
+        }
+        self
+    }
+
+    /// Adds (or replaces) a resource template.
+    pub fn add_resource_template<F, Fut>(
+        &self,
+        template: ResourceTemplate,
+        handler: F,
+    ) -> std::result::Result<(), DefinitionError>
+    where
+        F: Fn(ResourceRequest, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ReadResourceResult>> + Send + 'static,
+    {
+        let key = template.uri_template.clone();
+        self.handlers().resources.insert(key, Arc::new(move |r, c| Box::pin(handler(r, c))));
+        self.inner.config.write().unwrap_or_else(|e| e.into_inner()).resources = true;
+        self.inner.registry.add_template(template)
+    }
+
+    /// Removes a resource template.
+    pub fn remove_resource_template(&self, uri_template: &str) -> bool {
+        self.handlers().resources.remove(uri_template);
+        self.inner.registry.remove_template(uri_template)
+    }
+
+    /// Adds a prompt.
+    ///
+    /// # Panics
+    /// If the definition is invalid.
+    pub fn prompt<F, Fut>(self, prompt: Prompt, handler: F) -> Self
+    where
+        F: Fn(HashMap<String, String>, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<GetPromptResult>> + Send + 'static,
+    {
+        if let Err(e) = self.add_prompt(prompt, handler) {
+            panic!("{e}");
+        }
+        self
+    }
+
+    /// Adds (or replaces) a prompt.
+    pub fn add_prompt<F, Fut>(&self, prompt: Prompt, handler: F) -> std::result::Result<(), DefinitionError>
+    where
+        F: Fn(HashMap<String, String>, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<GetPromptResult>> + Send + 'static,
+    {
+        let name = prompt.name.clone();
+        self.handlers().prompts.insert(name, Arc::new(move |a, c| Box::pin(handler(a, c))));
+        self.inner.config.write().unwrap_or_else(|e| e.into_inner()).prompts = true;
+        self.inner.registry.add_prompt(prompt)
+    }
+
+    /// Removes a prompt.
+    pub fn remove_prompt(&self, name: &str) -> bool {
+        self.handlers().prompts.remove(name);
+        self.inner.registry.remove_prompt(name)
+    }
+
+    /// Sets the completion handler (declares the `completions` capability). It gets every
+    /// `completion/complete` request, for prompt arguments and template variables alike.
+    pub fn completion<F, Fut>(self, handler: F) -> Self
+    where
+        F: Fn(CompleteParams, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CompleteResult>> + Send + 'static,
+    {
+        self.handlers().completion = Some(Arc::new(move |p, c| Box::pin(handler(p, c))));
+        self.inner.config.write().unwrap_or_else(|e| e.into_inner()).completions = true;
+        self
+    }
+
+    /// Tells subscribed clients that a resource changed.
+    pub fn notify_resource_updated(&self, uri: &str) {
+        self.inner.registry.notify_resource_updated(uri);
+    }
+
+    /// Serves one client over this process's stdin and stdout until stdin closes (in-flight
+    /// calls are finished first). Logs belong on stderr: stdout carries only protocol.
+    pub async fn serve_stdio(&self) -> Result<()> {
+        let (r, w) = crate::transport::stdio::stdio_streams();
+        self.serve(r, w).await
+    }
+
+    /// Serves one client over any byte stream pair (a socket, an in-memory duplex...).
+    pub async fn serve<R, W>(&self, reader: R, writer: W) -> Result<()>
+    where
+        R: tokio::io::AsyncRead + Unpin,
+        W: tokio::io::AsyncWrite + Unpin,
+    {
+        crate::transport::driver::serve_stream(self, reader, writer).await
+    }
+}
+
+impl ReadResourceResult {
+    /// One text part.
+    pub fn text(uri: impl Into<String>, text: impl Into<String>, mime_type: Option<&str>) -> Self {
+        let mut c = ResourceContents::text(uri, text);
+        if let Some(m) = mime_type {
+            c = c.with_mime_type(m);
+        }
+        ReadResourceResult { contents: vec![c], meta: None }
+    }
+    /// One binary part.
+    pub fn blob(uri: impl Into<String>, bytes: &[u8], mime_type: &str) -> Self {
+        ReadResourceResult { contents: vec![ResourceContents::blob(uri, bytes, mime_type)], meta: None }
+    }
+}
+
+impl GetPromptResult {
+    /// A prompt of messages.
+    pub fn messages(messages: Vec<PromptMessage>) -> Self {
+        GetPromptResult { description: None, messages, meta: None }
+    }
+}

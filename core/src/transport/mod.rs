@@ -1,23 +1,16 @@
-//! tokio drivers: a session over any byte stream ([`driver`]), this process's stdin/stdout
-//! ([`stdio`]), a spawned child process ([`child`]) and in-memory pairs ([`duplex`]); and
-//! [`io_runtime`], the I/O thread host-language bindings run HTTP on.
+//! Drivers: what moves a session's bytes.
+//!
+//! - tokio drivers for Rust programs: a session over any byte stream (`driver`), this
+//!   process's stdin/stdout ([`stdio`]), a spawned child process ([`child`]) and in-memory
+//!   pairs ([`duplex`]);
+//! - [`http`]: Streamable HTTP and the legacy HTTP+SSE transport, server and client;
+//! - [`host`]: the adapters a binding drives from a host language's own event loop (Python's
+//!   asyncio, Node's): sessions wherever their bytes go, the HTTP server's batched work
+//!   queue and the HTTP client's byte stream, and the option parsing every binding shares.
 
 pub mod child;
 pub(crate) mod driver;
 pub mod duplex;
+pub mod host;
+pub mod http;
 pub mod stdio;
-
-/// A runtime with one I/O thread (`hypermcp-io`), started on first use and shared by the
-/// whole process: where bindings whose host loop cannot run tokio (Python, Node) run their
-/// HTTP servers and clients. Rust programs use their own runtime instead.
-pub fn io_runtime() -> &'static tokio::runtime::Runtime {
-    static RT: std::sync::OnceLock<tokio::runtime::Runtime> = std::sync::OnceLock::new();
-    RT.get_or_init(|| {
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("hypermcp-io")
-            .enable_all()
-            .build()
-            .expect("cannot start the hypermcp I/O runtime")
-    })
-}

@@ -70,7 +70,7 @@ fn main() {
         // `set_page_size` drops the built pages, as adding or removing a tool does.
         let cold = lines.len().min(2_000);
         let times = measure(&lines[..cold], cold / 10, |line| {
-            s.registry().set_page_size(hypermcp::server::registry::DEFAULT_PAGE_SIZE);
+            s.registry().set_page_size(hypermcp::catalogue::DEFAULT_PAGE_SIZE);
             out.clear();
             s.feed(line, Instant::now());
             s.take_output(&mut out);

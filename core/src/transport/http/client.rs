@@ -85,16 +85,19 @@ const MIN_RECONNECT_DELAY: Duration = Duration::from_millis(100);
 /// Bodies drained (to reuse the connection) when their content is not needed.
 const DRAIN_BYTES: usize = 64 * 1024;
 
-/// Which HTTP transport to speak.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// Which HTTP transport to speak (`"auto"`, `"http"` or `"sse"` in options).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
 pub enum HttpTransport {
     /// Streamable HTTP; if the `initialize` POST is refused with 400, 404 or 405 and
     /// [`HttpClientOptions::legacy_fallback`] is set, the legacy HTTP+SSE transport.
     #[default]
+    #[serde(rename = "auto")]
     Auto,
     /// Streamable HTTP only.
+    #[serde(rename = "http", alias = "streamable-http")]
     Streamable,
     /// The legacy HTTP+SSE transport (2024-11-05): the URL is the server's SSE endpoint.
+    #[serde(rename = "sse")]
     Sse,
 }
 
@@ -124,25 +127,60 @@ impl ReconnectPolicy {
     }
 }
 
-/// Options of the HTTP transport.
-#[derive(Clone)]
+/// Options of the HTTP transport. It deserializes from an object of these fields
+/// (snake_case, or camelCase as JavaScript writes them; `headers` as an object or a list of
+/// pairs; durations as for [`crate::transport::http::HttpOptions`]); the reconnect policy is
+/// set in code.
+#[derive(Clone, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct HttpClientOptions {
     /// Headers sent with every request, e.g. `("Authorization", "Bearer ...")`.
+    #[serde(deserialize_with = "header_list")]
     pub headers: Vec<(String, String)>,
-    /// Limit of establishing one TCP connection.
+    /// Limit of establishing one TCP connection (more than zero).
+    #[serde(alias = "connectTimeout", deserialize_with = "positive_duration")]
     pub connect_timeout: Duration,
     /// Which transport to speak.
     pub transport: HttpTransport,
     /// With [`HttpTransport::Auto`]: fall back to HTTP+SSE when `initialize` is refused with
     /// 400, 404 or 405 (default true).
+    #[serde(alias = "legacyFallback")]
     pub legacy_fallback: bool,
     /// Largest accepted message (a JSON body or an SSE event), in bytes (default 16 MiB).
+    #[serde(alias = "maxMessage")]
     pub max_message: usize,
     /// Resumption of broken SSE streams.
+    #[serde(skip)]
     pub reconnect: ReconnectPolicy,
     /// Open the standalone `GET` stream for server-initiated messages after initialization
     /// (default true).
+    #[serde(alias = "openGetStream")]
     pub open_get_stream: bool,
+}
+
+/// Headers as an object of strings or a list of `[name, value]` pairs.
+fn header_list<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Vec<(String, String)>, D::Error> {
+    #[derive(serde::Deserialize)]
+    #[serde(untagged)]
+    enum Headers {
+        Pairs(Vec<(String, String)>),
+        Object(std::collections::BTreeMap<String, String>),
+    }
+    match <Headers as serde::Deserialize>::deserialize(d) {
+        Ok(Headers::Pairs(p)) => Ok(p),
+        Ok(Headers::Object(o)) => Ok(o.into_iter().collect()),
+        Err(_) => {
+            Err(serde::de::Error::custom("headers: expected an object of strings or a list of [name, value] pairs"))
+        }
+    }
+}
+
+fn positive_duration<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Duration, D::Error> {
+    let t = crate::util::units::duration(d)?;
+    if t.is_zero() {
+        return Err(serde::de::Error::custom("expected more than zero"));
+    }
+    Ok(t)
 }
 
 impl Default for HttpClientOptions {

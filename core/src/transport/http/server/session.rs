@@ -5,10 +5,10 @@
 
 use super::stream::{Detach, Kind, Mode, Stream};
 use super::Shared;
+use crate::catalogue::RegistryChange;
 use crate::engine::{Event, OutboundId, Outcome, RequestKey, RequestOptions, Route, ServerSession};
 use crate::jsonrpc::RpcError;
 use crate::protocol::{ClientCapabilities, Implementation, LoggingLevel, ProtocolVersion};
-use crate::server::registry::RegistryChange;
 use crate::server::{Command, PeerInfo};
 use bytes::Bytes;
 use serde_json::Value;

@@ -1,9 +1,12 @@
-//! Small self-contained helpers: base64 (for blobs and images) and pagination cursors.
+//! Small self-contained helpers: base64 (for blobs and images), pagination cursors, and
+//! durations read in the unit of the host language that sent them ([`units`]).
+
+pub(crate) mod units;
 
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 /// Standard base64 with padding.
-pub fn base64_encode(data: &[u8]) -> String {
+pub(crate) fn base64_encode(data: &[u8]) -> String {
     let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
     for chunk in data.chunks(3) {
         let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
@@ -17,7 +20,7 @@ pub fn base64_encode(data: &[u8]) -> String {
 }
 
 /// Decodes standard base64 (padding optional); `None` on any invalid character.
-pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
+pub(crate) fn base64_decode(text: &str) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(text.len() / 4 * 3);
     let mut acc = 0u32;
     let mut bits = 0;
@@ -42,12 +45,12 @@ pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
 
 /// Encodes a list offset as an opaque cursor. Stateless: any session (or replica) can
 /// decode it.
-pub fn encode_cursor(offset: usize) -> String {
+pub(crate) fn encode_cursor(offset: usize) -> String {
     base64_encode(format!("hmcp:{offset}").as_bytes())
 }
 
 /// Decodes a cursor made by [`encode_cursor`].
-pub fn decode_cursor(cursor: &str) -> Option<usize> {
+pub(crate) fn decode_cursor(cursor: &str) -> Option<usize> {
     let bytes = base64_decode(cursor)?;
     let text = std::str::from_utf8(&bytes).ok()?;
     text.strip_prefix("hmcp:")?.parse().ok()

@@ -1,54 +1,74 @@
 //! What an HTTP server accepts: the endpoint, modes, limits and the DNS-rebinding guard.
 
+use super::events::{EventStore, InMemoryEventStore};
+use crate::util::units;
+use serde::Deserialize;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::events::{EventStore, InMemoryEventStore};
-
 /// Options of the HTTP transports. `HttpOptions::default()` is a local development server:
 /// `/mcp`, sessions, SSE replies, localhost only.
-#[derive(Clone)]
+///
+/// It deserializes from an object of these fields (snake_case, or camelCase as JavaScript
+/// writes them), durations as numbers of seconds (of milliseconds when a binding parses
+/// them: see [`crate::transport::host::options`]); the event store is set in code.
+#[derive(Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct HttpOptions {
     /// The Streamable HTTP endpoint. Default `/mcp`.
+    #[serde(deserialize_with = "endpoint_path")]
     pub path: String,
     /// No sessions: every POST stands alone (any replica can serve any request); GET and
     /// DELETE answer 405. Default false.
     pub stateless: bool,
     /// Answer every request with one JSON body, never an SSE stream (messages tied to a
     /// call, like progress, then go to the session's GET stream if one is open). Default false.
+    #[serde(alias = "jsonResponse")]
     pub json_response: bool,
     /// Accepted `Host` header values (`name` matches any port, `name:port` one port). Empty:
     /// any host. Default: `localhost`, `127.0.0.1`, `[::1]` (DNS-rebinding protection);
     /// [`serve_http`](super::serve_http) empties it when bound to a non-loopback address.
+    #[serde(alias = "allowedHosts")]
     pub allowed_hosts: Vec<String>,
     /// Accepted `Origin` header values (`scheme://host` matches any port). Requests without
     /// `Origin` (non-browser clients) are always accepted. Empty: only same-origin requests
     /// (the Origin's host equals the Host header). Default: the localhost origins.
+    #[serde(alias = "allowedOrigins")]
     pub allowed_origins: Vec<String>,
     /// Largest accepted request body in bytes (413 above). Default 4 MiB.
+    #[serde(alias = "maxBody")]
     pub max_body: usize,
     /// A session with no request and no open stream for this long is closed. Default 10 min.
+    #[serde(alias = "sessionIdleTimeout", deserialize_with = "units::duration")]
     pub session_idle_timeout: Duration,
     /// Most sessions at once; opening one more evicts the longest-idle session without open
     /// streams or calls in progress (503 when there is none). Default 10,000.
+    #[serde(alias = "maxSessions")]
     pub max_sessions: usize,
     /// SSE comment sent on idle streams this often. `None`: never. Default 15 s.
+    #[serde(alias = "keepAlive", deserialize_with = "units::optional_duration")]
     pub keep_alive: Option<Duration>,
     /// The `retry` (reconnect delay) sent with the priming event of each SSE stream, and
     /// before the server closes a stream early. Default 1 s.
+    #[serde(deserialize_with = "units::duration")]
     pub retry: Duration,
     /// A call that has not finished after this long gets an SSE stream instead of a JSON
     /// body (a call that sends progress, logs or requests gets one at once). Default 100 ms.
+    #[serde(alias = "jsonWait", deserialize_with = "units::duration")]
     pub json_wait: Duration,
     /// Where SSE events are kept for replay on `Last-Event-ID`. Default: in memory, 512
     /// events per stream.
+    #[serde(skip)]
     pub event_store: Arc<dyn EventStore>,
     /// Also serve the legacy HTTP+SSE transport (2024-11-05): `GET sse_path` opens a session
     /// stream, `POST messages_path?sessionId=…` sends to it. Default true.
+    #[serde(alias = "legacySse")]
     pub legacy_sse: bool,
     /// The legacy SSE endpoint. Default `/sse`.
+    #[serde(alias = "ssePath", deserialize_with = "endpoint_path")]
     pub sse_path: String,
     /// The legacy message endpoint. Default `/messages`.
+    #[serde(alias = "messagesPath", deserialize_with = "endpoint_path")]
     pub messages_path: String,
     /// Standalone messages (list changes, updates) kept for a session while it has no GET
     /// stream open. Default 64.
@@ -56,6 +76,7 @@ pub struct HttpOptions {
     /// [`serve_http`](super::serve_http) closes a connection that takes longer than this to
     /// send a request's headers, or stays idle this long between requests (slow-client
     /// protection). `None`: never. Default 30 s.
+    #[serde(alias = "headerReadTimeout", deserialize_with = "units::optional_duration")]
     pub header_read_timeout: Option<Duration>,
 }
 
@@ -101,6 +122,15 @@ impl std::fmt::Debug for HttpOptions {
     }
 }
 
+/// A path option: it starts with `/`.
+fn endpoint_path<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    let p = String::deserialize(d)?;
+    if !p.starts_with('/') {
+        return Err(serde::de::Error::custom(format!("expected a path starting with \"/\", got {p:?}")));
+    }
+    Ok(p)
+}
+
 const LOCAL_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "[::1]"];
 
 /// Splits `host[:port]` (IPv6 in brackets).
@@ -127,6 +157,17 @@ fn host_matches(pattern: &str, value: &str) -> bool {
 }
 
 impl HttpOptions {
+    /// The legacy HTTP+SSE endpoints `(sse_path, messages_path)`, when they are served
+    /// (`legacy_sse` and not `stateless`).
+    pub fn legacy_paths(&self) -> Option<(&str, &str)> {
+        (self.legacy_sse && !self.stateless).then_some((self.sse_path.as_str(), self.messages_path.as_str()))
+    }
+
+    /// Whether a request for `path` is one the service answers (others get 404).
+    pub fn serves(&self, path: &str) -> bool {
+        path == self.path || self.legacy_paths().is_some_and(|(sse, messages)| path == sse || path == messages)
+    }
+
     /// Checks `Host` and `Origin` against the allow-lists; `Err` says what was refused.
     pub(crate) fn check_dns_rebinding(&self, host: Option<&str>, origin: Option<&str>) -> Result<(), String> {
         if !self.allowed_hosts.is_empty() {

@@ -3,10 +3,10 @@
 //! ready-to-send bytes per revision; change listeners (for `list_changed` and
 //! `resources/updated` notifications across every live session).
 
+use crate::catalogue::uri_template::UriTemplate;
+use crate::catalogue::validate::Validator;
 use crate::jsonrpc::RpcError;
 use crate::protocol::{edge, Prompt, ProtocolVersion, Resource, ResourceTemplate, Tool};
-use crate::server::uri_template::UriTemplate;
-use crate::server::validate::Validator;
 use crate::util::{decode_cursor, encode_cursor};
 use indexmap::IndexMap;
 use serde_json::Value;

@@ -21,11 +21,11 @@ pub use options::HttpOptions;
 pub use session::{Dispatcher, Session};
 pub use stream::HttpBody;
 
+use crate::catalogue::{ListenerId, Registry, RegistryChange};
 use crate::engine::{ServerConfig, State};
 use crate::error::{Error, Result};
 use crate::jsonrpc::{self, Incoming, RpcError};
 use crate::protocol::{Feature, ProtocolVersion};
-use crate::server::registry::{ListenerId, Registry, RegistryChange};
 use bytes::Bytes;
 use http::{header, HeaderValue, Method, Request, Response, StatusCode};
 use http_body::Body;
@@ -430,7 +430,7 @@ impl HttpService {
                     r
                 }
             }
-        } else if o.legacy_sse && !o.stateless && path == o.sse_path {
+        } else if o.legacy_paths().is_some_and(|(sse, _)| path == sse) {
             if req.method() == Method::GET {
                 self.legacy_get()
             } else {
@@ -438,7 +438,7 @@ impl HttpService {
                 r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET"));
                 r
             }
-        } else if o.legacy_sse && !o.stateless && path == o.messages_path {
+        } else if o.legacy_paths().is_some_and(|(_, messages)| path == messages) {
             if req.method() == Method::POST {
                 self.legacy_post(req).await
             } else {

@@ -6,12 +6,12 @@
 //! - [`client`]: the Streamable HTTP client transport, with a fallback to the legacy
 //!   HTTP+SSE transport, exposed as a newline-delimited byte stream pair so that
 //!   [`crate::Client::connect`] (and host-driven sessions) run over it unchanged;
-//!   [`crate::Client::http`] is the shortcut; [`host`] runs it for a host loop (bindings).
+//!   [`crate::Client::http`] is the shortcut; [`crate::transport::host`] runs both for a
+//!   host loop (bindings).
 //!
 //! Plain `http://` only: this build has no TLS.
 
 pub mod client;
-pub mod host;
 pub mod server;
 mod sse;
 

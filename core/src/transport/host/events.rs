@@ -1,0 +1,227 @@
+//! Events as hosts receive them: positional tuples (fast to build and to read in Python and
+//! JavaScript) whose layout is named here, once.
+//!
+//! An event is `[kind, field, field, ...]`; [`LAYOUTS`] names the fields of each kind in
+//! order (index 0 is the kind, so a field's index is its place in the list plus one). The
+//! bindings export the table; host code takes its named indices from it, and every suite
+//! checks it against `tests/fixtures/events.json`. [`fields`] gives an event's values in
+//! that order, for a binding to convert one by one into its language's values.
+
+use crate::engine::{Event, Request};
+use crate::jsonrpc::{RequestId, RpcError};
+use crate::protocol::Meta;
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+
+/// The fields every invocation (an event that runs a handler) starts with.
+const CALL: [&str; 4] = ["key", "id", "progress_token", "meta"];
+
+macro_rules! call_layout {
+    ($($field:literal),*) => { &[CALL[0], CALL[1], CALL[2], CALL[3], $($field),*] };
+}
+
+/// Each kind of event and the names of its fields, in order.
+pub const LAYOUTS: &[(&str, &[&str])] = &[
+    // Server side: calls into the server's handlers.
+    ("tool", call_layout!("name", "arguments")),
+    ("resource", call_layout!("uri", "template", "variables")),
+    ("prompt", call_layout!("name", "arguments")),
+    ("complete", call_layout!("params")),
+    // Client side: the server's requests to the client's handlers.
+    ("sampling", call_layout!("params")),
+    ("elicitation", call_layout!("params")),
+    ("roots", call_layout!()),
+    // Both sides.
+    ("cancelled", &["key", "reason"]),
+    ("response", &["id", "ok", "result"]),
+    ("progress", &["id", "progress", "total", "message"]),
+    ("initialized", &[]),
+    ("notification", &["method", "params"]),
+];
+
+/// One value of an event, borrowed from it where it can be.
+#[derive(Debug)]
+pub enum Field<'a> {
+    /// A request key or an outbound id.
+    Int(i64),
+    /// A JSON-RPC id (number or string).
+    Id(&'a RequestId),
+    /// Text.
+    Str(&'a str),
+    /// Text, or nothing.
+    OptStr(Option<&'a str>),
+    /// A number.
+    Float(f64),
+    /// A number, or nothing.
+    OptFloat(Option<f64>),
+    /// A flag.
+    Bool(bool),
+    /// A JSON object (arguments, `_meta`), or nothing.
+    Object(Option<&'a Map<String, Value>>),
+    /// String-valued arguments (template variables, prompt arguments).
+    Strings(&'a HashMap<String, String>),
+    /// Any JSON value.
+    Json(Option<&'a Value>),
+    /// A JSON value made for the occasion (typed params, serialized).
+    Owned(Value),
+    /// A JSON-RPC error (the host makes it its error type).
+    Error(&'a RpcError),
+}
+
+fn call<'a>(
+    kind: &'static str,
+    key: u64,
+    id: &'a RequestId,
+    token: Option<&'a RequestId>,
+    meta: Option<&'a Meta>,
+    rest: impl IntoIterator<Item = Field<'a>>,
+) -> (&'static str, Vec<Field<'a>>) {
+    let mut f = Vec::with_capacity(8);
+    f.push(Field::Int(key as i64));
+    f.push(Field::Id(id));
+    f.push(match token {
+        Some(t) => Field::Id(t),
+        None => Field::Json(None),
+    });
+    f.push(Field::Object(meta));
+    f.extend(rest);
+    (kind, f)
+}
+
+/// The kind of `ev` and its fields in the order [`LAYOUTS`] names them.
+pub fn fields(ev: &Event) -> (&'static str, Vec<Field<'_>>) {
+    match ev {
+        Event::Invoke(inv) => {
+            let (key, id, token, meta) = (inv.key.0, &inv.id, inv.progress_token.as_ref(), inv.meta.as_ref());
+            match &inv.request {
+                Request::CallTool { name, arguments } => {
+                    call("tool", key, id, token, meta, [Field::Str(name), Field::Object(Some(arguments))])
+                }
+                Request::ReadResource { uri, template, variables } => call(
+                    "resource",
+                    key,
+                    id,
+                    token,
+                    meta,
+                    [
+                        Field::Str(uri),
+                        Field::OptStr(template.as_ref().map(|t| t.template.uri_template.as_str())),
+                        Field::Strings(variables),
+                    ],
+                ),
+                Request::GetPrompt { name, arguments } => {
+                    call("prompt", key, id, token, meta, [Field::Str(name), Field::Strings(arguments)])
+                }
+                Request::Complete(p) => call("complete", key, id, token, meta, [owned(p)]),
+                Request::CreateMessage(p) => call("sampling", key, id, token, meta, [owned(&**p)]),
+                Request::Elicit(p) => call("elicitation", key, id, token, meta, [owned(&**p)]),
+                Request::ListRoots => call("roots", key, id, token, meta, []),
+            }
+        }
+        Event::Cancelled { key, reason } => {
+            ("cancelled", vec![Field::Int(key.0 as i64), Field::OptStr(reason.as_deref())])
+        }
+        Event::Response { id, result } => (
+            "response",
+            match result {
+                Ok(v) => vec![Field::Int(id.0), Field::Bool(true), Field::Json(Some(v))],
+                Err(e) => vec![Field::Int(id.0), Field::Bool(false), Field::Error(e)],
+            },
+        ),
+        Event::Progress { id, progress, total, message } => (
+            "progress",
+            vec![Field::Int(id.0), Field::Float(*progress), Field::OptFloat(*total), Field::OptStr(message.as_deref())],
+        ),
+        Event::Initialized => ("initialized", Vec::new()),
+        Event::Notification { method, params } => {
+            ("notification", vec![Field::Str(method), Field::Json(params.as_ref())])
+        }
+    }
+}
+
+/// A field as JSON (an error as its JSON-RPC error object).
+impl serde::Serialize for Field<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Field::Int(n) => s.serialize_i64(*n),
+            Field::Id(id) => id.serialize(s),
+            Field::Str(v) => s.serialize_str(v),
+            Field::OptStr(v) => v.serialize(s),
+            Field::Float(x) => s.serialize_f64(*x),
+            Field::OptFloat(x) => x.serialize(s),
+            Field::Bool(b) => s.serialize_bool(*b),
+            Field::Object(m) => m.serialize(s),
+            Field::Strings(m) => m.serialize(s),
+            Field::Json(v) => v.serialize(s),
+            Field::Owned(v) => v.serialize(s),
+            Field::Error(e) => e.serialize(s),
+        }
+    }
+}
+
+/// An event as the JSON array `[kind, field, ...]` (for hosts that take JSON text).
+#[derive(Debug)]
+pub struct AsJson<'a>(pub &'a Event);
+
+impl serde::Serialize for AsJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let (kind, values) = fields(self.0);
+        let mut seq = s.serialize_seq(Some(values.len() + 1))?;
+        seq.serialize_element(kind)?;
+        for f in &values {
+            seq.serialize_element(f)?;
+        }
+        seq.end()
+    }
+}
+
+/// Typed params as JSON.
+fn owned<T: serde::Serialize>(v: &T) -> Field<'static> {
+    Field::Owned(serde_json::to_value(v).unwrap_or_default())
+}
+
+/// Whether `kind` is an event that runs a handler (a host needs a connection for it).
+pub fn is_call(kind: &str) -> bool {
+    LAYOUTS.iter().take_while(|(k, _)| *k != "cancelled").any(|(k, _)| *k == kind)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Invocation, OutboundId, RequestKey};
+
+    fn layout(kind: &str) -> &'static [&'static str] {
+        LAYOUTS.iter().find(|(k, _)| *k == kind).map(|(_, f)| *f).expect("a kind of the table")
+    }
+
+    #[test]
+    fn every_event_has_the_fields_its_layout_names() {
+        let inv = |request| {
+            Event::Invoke(Invocation {
+                key: RequestKey(1),
+                id: RequestId::Number(2),
+                request,
+                progress_token: None,
+                meta: None,
+            })
+        };
+        let events = vec![
+            inv(Request::CallTool { name: "t".into(), arguments: Map::new() }),
+            inv(Request::ReadResource { uri: "u".into(), template: None, variables: HashMap::new() }),
+            inv(Request::GetPrompt { name: "p".into(), arguments: HashMap::new() }),
+            inv(Request::ListRoots),
+            Event::Cancelled { key: RequestKey(1), reason: None },
+            Event::Response { id: OutboundId(1), result: Ok(Value::Null) },
+            Event::Response { id: OutboundId(1), result: Err(RpcError::new(1, "x")) },
+            Event::Progress { id: OutboundId(1), progress: 1.0, total: None, message: None },
+            Event::Initialized,
+            Event::Notification { method: "m".into(), params: None },
+        ];
+        for ev in &events {
+            let (kind, f) = fields(ev);
+            assert_eq!(f.len(), layout(kind).len(), "{kind}");
+        }
+        assert!(is_call("tool") && is_call("roots") && !is_call("cancelled") && !is_call("notification"));
+    }
+}

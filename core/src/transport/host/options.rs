@@ -1,0 +1,233 @@
+//! Options as host languages send them: one JSON object, parsed once, here.
+//!
+//! Each option is one field of a serde struct: snake_case, with the camelCase spelling
+//! JavaScript uses as an alias, and durations in the unit of the language that sent them
+//! ([`TimeUnit`]: seconds for Python, milliseconds for JavaScript). A `null` value means
+//! "not given" (the default applies); an unknown name or a value of the wrong kind is an
+//! [`OptionError`] that says which option and what it takes.
+
+use crate::engine::{ClientConfig, ServerConfig};
+use crate::protocol::{ClientCapabilities, Icon, Implementation, ProtocolVersion};
+use crate::transport::http::{HttpClientOptions, HttpOptions};
+pub use crate::util::units::TimeUnit;
+use crate::util::units::{self, with_unit};
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::Value;
+use std::time::Duration;
+
+/// An option hypermcp does not know, or a value it cannot take.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OptionError(pub String);
+
+impl std::fmt::Display for OptionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for OptionError {}
+
+/// Parses `what` (named in errors, e.g. "HTTP option") from a JSON object, with durations in
+/// `unit`. Keys whose value is `null` are left out first.
+pub fn parse<T: DeserializeOwned>(value: Value, unit: TimeUnit, what: &str) -> Result<T, OptionError> {
+    let value = match value {
+        Value::Null => Value::Object(Default::default()),
+        Value::Object(mut map) => {
+            map.retain(|_, v| !v.is_null());
+            Value::Object(map)
+        }
+        other => return Err(OptionError(format!("{what}s must be an object, not {other}"))),
+    };
+    with_unit(unit, || serde_path_to_error::deserialize(value)).map_err(|e| {
+        let path = e.path().to_string();
+        let message = e.into_inner().to_string();
+        OptionError(match message.strip_prefix("unknown field ") {
+            Some(rest) => format!("unknown {what} {rest}"),
+            None if path == "." => format!("invalid {what}s: {message}"),
+            None => format!("invalid {what} {path}: {message}"),
+        })
+    })
+}
+
+/// How a server describes itself and what it declares: what each binding's `Server`
+/// sends when it opens a session or an HTTP service.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ServerOptions {
+    /// Programmatic name. Default `hypermcp-server`.
+    pub name: Option<String>,
+    /// Version string. Default `0.0.0`.
+    pub version: Option<String>,
+    /// Human-readable name.
+    pub title: Option<String>,
+    /// What the server is for.
+    pub description: Option<String>,
+    /// Its website.
+    #[serde(alias = "websiteUrl")]
+    pub website_url: Option<String>,
+    /// Its icons.
+    pub icons: Option<Vec<Icon>>,
+    /// Instructions for the model.
+    pub instructions: Option<String>,
+    /// Declare the tools capability even with no tool registered yet.
+    pub tools: bool,
+    /// Declare the resources capability even with no resource registered yet.
+    pub resources: bool,
+    /// Declare the prompts capability even with no prompt registered yet.
+    pub prompts: bool,
+    /// Declare `completions` (a completion handler exists).
+    pub completions: bool,
+    /// Largest accepted message in bytes.
+    #[serde(alias = "maxMessageSize")]
+    pub max_message_size: Option<usize>,
+    /// Default timeout of the server's requests to the client. Default 60 s.
+    #[serde(alias = "requestTimeout", deserialize_with = "some_duration")]
+    pub request_timeout: Option<Duration>,
+}
+
+impl ServerOptions {
+    /// The engine's configuration.
+    pub fn into_config(self) -> ServerConfig {
+        let mut info = Implementation::new(
+            self.name.unwrap_or_else(|| "hypermcp-server".into()),
+            self.version.unwrap_or_else(|| "0.0.0".into()),
+        );
+        info.title = self.title;
+        info.description = self.description;
+        info.website_url = self.website_url;
+        info.icons = self.icons;
+        let mut cfg = ServerConfig::new(info);
+        cfg.instructions = self.instructions;
+        cfg.tools = self.tools;
+        cfg.resources = self.resources;
+        cfg.prompts = self.prompts;
+        cfg.completions = self.completions;
+        if let Some(n) = self.max_message_size {
+            cfg.max_message_size = n;
+        }
+        if let Some(t) = self.request_timeout {
+            cfg.request_timeout = Some(t);
+        }
+        cfg
+    }
+}
+
+fn some_duration<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+    units::duration(d).map(Some)
+}
+
+/// A server configuration from what a binding's `Server` sends.
+pub fn server_config(value: Value, unit: TimeUnit) -> Result<ServerConfig, OptionError> {
+    parse::<ServerOptions>(value, unit, "server option").map(ServerOptions::into_config)
+}
+
+/// The options of an HTTP server (see [`HttpOptions`] for each).
+pub fn http_options(value: Value, unit: TimeUnit) -> Result<HttpOptions, OptionError> {
+    parse(value, unit, "HTTP option")
+}
+
+/// The options of an HTTP client connection (see [`HttpClientOptions`] for each).
+pub fn http_client_options(value: Value, unit: TimeUnit) -> Result<HttpClientOptions, OptionError> {
+    parse(value, unit, "HTTP client option")
+}
+
+/// How a client session presents itself, and its defaults.
+#[derive(Debug)]
+pub struct ClientSettings {
+    /// Programmatic name.
+    pub name: String,
+    /// Version string.
+    pub version: String,
+    /// Capabilities to declare (JSON of the `ClientCapabilities` shape), if any.
+    pub capabilities: Option<Value>,
+    /// The revision to ask for; the latest this release serves when `None`.
+    pub protocol_version: Option<String>,
+    /// Default timeout of the client's requests, in the binding's unit; `None`: no timeout.
+    pub timeout: Option<f64>,
+}
+
+impl ClientSettings {
+    /// The engine's client configuration; an error names a setting it cannot take.
+    pub fn into_config(self, unit: TimeUnit) -> Result<ClientConfig, OptionError> {
+        let mut cfg = ClientConfig::new(Implementation::new(self.name, self.version));
+        if let Some(caps) = self.capabilities {
+            cfg.capabilities = serde_json::from_value::<ClientCapabilities>(caps)
+                .map_err(|e| OptionError(format!("invalid client capabilities: {e}")))?;
+        }
+        if let Some(v) = self.protocol_version {
+            let v: ProtocolVersion = v.parse().map_err(|e| OptionError(format!("{e}")))?;
+            if !ProtocolVersion::LEGACY.contains(&v) {
+                return Err(OptionError(format!("protocol {v} is not served yet")));
+            }
+            cfg.protocol_version = v;
+        }
+        cfg.request_timeout = match self.timeout {
+            None => None,
+            Some(t) => Some(unit.duration(t).ok_or_else(|| {
+                OptionError(format!("timeout must be a non-negative number of {}, not {t}", unit.name()))
+            })?),
+        };
+        Ok(cfg)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn names_units_and_nulls() {
+        let secs =
+            http_options(json!({"json_response": true, "session_idle_timeout": 2.5, "path": null}), TimeUnit::Seconds)
+                .expect("valid");
+        assert!(secs.json_response);
+        assert_eq!(secs.session_idle_timeout, Duration::from_millis(2500));
+        assert_eq!(secs.path, "/mcp");
+        let ms = http_options(
+            json!({"jsonResponse": true, "sessionIdleTimeout": 2500, "keepAlive": false}),
+            TimeUnit::Milliseconds,
+        )
+        .expect("valid");
+        assert!(ms.json_response);
+        assert_eq!(ms.session_idle_timeout, Duration::from_millis(2500));
+        assert_eq!(ms.keep_alive, None);
+    }
+
+    #[test]
+    fn refusals_name_the_option() {
+        let e = http_options(json!({"bogus": 1}), TimeUnit::Seconds).expect_err("unknown");
+        assert!(e.0.starts_with("unknown HTTP option `bogus`"), "{e}");
+        let e = http_options(json!({"retry": -1}), TimeUnit::Milliseconds).expect_err("negative");
+        assert!(e.0.contains("non-negative number of milliseconds"), "{e}");
+        let e = http_options(json!({"allowed_hosts": "localhost"}), TimeUnit::Seconds).expect_err("not a list");
+        assert!(e.0.starts_with("invalid HTTP option"), "{e}");
+        let e = http_client_options(json!({"transport": "websocket"}), TimeUnit::Seconds).expect_err("transport");
+        assert!(e.0.contains("transport") || e.0.contains("websocket"), "{e}");
+    }
+
+    #[test]
+    fn server_and_client_configs() {
+        let cfg = server_config(
+            json!({"name": "s", "websiteUrl": "https://x", "tools": true, "requestTimeout": 1500}),
+            TimeUnit::Milliseconds,
+        )
+        .expect("valid");
+        assert_eq!(cfg.info.website_url.as_deref(), Some("https://x"));
+        assert!(cfg.tools);
+        assert_eq!(cfg.request_timeout, Some(Duration::from_millis(1500)));
+        assert!(server_config(json!({"nme": "s"}), TimeUnit::Seconds).is_err());
+        let settings = |v: &str| ClientSettings {
+            name: "c".into(),
+            version: "1".into(),
+            capabilities: None,
+            protocol_version: Some(v.into()),
+            timeout: Some(2.0),
+        };
+        let cfg = settings("2025-03-26").into_config(TimeUnit::Seconds).expect("legacy revision");
+        assert_eq!(cfg.request_timeout, Some(Duration::from_secs(2)));
+        assert!(settings("2026-07-28").into_config(TimeUnit::Seconds).is_err());
+        assert!(settings("1999-01-01").into_config(TimeUnit::Seconds).is_err());
+    }
+}

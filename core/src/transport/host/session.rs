@@ -1,0 +1,251 @@
+//! [`HostSession`]: one server session as a host loop drives it, wherever its bytes go.
+//!
+//! Over stdio or in memory the host owns the byte stream: it feeds what it reads, writes
+//! what [`HostSession::take_output`] gives and calls [`HostSession::handle_timeout`] when
+//! [`HostSession::next_timeout`] says. Over HTTP the engine's HTTP service owns the bytes
+//! and the timers: such a session never has output or a deadline for the host, and its
+//! events reach the host through [`super::HostHttpServer::take`] (or, between two takes,
+//! [`HostSession::poll_event`]). Either way the host runs the same code: poll events, run
+//! handlers, complete them, flush.
+
+use super::server::Announced;
+use crate::catalogue::{Registry, RegistryChange};
+use crate::engine::{Event, OutboundId, Outcome, RequestKey, RequestOptions, ServerConfig, ServerSession, State};
+use crate::jsonrpc::RpcError;
+use crate::protocol::{ClientCapabilities, Implementation, LoggingLevel, ProtocolVersion};
+use serde_json::Value;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// One server session driven by a host loop (see the module docs).
+pub struct HostSession(Place);
+
+enum Place {
+    /// The host reads and writes the bytes.
+    Stream(Box<ServerSession>),
+    /// The engine's HTTP service does.
+    Http(Arc<Announced>),
+}
+
+impl std::fmt::Debug for HostSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = match &self.0 {
+            Place::Stream(_) => "stream",
+            Place::Http(_) => "http",
+        };
+        f.debug_struct("HostSession").field("kind", &kind).field("state", &self.state()).finish()
+    }
+}
+
+/// Why input cannot be fed to a session.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NotAStream;
+
+impl std::fmt::Display for NotAStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an HTTP session reads its messages from HTTP requests, not from the host")
+    }
+}
+
+impl std::error::Error for NotAStream {}
+
+impl HostSession {
+    /// A session over a byte stream the host owns (stdio, in memory).
+    pub fn new(config: Arc<ServerConfig>, registry: Arc<Registry>) -> Self {
+        HostSession(Place::Stream(Box::new(ServerSession::new(config, registry))))
+    }
+
+    pub(crate) fn http(announced: Arc<Announced>) -> Self {
+        HostSession(Place::Http(announced))
+    }
+
+    fn stream(&mut self) -> Result<&mut ServerSession, NotAStream> {
+        match &mut self.0 {
+            Place::Stream(s) => Ok(s),
+            Place::Http(_) => Err(NotAStream),
+        }
+    }
+
+    /// Runs `f` on the engine session (an HTTP session's under its lock, routing what it
+    /// wrote to the session's streams).
+    fn engine<R>(&mut self, f: impl FnOnce(&mut ServerSession) -> R) -> R {
+        match &mut self.0 {
+            Place::Stream(s) => f(s),
+            Place::Http(a) => a.session.with(|i| f(&mut i.engine)),
+        }
+    }
+
+    /// Reads the engine session.
+    fn look<R>(&self, f: impl FnOnce(&ServerSession) -> R) -> R {
+        match &self.0 {
+            Place::Stream(s) => f(s),
+            Place::Http(a) => f(&a.session.lock().engine),
+        }
+    }
+
+    // ---- bytes and time -------------------------------------------------------------------
+
+    /// Feeds bytes read from the stream.
+    pub fn feed(&mut self, data: &[u8]) -> Result<(), NotAStream> {
+        self.stream()?.feed(data, Instant::now());
+        Ok(())
+    }
+
+    /// Handles one complete message.
+    pub fn handle_message(&mut self, data: &[u8]) -> Result<(), NotAStream> {
+        self.stream()?.handle_message(data, Instant::now());
+        Ok(())
+    }
+
+    /// The client's input ended: requests to it fail; calls in progress may still answer.
+    pub fn input_closed(&mut self) {
+        self.engine(|s| s.input_closed());
+    }
+
+    /// The next event for the host.
+    pub fn poll_event(&mut self) -> Option<Event> {
+        match &mut self.0 {
+            Place::Stream(s) => s.poll_event(),
+            Place::Http(a) => a.pop(),
+        }
+    }
+
+    /// Appends what is queued for the peer, newline-delimited, to `dst` (nothing over HTTP:
+    /// the service writes to the session's streams itself).
+    pub fn take_output(&mut self, dst: &mut Vec<u8>) {
+        if let Place::Stream(s) = &mut self.0 {
+            s.take_output(dst);
+        }
+    }
+
+    /// Whether [`HostSession::take_output`] has something.
+    pub fn has_output(&self) -> bool {
+        match &self.0 {
+            Place::Stream(s) => s.has_output(),
+            Place::Http(_) => false,
+        }
+    }
+
+    /// How long until [`HostSession::handle_timeout`] is due (never over HTTP: the service
+    /// runs the session's timers).
+    pub fn next_timeout(&self) -> Option<Duration> {
+        match &self.0 {
+            Place::Stream(s) => s.next_deadline().map(|d| d.saturating_duration_since(Instant::now())),
+            Place::Http(_) => None,
+        }
+    }
+
+    /// Expires timed-out requests.
+    pub fn handle_timeout(&mut self) {
+        self.engine(|s| s.handle_timeout(Instant::now()));
+    }
+
+    // ---- what handlers do -----------------------------------------------------------------
+
+    /// Completes a call with its outcome (ignored when the call was cancelled).
+    pub fn complete(&mut self, key: RequestKey, outcome: Outcome) {
+        self.engine(|s| s.complete(key, outcome));
+    }
+
+    /// Reports progress on a call; `Ok(false)` when the client asked for none.
+    pub fn progress(
+        &mut self,
+        key: RequestKey,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<&str>,
+    ) -> Result<bool, RpcError> {
+        self.engine(|s| s.progress(key, progress, total, message))
+    }
+
+    /// Sends a log message (tied to a call when `related` is set); false when the client's
+    /// level filters it out.
+    pub fn log(&mut self, level: LoggingLevel, logger: Option<&str>, data: Value, related: Option<RequestKey>) -> bool {
+        self.engine(|s| s.log(level, logger, data, related))
+    }
+
+    /// Sends a request to the client; its answer comes as [`Event::Response`] with the id
+    /// returned here.
+    pub fn request(&mut self, method: &str, params: Option<Value>, opts: &RequestOptions) -> Result<i64, RpcError> {
+        match &mut self.0 {
+            Place::Stream(s) => s.request(method, params, opts, Instant::now()).map(|id| id.0),
+            Place::Http(a) => a.session.request(method, params, opts).map(|id| id as i64),
+        }
+    }
+
+    /// Stops waiting for a request sent with [`HostSession::request`] and tells the client.
+    pub fn cancel_request(&mut self, id: i64, reason: Option<&str>) -> bool {
+        match &mut self.0 {
+            Place::Stream(s) => s.cancel_request(OutboundId(id), reason),
+            Place::Http(a) => a.session.cancel_request(id as u64, reason),
+        }
+    }
+
+    /// Tells the client a URL-mode elicitation finished.
+    pub fn elicitation_complete(&mut self, elicitation_id: &str) -> Result<(), RpcError> {
+        self.engine(|s| s.elicitation_complete(elicitation_id))
+    }
+
+    /// Closes the SSE connection a call answers on, so the client resumes it (SSE polling).
+    /// False when the call has no such stream (always, over stdio).
+    pub fn close_stream(&mut self, key: RequestKey) -> bool {
+        match &self.0 {
+            Place::Stream(_) => false,
+            Place::Http(a) => a.session.close_stream(key),
+        }
+    }
+
+    /// Applies a registry change to this session (an HTTP service applies them to its
+    /// sessions itself).
+    pub fn registry_changed(&mut self, change: &RegistryChange) {
+        self.engine(|s| s.registry_changed(change));
+    }
+
+    /// Ends the session: calls in progress are cancelled.
+    pub fn close(&mut self) {
+        match &mut self.0 {
+            Place::Stream(s) => s.close(),
+            Place::Http(a) => a.session.close(),
+        }
+    }
+
+    // ---- what it knows --------------------------------------------------------------------
+
+    /// The `Mcp-Session-Id` of an HTTP session with one.
+    pub fn session_id(&self) -> Option<String> {
+        match &self.0 {
+            Place::Stream(_) => None,
+            Place::Http(a) => a.session.id().map(str::to_string),
+        }
+    }
+
+    /// Lifecycle state.
+    pub fn state(&self) -> State {
+        self.look(|s| s.state())
+    }
+
+    /// The negotiated revision.
+    pub fn protocol_version(&self) -> Option<ProtocolVersion> {
+        self.look(|s| s.protocol_version())
+    }
+
+    /// The client's name and version.
+    pub fn client_info(&self) -> Option<Implementation> {
+        self.look(|s| s.client_info().cloned())
+    }
+
+    /// The client's capabilities.
+    pub fn client_capabilities(&self) -> ClientCapabilities {
+        self.look(|s| s.client_capabilities().clone())
+    }
+
+    /// The level the client asked logs to be filtered at.
+    pub fn log_level(&self) -> Option<LoggingLevel> {
+        self.look(|s| s.log_level())
+    }
+
+    /// Calls in progress.
+    pub fn in_flight(&self) -> usize {
+        self.look(|s| s.in_flight())
+    }
+}
