@@ -39,7 +39,7 @@ rust-bench:
 
 $(VENV)/.tools: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --disable-pip-version-check "maturin==1.16.0" "pytest>=8,<9" "ruff==0.14.*" "pyright==1.1.*" "pydantic>=2,<3"
+	$(PY) -m pip install -q --disable-pip-version-check "maturin==1.16.0" "pytest>=8,<9" "ruff==0.14.*" "pyright==1.1.*" "mypy==1.*" "pydantic>=2,<3"
 	touch $@
 
 ## python: `pip install .` of the package into .venv (no build isolation: maturin is there)
@@ -72,13 +72,15 @@ demo: build
 	@echo "== Node client -> Python weather server over Streamable HTTP"
 	bash examples/http_demo.sh "$(WEATHER_PY) --http {PORT}" "node examples/node/client.mjs --url {URL}"
 
-## check: formatting and lints (Rust and Python)
-check: $(VENV)/.tools
+## check: formatting and lints (Rust, Python, TypeScript), and the hand-written declarations
+## checked against what they declare: _core.pyi by mypy's stubtest against the installed module
+check: $(VENV)/.tools python
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(VENV)/bin/ruff format --check bench bindings-python/python examples/python tests/python tests/interop tests/conformance
 	$(VENV)/bin/ruff check bench bindings-python/python examples/python tests/python tests/interop tests/conformance
 	$(VENV)/bin/pyright --project $(CURDIR)/pyproject.toml
+	$(PY) -m mypy.stubtest hypermcp._core
 	npx --no-install tsc -p tsconfig.json
 
 ## test: build, lint, then every suite

@@ -5,7 +5,7 @@
 // limits, DNS-rebinding checks). Calls reach this loop in batches: the I/O thread queues them
 // and, only when its queue was empty, calls one thread-safe function; `_wake` then takes
 // everything queued as one JSON text. An HTTP session gets a ServerConnection (whose native
-// HttpSession completes straight into the engine, so handlers run exactly as over stdio) with
+// ServerSession completes straight into the engine, so handlers run exactly as over stdio) with
 // its first call; an idle session costs the loop nothing.
 //
 //   await server.run({ transport: 'http', port: 8000 });            // until SIGINT/SIGTERM

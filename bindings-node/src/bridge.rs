@@ -58,6 +58,18 @@ impl Wake {
     }
 }
 
+/// Every event `next` gives, as [`events_json`].
+pub fn poll_events_json(next: impl FnMut() -> Option<Event>) -> String {
+    events_json(&std::iter::from_fn(next).collect::<Vec<_>>())
+}
+
+/// What a session queued for the peer, as a buffer (empty when nothing is).
+pub fn output(take: impl FnOnce(&mut Vec<u8>)) -> napi::bindgen_prelude::Buffer {
+    let mut out = Vec::new();
+    take(&mut out);
+    out.into()
+}
+
 /// Events as JSON text of an array of `[kind, field, ...]` arrays (the layout:
 /// `events.cjs`), or an empty string when there are none.
 pub fn events_json<'a>(events: impl IntoIterator<Item = &'a Event>) -> String {

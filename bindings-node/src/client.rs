@@ -1,6 +1,6 @@
 //! The client side: one `ClientSession` per connection (sans-IO).
 
-use crate::bridge::{events_json, parse, parse_json, UNIT};
+use crate::bridge::{output, parse, parse_json, poll_events_json, UNIT};
 use crate::errors::{option_err, rpc_err};
 use hypermcp::engine::{self, RequestKey, RequestOptions};
 use hypermcp::transport::host::options::ClientSettings;
@@ -16,7 +16,6 @@ use std::time::Instant;
 #[napi]
 pub struct ClientSession {
     inner: engine::ClientSession,
-    out: Vec<u8>,
 }
 
 #[napi]
@@ -34,7 +33,7 @@ impl ClientSession {
         let capabilities = capabilities.map(|c| parse_json(&env, &c, "client capabilities")).transpose()?;
         let settings = ClientSettings { name, version, capabilities, protocol_version, timeout };
         let cfg = settings.into_config(UNIT).map_err(|e| option_err(&env, e))?;
-        Ok(ClientSession { inner: engine::ClientSession::new(Arc::new(cfg)), out: Vec::new() })
+        Ok(ClientSession { inner: engine::ClientSession::new(Arc::new(cfg)) })
     }
 
     /// Sends `initialize`; returns its request id.
@@ -59,15 +58,13 @@ impl ClientSession {
     /// `events.cjs`.
     #[napi]
     pub fn poll_events(&mut self) -> String {
-        events_json(std::iter::from_fn(|| self.inner.poll_event()).collect::<Vec<_>>().iter())
+        poll_events_json(|| self.inner.poll_event())
     }
 
     /// Everything queued for the peer.
     #[napi]
     pub fn take_output(&mut self) -> Buffer {
-        self.out.clear();
-        self.inner.take_output(&mut self.out);
-        Buffer::from(std::mem::take(&mut self.out))
+        output(|out| self.inner.take_output(out))
     }
 
     /// Sends a request (params as JSON text); returns its id. Throws when the server lacks

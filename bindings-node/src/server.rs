@@ -2,7 +2,7 @@
 //! the engine's catalogue and on a `HostSession` (a byte stream Node owns, or an HTTP
 //! session). Events come out and outcomes go back as JSON text.
 
-use crate::bridge::{events_json, parse, parse_json, UNIT};
+use crate::bridge::{output, parse, parse_json, poll_events_json, UNIT};
 use crate::errors::{definition_err, option_err, rpc_err, state_err};
 use hypermcp::catalogue::{self, ListKind, RegistryChange};
 use hypermcp::engine::{Outcome, RequestKey, RequestOptions};
@@ -100,12 +100,11 @@ impl Registry {
 #[napi]
 pub struct ServerSession {
     inner: HostSession,
-    out: Vec<u8>,
 }
 
 impl ServerSession {
     pub(crate) fn wrap(inner: HostSession) -> Self {
-        ServerSession { inner, out: Vec::new() }
+        ServerSession { inner }
     }
 }
 
@@ -137,16 +136,14 @@ impl ServerSession {
     /// layout: `events.cjs`.
     #[napi]
     pub fn poll_events(&mut self) -> String {
-        events_json(std::iter::from_fn(|| self.inner.poll_event()).collect::<Vec<_>>().iter())
+        poll_events_json(|| self.inner.poll_event())
     }
 
     /// Everything queued for the peer (newline-delimited), or an empty buffer (always over
     /// HTTP, where the engine writes to the session's streams).
     #[napi]
     pub fn take_output(&mut self) -> Buffer {
-        self.out.clear();
-        self.inner.take_output(&mut self.out);
-        Buffer::from(std::mem::take(&mut self.out))
+        output(|out| self.inner.take_output(out))
     }
 
     /// Whether output is waiting.

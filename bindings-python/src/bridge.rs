@@ -9,7 +9,7 @@ use hypermcp::transport::host::TimeUnit;
 use hypermcp::RequestId;
 use pyo3::exceptions::{PyOSError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::{Map, Number, Value};
 use std::io::{Read, Write};
 use std::os::fd::AsRawFd;
@@ -182,6 +182,13 @@ pub fn event_list<'py>(py: Python<'py>, mut next: impl FnMut() -> Option<Event>)
         list.append(event_tuple(py, &ev)?)?;
     }
     Ok(list)
+}
+
+/// What a session queued for the peer, as bytes (empty when nothing is); `buf` is reused.
+pub fn output<'py>(py: Python<'py>, buf: &mut Vec<u8>, take: impl FnOnce(&mut Vec<u8>)) -> Bound<'py, PyBytes> {
+    buf.clear();
+    take(buf);
+    PyBytes::new(py, buf)
 }
 
 fn field<'py>(py: Python<'py>, f: Field<'_>) -> PyResult<Bound<'py, PyAny>> {

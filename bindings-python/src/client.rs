@@ -1,6 +1,6 @@
 //! The client side: one `ClientSession` per connection, a thin handle on the engine.
 
-use crate::bridge::{event_list, from_py, from_py_opt, to_py_as, UNIT};
+use crate::bridge::{event_list, from_py, from_py_opt, output, to_py_as, UNIT};
 use crate::errors::{option_err, rpc_err};
 use hypermcp::engine::{self, RequestKey, RequestOptions};
 use hypermcp::transport::host::options::ClientSettings;
@@ -56,9 +56,7 @@ impl ClientSession {
     }
 
     fn take_output<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        self.out.clear();
-        self.inner.take_output(&mut self.out);
-        PyBytes::new(py, &self.out)
+        output(py, &mut self.out, |out| self.inner.take_output(out))
     }
 
     fn has_output(&self) -> bool {

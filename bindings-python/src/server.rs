@@ -2,7 +2,7 @@
 //! the engine's catalogue and on a `HostSession` (a byte stream the loop owns, or an HTTP
 //! session). Events come out as tuples; outcomes go back as Python objects.
 
-use crate::bridge::{event_list, from_py, from_py_as, from_py_opt, to_py_as, UNIT};
+use crate::bridge::{event_list, from_py, from_py_as, from_py_opt, output, to_py_as, UNIT};
 use crate::errors::{definition_err, option_err, rpc_err, state_err};
 use hypermcp::catalogue::{self, ListKind, RegistryChange};
 use hypermcp::engine::{Outcome, RequestKey, RequestOptions};
@@ -117,9 +117,7 @@ impl ServerSession {
     /// Everything queued for the peer, newline-delimited (empty when nothing is, and always
     /// over HTTP, where the engine writes to the session's streams).
     fn take_output<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        self.out.clear();
-        self.inner.take_output(&mut self.out);
-        PyBytes::new(py, &self.out)
+        output(py, &mut self.out, |out| self.inner.take_output(out))
     }
 
     /// Whether output is waiting.

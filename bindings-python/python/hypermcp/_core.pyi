@@ -1,7 +1,21 @@
 """Type stubs of the native module ``hypermcp._core`` (written by hand; keep in step with
 bindings-python/src/*.rs)."""
 
-from typing import Any
+from typing import Any, final
+
+from typing_extensions import Self
+
+__all__ = [
+    "__version__",
+    "PROTOCOL_VERSIONS",
+    "EVENT_LAYOUTS",
+    "Registry",
+    "ServerSession",
+    "ClientSession",
+    "HttpServer",
+    "HttpClientStream",
+    "keep_freed_memory",
+]
 
 __version__: str
 PROTOCOL_VERSIONS: list[str]
@@ -10,10 +24,11 @@ EVENT_LAYOUTS: list[tuple[str, list[str]]]
 
 def keep_freed_memory() -> bool: ...
 
+@final
 class Registry:
     """The tools, resources, templates and prompts of one server."""
 
-    def __init__(self) -> None: ...
+    def __new__(cls) -> Self: ...
     def notify_resource_updated(self, uri: str) -> None: ...
     def add_tool(self, definition: dict[str, Any]) -> None: ...
     def remove_tool(self, name: str) -> bool: ...
@@ -25,12 +40,13 @@ class Registry:
     def remove_prompt(self, name: str) -> bool: ...
     def set_page_size(self, n: int) -> None: ...
 
+@final
 class ServerSession:
     """The server end of one connection, wherever its bytes go: a byte stream the loop owns
     (made here), or an HTTP session (from ``HttpServer.session``), which takes no input from
     the loop and never has output or a deadline for it."""
 
-    def __init__(self, config: dict[str, Any], registry: Registry) -> None: ...
+    def __new__(cls, config: dict[str, Any], registry: Registry) -> Self: ...
     def feed(self, data: bytes) -> None: ...
     def handle_message(self, data: bytes) -> None: ...
     def poll_events(self) -> list[tuple[Any, ...]]: ...
@@ -74,10 +90,11 @@ class ServerSession:
     @property
     def in_flight(self) -> int: ...
 
+@final
 class HttpServer:
     """The engine's HTTP service on a native I/O thread; calls reach the loop in batches."""
 
-    def __init__(self, config: dict[str, Any], registry: Registry, options: dict[str, Any]) -> None: ...
+    def __new__(cls, config: dict[str, Any], registry: Registry, options: dict[str, Any]) -> Self: ...
     @staticmethod
     def check_options(options: dict[str, Any]) -> None: ...
     @property
@@ -100,11 +117,12 @@ class HttpServer:
     @property
     def session_count(self) -> int: ...
 
+@final
 class HttpClientStream:
     """An HTTP connection to an MCP server as a byte stream (the engine's HTTP client on the
     I/O thread)."""
 
-    def __init__(self, url: str, options: dict[str, Any]) -> None: ...
+    def __new__(cls, url: str, options: dict[str, Any]) -> Self: ...
     def start(self) -> None: ...
     def fileno(self) -> int: ...
     def write(self, data: bytes) -> bool: ...
@@ -113,17 +131,18 @@ class HttpClientStream:
     @property
     def connected(self) -> bool: ...
 
+@final
 class ClientSession:
     """The client end of one connection (sans-IO)."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         name: str,
         version: str,
         capabilities: dict[str, Any] | None = None,
         protocol_version: str | None = None,
         timeout: float | None = None,
-    ) -> None: ...
+    ) -> Self: ...
     def initialize(self) -> int: ...
     def feed(self, data: bytes) -> None: ...
     def handle_message(self, data: bytes) -> None: ...
