@@ -1,6 +1,19 @@
 //! The MCP wire model: one neutral set of types that is a superset of every revision
-//! ([`types`]), the revisions themselves and what each allows ([`version`]), and the edge
-//! conversions that shape a neutral value for one negotiated revision ([`edge`]).
+//! ([`types`], one file per spec area), the revisions themselves and what each allows
+//! ([`version`]), and the edge conversions that shape a neutral value for one negotiated
+//! revision ([`edge`]).
+
+mod common;
+mod completion;
+mod content;
+mod elicitation;
+mod lifecycle;
+mod logging;
+mod prompts;
+mod resources;
+mod roots;
+mod sampling;
+mod tools;
 
 pub mod edge;
 pub mod types;
