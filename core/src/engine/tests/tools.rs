@@ -71,6 +71,30 @@ fn invalid_arguments_are_a_tool_error_in_2025_11_25() {
 }
 
 #[test]
+fn arguments_refused_by_the_host_are_answered_as_the_revision_wants() {
+    // A host's own check (a zod schema) failed: the engine applies the same rule as for
+    // JSON Schema, naming the tool from the call in flight.
+    let t0 = Instant::now();
+    for (v, as_result) in [("2025-06-18", false), ("2025-11-25", true)] {
+        let mut s = ready(echo_registry(), v, json!({}), t0);
+        send(&mut s, call_echo(json!(1), "hi"), t0);
+        let inv = invocation(&mut s);
+        s.complete(inv.key, Outcome::InvalidArguments(vec!["text: too short".into(), "(root): no".into()]));
+        let msg = one_line(&mut s);
+        let message = "Invalid arguments for tool echo: text: too short; (root): no";
+        if as_result {
+            assert_eq!(msg["result"]["isError"], true, "{v}: {msg}");
+            assert_eq!(msg["result"]["content"][0]["text"], message, "{v}");
+        } else {
+            let err = assert_error(&msg, json!(1), codes::INVALID_PARAMS);
+            assert_eq!(err["message"], format!("Invalid params: {message}"), "{v}");
+            assert_eq!(err["data"], json!({"tool": "echo", "errors": ["text: too short", "(root): no"]}), "{v}");
+        }
+        assert_eq!(s.in_flight(), 0);
+    }
+}
+
+#[test]
 fn output_schema_is_enforced() {
     let t0 = Instant::now();
     let reg = Registry::new();
