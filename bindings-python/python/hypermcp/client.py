@@ -12,11 +12,17 @@ connection are fed to it, the events it reports are dispatched (answers resolve 
 callers await, server requests run the handlers as tasks) and what it queues is written back.
 One loop timer armed at the session's next deadline expires timed-out requests.
 
+This module holds the public API: :class:`Client` (construction, lifecycle, the request
+methods, the session's state), the handler types, :func:`prompt_ref` / :func:`resource_ref`
+and the connection interface :class:`_ClientConnection`. The session driver is ``Client``'s
+base class, ``ClientDriver`` in ``_client_driver.py``.
+
 Connections
 -----------
 The client talks to the server through a :class:`_ClientConnection`, a small interface any
-transport implements (the subprocess one, :class:`_StdioConnection`, is below; an in-memory
-one to a ``Server`` object plugs in the same way)::
+transport implements (the subprocess one, :class:`_StdioConnection`, is in ``_stdio_client.py``
+and the HTTP one, :class:`_HttpConnection`, in ``_http_client.py``, each beside its server
+twin; an in-memory one to a ``Server`` object, in ``_memory.py``, plugs in the same way)::
 
     class MyConnection(_ClientConnection):
         async def start(self, client: Client) -> None:
@@ -42,36 +48,22 @@ at once): the client notices and handles the new input after the current batch.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import json
-import logging
 import os
-import signal
-import sys
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from pathlib import Path
 from types import TracebackType
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any
 
 from . import _core
-from ._events import (
-    CANCELLED_KEY,
-    ELICITATION_PARAMS,
-    KEY,
-    KIND,
-    NOTIFICATION_METHOD,
-    NOTIFICATION_PARAMS,
-    PROGRESS_ID,
-    PROGRESS_MESSAGE,
-    PROGRESS_TOTAL,
-    PROGRESS_VALUE,
-    RESPONSE_ID,
-    RESPONSE_OK,
-    RESPONSE_RESULT,
-    SAMPLING_PARAMS,
-)
+from ._client_driver import ClientDriver
 from ._records import CompleteResult, Page, Record, ResourceResult, ToolResult, as_object, wrap
-from .errors import INTERNAL_ERROR, ConnectionClosed, InternalError, McpError, ToolError
+from .errors import ConnectionClosed, InternalError, ToolError
+
+if TYPE_CHECKING:
+    # The transports import this module (they subclass _ClientConnection): they load on first
+    # use (see __getattr__ below), and stay importable from here.
+    from ._http_client import _HttpConnection as _HttpConnection
+    from ._stdio_client import _StdioConnection as _StdioConnection
 
 __all__ = [
     "Client",
@@ -91,8 +83,6 @@ __all__ = [
     "resource_ref",
 ]
 
-_log = logging.getLogger("hypermcp.client")
-
 #: ``(progress, total, message)``; may be async.
 ProgressHandler = Callable[[float, float | None, str | None], Awaitable[None] | None]
 #: ``sampling/createMessage`` params -> a ``CreateMessageResult`` dict; may be async.
@@ -110,10 +100,18 @@ RootList = Sequence[str | os.PathLike[str] | Mapping[str, Any]]
 #: A list of roots, or a callable (sync or async) returning the current list.
 Roots = RootList | Callable[[], RootList | Awaitable[RootList]]
 
-_STDERR_KEEP = 64 * 1024
-_STDERR_IN_MESSAGE = 2000
-_DRAIN_ABOVE = 64 * 1024
-_CHUNK = 256 * 1024
+
+def __getattr__(name: str) -> Any:
+    # The stdio and HTTP connections, defined beside their server twins, load on first use.
+    if name == "_StdioConnection":
+        from ._stdio_client import _StdioConnection
+
+        return _StdioConnection
+    if name == "_HttpConnection":
+        from ._http_client import _HttpConnection
+
+        return _HttpConnection
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def prompt_ref(name: str) -> dict[str, Any]:
@@ -124,44 +122,6 @@ def prompt_ref(name: str) -> dict[str, Any]:
 def resource_ref(uri: str) -> dict[str, Any]:
     """A completion reference to a resource template (for :meth:`Client.complete`)."""
     return {"type": "ref/resource", "uri": uri}
-
-
-def _spawn(coro: Awaitable[Any], tasks: set[asyncio.Future[Any]]) -> None:
-    """Runs a callback's awaitable as a task, keeping a reference and logging failures."""
-    fut = asyncio.ensure_future(coro)
-    tasks.add(fut)
-
-    def done(f: asyncio.Future[Any]) -> None:
-        tasks.discard(f)
-        if not f.cancelled() and f.exception() is not None:
-            _log.error("client callback failed", exc_info=f.exception())
-
-    fut.add_done_callback(done)
-
-
-def _root(item: str | os.PathLike[str] | Mapping[str, Any]) -> dict[str, Any]:
-    if isinstance(item, str):
-        return {"uri": item}
-    if isinstance(item, os.PathLike):
-        path = Path(os.fspath(item)).resolve()
-        return {"uri": path.as_uri(), "name": path.name or str(path)}
-    if isinstance(item, Mapping):  # pyright: ignore[reportUnnecessaryIsInstance]
-        return dict(item)
-    raise TypeError(f"a root is a URI string, a path or a dict, not {type(item).__name__}")
-
-
-def _as_result(value: Any, what: str) -> Any:
-    """A handler's return value as a JSON-able dict."""
-    if isinstance(value, Mapping):
-        mapping = cast("Mapping[str, Any]", value)
-        return mapping if isinstance(mapping, dict) else dict(mapping)
-    for name in ("to_dict", "model_dump"):
-        method = getattr(value, name, None)
-        if callable(method):
-            out = method(by_alias=True, exclude_none=True) if name == "model_dump" else method()
-            if isinstance(out, dict):
-                return out  # pyright: ignore[reportUnknownVariableType]
-    raise TypeError(f"the {what} handler returned {type(value).__name__}, expected a dict")
 
 
 class _ClientConnection:
@@ -197,290 +157,7 @@ class _ClientConnection:
         return ""
 
 
-class _StdioConnection(_ClientConnection):
-    """A server subprocess: JSON-RPC over its stdin/stdout, stderr captured."""
-
-    def __init__(
-        self,
-        command: str | os.PathLike[str],
-        args: Sequence[str | os.PathLike[str]],
-        env: Mapping[str, str] | None,
-        cwd: str | os.PathLike[str] | None,
-        stderr_handler: StderrHandler | None,
-    ) -> None:
-        self._argv = [os.fspath(command), *(os.fspath(a) for a in args)]
-        self._env = env
-        self._cwd = cwd
-        self._stderr_handler = stderr_handler
-        self._proc: asyncio.subprocess.Process | None = None
-        self._stdin: asyncio.StreamWriter | None = None
-        self._stdout_task: asyncio.Task[None] | None = None
-        self._stderr_task: asyncio.Task[None] | None = None
-        self._tail = bytearray()
-        self._new_group = sys.platform != "win32"
-
-    @property
-    def pid(self) -> int | None:
-        """The server process id (``None`` before start)."""
-        return None if self._proc is None else self._proc.pid
-
-    @property
-    def returncode(self) -> int | None:
-        """The server's exit status once it exited."""
-        return None if self._proc is None else self._proc.returncode
-
-    async def start(self, client: Client) -> None:
-        env = None if self._env is None else {**os.environ, **self._env}
-        proc = await asyncio.create_subprocess_exec(
-            *self._argv,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env=env,
-            cwd=self._cwd,
-            # Its own process group, so closing can stop what it spawned (npx -> node) too.
-            start_new_session=self._new_group,
-        )
-        self._proc = proc
-        self._stdin = proc.stdin
-        loop = asyncio.get_running_loop()
-        self._stderr_task = loop.create_task(self._read_stderr())
-        self._stdout_task = loop.create_task(self._read_stdout(client))
-
-    async def _read_stdout(self, client: Client) -> None:
-        proc = self._proc
-        assert proc is not None and proc.stdout is not None
-        stdout = proc.stdout
-        try:
-            while True:
-                data = await stdout.read(_CHUNK)
-                if not data:
-                    break
-                client._feed(data)  # pyright: ignore[reportPrivateUsage]
-        except (ConnectionError, OSError) as exc:
-            _log.debug("reading the server's stdout failed: %s", exc)
-        # The server's output ended: give its stderr and exit status a moment to arrive so
-        # the error reported to callers can name them.
-        if self._stderr_task is not None:
-            await asyncio.wait([self._stderr_task], timeout=0.5)
-        if proc.returncode is None:
-            waiter = asyncio.ensure_future(proc.wait())
-            done, _ = await asyncio.wait([waiter], timeout=0.5)
-            if not done:
-                waiter.cancel()
-        client._eof()  # pyright: ignore[reportPrivateUsage]
-
-    async def _read_stderr(self) -> None:
-        proc = self._proc
-        assert proc is not None and proc.stderr is not None
-        stderr = proc.stderr
-        handler = self._stderr_handler
-        partial = b""
-        try:
-            while True:
-                chunk = await stderr.read(65536)
-                if not chunk:
-                    break
-                self._tail += chunk
-                if len(self._tail) > _STDERR_KEEP:
-                    del self._tail[: len(self._tail) - _STDERR_KEEP]
-                if handler is None:
-                    continue
-                partial += chunk
-                *lines, partial = partial.split(b"\n")
-                if len(partial) > _STDERR_KEEP:
-                    lines.append(partial)
-                    partial = b""
-                for line in lines:
-                    await self._emit(handler, line)
-        except (ConnectionError, OSError) as exc:
-            _log.debug("reading the server's stderr failed: %s", exc)
-        if handler is not None and partial:
-            await self._emit(handler, partial)
-
-    @staticmethod
-    async def _emit(handler: StderrHandler, line: bytes) -> None:
-        try:
-            out = handler(line.rstrip(b"\r").decode("utf-8", "replace"))
-            if inspect.isawaitable(out):
-                await out
-        except Exception:  # noqa: BLE001 - a user callback must not stop the reader
-            _log.exception("stderr_handler failed")
-
-    def write(self, data: bytes) -> None:
-        stdin = self._stdin
-        if stdin is None or stdin.is_closing():
-            return
-        try:
-            stdin.write(data)
-        except (ConnectionError, OSError, RuntimeError) as exc:
-            _log.debug("writing to the server failed: %s", exc)
-
-    async def drain(self) -> None:
-        stdin = self._stdin
-        if stdin is None or stdin.is_closing() or stdin.transport.get_write_buffer_size() <= _DRAIN_ABOVE:
-            return
-        try:
-            await stdin.drain()
-        except (ConnectionError, OSError) as exc:
-            _log.debug("writing to the server failed: %s", exc)
-
-    def close(self) -> None:
-        stdin = self._stdin
-        if stdin is not None and not stdin.is_closing():
-            try:
-                stdin.close()
-            except (ConnectionError, OSError, RuntimeError):
-                pass
-
-    def _signal(self, kill: bool) -> None:
-        proc = self._proc
-        if proc is None or proc.returncode is not None:
-            return  # reaped: the pid (and group id) may belong to someone else now
-        try:
-            if sys.platform != "win32" and self._new_group:
-                os.killpg(proc.pid, signal.SIGKILL if kill else signal.SIGTERM)
-            elif kill:
-                proc.kill()
-            else:
-                proc.terminate()
-        except (ProcessLookupError, PermissionError):
-            pass
-
-    async def _exited_within(self, seconds: float) -> bool:
-        proc = self._proc
-        assert proc is not None
-        if proc.returncode is not None:
-            return True
-        waiter = asyncio.ensure_future(proc.wait())
-        done, _ = await asyncio.wait([waiter], timeout=seconds)
-        if not done:
-            waiter.cancel()
-        return proc.returncode is not None
-
-    async def wait_closed(self) -> None:
-        """Closes stdin, waits up to 2 s for the server to exit, then SIGTERM (2 s more),
-        then SIGKILL; the process is always reaped."""
-        proc = self._proc
-        if proc is None:
-            return
-        self.close()
-        try:
-            if not await self._exited_within(2.0):
-                self._signal(kill=False)
-                if not await self._exited_within(2.0):
-                    self._signal(kill=True)
-                    await proc.wait()
-        except BaseException:
-            # Cancelled while waiting: never leave the server running (the loop reaps it).
-            self._signal(kill=True)
-            raise
-        finally:
-            for task in (self._stdout_task, self._stderr_task):
-                if task is not None and not task.done():
-                    done, _ = await asyncio.wait([task], timeout=0.5)
-                    if not done:
-                        task.cancel()
-            if self._stdin is not None:
-                try:
-                    await self._stdin.wait_closed()
-                except (ConnectionError, OSError):
-                    pass
-
-    @property
-    def stderr(self) -> str:
-        return self._tail.decode("utf-8", "replace")
-
-    def failure_detail(self) -> str:
-        parts: list[str] = []
-        code = self.returncode
-        if code is not None:
-            if code < 0:
-                try:
-                    name = signal.Signals(-code).name
-                except ValueError:
-                    name = f"signal {-code}"
-                parts.append(f"the server process was killed by {name}")
-            else:
-                parts.append(f"the server process exited with code {code}")
-        tail = self.stderr.strip()
-        if tail:
-            if len(tail) > _STDERR_IN_MESSAGE:
-                tail = "..." + tail[-_STDERR_IN_MESSAGE:]
-            parts.append(f"its stderr ended with:\n{tail}")
-        return "; ".join(parts)
-
-
-class _HttpConnection(_ClientConnection):
-    """An MCP server over HTTP: Streamable HTTP (or the legacy HTTP+SSE transport), run by the
-    engine on its I/O thread as a byte stream this loop drives."""
-
-    def __init__(self, url: str, headers: Mapping[str, str] | None, options: dict[str, Any]) -> None:
-        self.url = url
-        pairs = [(str(k), str(v)) for k, v in (headers or {}).items()]
-        # The engine checks the options now (OptionError), and connects on start().
-        self._native = _core.HttpClientStream(url, {"headers": pairs, **options})
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._ended: asyncio.Future[None] | None = None
-        self._error: str | None = None
-
-    async def start(self, client: Client) -> None:
-        """Connects (the TCP connection, and for ``transport="sse"`` the event stream and its
-        ``endpoint`` event); raises :class:`~hypermcp.errors.ConnectionClosed` naming the URL
-        and the cause when that fails."""
-        native = self._native
-        self._loop = loop = asyncio.get_running_loop()
-        self._ended = ended = loop.create_future()
-        opened: asyncio.Future[None] = loop.create_future()
-        fd = native.fileno()
-
-        def readable() -> None:
-            data, end, error = native.take()
-            if not opened.done():
-                if native.connected:
-                    opened.set_result(None)
-                elif end:
-                    # Never connected: start() raises; the client is not told of an end.
-                    loop.remove_reader(fd)
-                    self._error = error
-                    ended.set_result(None)
-                    opened.set_exception(ConnectionClosed(error or f"cannot connect to {self.url}"))
-                    return
-            if data:
-                client._feed(data)  # pyright: ignore[reportPrivateUsage]
-            if end:
-                loop.remove_reader(fd)
-                self._error = error
-                if not ended.done():
-                    ended.set_result(None)
-                client._eof()  # pyright: ignore[reportPrivateUsage]
-
-        loop.add_reader(fd, readable)
-        native.start()
-        await opened
-        if ended.done():
-            # It ended as soon as it opened (Client.connect would wait for the handshake).
-            raise ConnectionClosed(self._error or f"{self.url}: the connection closed as it opened")
-
-    def write(self, data: bytes) -> None:
-        self._native.write(data)
-
-    def close(self) -> None:
-        self._native.close()
-
-    async def wait_closed(self) -> None:
-        """Ends the session (DELETE) and waits up to 5 s for the transport to finish."""
-        self.close()
-        if self._ended is not None and not self._ended.done():
-            done, _ = await asyncio.wait([self._ended], timeout=5.0)
-            if not done and self._loop is not None:
-                self._loop.remove_reader(self._native.fileno())
-
-    def failure_detail(self) -> str:
-        return self._error or ""
-
-
-class Client:
+class Client(ClientDriver):
     """An MCP client session over one connection.
 
     Use :meth:`Client.stdio` to spawn a server, or pass a connection (or an object offering
@@ -531,29 +208,19 @@ class Client:
             caps["elicitation"] = {"form": {}, "url": {}} if elicitation_url else {"form": {}}
         if roots is not None:
             caps["roots"] = {"listChanged": True}
-        self._session = _core.ClientSession(
+        session = _core.ClientSession(
             name, _core.__version__ if version is None else version, caps or None, protocol_version, timeout
         )
-        self._conn: _ClientConnection = conn
-        self._sampling_handler = sampling_handler
-        self._elicitation_handler = elicitation_handler
-        self._roots = roots
-        self._logging_handler = logging_handler
-        self._message_handler = message_handler
-        self._progress_handler = progress_handler
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._pending: dict[int, asyncio.Future[Any]] = {}
-        self._progress: dict[int, ProgressHandler] = {}
-        self._handlers: dict[int, asyncio.Task[None]] = {}
-        self._callbacks: set[asyncio.Future[Any]] = set()
-        self._timer: asyncio.TimerHandle | None = None
-        self._init_id: int | None = None
-        self._server: Record = Record()
-        self._pumping = False
-        self._repump = False
-        self._closed = False
-        self._close_message: str | None = None
-        self._shutdown: asyncio.Task[None] | None = None
+        super().__init__(
+            conn,
+            session,
+            sampling_handler=sampling_handler,
+            elicitation_handler=elicitation_handler,
+            roots=roots,
+            logging_handler=logging_handler,
+            message_handler=message_handler,
+            progress_handler=progress_handler,
+        )
 
     @classmethod
     def stdio(
@@ -583,6 +250,8 @@ class Client:
         ``stderr_handler`` when given. The process is spawned by :meth:`connect` (or
         ``async with``) and stopped by :meth:`close`. Other options: see :class:`Client`.
         """
+        from ._stdio_client import _StdioConnection
+
         return cls(
             _StdioConnection(command, args, env, cwd, stderr_handler),
             name=name,
@@ -633,6 +302,8 @@ class Client:
         reached fails :meth:`connect` with :class:`~hypermcp.errors.ConnectionClosed` naming
         the URL; once nothing listens at its address any more, pending and later calls fail
         with ``ConnectionClosed`` too. Other options: see :class:`Client`."""
+        from ._http_client import _HttpConnection
+
         options = {"transport": transport, "connect_timeout": connect_timeout, "open_get_stream": open_get_stream}
         return cls(
             _HttpConnection(url, headers, options),
@@ -698,221 +369,7 @@ class Client:
     ) -> None:
         await self.close()
 
-    def _end(self, message: str) -> None:
-        if self._closed:
-            return
-        self._closed = True
-        self._close_message = message
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        self._session.close()  # pending requests fail, the server's requests are cancelled
-        self._pump()
-        self._conn.close()
-
-    # ---- input from the connection -----------------------------------------------------------
-
-    def _feed(self, data: bytes) -> None:
-        """Bytes from the server (called by the connection)."""
-        if self._closed:
-            return
-        self._session.feed(data)
-        self._pump()
-
-    def _eof(self) -> None:
-        """The server's side ended (called by the connection)."""
-        if self._closed:
-            return
-        detail = self._conn.failure_detail()
-        self._end("the server closed the connection" + (f" ({detail})" if detail else ""))
-
-    def _pump(self) -> None:
-        """Dispatches every pending event, writes what is queued, re-arms the timer."""
-        if self._pumping:
-            self._repump = True  # re-entered from write(): the outer pass loops again
-            return
-        session = self._session
-        self._pumping = True
-        try:
-            while True:
-                self._repump = False
-                while True:
-                    events = session.poll_events()
-                    if not events:
-                        break
-                    for ev in events:
-                        self._dispatch(ev)
-                if session.has_output():
-                    self._conn.write(session.take_output())
-                if not self._repump:
-                    break
-        finally:
-            self._pumping = False
-        if not self._closed:
-            self._arm_timer()
-
-    def _arm_timer(self) -> None:
-        delay = self._session.next_timeout()
-        timer = self._timer
-        if delay is None:
-            if timer is not None:
-                timer.cancel()
-                self._timer = None
-            return
-        loop = self._loop
-        assert loop is not None
-        when = loop.time() + delay + 0.001
-        if timer is not None:
-            if timer.when() <= when:
-                return  # fires first; it re-arms for the rest
-            timer.cancel()
-        self._timer = loop.call_at(when, self._on_timer)
-
-    def _on_timer(self) -> None:
-        self._timer = None
-        if self._closed:
-            return
-        self._session.handle_timeout()
-        self._pump()
-
-    def _dispatch(self, ev: tuple[Any, ...]) -> None:
-        kind = ev[KIND]
-        if kind == "response":
-            rid = ev[RESPONSE_ID]
-            self._progress.pop(rid, None)
-            fut = self._pending.pop(rid, None)
-            if fut is None or fut.done():
-                return
-            if ev[RESPONSE_OK]:
-                fut.set_result(ev[RESPONSE_RESULT])
-                return
-            err = ev[RESPONSE_RESULT]
-            if isinstance(err, ConnectionClosed) and self._close_message is not None:
-                err = ConnectionClosed(self._close_message, err.data)
-            fut.set_exception(err)
-        elif kind == "progress":
-            handler = self._progress.get(ev[PROGRESS_ID])
-            if handler is not None:
-                self._callback(handler, ev[PROGRESS_VALUE], ev[PROGRESS_TOTAL], ev[PROGRESS_MESSAGE])
-        elif kind == "notification":
-            method: str = ev[NOTIFICATION_METHOD]
-            params = wrap(ev[NOTIFICATION_PARAMS])
-            if method == "notifications/message" and self._logging_handler is not None:
-                self._callback(self._logging_handler, params if params is not None else Record())
-            elif self._message_handler is not None:
-                self._callback(self._message_handler, method, params)
-        elif kind == "initialized":
-            self._server = wrap(self._session.server) or Record()
-            if self._init_id is not None:
-                fut = self._pending.pop(self._init_id, None)
-                self._init_id = None
-                if fut is not None and not fut.done():
-                    fut.set_result(None)
-        elif kind == "cancelled":
-            task = self._handlers.pop(ev[CANCELLED_KEY], None)
-            if task is not None:
-                task.cancel()
-        elif kind in ("sampling", "elicitation", "roots"):
-            loop = self._loop
-            assert loop is not None
-            key: int = ev[KEY]
-            params = (
-                ev[SAMPLING_PARAMS] if kind == "sampling" else ev[ELICITATION_PARAMS] if kind == "elicitation" else None
-            )
-            self._handlers[key] = loop.create_task(self._serve(kind, key, params))
-
-    def _callback(self, fn: Callable[..., Any], *args: Any) -> None:
-        try:
-            out = fn(*args)
-        except Exception:  # noqa: BLE001 - a user callback must not stop the session
-            _log.exception("client callback %r failed", fn)
-            return
-        if inspect.isawaitable(out):
-            _spawn(out, self._callbacks)
-
-    # ---- the server's requests ---------------------------------------------------------------
-
-    async def _serve(self, kind: str, key: int, params: Any) -> None:
-        try:
-            if kind == "roots":
-                result: Any = {"roots": await self._list_roots()}
-            else:
-                handler = self._sampling_handler if kind == "sampling" else self._elicitation_handler
-                if handler is None:
-                    raise McpError(-32601, f"this client does not handle {kind}")
-                out: Any = handler(wrap(params))
-                if inspect.isawaitable(out):
-                    out = await out
-                result = _as_result(out, kind)
-        except asyncio.CancelledError:
-            self._handlers.pop(key, None)
-            raise  # the server cancelled it (or the session closed): no answer
-        except McpError as exc:
-            self._handlers.pop(key, None)
-            self._session.respond_error(key, exc.code, exc.message, exc.data)
-        except Exception as exc:  # noqa: BLE001 - answered to the server as -32603
-            self._handlers.pop(key, None)
-            _log.debug("the %s handler failed", kind, exc_info=True)
-            self._session.respond_error(key, INTERNAL_ERROR, str(exc) or type(exc).__name__)
-        else:
-            self._handlers.pop(key, None)
-            try:
-                self._session.respond(key, result)
-            except (TypeError, ValueError) as exc:
-                self._session.respond_error(key, INTERNAL_ERROR, f"the {kind} handler returned {exc}")
-        if not self._closed:
-            self._pump()
-
-    async def _list_roots(self) -> list[dict[str, Any]]:
-        roots = self._roots
-        if roots is None:
-            return []
-        if callable(roots):
-            got: Any = roots()
-            if inspect.isawaitable(got):
-                got = await got
-            roots = got
-        return [_root(r) for r in roots]  # pyright: ignore[reportGeneralTypeIssues, reportUnknownVariableType]
-
     # ---- requests ----------------------------------------------------------------------------
-
-    def _check_open(self) -> None:
-        if self._loop is None:
-            raise RuntimeError("the client is not connected: use `async with` or `await client.connect()`")
-        if self._closed:
-            raise ConnectionClosed(self._close_message or "the connection is closed")
-
-    async def _request(
-        self,
-        method: str,
-        params: dict[str, Any] | None = None,
-        *,
-        timeout: float | None = None,
-        progress_handler: ProgressHandler | None = None,
-        reset_timeout_on_progress: bool = False,
-    ) -> Any:
-        self._check_open()
-        loop = self._loop
-        assert loop is not None
-        # Progress is asked for when someone listens, and to let it extend the timeout.
-        progress = progress_handler is not None or reset_timeout_on_progress
-        rid = self._session.request(method, params, timeout, progress, reset_timeout_on_progress)
-        fut: asyncio.Future[Any] = loop.create_future()
-        self._pending[rid] = fut
-        if progress_handler is not None:
-            self._progress[rid] = progress_handler
-        self._pump()
-        try:
-            await self._conn.drain()
-            return await fut
-        except asyncio.CancelledError:
-            # The caller gave up (task cancelled, wait_for expired): tell the server.
-            if self._pending.pop(rid, None) is not None:
-                self._progress.pop(rid, None)
-                if not self._closed:
-                    self._session.cancel_request(rid, "cancelled by the client")
-                    self._pump()
-            raise
 
     async def request(
         self,

@@ -1,0 +1,425 @@
+'use strict';
+// The session driver of `Client`, its base class (`Client` in client.cjs adds the public API:
+// construction, the lifecycle, the request methods and the session's state). It drives a
+// native sans-IO `ClientSession`: bytes read from the transport are fed to it, the events it
+// reports are dispatched (answers settle the promises callers await, server requests run the
+// handlers) and what it queues is written back. One unref'd timer armed at the session's next
+// deadline expires timed-out requests. Requests issued in the same tick go out in one write.
+
+const path = require('node:path');
+const { pathToFileURL } = require('node:url');
+const {
+  METHOD_NOT_FOUND,
+  INTERNAL_ERROR,
+  CONNECTION_CLOSED,
+  McpError,
+  MethodNotFound,
+  InternalError,
+  ConnectionClosed,
+  AbortError,
+  errorFromObject,
+} = require('./errors.cjs');
+const E = require('./events.cjs');
+
+const NO_LIMIT_MS = 1e12; // "no timeout" for one call (the session's default applies when undefined)
+const MAX_TIMER_MS = 2 ** 31 - 1;
+const SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
+
+function argError(message) {
+  const err = new TypeError(message);
+  err.code = 'ERR_INVALID_ARG_VALUE';
+  return err;
+}
+
+/** A timeout option (ms) for the native side: undefined = default, null/Infinity = none. */
+function timeoutMs(ms, what) {
+  if (ms === undefined) return undefined;
+  if (ms === null || ms === Infinity) return NO_LIMIT_MS;
+  if (typeof ms !== 'number' || Number.isNaN(ms) || ms < 0) {
+    throw argError(`${what} must be a number of milliseconds >= 0, null or Infinity (got ${String(ms)})`);
+  }
+  return Math.min(ms, NO_LIMIT_MS);
+}
+
+function isObject(v) {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function reasonText(reason) {
+  if (reason === undefined || reason === null) return 'cancelled by the client';
+  if (typeof reason === 'string') return reason;
+  if (reason instanceof Error) return reason.message || reason.name;
+  return String(reason);
+}
+
+function abortError(signal) {
+  const reason = signal.reason;
+  if (reason instanceof AbortError) return reason;
+  const text = reason instanceof Error && reason.name !== 'AbortError' ? `: ${reason.message}` : '';
+  return new AbortError(`the request was aborted${text}`, reason);
+}
+
+function toRoot(item) {
+  if (typeof item === 'string') {
+    if (SCHEME.test(item)) return { uri: item };
+    const abs = path.resolve(item);
+    return { uri: pathToFileURL(abs).href, name: path.basename(abs) || abs };
+  }
+  if (item instanceof URL) return { uri: item.href };
+  if (isObject(item) && typeof item.uri === 'string') return { ...item };
+  throw new TypeError(`a root is a URI string, a path, a URL or {uri, name?}, not ${JSON.stringify(item)}`);
+}
+
+/** Drives one client session over one transport (the base of `Client`). */
+class ClientDriver {
+  /**
+   * @param transport the connection to the server (see the top of client.cjs)
+   * @param session the native ClientSession
+   * @param options the Client's options (the handlers and callbacks are taken from them)
+   */
+  constructor(transport, session, options) {
+    this._session = session;
+    this._transport = transport;
+    this._onSampling = options.onSampling ?? null;
+    this._onElicitation = options.onElicitation ?? null;
+    this._roots = options.roots ?? null;
+    this._onLog = options.onLog ?? null;
+    this._onNotification = options.onNotification ?? null;
+    this._onError = options.onError ?? null;
+    this._pending = new Map(); // outbound id -> {resolve, reject, onProgress, cleanup}
+    this._serving = new Map(); // server request key -> AbortController
+    this._timer = null;
+    this._timerAt = 0;
+    this._initId = null;
+    this._server = null;
+    this._pumping = false;
+    this._repump = false;
+    this._flushQueued = false;
+    this._started = false;
+    this._closed = false;
+    this._closeMessage = null;
+    this._shutdown = null;
+    this._onTimer = this._onTimer.bind(this);
+    this._flush = this._flush.bind(this);
+  }
+
+  // ---- closing --------------------------------------------------------------------------
+
+  _end(message) {
+    if (this._closed) return;
+    this._closed = true;
+    this._closeMessage = message;
+    if (this._timer !== null) {
+      clearTimeout(this._timer);
+      this._timer = null;
+    }
+    this._session.close(); // pending requests fail, the server's requests are cancelled
+    this._pump();
+    for (const [id, entry] of this._pending) {
+      this._pending.delete(id);
+      entry.cleanup?.();
+      entry.reject(new ConnectionClosed(message));
+    }
+    for (const [key, ac] of this._serving) {
+      this._serving.delete(key);
+      ac.abort(new AbortError(`the request was aborted: ${message}`));
+    }
+    const transport = this._transport;
+    this._shutdown = Promise.resolve()
+      .then(() => transport.close())
+      .then(
+        () => undefined,
+        (err) => this._report(err),
+      );
+  }
+
+  _closedError() {
+    return new ConnectionClosed(this._closeMessage ?? 'the connection is closed');
+  }
+
+  // ---- input from the transport -----------------------------------------------------------
+
+  /** Bytes from the server (called by the transport). */
+  _feed(data) {
+    if (this._closed) return;
+    if (!Buffer.isBuffer(data)) {
+      data = typeof data === 'string' ? Buffer.from(data) : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    }
+    this._session.feed(data);
+    this._pump();
+  }
+
+  /** The server's side ended (called by the transport). */
+  _eof() {
+    if (this._closed) return;
+    let detail = '';
+    try {
+      detail = this._transport.failureDetail?.() ?? '';
+    } catch {
+      detail = '';
+    }
+    this._end('the server closed the connection' + (detail ? ` (${detail})` : ''));
+  }
+
+  _kick() {
+    if (this._flushQueued) return;
+    this._flushQueued = true;
+    queueMicrotask(this._flush);
+  }
+
+  _flush() {
+    this._flushQueued = false;
+    if (!this._closed) this._pump();
+  }
+
+  /** Dispatches every pending event, writes what is queued, re-arms the timer. */
+  _pump() {
+    if (this._pumping) {
+      this._repump = true; // re-entered (from write() or a callback): the outer pass loops again
+      return;
+    }
+    const session = this._session;
+    this._pumping = true;
+    try {
+      do {
+        this._repump = false;
+        for (;;) {
+          const text = session.pollEvents();
+          if (!text) break;
+          for (const ev of JSON.parse(text)) this._dispatch(ev);
+        }
+        const out = session.takeOutput();
+        if (out.length) {
+          try {
+            this._transport.write(out);
+          } catch (err) {
+            this._report(err);
+          }
+        }
+      } while (this._repump);
+    } finally {
+      this._pumping = false;
+    }
+    if (!this._closed) this._armTimer();
+  }
+
+  _armTimer() {
+    const wait = this._session.nextTimeout();
+    // No deadline: an armed timer is left to fire (it is unref'd and finds nothing to do), so
+    // a call that ends does not cost a clearTimeout + setTimeout pair.
+    if (wait === null || wait === undefined) return;
+    const at = performance.now() + wait;
+    if (this._timer !== null) {
+      if (this._timerAt <= at) return; // fires first; it re-arms for the rest
+      clearTimeout(this._timer);
+    }
+    this._timerAt = at;
+    this._timer = setTimeout(this._onTimer, Math.min(Math.ceil(wait) + 1, MAX_TIMER_MS));
+    this._timer.unref();
+  }
+
+  _onTimer() {
+    this._timer = null;
+    if (this._closed) return;
+    this._session.handleTimeout();
+    this._pump();
+  }
+
+  _dispatch(ev) {
+    switch (ev[E.KIND]) {
+      case 'response': {
+        const id = ev[E.RESPONSE_ID];
+        const entry = this._pending.get(id);
+        if (entry === undefined) return;
+        this._pending.delete(id);
+        entry.cleanup?.();
+        if (ev[E.RESPONSE_OK]) entry.resolve(ev[E.RESPONSE_RESULT]);
+        else entry.reject(this._rpcError(ev[E.RESPONSE_RESULT]));
+        return;
+      }
+      case 'progress': {
+        const entry = this._pending.get(ev[E.PROGRESS_ID]);
+        if (entry?.onProgress) {
+          const p = { progress: ev[E.PROGRESS_VALUE] };
+          const total = ev[E.PROGRESS_TOTAL];
+          const message = ev[E.PROGRESS_MESSAGE];
+          if (total !== null && total !== undefined) p.total = total;
+          if (message !== null && message !== undefined) p.message = message;
+          this._callback(entry.onProgress, p);
+        }
+        return;
+      }
+      case 'notification': {
+        const method = ev[E.NOTIFICATION_METHOD];
+        const params = ev[E.NOTIFICATION_PARAMS] ?? undefined;
+        if (method === 'notifications/message' && this._onLog) this._callback(this._onLog, params ?? {});
+        else if (this._onNotification) this._callback(this._onNotification, method, params);
+        return;
+      }
+      case 'initialized': {
+        const text = this._session.server;
+        this._server = text ? JSON.parse(text) : {};
+        const id = this._initId;
+        this._initId = null;
+        const entry = id === null ? undefined : this._pending.get(id);
+        if (entry !== undefined) {
+          this._pending.delete(id);
+          entry.resolve(undefined);
+        }
+        return;
+      }
+      case 'cancelled': {
+        const key = ev[E.CANCELLED_KEY];
+        const reason = ev[E.CANCELLED_REASON];
+        const ac = this._serving.get(key);
+        if (ac !== undefined) {
+          this._serving.delete(key);
+          ac.abort(new AbortError(`the server cancelled the request${reason ? `: ${reason}` : ''}`, reason ?? undefined));
+        }
+        return;
+      }
+      case 'sampling':
+      case 'elicitation':
+      case 'roots':
+        this._serve(ev[E.KIND], ev[E.KEY], ev[E.ID], ev[E.META], ev[E.KIND] === 'elicitation' ? ev[E.ELICITATION_PARAMS] : ev[E.SAMPLING_PARAMS]);
+        return;
+      default:
+        return;
+    }
+  }
+
+  _rpcError(obj) {
+    if (obj && obj.code === CONNECTION_CLOSED && this._closeMessage !== null) {
+      return new ConnectionClosed(this._closeMessage, obj.data);
+    }
+    if (!isObject(obj) || typeof obj.code !== 'number') return new InternalError(`bad error from the server: ${JSON.stringify(obj)}`);
+    return errorFromObject({ code: obj.code, message: String(obj.message ?? ''), data: obj.data });
+  }
+
+  _callback(fn, ...args) {
+    try {
+      const out = fn(...args);
+      if (out && typeof out.then === 'function') out.then(undefined, (err) => this._report(err));
+    } catch (err) {
+      this._report(err);
+    }
+  }
+
+  _report(err) {
+    if (this._onError) {
+      try {
+        this._onError(err);
+        return;
+      } catch {
+        // fall through to the warning
+      }
+    }
+    process.emitWarning(err instanceof Error ? err : new Error(String(err)), { code: 'HYPERMCP_CLIENT_CALLBACK' });
+  }
+
+  // ---- the server's requests --------------------------------------------------------------
+
+  async _serve(kind, key, requestId, meta, params) {
+    const ac = new AbortController();
+    this._serving.set(key, ac);
+    let result;
+    let error = null;
+    try {
+      if (kind === 'roots') {
+        result = { roots: await this._listRoots() };
+      } else {
+        const handler = kind === 'sampling' ? this._onSampling : this._onElicitation;
+        if (!handler) throw new MethodNotFound(`this client does not handle ${kind}`);
+        result = await handler(params ?? {}, { signal: ac.signal, requestId, meta: meta ?? undefined });
+        if (!isObject(result)) {
+          throw new TypeError(`the ${kind} handler returned ${result === null ? 'null' : typeof result}, expected an object`);
+        }
+      }
+    } catch (err) {
+      error = err ?? new Error('the handler failed');
+    }
+    if (this._serving.get(key) !== ac) return; // cancelled by the server or closed: no answer
+    this._serving.delete(key);
+    if (this._closed) return;
+    let text = null;
+    if (error === null) {
+      try {
+        text = JSON.stringify(result);
+      } catch (err) {
+        error = new InternalError(`the ${kind} handler returned a value that is not JSON: ${err.message}`);
+      }
+    }
+    if (error === null) {
+      this._session.respond(key, text);
+    } else if (error instanceof McpError) {
+      let data;
+      try {
+        data = error.data === undefined ? undefined : JSON.stringify(error.data);
+      } catch {
+        data = undefined;
+      }
+      this._session.respondError(key, error.rpcCode, error.message, data);
+    } else {
+      const message = error instanceof Error ? error.message || error.name : String(error);
+      this._session.respondError(key, INTERNAL_ERROR, message);
+    }
+    this._pump();
+  }
+
+  async _listRoots() {
+    let roots = this._roots;
+    if (roots === null) return [];
+    if (typeof roots === 'function') roots = await roots();
+    if (!roots || typeof roots[Symbol.iterator] !== 'function') throw new TypeError('roots must be an array');
+    return Array.from(roots, toRoot);
+  }
+
+  // ---- requests ---------------------------------------------------------------------------
+
+  _checkOpen() {
+    if (!this._started) {
+      throw Object.assign(new Error('the client is not connected: use Client.connect() or Client.stdio()'), {
+        code: 'ERR_MCP_STATE',
+      });
+    }
+    if (this._closed) throw this._closedError();
+  }
+
+  /** Sends a request; resolves with its result. Throws synchronously only for bad arguments. */
+  _request(method, params, options = {}) {
+    options = options ?? {};
+    const { signal, onProgress, resetTimeoutOnProgress } = options;
+    const timeout = timeoutMs(options.timeout, 'timeout');
+    if (onProgress != null && typeof onProgress !== 'function') throw argError('onProgress must be a function');
+    this._checkOpen();
+    if (signal?.aborted) return Promise.reject(abortError(signal));
+    const progress = typeof onProgress === 'function' || !!resetTimeoutOnProgress;
+    let id;
+    try {
+      id = this._session.request(method, params == null ? undefined : JSON.stringify(params), timeout, progress, !!resetTimeoutOnProgress);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return new Promise((resolve, reject) => {
+      const entry = { resolve, reject, onProgress: typeof onProgress === 'function' ? onProgress : null, cleanup: null };
+      if (signal) {
+        const onAbort = () => {
+          if (this._pending.get(id) !== entry) return;
+          this._pending.delete(id);
+          entry.cleanup?.();
+          if (!this._closed) {
+            this._session.cancelRequest(id, reasonText(signal.reason));
+            this._kick();
+          }
+          reject(abortError(signal));
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+        entry.cleanup = () => signal.removeEventListener('abort', onAbort);
+      }
+      this._pending.set(id, entry);
+      this._kick();
+    });
+  }
+}
+
+module.exports = { ClientDriver, argError, timeoutMs };

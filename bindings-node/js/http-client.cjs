@@ -1,0 +1,100 @@
+'use strict';
+// The HTTP client transport: `HttpTransport` speaks Streamable HTTP (or the legacy HTTP+SSE
+// transport) through the engine's HTTP client, which runs on its I/O thread as a byte stream
+// (`Client.http`). The client side of HTTP, beside its server side, the HTTP host, in
+// http.cjs; a file of its own so that loading the client loads neither the HTTP host nor the
+// server connection (connection.cjs) it requires.
+
+const nativeModule = require('./native.cjs');
+const { ConnectionClosed } = require('./errors.cjs');
+
+function isObject(v) {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function delay(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+/**
+ * An MCP server over HTTP: the engine's Streamable HTTP (or HTTP+SSE) client runs on its I/O
+ * thread as a byte stream; arriving bytes wake the loop once per batch.
+ */
+class HttpTransport {
+  /**
+   * Options: `headers`, `transport` ('auto' | 'http' | 'sse'), `connectTimeout` (ms),
+   * `openGetStream` (default true: the standalone GET stream for messages unrelated to a call).
+   */
+  constructor(url, options = {}) {
+    this.url = String(url);
+    // The transport's options (the rest are the client's, when Client.http passes them all);
+    // the engine checks them now (an OptionError, a TypeError) and connects on start().
+    const { headers, transport, connectTimeout, openGetStream, legacyFallback, maxMessage } = options ?? {};
+    const wire = { transport, connectTimeout, openGetStream, legacyFallback, maxMessage };
+    if (isObject(headers)) wire.headers = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, String(v)]));
+    else if (headers != null) wire.headers = headers;
+    this._native = new nativeModule.HttpClientStream(this.url, JSON.stringify(wire), () => this._wake());
+    this._client = null;
+    this._opened = null;
+    this._error = null;
+    this._ended = false;
+    this._done = null;
+    this._endedPromise = new Promise((resolve) => (this._done = resolve));
+  }
+
+  /**
+   * Connects (the TCP connection, and with `transport: 'sse'` the event stream and its
+   * `endpoint` event); rejects with ConnectionClosed naming the URL and the cause on failure.
+   */
+  start(client) {
+    this._client = client;
+    return new Promise((resolve, reject) => {
+      this._opened = { resolve, reject };
+      this._native.start();
+    });
+  }
+
+  /** What the I/O thread received since the last wake-up. */
+  _wake() {
+    const { connected, data, ended, error } = this._native.take();
+    const opening = this._opened;
+    if (opening !== null) {
+      if (connected) {
+        this._opened = null;
+        opening.resolve();
+      } else if (ended) {
+        // Never connected: start() rejects; the client is not told of an end.
+        this._opened = null;
+        this._ended = true;
+        this._error = error ?? null;
+        this._done();
+        opening.reject(new ConnectionClosed(error ?? `cannot connect to ${this.url}`));
+        return;
+      }
+    }
+    if (data.length) this._client._feed(data);
+    if (ended && !this._ended) {
+      this._ended = true;
+      this._error = error ?? null;
+      this._done();
+      this._client._eof();
+    }
+  }
+
+  write(buf) {
+    if (!this._ended) this._native.write(Buffer.isBuffer(buf) ? buf : Buffer.from(buf));
+  }
+
+  /** Ends the session (DELETE) and waits (5 s at most) for the transport to finish. */
+  close() {
+    if (this._client === null) return undefined;
+    this._native.close();
+    return Promise.race([this._endedPromise, delay(5000)]);
+  }
+
+  failureDetail() {
+    return this._error ?? '';
+  }
+}
+
+module.exports = { HttpTransport };

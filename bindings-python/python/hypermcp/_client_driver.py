@@ -1,0 +1,345 @@
+"""The session driver of :class:`~hypermcp.client.Client`, its base class: the machinery
+between the native sans-IO ``_core.ClientSession`` and the connection. Bytes read from the
+connection are fed to the session, the events it reports are dispatched (answers resolve the
+futures callers await, server requests run the handlers as tasks) and what it queues is
+written back; one loop timer armed at the session's next deadline expires timed-out requests.
+
+``Client`` (in ``client.py``) adds the public API on top: construction, the lifecycle, the
+request methods and the session's state."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import os
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from . import _core
+from ._events import (
+    CANCELLED_KEY,
+    ELICITATION_PARAMS,
+    KEY,
+    KIND,
+    NOTIFICATION_METHOD,
+    NOTIFICATION_PARAMS,
+    PROGRESS_ID,
+    PROGRESS_MESSAGE,
+    PROGRESS_TOTAL,
+    PROGRESS_VALUE,
+    RESPONSE_ID,
+    RESPONSE_OK,
+    RESPONSE_RESULT,
+    SAMPLING_PARAMS,
+)
+from ._records import Record, wrap
+from .errors import INTERNAL_ERROR, ConnectionClosed, McpError
+
+if TYPE_CHECKING:
+    from .client import (
+        ElicitationHandler,
+        LoggingHandler,
+        MessageHandler,
+        ProgressHandler,
+        Roots,
+        SamplingHandler,
+        _ClientConnection,
+    )
+
+_log = logging.getLogger("hypermcp.client")
+
+
+def _spawn(coro: Awaitable[Any], tasks: set[asyncio.Future[Any]]) -> None:
+    """Runs a callback's awaitable as a task, keeping a reference and logging failures."""
+    fut = asyncio.ensure_future(coro)
+    tasks.add(fut)
+
+    def done(f: asyncio.Future[Any]) -> None:
+        tasks.discard(f)
+        if not f.cancelled() and f.exception() is not None:
+            _log.error("client callback failed", exc_info=f.exception())
+
+    fut.add_done_callback(done)
+
+
+def _root(item: str | os.PathLike[str] | Mapping[str, Any]) -> dict[str, Any]:
+    if isinstance(item, str):
+        return {"uri": item}
+    if isinstance(item, os.PathLike):
+        path = Path(os.fspath(item)).resolve()
+        return {"uri": path.as_uri(), "name": path.name or str(path)}
+    if isinstance(item, Mapping):  # pyright: ignore[reportUnnecessaryIsInstance]
+        return dict(item)
+    raise TypeError(f"a root is a URI string, a path or a dict, not {type(item).__name__}")
+
+
+def _as_result(value: Any, what: str) -> Any:
+    """A handler's return value as a JSON-able dict."""
+    if isinstance(value, Mapping):
+        mapping = cast("Mapping[str, Any]", value)
+        return mapping if isinstance(mapping, dict) else dict(mapping)
+    for name in ("to_dict", "model_dump"):
+        method = getattr(value, name, None)
+        if callable(method):
+            out = method(by_alias=True, exclude_none=True) if name == "model_dump" else method()
+            if isinstance(out, dict):
+                return out  # pyright: ignore[reportUnknownVariableType]
+    raise TypeError(f"the {what} handler returned {type(value).__name__}, expected a dict")
+
+
+class ClientDriver:
+    """Drives one client session over one connection (the base of :class:`Client`)."""
+
+    def __init__(
+        self,
+        conn: _ClientConnection,
+        session: _core.ClientSession,
+        *,
+        sampling_handler: SamplingHandler | None,
+        elicitation_handler: ElicitationHandler | None,
+        roots: Roots | None,
+        logging_handler: LoggingHandler | None,
+        message_handler: MessageHandler | None,
+        progress_handler: ProgressHandler | None,
+    ) -> None:
+        self._session = session
+        self._conn: _ClientConnection = conn
+        self._sampling_handler = sampling_handler
+        self._elicitation_handler = elicitation_handler
+        self._roots = roots
+        self._logging_handler = logging_handler
+        self._message_handler = message_handler
+        self._progress_handler = progress_handler
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._pending: dict[int, asyncio.Future[Any]] = {}
+        self._progress: dict[int, ProgressHandler] = {}
+        self._handlers: dict[int, asyncio.Task[None]] = {}
+        self._callbacks: set[asyncio.Future[Any]] = set()
+        self._timer: asyncio.TimerHandle | None = None
+        self._init_id: int | None = None
+        self._server: Record = Record()
+        self._pumping = False
+        self._repump = False
+        self._closed = False
+        self._close_message: str | None = None
+        self._shutdown: asyncio.Task[None] | None = None
+
+    # ---- closing -----------------------------------------------------------------------------
+
+    def _end(self, message: str) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._close_message = message
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._session.close()  # pending requests fail, the server's requests are cancelled
+        self._pump()
+        self._conn.close()
+
+    # ---- input from the connection -----------------------------------------------------------
+
+    def _feed(self, data: bytes) -> None:
+        """Bytes from the server (called by the connection)."""
+        if self._closed:
+            return
+        self._session.feed(data)
+        self._pump()
+
+    def _eof(self) -> None:
+        """The server's side ended (called by the connection)."""
+        if self._closed:
+            return
+        detail = self._conn.failure_detail()
+        self._end("the server closed the connection" + (f" ({detail})" if detail else ""))
+
+    def _pump(self) -> None:
+        """Dispatches every pending event, writes what is queued, re-arms the timer."""
+        if self._pumping:
+            self._repump = True  # re-entered from write(): the outer pass loops again
+            return
+        session = self._session
+        self._pumping = True
+        try:
+            while True:
+                self._repump = False
+                while True:
+                    events = session.poll_events()
+                    if not events:
+                        break
+                    for ev in events:
+                        self._dispatch(ev)
+                if session.has_output():
+                    self._conn.write(session.take_output())
+                if not self._repump:
+                    break
+        finally:
+            self._pumping = False
+        if not self._closed:
+            self._arm_timer()
+
+    def _arm_timer(self) -> None:
+        delay = self._session.next_timeout()
+        timer = self._timer
+        if delay is None:
+            if timer is not None:
+                timer.cancel()
+                self._timer = None
+            return
+        loop = self._loop
+        assert loop is not None
+        when = loop.time() + delay + 0.001
+        if timer is not None:
+            if timer.when() <= when:
+                return  # fires first; it re-arms for the rest
+            timer.cancel()
+        self._timer = loop.call_at(when, self._on_timer)
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        if self._closed:
+            return
+        self._session.handle_timeout()
+        self._pump()
+
+    def _dispatch(self, ev: tuple[Any, ...]) -> None:
+        kind = ev[KIND]
+        if kind == "response":
+            rid = ev[RESPONSE_ID]
+            self._progress.pop(rid, None)
+            fut = self._pending.pop(rid, None)
+            if fut is None or fut.done():
+                return
+            if ev[RESPONSE_OK]:
+                fut.set_result(ev[RESPONSE_RESULT])
+                return
+            err = ev[RESPONSE_RESULT]
+            if isinstance(err, ConnectionClosed) and self._close_message is not None:
+                err = ConnectionClosed(self._close_message, err.data)
+            fut.set_exception(err)
+        elif kind == "progress":
+            handler = self._progress.get(ev[PROGRESS_ID])
+            if handler is not None:
+                self._callback(handler, ev[PROGRESS_VALUE], ev[PROGRESS_TOTAL], ev[PROGRESS_MESSAGE])
+        elif kind == "notification":
+            method: str = ev[NOTIFICATION_METHOD]
+            params = wrap(ev[NOTIFICATION_PARAMS])
+            if method == "notifications/message" and self._logging_handler is not None:
+                self._callback(self._logging_handler, params if params is not None else Record())
+            elif self._message_handler is not None:
+                self._callback(self._message_handler, method, params)
+        elif kind == "initialized":
+            self._server = wrap(self._session.server) or Record()
+            if self._init_id is not None:
+                fut = self._pending.pop(self._init_id, None)
+                self._init_id = None
+                if fut is not None and not fut.done():
+                    fut.set_result(None)
+        elif kind == "cancelled":
+            task = self._handlers.pop(ev[CANCELLED_KEY], None)
+            if task is not None:
+                task.cancel()
+        elif kind in ("sampling", "elicitation", "roots"):
+            loop = self._loop
+            assert loop is not None
+            key: int = ev[KEY]
+            params = (
+                ev[SAMPLING_PARAMS] if kind == "sampling" else ev[ELICITATION_PARAMS] if kind == "elicitation" else None
+            )
+            self._handlers[key] = loop.create_task(self._serve(kind, key, params))
+
+    def _callback(self, fn: Callable[..., Any], *args: Any) -> None:
+        try:
+            out = fn(*args)
+        except Exception:  # noqa: BLE001 - a user callback must not stop the session
+            _log.exception("client callback %r failed", fn)
+            return
+        if inspect.isawaitable(out):
+            _spawn(out, self._callbacks)
+
+    # ---- the server's requests ---------------------------------------------------------------
+
+    async def _serve(self, kind: str, key: int, params: Any) -> None:
+        try:
+            if kind == "roots":
+                result: Any = {"roots": await self._list_roots()}
+            else:
+                handler = self._sampling_handler if kind == "sampling" else self._elicitation_handler
+                if handler is None:
+                    raise McpError(-32601, f"this client does not handle {kind}")
+                out: Any = handler(wrap(params))
+                if inspect.isawaitable(out):
+                    out = await out
+                result = _as_result(out, kind)
+        except asyncio.CancelledError:
+            self._handlers.pop(key, None)
+            raise  # the server cancelled it (or the session closed): no answer
+        except McpError as exc:
+            self._handlers.pop(key, None)
+            self._session.respond_error(key, exc.code, exc.message, exc.data)
+        except Exception as exc:  # noqa: BLE001 - answered to the server as -32603
+            self._handlers.pop(key, None)
+            _log.debug("the %s handler failed", kind, exc_info=True)
+            self._session.respond_error(key, INTERNAL_ERROR, str(exc) or type(exc).__name__)
+        else:
+            self._handlers.pop(key, None)
+            try:
+                self._session.respond(key, result)
+            except (TypeError, ValueError) as exc:
+                self._session.respond_error(key, INTERNAL_ERROR, f"the {kind} handler returned {exc}")
+        if not self._closed:
+            self._pump()
+
+    async def _list_roots(self) -> list[dict[str, Any]]:
+        roots = self._roots
+        if roots is None:
+            return []
+        if callable(roots):
+            got: Any = roots()
+            if inspect.isawaitable(got):
+                got = await got
+            roots = got
+        return [_root(r) for r in roots]  # pyright: ignore[reportGeneralTypeIssues, reportUnknownVariableType]
+
+    # ---- requests ----------------------------------------------------------------------------
+
+    def _check_open(self) -> None:
+        if self._loop is None:
+            raise RuntimeError("the client is not connected: use `async with` or `await client.connect()`")
+        if self._closed:
+            raise ConnectionClosed(self._close_message or "the connection is closed")
+
+    async def _request(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        progress_handler: ProgressHandler | None = None,
+        reset_timeout_on_progress: bool = False,
+    ) -> Any:
+        self._check_open()
+        loop = self._loop
+        assert loop is not None
+        # Progress is asked for when someone listens, and to let it extend the timeout.
+        progress = progress_handler is not None or reset_timeout_on_progress
+        rid = self._session.request(method, params, timeout, progress, reset_timeout_on_progress)
+        fut: asyncio.Future[Any] = loop.create_future()
+        self._pending[rid] = fut
+        if progress_handler is not None:
+            self._progress[rid] = progress_handler
+        self._pump()
+        try:
+            await self._conn.drain()
+            return await fut
+        except asyncio.CancelledError:
+            # The caller gave up (task cancelled, wait_for expired): tell the server.
+            if self._pending.pop(rid, None) is not None:
+                self._progress.pop(rid, None)
+                if not self._closed:
+                    self._session.cancel_request(rid, "cancelled by the client")
+                    self._pump()
+            raise

@@ -1,0 +1,88 @@
+"""The HTTP client transport of :class:`~hypermcp.client.Client` (``Client.http``): Streamable
+HTTP, or the legacy HTTP+SSE transport, run by the engine's HTTP client on its I/O thread as a
+byte stream the asyncio loop drives.
+
+The client side of HTTP, beside its server side (the host) in ``_http.py``; a module of its own
+so that a server run over HTTP never loads the client. Loaded on first use by ``client.py``."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from . import _core
+from .client import _ClientConnection
+from .errors import ConnectionClosed
+
+if TYPE_CHECKING:
+    from .client import Client
+
+
+class _HttpConnection(_ClientConnection):
+    """An MCP server over HTTP: Streamable HTTP (or the legacy HTTP+SSE transport), run by the
+    engine on its I/O thread as a byte stream this loop drives."""
+
+    def __init__(self, url: str, headers: Mapping[str, str] | None, options: dict[str, Any]) -> None:
+        self.url = url
+        pairs = [(str(k), str(v)) for k, v in (headers or {}).items()]
+        # The engine checks the options now (OptionError), and connects on start().
+        self._native = _core.HttpClientStream(url, {"headers": pairs, **options})
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._ended: asyncio.Future[None] | None = None
+        self._error: str | None = None
+
+    async def start(self, client: Client) -> None:
+        """Connects (the TCP connection, and for ``transport="sse"`` the event stream and its
+        ``endpoint`` event); raises :class:`~hypermcp.errors.ConnectionClosed` naming the URL
+        and the cause when that fails."""
+        native = self._native
+        self._loop = loop = asyncio.get_running_loop()
+        self._ended = ended = loop.create_future()
+        opened: asyncio.Future[None] = loop.create_future()
+        fd = native.fileno()
+
+        def readable() -> None:
+            data, end, error = native.take()
+            if not opened.done():
+                if native.connected:
+                    opened.set_result(None)
+                elif end:
+                    # Never connected: start() raises; the client is not told of an end.
+                    loop.remove_reader(fd)
+                    self._error = error
+                    ended.set_result(None)
+                    opened.set_exception(ConnectionClosed(error or f"cannot connect to {self.url}"))
+                    return
+            if data:
+                client._feed(data)  # pyright: ignore[reportPrivateUsage]
+            if end:
+                loop.remove_reader(fd)
+                self._error = error
+                if not ended.done():
+                    ended.set_result(None)
+                client._eof()  # pyright: ignore[reportPrivateUsage]
+
+        loop.add_reader(fd, readable)
+        native.start()
+        await opened
+        if ended.done():
+            # It ended as soon as it opened (Client.connect would wait for the handshake).
+            raise ConnectionClosed(self._error or f"{self.url}: the connection closed as it opened")
+
+    def write(self, data: bytes) -> None:
+        self._native.write(data)
+
+    def close(self) -> None:
+        self._native.close()
+
+    async def wait_closed(self) -> None:
+        """Ends the session (DELETE) and waits up to 5 s for the transport to finish."""
+        self.close()
+        if self._ended is not None and not self._ended.done():
+            done, _ = await asyncio.wait([self._ended], timeout=5.0)
+            if not done and self._loop is not None:
+                self._loop.remove_reader(self._native.fileno())
+
+    def failure_detail(self) -> str:
+        return self._error or ""
