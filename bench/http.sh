@@ -59,6 +59,9 @@
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# die, free_port, start_group, stop_group
+# shellcheck source=../scripts/lib.sh
+. scripts/lib.sh
 
 CONNECTIONS=${CONNECTIONS:-"1 50"}
 DURATION=${DURATION:-2}
@@ -86,7 +89,7 @@ ALL_CPUS=0-$(($(nproc) - 1))
 note() { printf 'note: %s\n' "$*" >&2; }
 
 for tool in setsid pgrep python3; do
-  command -v "$tool" >/dev/null || { echo "error: $tool not found" >&2; exit 1; }
+  command -v "$tool" >/dev/null || die "$tool not found"
 done
 if [[ -n $PIN_SEQ ]] && ! command -v taskset >/dev/null; then
   note "taskset not found: no pinning"
@@ -99,7 +102,7 @@ if [[ $BUILD != 0 ]]; then
     cargo build --release -p hypermcp-loadgen
   fi
 fi
-[[ -x $HTTPLOAD ]] || { echo "error: $HTTPLOAD not found (build it: cargo build --release -p hypermcp-loadgen)" >&2; exit 1; }
+[[ -x $HTTPLOAD ]] || die "$HTTPLOAD not found (build it: cargo build --release -p hypermcp-loadgen)"
 
 if [[ -n ${SYSTEMS:-} ]]; then
   systems=()
@@ -136,23 +139,11 @@ group3() { sed -e ':a' -e 's/^\([0-9]\+\)\([0-9]\{3\}\)/\1,\2/' -e 'ta'; }
 fmt0() { if [[ -z $1 || $1 == null || $1 == - ]]; then echo "-"; else LC_ALL=C printf '%.0f\n' "$1" | group3; fi; }
 fmt1() { if [[ -z $1 || $1 == null ]]; then echo "-"; else LC_ALL=C printf '%.1f\n' "$1" | group3; fi; }
 
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
-
 SERVER_PID="" SERVER_LOG="" PORT=""
 group_pids() { pgrep -g "$SERVER_PID" 2>/dev/null || true; }
 
 stop_server() {
-  local pid=$SERVER_PID
-  [[ -n $pid ]] || return 0
-  kill -TERM -- "-$pid" 2>/dev/null || true
-  for _ in 1 2 3 4 5 6 7 8 9 10; do
-    kill -0 -- "-$pid" 2>/dev/null || break
-    sleep 0.2
-  done
-  kill -KILL -- "-$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
+  stop_group "$SERVER_PID"
   SERVER_PID=""
 }
 
@@ -175,10 +166,9 @@ start_server() {
     PORT=$(free_port)
     args=()
     for w in "${words[@]}"; do args+=("${w//\{PORT\}/$PORT}"); done
-    # A background job of a non-interactive script is not a group leader, so
-    # setsid does not fork: $! is the server, and the id of its new group.
-    setsid "${args[@]}" >"$SERVER_LOG" 2>&1 </dev/null &
-    SERVER_PID=$!
+    # Its own process group, whose id is the server's pid (bash execs it).
+    start_group "$SERVER_LOG" "exec$(printf ' %q' "${args[@]}")"
+    SERVER_PID=$GROUP_PID
     deadline=$((SECONDS + READY_TIMEOUT))
     while ((SECONDS < deadline)); do
       if ! kill -0 "$SERVER_PID" 2>/dev/null; then

@@ -37,8 +37,8 @@
 #      tests/.results/interop/run-<time>), VERBOSE=1 (also print the log of a row that passes).
 set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-REPO="$(cd "$HERE/../.." && pwd)"
-PEERS="${PEERS:-$REPO/.peers}"
+# shellcheck source=../../scripts/lib.sh
+. "$HERE/../../scripts/lib.sh"
 VENV="${VENV:-$REPO/.venv}"
 PYTHON="${PYTHON:-python3}"
 NODE="${NODE:-node}"
