@@ -102,33 +102,14 @@ test-node: node
 	HYPERMCP_PEERS=$(PEERS) HYPERMCP_REQUIRE_PEERS=1 HYPERMCP_ECHO_SERVER=$(ECHO_RUST) \
 		node --test --test-reporter=spec tests/node/
 
-## test-interop: our stdio servers against raw transcripts and the official SDK clients
+## test-interop: our stdio and HTTP servers against raw transcripts, the official Python and
+## TypeScript SDK clients and the Inspector: tests/interop/run_all.sh, one row per (server,
+## client) pair (INTEROP_ROWS: globs on the row names, `run_all.sh --list`; empty: every row)
+INTEROP_ROWS ?=
 test-interop: build peers
-	$(PEERS)/venv/bin/python tests/interop/run_transcript.py --require-schema tests/fixtures/transcripts -- $(ECHO_RUST)
-	$(PEERS)/venv/bin/python tests/interop/run_transcript.py --require-schema tests/fixtures/transcripts -- $(ECHO_PY)
-	PEERS=$(PEERS) $(PYTHON) tests/interop/py_sdk_client.py -- $(ECHO_RUST)
-	PEERS=$(PEERS) node tests/interop/ts_sdk_client.mjs $(ECHO_RUST)
-	PEERS=$(PEERS) $(PYTHON) tests/interop/py_sdk_client.py -- $(ECHO_PY)
-	PEERS=$(PEERS) node tests/interop/ts_sdk_client.mjs $(ECHO_PY)
-	PEERS=$(PEERS) $(PYTHON) tests/interop/py_sdk_full.py -- $(WEATHER_PY)
-	PEERS=$(PEERS) node tests/interop/ts_sdk_full.mjs $(WEATHER_PY)
-	PEERS=$(PEERS) bash tests/interop/inspector_check.sh echo '{"text":"hi from the Inspector"}' "hi from the Inspector" -- $(ECHO_RUST)
-	PEERS=$(PEERS) bash tests/interop/inspector_check.sh forecast '{"city":"paris","days":2}' Paris -- $(WEATHER_PY)
-	$(PEERS)/venv/bin/python tests/interop/run_transcript.py --require-schema tests/fixtures/transcripts -- $(ECHO_NODE)
-	PEERS=$(PEERS) $(PYTHON) tests/interop/py_sdk_client.py -- $(ECHO_NODE)
-	PEERS=$(PEERS) node tests/interop/ts_sdk_client.mjs $(ECHO_NODE)
-	PEERS=$(PEERS) $(PYTHON) tests/interop/py_sdk_full.py -- $(WEATHER_NODE)
-	PEERS=$(PEERS) node tests/interop/ts_sdk_full.mjs $(WEATHER_NODE)
-	PEERS=$(PEERS) bash tests/interop/inspector_check.sh echo '{"text":"hi from the Inspector"}' "hi from the Inspector" -- $(ECHO_NODE)
-	@echo "== over HTTP: the official clients and the Inspector against our servers (Streamable HTTP, legacy SSE)"
-	PEERS=$(PEERS) bash tests/interop/http_interop.sh --clients "py ts inspector" -- $(ECHO_RUST) --http {PORT}
-	PEERS=$(PEERS) bash tests/interop/http_interop.sh --sse --clients "py ts inspector" -- $(ECHO_RUST) --http {PORT}
-	PEERS=$(PEERS) bash tests/interop/http_interop.sh --clients "py ts inspector" -- $(ECHO_PY) --http {PORT}
-	PEERS=$(PEERS) bash tests/interop/http_interop.sh --sse --clients "py ts" -- $(ECHO_PY) --http {PORT}
-	PEERS=$(PEERS) bash tests/interop/http_interop.sh --clients "py-full ts-full" -- $(WEATHER_PY) --http {PORT}
-	PEERS=$(PEERS) bash tests/interop/http_interop.sh --clients "py ts inspector" -- $(ECHO_NODE) --http {PORT}
-	PEERS=$(PEERS) bash tests/interop/http_interop.sh --sse --clients "py ts" -- $(ECHO_NODE) --http {PORT}
-	PEERS=$(PEERS) bash tests/interop/http_interop.sh --clients "py-full ts-full" -- $(WEATHER_NODE) --http {PORT}
+	PEERS=$(PEERS) VENV=$(VENV) PYTHON=$(PYTHON) ECHO_RUST="$(ECHO_RUST)" ECHO_PY="$(ECHO_PY)" \
+		WEATHER_PY="$(WEATHER_PY)" ECHO_NODE="$(ECHO_NODE)" WEATHER_NODE="$(WEATHER_NODE)" \
+		bash tests/interop/run_all.sh $(INTEROP_ROWS)
 
 ## test-conformance: the official MCP conformance suite (0.1.16, Node 22) against our
 ## conformance servers (server --suite all) and clients (initialize, tools_call,

@@ -9,17 +9,26 @@
 #      (utime + stime of its process group, /proc/<pid>/stat), httpload's own,
 #      and the CPU busy outside both ("other CPUs": /proc/stat minus the two;
 #      on a shared machine, neighbours' load); the 1-connection runs pin the
-#      server and httpload to CPU $PIN_SEQ (as stdio.sh does);
-#   3. stop it; start its memory command (a stateful server) afresh, open 200
-#      sessions (warm-up), read VmRSS (/proc/<pid>/status, summed over the
-#      group), open 2 x $SESSIONS idle sessions (initialize +
+#      server and httpload to CPU $PIN_SEQ (as bench/run.py's sequential stdio
+#      runs do);
+#   3. stop it; unless its memory command is "-", start that (a stateful server)
+#      afresh, open 200 sessions (warm-up), read VmRSS (/proc/<pid>/status, summed
+#      over the group), open 2 x $SESSIONS idle sessions (initialize +
 #      notifications/initialized each, nothing else) and read it again:
 #      bytes per idle session = RSS growth / (2 x $SESSIONS).
-# Prints markdown tables (load, memory, targets) and writes
-# bench/results/http-<time>.json (plus the raw httpload lines, .jsonl).
+# Prints markdown tables (load, memory, targets) on stdout, progress and notes on
+# stderr, and writes bench/results/http-<time>.json, .jsonl (the raw httpload
+# lines) and .md (the tables); the last stderr line is
+# `results: JSON (raw: JSONL; table: MD); took N s`, which bench/run.py reads.
 #
-# Usage: bench/http.sh            (from anywhere; ~20 s per system, ~2.5 min for the eight
-#                                  of `make bench-http`; up to twice that on a busy machine)
+# Usage: bench/http.sh            (from anywhere; ~20 s per system with the defaults,
+#                                  up to twice that on a busy machine)
+# `make bench` runs it through bench/run.py, which passes SYSTEMS (each of its servers
+# as "label=CMD --http {PORT}" and, where it has that mode, as "label-stateless=CMD
+# --http {PORT} --stateless-json|-"), BUILD=0, DURATION, RUNS, SESSIONS and PIN_SEQ from
+# its options, and TARGETS= and MEM_TARGET_SYSTEMS= (empty counts as unset here, so the
+# defaults below apply; they name none of its labels: the two throughput targets come
+# out n/a and there is no memory target).
 #
 # Systems: "label=LOAD_CMD" or "label=LOAD_CMD|MEM_CMD", {PORT} in the commands
 # replaced by the port; MEM_CMD defaults to LOAD_CMD, "-" skips the memory
@@ -28,8 +37,10 @@
 # for fast calls) and rust-stateless (--stateless --json).
 #
 # Knobs (environment variables):
-#   ECHO_RUST      Rust echo server binary  [target/release/examples/echo_server]
-#   SYSTEMS        the systems to measure, replacing the two built in (same syntax)
+#   ECHO_RUST      Rust echo server binary  [${CARGO_TARGET_DIR:-target}/release/examples/echo_server]
+#   CARGO_TARGET_DIR  where cargo builds: httpload is ${CARGO_TARGET_DIR:-target}/release/httpload
+#   SYSTEMS        the systems to measure, replacing the two built in (entries as in
+#                  EXTRA_SYSTEMS)
 #   EXTRA_SYSTEMS  more systems, one entry per line or separated by ';'
 #   CONNECTIONS    connection counts                              ["1 50"]
 #   DURATION RUNS WARMUP                 seconds per run, runs, warm-up calls [2 3 1000]
@@ -46,19 +57,28 @@
 #                  empty: no pinning                               [0]
 #   TIMEOUT        httpload socket timeout (s)                     [10]
 #   READY_TIMEOUT  seconds a server gets to answer                 [20]
-#   TARGETS        throughput targets, "ours/peer[,peer...]>=ratio" words, checked at
-#                  the largest connection count against the fastest listed peer
+#   TARGETS        throughput targets, "ours/peer[,peer...]>=ratio" words (system labels),
+#                  checked at the last connection count of CONNECTIONS against the fastest
+#                  listed peer that was measured (n/a if none, or if ours was not); at the
+#                  other counts the ratio is shown without a verdict. The defaults name the
+#                  labels python, node and official-* (none of them built in)
 #                  ["python/official-python-stateless,official-python-stateful>=10
 #                    node/official-typescript-stateful,official-typescript-stateless>=5"]
-#   MEM_TARGET_BYTES  bytes per idle session, and the systems it applies to
-#   MEM_TARGET_SYSTEMS                             [16384; "rust python node"]
-#   BUILD          0 skips the cargo build                         [1]
+#   MEM_TARGET_BYTES  bytes per idle session, and the systems it applies to (those
+#   MEM_TARGET_SYSTEMS  measured)                  [16384; "rust python node"]
+#   BUILD          0 skips the cargo build (loadgen and the hypermcp examples) [1]
 #
 # A system whose binary is missing, that does not start or does not answer is
-# skipped with a note. Exits 1 if any run reported failures.
+# skipped with a note. Exits 1 if an httpload phase failed (httpload exits 1 on any
+# failed call, handshake or connection), a memory measurement failed (a batch of
+# sessions failed, or not every session got a session id) or the JSON document does
+# not parse.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# die, free_port, start_group, stop_group
+# shellcheck source=../scripts/lib.sh
+. scripts/lib.sh
 
 CONNECTIONS=${CONNECTIONS:-"1 50"}
 DURATION=${DURATION:-2}
@@ -86,7 +106,7 @@ ALL_CPUS=0-$(($(nproc) - 1))
 note() { printf 'note: %s\n' "$*" >&2; }
 
 for tool in setsid pgrep python3; do
-  command -v "$tool" >/dev/null || { echo "error: $tool not found" >&2; exit 1; }
+  command -v "$tool" >/dev/null || die "$tool not found"
 done
 if [[ -n $PIN_SEQ ]] && ! command -v taskset >/dev/null; then
   note "taskset not found: no pinning"
@@ -99,7 +119,7 @@ if [[ $BUILD != 0 ]]; then
     cargo build --release -p hypermcp-loadgen
   fi
 fi
-[[ -x $HTTPLOAD ]] || { echo "error: $HTTPLOAD not found (build it: cargo build --release -p hypermcp-loadgen)" >&2; exit 1; }
+[[ -x $HTTPLOAD ]] || die "$HTTPLOAD not found (build it: cargo build --release -p hypermcp-loadgen)"
 
 if [[ -n ${SYSTEMS:-} ]]; then
   systems=()
@@ -136,23 +156,11 @@ group3() { sed -e ':a' -e 's/^\([0-9]\+\)\([0-9]\{3\}\)/\1,\2/' -e 'ta'; }
 fmt0() { if [[ -z $1 || $1 == null || $1 == - ]]; then echo "-"; else LC_ALL=C printf '%.0f\n' "$1" | group3; fi; }
 fmt1() { if [[ -z $1 || $1 == null ]]; then echo "-"; else LC_ALL=C printf '%.1f\n' "$1" | group3; fi; }
 
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
-
 SERVER_PID="" SERVER_LOG="" PORT=""
 group_pids() { pgrep -g "$SERVER_PID" 2>/dev/null || true; }
 
 stop_server() {
-  local pid=$SERVER_PID
-  [[ -n $pid ]] || return 0
-  kill -TERM -- "-$pid" 2>/dev/null || true
-  for _ in 1 2 3 4 5 6 7 8 9 10; do
-    kill -0 -- "-$pid" 2>/dev/null || break
-    sleep 0.2
-  done
-  kill -KILL -- "-$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
+  stop_group "$SERVER_PID"
   SERVER_PID=""
 }
 
@@ -164,9 +172,10 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# start_server LABEL CMD: starts CMD on a free port (three ports are tried) and
-# waits until it completes an MCP handshake. Sets SERVER_PID (= its process
-# group) and PORT; returns 1 (with a note) if it does not come up.
+# start_server LABEL CMD: starts CMD on a free port (another one if it exits
+# saying its port is in use; three tries) and waits until it completes an MCP
+# handshake. Sets SERVER_PID (= its process group) and PORT; returns 1 (with a
+# note) if it does not come up.
 start_server() {
   local label=$1 cmd=$2 w words args deadline
   read -r -a words <<<"$cmd"
@@ -175,10 +184,9 @@ start_server() {
     PORT=$(free_port)
     args=()
     for w in "${words[@]}"; do args+=("${w//\{PORT\}/$PORT}"); done
-    # A background job of a non-interactive script is not a group leader, so
-    # setsid does not fork: $! is the server, and the id of its new group.
-    setsid "${args[@]}" >"$SERVER_LOG" 2>&1 </dev/null &
-    SERVER_PID=$!
+    # Its own process group, whose id is the server's pid (bash execs it).
+    start_group "$SERVER_LOG" "exec$(printf ' %q' "${args[@]}")"
+    SERVER_PID=$GROUP_PID
     deadline=$((SECONDS + READY_TIMEOUT))
     while ((SECONDS < deadline)); do
       if ! kill -0 "$SERVER_PID" 2>/dev/null; then
@@ -234,9 +242,10 @@ pin_group() {
 }
 
 # measure_phase URL CONNECTIONS: one httpload invocation (--runs $RUNS) against the
-# running server. Sets PH_OUT (its JSON lines), PH_LAST (the median line), PH_RC, PH_ERR
-# (its stderr), PH_CPU (server CPU µs per request) and PH_OTHER (CPUs busy on the
-# machine outside the server and httpload: other processes, interrupts).
+# running server. Sets PH_OUT (its JSON lines), PH_LAST (the last one: the median of
+# the runs, or the one run when RUNS=1), PH_RC, PH_ERR (its stderr), PH_CPU (server CPU
+# µs per HTTP request, over all the runs) and PH_OTHER (CPUs busy on the machine
+# outside the server and httpload: other processes, interrupts).
 measure_phase() {
   local url=$1 c=$2 pin=() errlog t0 t1 m0 m1 w0 w1 requests
   if [[ $c == 1 && -n $PIN_SEQ ]]; then
@@ -270,7 +279,7 @@ measure_phase() {
 
 declare -A result cpu_us other mem_bytes mem_rss skipped
 # The load generator shares the machine with the servers: anything else running skews
-# the figures (the 50-connection runs use every core).
+# the figures (the runs with more than one connection use every core).
 loadavg=$(cut -d' ' -f1-3 /proc/loadavg)
 m0=$(machine_ticks)
 sleep 1
@@ -470,7 +479,8 @@ targets_json=()
 } >"$table" # not a pipe into tee: targets_json must survive this block
 cat "$table"
 
-# JSON document: configuration, per system the medians (with server CPU), memory, targets.
+# JSON document: configuration, per system the medians (with server CPU and other CPUs),
+# memory, targets.
 {
   printf '{"date":%s,"commit":%s,"cpus":%s,' "$(json_str "$(date -u +%Y-%m-%dT%H:%M:%SZ)")" "$(json_str "$commit")" "$(nproc)"
   printf '"config":{"duration_s":%s,"runs":%s,"warmup":%s,"connections":[%s],"sessions":%s,"pin_seq":%s,"loadavg_before":%s,"busy_cpus_before":%s,"other_max":%s,"retries":%s},' \

@@ -15,8 +15,9 @@
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-REPO="$(cd "$HERE/../.." && pwd)"
-PEERS="${PEERS:-$REPO/.peers}"
+# REPO, PEERS; die, run_logged and pip_venv (with ME, LOG and STEP_TIMEOUT below)
+# shellcheck source=../../scripts/lib.sh
+. "$HERE/../../scripts/lib.sh"
 export PEERS
 
 # Pins. Change them here only; the markers below make a changed pin reinstall.
@@ -31,8 +32,6 @@ LOG="$BENCH/setup.log"
 : >"$LOG"
 
 ME="bench/peers/setup.sh"
-# shellcheck source=/dev/null
-. "$REPO/tests/interop/peers_common.sh"
 
 rel() { case "$1" in "$REPO"/*) echo "${1#"$REPO"/}" ;; *) echo "$1" ;; esac; }
 

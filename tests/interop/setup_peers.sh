@@ -14,8 +14,9 @@
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-REPO="$(cd "$HERE/../.." && pwd)"
-PEERS="${PEERS:-$REPO/.peers}"
+# REPO, PEERS; die, run_logged and pip_venv (with LOG and STEP_TIMEOUT below)
+# shellcheck source=../../scripts/lib.sh
+. "$HERE/../../scripts/lib.sh"
 
 # Pins. Change them here only; the markers below make a changed pin reinstall.
 PY_PINS=("mcp==2.3.0")
@@ -36,10 +37,6 @@ wants() { [[ "$PARTS" == *" $1 "* ]]; }
 MARKER_NAME=".hypermcp-peers"
 mkdir -p "$PEERS"
 LOG="$PEERS/setup.log"
-
-ME="setup_peers.sh"
-# shellcheck source=/dev/null
-. "$HERE/peers_common.sh"
 
 command -v python3 >/dev/null || die "python3 not found"
 command -v node >/dev/null || die "node not found"

@@ -22,6 +22,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client, ConnectionClosed, HttpTransport, McpError, RequestTimeout, Server } from 'hypermcp';
+import { within, sleep } from './_helpers.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const PACKAGE = pathToFileURL(path.join(ROOT, 'bindings-node/js/index.mjs')).href;
@@ -34,17 +35,6 @@ const PEER_PYTHON = path.join(PEERS, 'venv/bin/python');
 const PY_HTTP_SERVER = path.join(ROOT, 'core/tests/peers/py_http_server.py');
 const LATEST = '2025-11-25';
 const HTTP_TRANSPORT_ERROR = -32010;
-
-/** `promise`, or a rejection once `ms` passed. */
-function within(promise, ms = 10_000, what = 'the promise') {
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Waits (10 s at most) until `predicate()` is true. */
 async function until(predicate, ms = 10_000, what = 'the condition') {

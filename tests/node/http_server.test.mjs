@@ -15,23 +15,13 @@ import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client, Server } from 'hypermcp';
+import { within, sleep } from './_helpers.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const PACKAGE = pathToFileURL(path.join(ROOT, 'bindings-node/js/index.mjs')).href;
 const PEERS = process.env.HYPERMCP_PEERS || process.env.PEERS || path.join(ROOT, '.peers');
 const REQUIRE_PEERS = process.env.HYPERMCP_REQUIRE_PEERS === '1';
 const LATEST = '2025-11-25';
-
-/** `promise`, or a rejection once `ms` passed. */
-function within(promise, ms = 10_000, what = 'the promise') {
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The server every test serves: sync and async tools, progress, logs, requests to the client. */
 function makeServer(name = 'http-test') {

@@ -6,40 +6,9 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 import { z } from 'zod';
-import { Server, Client, McpError, MethodNotFound, InvalidParams } from 'hypermcp';
-
-const require = createRequire(import.meta.url);
-const { MemoryTransport } = require('../../bindings-node/js/memory.cjs');
-
-/** `promise`, or a rejection once `ms` passed. */
-function within(promise, ms = 10_000) {
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`not settled within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-/** A connected in-memory client of `server` (the one place that says how). */
-function connect(server, options = {}) {
-  return within(Client.connect(new MemoryTransport(server), options));
-}
-
-/** Connects, runs `fn(client)`, always closes. */
-async function withClient(server, options, fn) {
-  if (typeof options === 'function') {
-    fn = options;
-    options = {};
-  }
-  const client = await connect(server, options);
-  try {
-    return await fn(client);
-  } finally {
-    await within(client.close());
-  }
-}
+import { Server, McpError, MethodNotFound, InvalidParams } from 'hypermcp';
+import { within, tick, connect, withClient } from './_helpers.mjs';
 
 /** A promise with its resolve function. */
 function deferred() {
@@ -47,8 +16,6 @@ function deferred() {
   const promise = new Promise((r) => (resolve = r));
   return { promise, resolve };
 }
-
-const tick = (ms = 20) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The text of a one-block tool result, parsed as JSON. */
 const json = (result) => {

@@ -5,40 +5,9 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 import { z } from 'zod';
-import { Server, Client, InvalidParams, ResourceNotFound, McpError } from 'hypermcp';
-
-const require = createRequire(import.meta.url);
-const { MemoryTransport } = require('../../bindings-node/js/memory.cjs');
-
-/** `promise`, or a rejection once `ms` passed. */
-function within(promise, ms = 10_000) {
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`not settled within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-/** A connected in-memory client of `server` (the one place that says how). */
-function connect(server, options = {}) {
-  return within(Client.connect(new MemoryTransport(server), options));
-}
-
-/** Connects, runs `fn(client)`, always closes. */
-async function withClient(server, options, fn) {
-  if (typeof options === 'function') {
-    fn = options;
-    options = {};
-  }
-  const client = await connect(server, options);
-  try {
-    return await fn(client);
-  } finally {
-    await within(client.close());
-  }
-}
+import { Server, InvalidParams, ResourceNotFound, McpError } from 'hypermcp';
+import { within, withClient } from './_helpers.mjs';
 
 const promptRef = (name) => ({ type: 'ref/prompt', name });
 const resourceRef = (uri) => ({ type: 'ref/resource', uri });

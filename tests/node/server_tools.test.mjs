@@ -21,37 +21,10 @@ import {
   resourceLink,
   text,
 } from 'hypermcp';
+import { within, tick, connect, withClient } from './_helpers.mjs';
 
 const require = createRequire(import.meta.url);
 const { MemoryTransport } = require('../../bindings-node/js/memory.cjs');
-
-/** `promise`, or a rejection once `ms` passed. */
-function within(promise, ms = 10_000) {
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`not settled within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-/** A connected in-memory client of `server` (the one place that says how). */
-function connect(server, options = {}) {
-  return within(Client.connect(new MemoryTransport(server), options));
-}
-
-/** Connects, runs `fn(client)`, always closes. */
-async function withClient(server, options, fn) {
-  if (typeof options === 'function') {
-    fn = options;
-    options = {};
-  }
-  const client = await connect(server, options);
-  try {
-    return await fn(client);
-  } finally {
-    await within(client.close());
-  }
-}
 
 /** Collects values; `next(pred)` resolves with the first (past or future) matching one. */
 function recorder() {
@@ -73,8 +46,6 @@ function recorder() {
     },
   };
 }
-
-const tick = (ms = 20) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const toolNamed = async (client, name) => (await within(client.listTools())).tools.find((t) => t.name === name);
 

@@ -10,19 +10,11 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { within } from './_helpers.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const ECHO_SERVER = path.join(ROOT, 'examples/node/echo_server.mjs');
 const PACKAGE = pathToFileURL(path.join(ROOT, 'bindings-node/js/index.mjs')).href;
-
-/** `promise`, or a rejection once `ms` passed. */
-function within(promise, ms = 10_000, what = 'the promise') {
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
 
 /** A server process spoken to in raw JSON-RPC lines. */
 class RawPeer {

@@ -1,0 +1,46 @@
+// Shared helpers of the Node tests (the counterpart of tests/python/_helpers.py): an await with
+// a bound on time, pauses, and the in-memory hypermcp Client of the server tests. Not a test
+// file itself (`node --test tests/node/` runs only `*.test.mjs`).
+//
+// Only node: imports at the top: a test file that merely spawns servers (stdio_server.test.mjs)
+// does not load the native addon by importing this; `connect` loads the package when called.
+
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+
+/** `promise`, or a rejection once `ms` passed (`what` names it in the error). */
+export function within(promise, ms = 10_000, what = 'the promise') {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Resolves after `ms` milliseconds. */
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A short pause (20 ms by default): lets messages in flight land. */
+export const tick = (ms = 20) => sleep(ms);
+
+/** A connected in-memory client of `server` (the one place that says how). */
+export async function connect(server, options = {}) {
+  const { Client } = await import('hypermcp');
+  const { MemoryTransport } = require('../../bindings-node/js/memory.cjs');
+  return within(Client.connect(new MemoryTransport(server), options));
+}
+
+/** Connects, runs `fn(client)`, always closes. */
+export async function withClient(server, options, fn) {
+  if (typeof options === 'function') {
+    fn = options;
+    options = {};
+  }
+  const client = await connect(server, options);
+  try {
+    return await fn(client);
+  } finally {
+    await within(client.close());
+  }
+}
