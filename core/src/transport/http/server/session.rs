@@ -4,7 +4,7 @@
 //! engine wrote to the stream each message belongs to.
 
 use super::stream::{Detach, Kind, Mode, Stream};
-use super::Shared;
+use super::table::Shared;
 use crate::catalogue::RegistryChange;
 use crate::engine::{Event, OutboundId, Outcome, RequestKey, RequestOptions, Route, ServerSession};
 use crate::jsonrpc::RpcError;

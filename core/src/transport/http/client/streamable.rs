@@ -1,0 +1,370 @@
+//! Streamable HTTP: POSTing a line and handling the answer (a JSON body or an SSE stream),
+//! the first POST of the auto mode (which decides between Streamable HTTP and the legacy
+//! transport), the standalone GET stream, and reading SSE streams, resumed with
+//! `Last-Event-ID` when they break. The legacy transport's POSTs go through
+//! [`Shared::post`] too.
+
+use super::ends::Item;
+use super::pool::Lease;
+use super::response::{drain, media_type, read_limited, snippet, status_text};
+use super::state::{Mode, Outgoing, Req, Shared};
+use super::url::Target;
+use crate::transport::http::sse::{SseError, SseParser};
+use bytes::Bytes;
+use http::{Method, Response, StatusCode};
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use std::io;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::{mpsc, oneshot, watch};
+
+/// How long a POST's event stream is still read after it answered its requests.
+const ANSWERED_LINGER: Duration = Duration::from_secs(1);
+/// The shortest reconnection delay (a server's `retry: 0` must not make a busy loop).
+const MIN_RECONNECT_DELAY: Duration = Duration::from_millis(100);
+
+/// How reading an SSE body ended.
+pub(super) enum Pump {
+    /// Every request the stream was to answer is answered.
+    Answered,
+    /// The reader is gone.
+    ReaderGone,
+    /// The body ended (cleanly, or broken); `events` were received on it.
+    Ended { events: usize },
+    /// A size limit was broken.
+    TooLarge(SseError),
+}
+
+#[derive(Debug)]
+pub(super) enum StreamKind {
+    /// The stream answering a POST of these requests.
+    Post(Vec<String>),
+    /// The standalone GET stream.
+    Get,
+    /// The legacy HTTP+SSE stream.
+    Legacy,
+}
+
+impl Shared {
+    /// Auto mode, first line: POSTs it and decides between Streamable HTTP and the legacy
+    /// HTTP+SSE transport.
+    pub(super) async fn probe(
+        self: &Arc<Self>,
+        line: Bytes,
+        out: Outgoing,
+        tx: &mpsc::Sender<Item>,
+        closing: &mut watch::Receiver<bool>,
+    ) {
+        let req = self.request(Method::POST, &self.base, line.clone(), Req { fresh: true, ..Req::default() });
+        let sent = tokio::select! {
+            r = self.pool.send(req) => r,
+            _ = closing.wait_for(|c| *c) => return,
+        };
+        let (resp, lease) = match sent {
+            Ok(r) => r,
+            Err(e) => return self.send_failed(tx, &out.keys, &format!("POST {}", self.base.url), &e).await,
+        };
+        let status = resp.status();
+        let refused = matches!(status.as_u16(), 400 | 404 | 405);
+        if !(out.initialize && refused && self.opts.legacy_fallback) {
+            self.state().mode = Mode::Streamable;
+            if out.initialize {
+                self.adopt_session(&resp);
+            }
+            self.spawn(self.clone().on_post_response(resp, lease, out, tx.clone(), false, false));
+            return;
+        }
+        let detail = snippet(resp.into_body()).await;
+        let opened = tokio::select! {
+            r = self.open_legacy(tx) => r,
+            _ = closing.wait_for(|c| *c) => return,
+        };
+        match opened {
+            Ok(target) => {
+                self.state().mode = Mode::Legacy(target.clone());
+                let (head_tx, head_rx) = oneshot::channel();
+                self.spawn(self.clone().post(Some(target), line, out, tx.clone(), head_tx));
+                let _ = head_rx.await;
+            }
+            Err(e) => {
+                self.state().mode = Mode::Streamable;
+                let m = format!(
+                    "{} from POST {}: {detail} (the fallback to the legacy HTTP+SSE transport failed too: {e})",
+                    status_text(status),
+                    self.base.url
+                );
+                self.fail_requests(tx, &out.keys, &m).await;
+            }
+        }
+    }
+
+    /// Takes the session id of an `initialize` answer.
+    fn adopt_session(&self, resp: &Response<Incoming>) {
+        let mut st = self.state();
+        if resp.status().is_success() {
+            st.session = resp.headers().get("mcp-session-id").cloned();
+            st.version = None;
+            st.get_stream = false;
+        }
+    }
+
+    /// POSTs one line (to the MCP endpoint, or the legacy endpoint) and handles the answer;
+    /// `head` is dropped once the response head arrived (or the POST failed).
+    pub(super) async fn post(
+        self: Arc<Self>,
+        legacy: Option<Target>,
+        line: Bytes,
+        out: Outgoing,
+        tx: mpsc::Sender<Item>,
+        head: oneshot::Sender<()>,
+    ) {
+        let target = legacy.as_ref().unwrap_or(&self.base);
+        let carried_session = legacy.is_none() && !out.initialize && self.state().session.is_some();
+        let req = self.request(Method::POST, target, line, Req { fresh: out.initialize, ..Req::default() });
+        match self.pool.send(req).await {
+            Err(e) => {
+                drop(head);
+                self.send_failed(&tx, &out.keys, &format!("POST {}", target.url), &e).await;
+            }
+            Ok((resp, lease)) => {
+                if out.initialize && legacy.is_none() {
+                    self.adopt_session(&resp);
+                }
+                drop(head);
+                let is_legacy = legacy.is_some();
+                self.on_post_response(resp, lease, out, tx, carried_session, is_legacy).await;
+            }
+        }
+    }
+
+    async fn on_post_response(
+        self: Arc<Self>,
+        resp: Response<Incoming>,
+        lease: Lease,
+        out: Outgoing,
+        tx: mpsc::Sender<Item>,
+        carried_session: bool,
+        legacy: bool,
+    ) {
+        let status = resp.status();
+        let url = if legacy { "the HTTP+SSE endpoint" } else { self.base.url.as_str() };
+        if status.is_success() {
+            if out.initialized && !legacy {
+                self.start_get_stream(&tx);
+            }
+            // Legacy answers arrive on the event stream; a 202 to a request means the answer
+            // comes on the GET stream.
+            if out.keys.is_empty() || legacy || status == StatusCode::ACCEPTED || status == StatusCode::NO_CONTENT {
+                return drain(resp.into_body(), lease).await;
+            }
+            match media_type(&resp).as_str() {
+                "application/json" => {
+                    let mut body = resp.into_body();
+                    match read_limited(&mut body, self.max_message).await {
+                        Ok(bytes) => {
+                            lease.release();
+                            if !self.deliver(&tx, &bytes).await {
+                                return;
+                            }
+                            let m = format!("the JSON answer of {url} did not answer this request");
+                            self.fail_requests(&tx, &out.keys, &m).await;
+                        }
+                        Err(e) => self.fail_requests(&tx, &out.keys, &format!("POST {url}: {e}")).await,
+                    }
+                }
+                "text/event-stream" => {
+                    let body = resp.into_body();
+                    self.run_stream(StreamKind::Post(out.keys), Some((body, lease)), &tx).await;
+                }
+                other => {
+                    let m = format!("POST {url} answered with the unexpected content type {other:?}");
+                    self.fail_requests(&tx, &out.keys, &m).await;
+                }
+            }
+        } else if status == StatusCode::NOT_FOUND && carried_session {
+            let m = format!("the MCP session expired (HTTP 404 Not Found from {url}); a new session must be started");
+            self.fail(&tx, m).await;
+        } else {
+            let detail = snippet(resp.into_body()).await;
+            let m = if detail.is_empty() {
+                format!("{} from POST {url}", status_text(status))
+            } else {
+                format!("{} from POST {url}: {detail}", status_text(status))
+            };
+            self.fail_requests(&tx, &out.keys, &m).await;
+        }
+    }
+
+    fn start_get_stream(self: &Arc<Self>, tx: &mpsc::Sender<Item>) {
+        if !self.opts.open_get_stream {
+            return;
+        }
+        {
+            let mut st = self.state();
+            if st.get_stream || st.fatal.is_some() {
+                return;
+            }
+            st.get_stream = true;
+        }
+        let this = self.clone();
+        let tx = tx.clone();
+        self.spawn(async move { this.run_stream(StreamKind::Get, None, &tx).await });
+    }
+
+    /// Reads an SSE stream (the answer to a POST, or the standalone GET stream), resuming it
+    /// with GET + `Last-Event-ID` when it breaks.
+    async fn run_stream(&self, kind: StreamKind, first: Option<(Incoming, Lease)>, tx: &mpsc::Sender<Item>) {
+        let policy = &self.opts.reconnect;
+        let mut parser = SseParser::new(self.max_message);
+        let mut conn = first;
+        let mut attempts: u32 = 0;
+        let mut opened_once = conn.is_some();
+        let mut opened_at = Instant::now();
+        let mut last_error: Option<String> = None;
+        loop {
+            if let Some((body, lease)) = conn.take() {
+                match self.pump(&kind, body, lease, &mut parser, tx).await {
+                    Pump::Answered | Pump::ReaderGone => return,
+                    Pump::TooLarge(e) => {
+                        if let StreamKind::Post(keys) = &kind {
+                            self.fail_requests(tx, keys, &format!("the server's event stream broke a limit: {e}"))
+                                .await;
+                        }
+                        return;
+                    }
+                    Pump::Ended { events } => {
+                        // A stream that carried events, or lived long, worked: start over.
+                        if events > 0 || opened_at.elapsed() >= policy.max_delay {
+                            attempts = 0;
+                        }
+                    }
+                }
+            }
+            let last_id = parser.last_event_id().map(str::to_string);
+            if let StreamKind::Post(keys) = &kind {
+                if self.answered(keys) {
+                    return;
+                }
+                if last_id.is_none() {
+                    let m = "the server ended its event stream before answering, without an event id to resume it";
+                    return self.fail_requests(tx, keys, m).await;
+                }
+            }
+            if opened_once && attempts >= policy.max_attempts {
+                if let StreamKind::Post(keys) = &kind {
+                    let mut m = format!("resuming the server's event stream failed {attempts} times in a row");
+                    if let Some(e) = &last_error {
+                        m = format!("{m} (last: {e})");
+                    }
+                    self.fail_requests(tx, keys, &m).await;
+                }
+                return;
+            }
+            if opened_once {
+                let delay = parser.retry().unwrap_or_else(|| policy.delay(attempts)).max(MIN_RECONNECT_DELAY);
+                attempts += 1;
+                tokio::time::sleep(delay).await;
+            }
+            opened_once = true;
+            let req = self.request(
+                Method::GET,
+                &self.base,
+                Bytes::new(),
+                Req { fresh: false, last_event_id: last_id.as_deref() },
+            );
+            let (resp, lease) = match self.pool.send(req).await {
+                Ok(r) => r,
+                Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
+                    let m = format!("the server at {} is unreachable: {e}", self.base.url);
+                    return self.closed(tx, m).await;
+                }
+                Err(e) => {
+                    last_error = Some(e.to_string());
+                    continue;
+                }
+            };
+            let status = resp.status();
+            if status.is_success() && media_type(&resp) == "text/event-stream" {
+                parser.reset();
+                conn = Some((resp.into_body(), lease));
+                opened_at = Instant::now();
+                continue;
+            }
+            if status.is_server_error() || status == StatusCode::TOO_MANY_REQUESTS {
+                last_error = Some(status_text(status));
+                continue;
+            }
+            // Refused for good (405: no GET stream on this server).
+            if let StreamKind::Post(keys) = &kind {
+                let detail = snippet(resp.into_body()).await;
+                let m = format!("resuming the server's event stream failed: {} {detail}", status_text(status));
+                self.fail_requests(tx, keys, m.trim_end()).await;
+            }
+            return;
+        }
+    }
+
+    /// Reads one SSE body, passing its `message` events to the reader.
+    pub(super) async fn pump(
+        &self,
+        kind: &StreamKind,
+        mut body: Incoming,
+        lease: Lease,
+        parser: &mut SseParser,
+        tx: &mpsc::Sender<Item>,
+    ) -> Pump {
+        let mut events = 0;
+        let post = matches!(kind, StreamKind::Post(_));
+        // Once its requests are answered, a POST stream is read a little longer (the server
+        // normally ends it at once, and the connection can then be reused).
+        let mut linger: Option<tokio::time::Instant> = None;
+        loop {
+            let until_linger = async {
+                match linger {
+                    Some(t) => tokio::time::sleep_until(t).await,
+                    None => std::future::pending().await,
+                }
+            };
+            let frame = tokio::select! {
+                f = body.frame() => f,
+                _ = tx.closed() => return Pump::ReaderGone,
+                _ = until_linger => return Pump::Answered,
+                _ = self.cancelled.notified(), if post && linger.is_none() => {
+                    if let StreamKind::Post(keys) = kind {
+                        if self.answered(keys) {
+                            return Pump::Answered;
+                        }
+                    }
+                    continue;
+                }
+            };
+            let data = match frame {
+                None => {
+                    lease.release();
+                    return if linger.is_some() { Pump::Answered } else { Pump::Ended { events } };
+                }
+                Some(Err(_)) if linger.is_some() => return Pump::Answered,
+                Some(Err(_)) => return Pump::Ended { events },
+                Some(Ok(frame)) => match frame.into_data() {
+                    Ok(d) => d,
+                    Err(_) => continue,
+                },
+            };
+            if let Err(e) = parser.feed(&data) {
+                return Pump::TooLarge(e);
+            }
+            while let Some(ev) = parser.next_event() {
+                events += 1;
+                if ev.event == "message" && !self.deliver(tx, ev.data.as_bytes()).await {
+                    return Pump::ReaderGone;
+                }
+            }
+            if let StreamKind::Post(keys) = kind {
+                if linger.is_none() && self.answered(keys) {
+                    linger = Some(tokio::time::Instant::now() + ANSWERED_LINGER);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,102 @@
+//! What a POST body holds ([`Class`]): requests, or only notifications and responses, and
+//! whether it is an `initialize`; with a fast path for the common case, a single request.
+
+use crate::jsonrpc::{self, Incoming, RpcError};
+
+/// What a POST body holds.
+pub(super) struct Class {
+    pub(super) requests: bool,
+    pub(super) initialize: bool,
+}
+
+/// Only what the fast path of [`classify`] reads; every other field is skipped.
+#[derive(serde::Deserialize)]
+struct Peek<'a> {
+    #[serde(borrow, default)]
+    jsonrpc: Option<&'a str>,
+    #[serde(borrow, default)]
+    method: Option<&'a str>,
+    #[serde(borrow, default)]
+    id: Option<&'a serde_json::value::RawValue>,
+}
+
+/// The common case, a single well-formed request, classified at a third of the cost of a
+/// full parse (the engine parses the body again anyway). `None`: anything else, for the
+/// full [`classify`] to judge (notifications, batches, odd ids, errors of any kind).
+fn classify_request(body: &[u8]) -> Option<Class> {
+    if body.first() != Some(&b'{') || std::str::from_utf8(body).is_err() {
+        return None;
+    }
+    let peek: Peek<'_> = serde_json::from_slice(body).ok()?;
+    if peek.jsonrpc != Some("2.0") || jsonrpc::RequestId::from_raw(peek.id?.get()).is_none() {
+        return None;
+    }
+    let method = peek.method?;
+    Some(Class { requests: true, initialize: method == "initialize" })
+}
+
+pub(super) fn classify(body: &[u8]) -> std::result::Result<Class, RpcError> {
+    if let Some(class) = classify_request(body) {
+        return Ok(class);
+    }
+    match jsonrpc::parse_message(body) {
+        Err(f) => Err(f.error),
+        Ok(Incoming::Single(env)) => Ok(Class {
+            requests: env.method.is_some() && env.id.is_some(),
+            initialize: env.id.is_some() && env.method.as_deref() == Some("initialize"),
+        }),
+        Ok(Incoming::Batch(items)) => {
+            let requests = items.iter().any(|item| match jsonrpc::message::parse_object_str(item.get()) {
+                Ok(env) => env.method.is_some() && env.id.is_some(),
+                Err(_) => true, // answered with an error
+            });
+            Ok(Class { requests, initialize: false })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fast path agrees with the full parse wherever it answers, and leaves everything
+    /// else to it.
+    #[test]
+    fn classify_fast_path_matches_the_full_parse() {
+        let cases: &[&str] = &[
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}"#,
+            r#"{"jsonrpc":"2.0","id":"a","method":"initialize","params":{}}"#,
+            r#"{"method":"ping","id":-3,"jsonrpc":"2.0"}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+            r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping","method":"x"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":7}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+            r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"} trailing"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"p\u0069ng"}"#,
+            "  {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}",
+            "{",
+            "",
+        ];
+        for case in cases {
+            if let Some(fast) = classify_request(case.as_bytes()) {
+                let full = classify(case.as_bytes()).expect("the fast path accepted what the full parse rejects");
+                let slow = match jsonrpc::parse_message(case.as_bytes()) {
+                    Ok(Incoming::Single(env)) => {
+                        (env.method.is_some() && env.id.is_some(), env.method.as_deref() == Some("initialize"))
+                    }
+                    other => panic!("{case}: fast path answered for {other:?}"),
+                };
+                assert_eq!((fast.requests, fast.initialize), slow, "{case}");
+                assert_eq!((full.requests, full.initialize), slow, "{case}");
+            }
+        }
+        assert!(classify_request(cases[0].as_bytes()).is_some());
+        assert!(classify_request(cases[1].as_bytes()).is_some_and(|c| c.initialize));
+        assert!(classify_request(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"x\":\"\xff\"}}")
+            .is_none());
+    }
+}

@@ -1,0 +1,88 @@
+//! The legacy HTTP+SSE transport (2024-11-05) beside the Streamable HTTP endpoint: `GET` on
+//! its SSE path opens a session and its event stream (whose first event names where to
+//! POST); `POST` on its messages path passes a message to the session named by `sessionId`.
+
+use super::classify::classify;
+use super::reply::{error_reply, not_found, plain, sse_reply, too_many_sessions, Reply};
+use super::service::BoxError;
+use super::session::Session;
+use super::stream::{HttpBody, Kind, SseBody};
+use super::table::new_session_id;
+use super::HttpService;
+use crate::jsonrpc;
+use http::{header, HeaderValue, Request, Response, StatusCode};
+use http_body::Body;
+use std::time::Instant;
+
+impl HttpService {
+    pub(super) fn legacy_get(&self) -> Reply {
+        let sh = &self.shared;
+        if !sh.make_room() {
+            return too_many_sessions(sh.options.max_sessions);
+        }
+        let id = new_session_id();
+        let session = Session::new(sh, Some(id.clone()));
+        let stream = {
+            let mut g = session.lock();
+            let s = session.open_stream(&mut g, Kind::Legacy, usize::MAX);
+            {
+                let mut q = s.lock();
+                let endpoint = format!("event: endpoint\ndata: {}?sessionId={id}\n\n", sh.options.messages_path);
+                q.frames.extend_from_slice(endpoint.as_bytes());
+            }
+            g.legacy = Some(s.clone());
+            s
+        };
+        if !sh.admit(&session) {
+            session.close();
+            return too_many_sessions(sh.options.max_sessions);
+        }
+        sse_reply(SseBody::new(stream, session, sh.options.keep_alive, b": ping\n\n"))
+    }
+
+    pub(super) async fn legacy_post<B>(&self, req: Request<B>) -> Reply
+    where
+        B: Body,
+        B::Error: Into<BoxError>,
+    {
+        if let Err(r) = Self::check_content_type(&req) {
+            return *r;
+        }
+        let id = req.uri().query().and_then(|q| {
+            q.split('&').find_map(|kv| kv.strip_prefix("sessionId=").or_else(|| kv.strip_prefix("session_id=")))
+        });
+        let Some(id) = id.map(str::to_string) else {
+            return error_reply(
+                StatusCode::BAD_REQUEST,
+                -32000,
+                "Bad Request: the sessionId query parameter is required",
+            );
+        };
+        let Some(session) = self.shared.session(&id) else { return not_found() };
+        session.touch();
+        let body = match self.read_body(req).await {
+            Ok(b) => b,
+            Err(r) => return *r,
+        };
+        if let Err(e) = classify(&body) {
+            let mut out = Vec::new();
+            jsonrpc::write_error(&mut out, None, &e);
+            let mut r = Response::new(HttpBody::Full(Some(out.into())));
+            *r.status_mut() = StatusCode::BAD_REQUEST;
+            r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            return r;
+        }
+        let open = session.with(|i| {
+            if !i.closed {
+                i.engine.handle_message(&body, Instant::now());
+            }
+            !i.closed
+        });
+        if !open {
+            return not_found();
+        }
+        let mut r = plain(StatusCode::ACCEPTED, "Accepted");
+        *r.status_mut() = StatusCode::ACCEPTED;
+        r
+    }
+}

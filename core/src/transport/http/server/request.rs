@@ -1,0 +1,128 @@
+//! The checks of a request before it reaches a session: its headers (Accept, Content-Type,
+//! `MCP-Protocol-Version`), the session named by `Mcp-Session-Id`, and its body, read within
+//! the size limit.
+
+use super::reply::{error_reply, not_found, too_large, Refused};
+use super::service::BoxError;
+use super::session::Session;
+use super::HttpService;
+use crate::protocol::ProtocolVersion;
+use bytes::Bytes;
+use http::{header, Request, StatusCode};
+use http_body::Body;
+use http_body_util::{BodyExt, Limited};
+use std::sync::Arc;
+
+pub(super) fn header_str<B>(req: &Request<B>, name: header::HeaderName) -> Option<&str> {
+    req.headers().get(name).and_then(|v| v.to_str().ok())
+}
+
+/// Whether an Accept header admits `mime` (`*/*` and `type/*` count).
+pub(super) fn accepts(accept: Option<&str>, mime: &str) -> bool {
+    let Some(accept) = accept else { return false };
+    // What MCP clients send; spares the split below on every POST.
+    if accept == "application/json, text/event-stream" || accept == "text/event-stream, application/json" {
+        return mime == "application/json" || mime == "text/event-stream";
+    }
+    let ty = mime.split_once('/').map_or(mime, |(t, _)| t);
+    accept.split(',').any(|part| {
+        let m = part.split(';').next().unwrap_or("").trim();
+        m.eq_ignore_ascii_case(mime) || m == "*/*" || m.strip_suffix("/*").is_some_and(|t| t.eq_ignore_ascii_case(ty))
+    })
+}
+
+impl HttpService {
+    /// Checks `MCP-Protocol-Version`: absent is fine; present must be a revision served.
+    pub(super) fn version_header<B>(&self, req: &Request<B>) -> std::result::Result<Option<ProtocolVersion>, Refused> {
+        let Some(raw) = req.headers().get("mcp-protocol-version") else { return Ok(None) };
+        let text = raw.to_str().unwrap_or("");
+        match text.parse::<ProtocolVersion>() {
+            Ok(v) if self.shared.config.versions.contains(&v) => Ok(Some(v)),
+            _ => {
+                let supported: Vec<&str> = self.shared.config.versions.iter().map(|v| v.as_str()).collect();
+                Err(Box::new(error_reply(
+                    StatusCode::BAD_REQUEST,
+                    -32000,
+                    format!(
+                        "Bad Request: unsupported MCP-Protocol-Version {text:?} (supported: {})",
+                        supported.join(", ")
+                    ),
+                )))
+            }
+        }
+    }
+
+    /// The session named by `Mcp-Session-Id`: 400 without one, 404 for an unknown one.
+    pub(super) fn find_session<B>(&self, req: &Request<B>) -> std::result::Result<Arc<Session>, Refused> {
+        let Some(id) = header_str(req, header::HeaderName::from_static("mcp-session-id")) else {
+            return Err(Box::new(error_reply(
+                StatusCode::BAD_REQUEST,
+                -32000,
+                "Bad Request: Mcp-Session-Id header is required",
+            )));
+        };
+        match self.shared.session(id) {
+            Some(s) => {
+                s.touch();
+                Ok(s)
+            }
+            None => Err(Box::new(not_found())),
+        }
+    }
+
+    /// Reads a body within the size limit.
+    pub(super) async fn read_body<B>(&self, req: Request<B>) -> std::result::Result<Bytes, Refused>
+    where
+        B: Body,
+        B::Error: Into<BoxError>,
+    {
+        let max = self.shared.options.max_body;
+        if let Some(len) = req.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok())
+        {
+            if len > max as u64 {
+                return Err(Box::new(too_large(max)));
+            }
+        }
+        match Limited::new(req.into_body(), max).collect().await {
+            Ok(c) => Ok(c.to_bytes()),
+            Err(e) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => Err(Box::new(too_large(max))),
+            Err(e) => {
+                let why = format!("Parse error: reading the body failed: {e}");
+                Err(Box::new(error_reply(StatusCode::BAD_REQUEST, -32700, why)))
+            }
+        }
+    }
+
+    pub(super) fn check_content_type<B>(req: &Request<B>) -> std::result::Result<(), Refused> {
+        let ct = header_str(req, header::CONTENT_TYPE).unwrap_or("");
+        let mime = ct.split(';').next().unwrap_or("").trim();
+        if mime.eq_ignore_ascii_case("application/json") {
+            Ok(())
+        } else {
+            Err(Box::new(error_reply(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                -32000,
+                format!("Unsupported Media Type: Content-Type must be application/json, not {ct:?}"),
+            )))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accept_lists() {
+        for a in [
+            "application/json, text/event-stream",
+            "text/event-stream, application/json",
+            "application/*, text/*",
+            "*/*",
+        ] {
+            assert!(accepts(Some(a), "application/json") && accepts(Some(a), "text/event-stream"), "{a}");
+        }
+        assert!(!accepts(Some("application/json"), "text/event-stream"));
+        assert!(!accepts(None, "application/json"));
+    }
+}

@@ -1,0 +1,175 @@
+//! [`HttpService`], the HTTP service of one MCP server: building it, its hyper and tower
+//! `Service` impls, and [`HttpService::handle`], which routes each request by path and
+//! method to the Streamable HTTP endpoint or the legacy HTTP+SSE transport.
+
+use super::dispatch;
+use super::options::HttpOptions;
+use super::reply::{error_reply, plain};
+use super::request::header_str;
+use super::session::{Dispatcher, Session};
+use super::stream::HttpBody;
+use super::table::Shared;
+use crate::catalogue::Registry;
+use crate::engine::ServerConfig;
+use http::{header, HeaderValue, Method, Request, Response, StatusCode};
+use http_body::Body;
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::task::Poll;
+
+/// The HTTP service of one MCP server: Streamable HTTP on [`HttpOptions::path`] and the
+/// legacy HTTP+SSE transport beside it. Cheap to clone.
+///
+/// Mount it in hyper (`hyper::service::Service`) or axum/tower (`tower_service::Service`),
+/// or call [`HttpService::handle`] from any HTTP stack.
+#[derive(Clone)]
+pub struct HttpService {
+    pub(super) shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for HttpService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpService").field("options", &self.shared.options).finish_non_exhaustive()
+    }
+}
+
+/// A body's error, as hyper and tower pass it.
+pub(super) type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+impl HttpService {
+    /// A service running the Rust handlers of `server`.
+    pub fn new(server: &crate::Server, options: HttpOptions) -> HttpService {
+        let dispatcher = Arc::new(dispatch::RustDispatcher { server: server.clone() });
+        Self::with_dispatcher(Arc::new(server.config()), server.registry().clone(), dispatcher, options)
+    }
+
+    /// A service whose calls go to `dispatcher` (how the Python and Node bindings serve).
+    pub fn with_dispatcher(
+        config: Arc<ServerConfig>,
+        registry: Arc<Registry>,
+        dispatcher: Arc<dyn Dispatcher>,
+        options: HttpOptions,
+    ) -> HttpService {
+        HttpService { shared: Shared::new(options, config, registry, dispatcher) }
+    }
+
+    /// The same server with other options (a new service: no sessions are shared).
+    pub fn with_options(&self, options: HttpOptions) -> HttpService {
+        let sh = &self.shared;
+        Self::with_dispatcher(sh.config.clone(), sh.registry.clone(), sh.dispatcher.clone(), options)
+    }
+
+    /// The options in force.
+    pub fn options(&self) -> &HttpOptions {
+        &self.shared.options
+    }
+
+    /// How many sessions are open.
+    pub fn session_count(&self) -> usize {
+        self.shared.sessions().len()
+    }
+
+    /// Calls in progress over all sessions (in stateless mode: requests being answered).
+    pub fn in_flight(&self) -> usize {
+        let sessions: Vec<Arc<Session>> = self.shared.sessions().values().cloned().collect();
+        let stateful: usize = sessions.iter().map(|s| s.lock().engine.in_flight()).sum();
+        stateful + self.shared.stateless_live.load(Ordering::Acquire)
+    }
+
+    /// Closes every session (their calls are cancelled, their streams end).
+    pub fn close_all(&self) {
+        let all: Vec<Arc<Session>> = self.shared.sessions().drain().map(|(_, s)| s).collect();
+        for s in all {
+            s.close();
+        }
+    }
+
+    /// Closes sessions idle past the timeout now (a background task also does this).
+    pub fn sweep(&self) {
+        self.shared.sweep();
+    }
+
+    /// Answers one HTTP request.
+    pub async fn handle<B>(&self, req: Request<B>) -> Response<HttpBody>
+    where
+        B: Body,
+        B::Error: Into<BoxError>,
+    {
+        self.shared.start();
+        let o = &self.shared.options;
+        let host = header_str(&req, header::HOST).or_else(|| req.uri().authority().map(|a| a.as_str()));
+        if let Err(why) = o.check_dns_rebinding(host, header_str(&req, header::ORIGIN)) {
+            return error_reply(StatusCode::FORBIDDEN, -32000, format!("Forbidden: {why}"));
+        }
+        let path = req.uri().path();
+        if path == o.path {
+            match *req.method() {
+                Method::POST => self.post(req).await,
+                Method::GET => self.get(req),
+                Method::DELETE => self.delete(req),
+                _ => {
+                    let mut r = error_reply(StatusCode::METHOD_NOT_ALLOWED, -32000, "Method not allowed");
+                    r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+                    r
+                }
+            }
+        } else if o.legacy_paths().is_some_and(|(sse, _)| path == sse) {
+            if req.method() == Method::GET {
+                self.legacy_get()
+            } else {
+                let mut r = error_reply(StatusCode::METHOD_NOT_ALLOWED, -32000, "Method not allowed");
+                r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET"));
+                r
+            }
+        } else if o.legacy_paths().is_some_and(|(_, messages)| path == messages) {
+            if req.method() == Method::POST {
+                self.legacy_post(req).await
+            } else {
+                let mut r = error_reply(StatusCode::METHOD_NOT_ALLOWED, -32000, "Method not allowed");
+                r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
+                r
+            }
+        } else {
+            plain(StatusCode::NOT_FOUND, "Not Found")
+        }
+    }
+}
+
+impl<B> hyper::service::Service<Request<B>> for HttpService
+where
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
+{
+    type Response = Response<HttpBody>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = std::result::Result<Response<HttpBody>, Infallible>> + Send>>;
+
+    fn call(&self, req: Request<B>) -> Self::Future {
+        let this = self.clone();
+        Box::pin(async move { Ok(this.handle(req).await) })
+    }
+}
+
+impl<B> tower_service::Service<Request<B>> for HttpService
+where
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
+{
+    type Response = Response<HttpBody>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = std::result::Result<Response<HttpBody>, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut std::task::Context<'_>) -> Poll<std::result::Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: Request<B>) -> Self::Future {
+        let this = self.clone();
+        Box::pin(async move { Ok(this.handle(req).await) })
+    }
+}

@@ -1,0 +1,210 @@
+//! The session table of one HTTP server ([`Shared`], what all its sessions share): admitting
+//! sessions within the cap (evicting the longest idle), forwarding registry changes to every
+//! session, sweeping idle sessions; and fresh session ids.
+
+use super::options::HttpOptions;
+use super::session::{Dispatcher, Session};
+use crate::catalogue::{ListenerId, Registry, RegistryChange};
+use crate::engine::ServerConfig;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// What every session of one HTTP server shares.
+pub(crate) struct Shared {
+    pub options: HttpOptions,
+    pub config: Arc<ServerConfig>,
+    pub registry: Arc<Registry>,
+    pub dispatcher: Arc<dyn Dispatcher>,
+    epoch: Instant,
+    sessions: Mutex<HashMap<Arc<str>, Arc<Session>>>,
+    /// The runtime the service runs on (timers and handler tasks go there).
+    pub runtime: OnceLock<tokio::runtime::Handle>,
+    sweeper: OnceLock<()>,
+    /// The one registry listener of the service (it forwards changes to every session).
+    listener: Mutex<Option<ListenerId>>,
+    /// Stateless sessions alive (each is one POST being answered).
+    pub stateless_live: AtomicUsize,
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        let id = self.listener.get_mut().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(id) = id {
+            self.registry.remove_listener(id);
+        }
+    }
+}
+
+impl Shared {
+    /// The table of a new service, with the service's one registry listener.
+    pub(super) fn new(
+        options: HttpOptions,
+        config: Arc<ServerConfig>,
+        registry: Arc<Registry>,
+        dispatcher: Arc<dyn Dispatcher>,
+    ) -> Arc<Shared> {
+        let shared = Arc::new(Shared {
+            options,
+            config,
+            registry,
+            dispatcher,
+            epoch: Instant::now(),
+            sessions: Mutex::new(HashMap::new()),
+            runtime: OnceLock::new(),
+            sweeper: OnceLock::new(),
+            listener: Mutex::new(None),
+            stateless_live: AtomicUsize::new(0),
+        });
+        // One listener for the whole service (not one per session): a change reaches every
+        // session in the table.
+        let weak = Arc::downgrade(&shared);
+        let id = shared.registry.add_listener(move |c: &RegistryChange| {
+            if let Some(sh) = weak.upgrade() {
+                sh.registry_changed(c);
+            }
+        });
+        *shared.listener.lock().unwrap_or_else(|e| e.into_inner()) = Some(id);
+        shared
+    }
+
+    /// Called on every request: takes the runtime the service runs on (the first time), and
+    /// starts the task that sweeps idle sessions (once; not in stateless mode).
+    pub(super) fn start(self: &Arc<Self>) {
+        let sh = self;
+        if sh.runtime.get().is_none() {
+            if let Ok(h) = tokio::runtime::Handle::try_current() {
+                let _ = sh.runtime.set(h);
+            }
+        }
+        if !sh.options.stateless && sh.sweeper.set(()).is_ok() {
+            let weak = Arc::downgrade(sh);
+            let period =
+                (sh.options.session_idle_timeout / 4).clamp(Duration::from_millis(50), Duration::from_secs(30));
+            if let Some(rt) = sh.runtime.get() {
+                rt.spawn(async move {
+                    loop {
+                        tokio::time::sleep(period).await;
+                        match weak.upgrade() {
+                            Some(sh) => sh.sweep(),
+                            None => return,
+                        }
+                    }
+                });
+            }
+        }
+    }
+
+    pub fn now_ms(&self) -> u64 {
+        self.epoch.elapsed().as_millis() as u64
+    }
+
+    pub(super) fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<Arc<str>, Arc<Session>>> {
+        self.sessions.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn remove_session(&self, id: &str) -> Option<Arc<Session>> {
+        self.sessions().remove(id)
+    }
+
+    pub(super) fn session(&self, id: &str) -> Option<Arc<Session>> {
+        self.sessions().get(id).cloned()
+    }
+
+    /// The session to evict to make room: the longest idle without open streams or calls
+    /// in progress. Called with the sessions table locked (lock order: table, then session).
+    fn idlest(map: &HashMap<Arc<str>, Arc<Session>>) -> Option<Arc<Session>> {
+        let mut by_age: Vec<(u64, &Arc<Session>)> =
+            map.values().map(|s| (s.last_seen.load(Ordering::Relaxed), s)).collect();
+        by_age.sort_unstable_by_key(|(seen, _)| *seen);
+        by_age.into_iter().map(|(_, s)| s).find(|s| !s.busy()).cloned()
+    }
+
+    /// Makes room for one more session: evicts the longest-idle one when at the cap. False
+    /// when every session is busy.
+    pub(super) fn make_room(&self) -> bool {
+        self.reserve(None)
+    }
+
+    /// Adds a new session to the table, evicting as [`Self::make_room`] does (concurrent
+    /// initializes may have filled the room made before). False when every session is busy.
+    pub(super) fn admit(&self, session: &Arc<Session>) -> bool {
+        session.id().is_some() && self.reserve(Some(session))
+    }
+
+    /// Evicts longest-idle sessions until the table has room, then inserts `session` if given
+    /// (under the same lock as the last check). False when every session is busy.
+    fn reserve(&self, session: Option<&Arc<Session>>) -> bool {
+        loop {
+            let victim = {
+                let mut map = self.sessions();
+                if map.len() < self.options.max_sessions {
+                    if let Some((s, id)) = session.and_then(|s| Some((s, s.id()?))) {
+                        map.insert(Arc::from(id), s.clone());
+                    }
+                    return true;
+                }
+                let Some(v) = Self::idlest(&map) else { return false };
+                if let Some(id) = v.id() {
+                    map.remove(id);
+                }
+                v
+            };
+            victim.close();
+        }
+    }
+
+    /// Forwards a registry change (list_changed, resource updates) to every session.
+    fn registry_changed(&self, change: &RegistryChange) {
+        let all: Vec<Arc<Session>> = self.sessions().values().cloned().collect();
+        for s in all {
+            s.with(|i| {
+                if !i.closed {
+                    i.engine.registry_changed(change);
+                }
+            });
+        }
+    }
+
+    /// Closes sessions idle for longer than the timeout.
+    pub(super) fn sweep(&self) {
+        let idle = self.options.session_idle_timeout.as_millis() as u64;
+        let now = self.now_ms();
+        let expired: Vec<Arc<Session>> = {
+            let mut map = self.sessions();
+            let ids: Vec<Arc<str>> = map
+                .iter()
+                .filter(|(_, s)| {
+                    now.saturating_sub(s.last_seen.load(std::sync::atomic::Ordering::Relaxed)) > idle && !s.busy()
+                })
+                .map(|(k, _)| k.clone())
+                .collect();
+            ids.iter().filter_map(|k| map.remove(k)).collect()
+        };
+        for s in expired {
+            s.close();
+        }
+    }
+}
+
+/// A fresh unguessable session id: 128 random bits in hex.
+pub(super) fn new_session_id() -> Arc<str> {
+    let mut b = [0u8; 16];
+    if getrandom::fill(&mut b).is_err() {
+        // No OS randomness: fall back to time and address entropy hashed per process.
+        use std::hash::{BuildHasher, Hasher};
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos());
+        let a = h.finish().to_le_bytes();
+        let mut h2 = std::collections::hash_map::RandomState::new().build_hasher();
+        h2.write(&a);
+        b[..8].copy_from_slice(&a);
+        b[8..].copy_from_slice(&h2.finish().to_le_bytes());
+    }
+    let mut s = String::with_capacity(32);
+    for x in b {
+        s.push_str(&format!("{x:02x}"));
+    }
+    Arc::from(s)
+}
