@@ -62,7 +62,7 @@ impl ServerConfig {
     }
 }
 
-/// The outcome of user code for an [`Invocation`].
+/// The outcome of user code for an [`Invocation`](super::Invocation).
 #[derive(Debug, Clone)]
 pub enum Outcome {
     /// A tool result.
