@@ -73,8 +73,10 @@ demo: build
 	bash examples/http_demo.sh "$(WEATHER_PY) --http {PORT}" "node examples/node/client.mjs --url {URL}"
 
 ## check: formatting and lints (Rust, Python, TypeScript), and the hand-written declarations
-## checked against what they declare: _core.pyi by mypy's stubtest against the installed module
-check: $(VENV)/.tools python
+## checked against what they declare: _core.pyi by mypy's stubtest against the installed module,
+## index.d.ts by tsc against the JS sources (whose calls into the addon it checks against the
+## addon's generated declarations)
+check: $(VENV)/.tools python node
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(VENV)/bin/ruff format --check bench bindings-python/python examples/python tests/python tests/interop tests/conformance

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // The session driver of `Client`, its base class (`Client` in client.cjs adds the public API:
 // construction, the lifecycle, the request methods and the session's state). It drives a
@@ -9,7 +10,6 @@
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 const {
-  METHOD_NOT_FOUND,
   INTERNAL_ERROR,
   CONNECTION_CLOSED,
   McpError,
@@ -21,17 +21,39 @@ const {
 } = require('./errors.cjs');
 const E = require('./events.cjs');
 
+/**
+ * @typedef {import('./types/client').ClientOptions} ClientOptions
+ * @typedef {import('./types/client').ClientTransport} ClientTransport
+ * @typedef {import('./types/client').RequestOptions} RequestOptions
+ * @typedef {import('./types/protocol').Progress} Progress
+ * @typedef {import('./types/protocol').Root} Root
+ * @typedef {import('./events.cjs').NativeEvent} NativeEvent
+ * @typedef {{resolve: (result: any) => void, reject: (err: unknown) => void,
+ *   onProgress: ((progress: Progress) => unknown) | null, cleanup: (() => void) | null}} Pending
+ *   a request awaiting its answer
+ * @typedef {{serverInfo?: import('./types/protocol').Implementation,
+ *   capabilities?: import('./types/protocol').ServerCapabilities, instructions?: string}} InitializeResult
+ *   the server's `initialize` result (the fields read of it)
+ */
+
 const NO_LIMIT_MS = 1e12; // "no timeout" for one call (the session's default applies when undefined)
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
 
+/** @param {string} message */
 function argError(message) {
+  /** @type {TypeError & {code?: string}} */
   const err = new TypeError(message);
   err.code = 'ERR_INVALID_ARG_VALUE';
   return err;
 }
 
-/** A timeout option (ms) for the native side: undefined = default, null/Infinity = none. */
+/**
+ * A timeout option (ms) for the native side: undefined = default, null/Infinity = none.
+ * @param {unknown} ms
+ * @param {string} what the option, for the error
+ * @returns {number | undefined}
+ */
 function timeoutMs(ms, what) {
   if (ms === undefined) return undefined;
   if (ms === null || ms === Infinity) return NO_LIMIT_MS;
@@ -41,10 +63,15 @@ function timeoutMs(ms, what) {
   return Math.min(ms, NO_LIMIT_MS);
 }
 
+/**
+ * @param {unknown} v
+ * @returns {v is {[key: string]: any}}
+ */
 function isObject(v) {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
+/** @param {unknown} reason */
 function reasonText(reason) {
   if (reason === undefined || reason === null) return 'cancelled by the client';
   if (typeof reason === 'string') return reason;
@@ -52,6 +79,7 @@ function reasonText(reason) {
   return String(reason);
 }
 
+/** @param {AbortSignal} signal */
 function abortError(signal) {
   const reason = signal.reason;
   if (reason instanceof AbortError) return reason;
@@ -59,6 +87,10 @@ function abortError(signal) {
   return new AbortError(`the request was aborted${text}`, reason);
 }
 
+/**
+ * @param {unknown} item
+ * @returns {Root}
+ */
 function toRoot(item) {
   if (typeof item === 'string') {
     if (SCHEME.test(item)) return { uri: item };
@@ -66,16 +98,16 @@ function toRoot(item) {
     return { uri: pathToFileURL(abs).href, name: path.basename(abs) || abs };
   }
   if (item instanceof URL) return { uri: item.href };
-  if (isObject(item) && typeof item.uri === 'string') return { ...item };
+  if (isObject(item) && typeof item.uri === 'string') return /** @type {Root} */ ({ ...item });
   throw new TypeError(`a root is a URI string, a path, a URL or {uri, name?}, not ${JSON.stringify(item)}`);
 }
 
 /** Drives one client session over one transport (the base of `Client`). */
 class ClientDriver {
   /**
-   * @param transport the connection to the server (see the top of client.cjs)
-   * @param session the native ClientSession
-   * @param options the Client's options (the handlers and callbacks are taken from them)
+   * @param {ClientTransport} transport the connection to the server (see the top of client.cjs)
+   * @param {import('../native/index.js').ClientSession} session the native ClientSession
+   * @param {ClientOptions} options the Client's options (the handlers and callbacks are taken from them)
    */
   constructor(transport, session, options) {
     this._session = session;
@@ -86,18 +118,25 @@ class ClientDriver {
     this._onLog = options.onLog ?? null;
     this._onNotification = options.onNotification ?? null;
     this._onError = options.onError ?? null;
+    /** @type {Map<number, Pending>} */
     this._pending = new Map(); // outbound id -> {resolve, reject, onProgress, cleanup}
+    /** @type {Map<number, AbortController>} */
     this._serving = new Map(); // server request key -> AbortController
+    /** @type {NodeJS.Timeout | null} */
     this._timer = null;
     this._timerAt = 0;
+    /** @type {number | null} */
     this._initId = null;
+    /** @type {InitializeResult | null} */
     this._server = null;
     this._pumping = false;
     this._repump = false;
     this._flushQueued = false;
     this._started = false;
     this._closed = false;
+    /** @type {string | null} */
     this._closeMessage = null;
+    /** @type {Promise<void> | null} */
     this._shutdown = null;
     this._onTimer = this._onTimer.bind(this);
     this._flush = this._flush.bind(this);
@@ -105,6 +144,7 @@ class ClientDriver {
 
   // ---- closing --------------------------------------------------------------------------
 
+  /** @param {string} message */
   _end(message) {
     if (this._closed) return;
     this._closed = true;
@@ -139,13 +179,16 @@ class ClientDriver {
 
   // ---- input from the transport -----------------------------------------------------------
 
-  /** Bytes from the server (called by the transport). */
+  /**
+   * Bytes from the server (called by the transport).
+   * @param {Buffer | Uint8Array | string} data
+   */
   _feed(data) {
     if (this._closed) return;
     if (!Buffer.isBuffer(data)) {
       data = typeof data === 'string' ? Buffer.from(data) : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
     }
-    this._session.feed(data);
+    this._session.feed(/** @type {Buffer} (by now) */ (data));
     this._pump();
   }
 
@@ -225,6 +268,7 @@ class ClientDriver {
     this._pump();
   }
 
+  /** @param {NativeEvent} ev */
   _dispatch(ev) {
     switch (ev[E.KIND]) {
       case 'response': {
@@ -240,6 +284,7 @@ class ClientDriver {
       case 'progress': {
         const entry = this._pending.get(ev[E.PROGRESS_ID]);
         if (entry?.onProgress) {
+          /** @type {Progress} */
           const p = { progress: ev[E.PROGRESS_VALUE] };
           const total = ev[E.PROGRESS_TOTAL];
           const message = ev[E.PROGRESS_MESSAGE];
@@ -263,7 +308,7 @@ class ClientDriver {
         this._initId = null;
         const entry = id === null ? undefined : this._pending.get(id);
         if (entry !== undefined) {
-          this._pending.delete(id);
+          this._pending.delete(/** @type {number} */ (id));
           entry.resolve(undefined);
         }
         return;
@@ -288,6 +333,7 @@ class ClientDriver {
     }
   }
 
+  /** @param {any} obj the error object, as received */
   _rpcError(obj) {
     if (obj && obj.code === CONNECTION_CLOSED && this._closeMessage !== null) {
       return new ConnectionClosed(this._closeMessage, obj.data);
@@ -296,15 +342,20 @@ class ClientDriver {
     return errorFromObject({ code: obj.code, message: String(obj.message ?? ''), data: obj.data });
   }
 
+  /**
+   * @param {(...args: any[]) => any} fn a callback of the options (a promise it returns is waited for)
+   * @param {...unknown} args
+   */
   _callback(fn, ...args) {
     try {
       const out = fn(...args);
-      if (out && typeof out.then === 'function') out.then(undefined, (err) => this._report(err));
+      if (out && typeof out.then === 'function') out.then(undefined, (/** @type {unknown} */ err) => this._report(err));
     } catch (err) {
       this._report(err);
     }
   }
 
+  /** @param {unknown} err */
   _report(err) {
     if (this._onError) {
       try {
@@ -319,6 +370,13 @@ class ClientDriver {
 
   // ---- the server's requests --------------------------------------------------------------
 
+  /**
+   * @param {string} kind "sampling", "elicitation" or "roots"
+   * @param {number} key
+   * @param {import('./types/protocol').RequestId} requestId
+   * @param {import('./types/protocol').Meta | null} meta
+   * @param {any} params the request's params, as received
+   */
   async _serve(kind, key, requestId, meta, params) {
     const ac = new AbortController();
     this._serving.set(key, ac);
@@ -346,11 +404,11 @@ class ClientDriver {
       try {
         text = JSON.stringify(result);
       } catch (err) {
-        error = new InternalError(`the ${kind} handler returned a value that is not JSON: ${err.message}`);
+        error = new InternalError(`the ${kind} handler returned a value that is not JSON: ${/** @type {Error} */ (err).message}`);
       }
     }
     if (error === null) {
-      this._session.respond(key, text);
+      this._session.respond(key, /** @type {string} (no error) */ (text));
     } else if (error instanceof McpError) {
       let data;
       try {
@@ -385,7 +443,13 @@ class ClientDriver {
     if (this._closed) throw this._closedError();
   }
 
-  /** Sends a request; resolves with its result. Throws synchronously only for bad arguments. */
+  /**
+   * Sends a request; resolves with its result. Throws synchronously only for bad arguments.
+   * @param {string} method
+   * @param {unknown} params
+   * @param {RequestOptions} [options]
+   * @returns {Promise<any>} the result, as on the wire
+   */
   _request(method, params, options = {}) {
     options = options ?? {};
     const { signal, onProgress, resetTimeoutOnProgress } = options;
@@ -401,6 +465,7 @@ class ClientDriver {
       return Promise.reject(err);
     }
     return new Promise((resolve, reject) => {
+      /** @type {Pending} */
       const entry = { resolve, reject, onProgress: typeof onProgress === 'function' ? onProgress : null, cleanup: null };
       if (signal) {
         const onAbort = () => {

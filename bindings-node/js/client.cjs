@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // The MCP client: Promise-native, Node's event loop owns the I/O (no threads).
 //
@@ -52,15 +53,42 @@ const { ClientDriver, argError, timeoutMs } = require('./client-driver.cjs');
 const { StdioTransport } = require('./stdio-client.cjs');
 const { HttpTransport } = require('./http-client.cjs');
 
-/** A completion reference to a prompt (for `client.complete`). */
+/**
+ * @typedef {import('./types/client').ClientOptions} ClientOptions
+ * @typedef {import('./types/client').ClientTransport} ClientTransport
+ * @typedef {import('./types/client').RequestOptions} RequestOptions
+ * @typedef {import('./types/client').ListParams} ListParams
+ * @typedef {import('./types/protocol').EmptyResult} EmptyResult
+ * @typedef {import('./types/protocol').PromptReference} PromptReference
+ * @typedef {import('./types/protocol').ResourceTemplateReference} ResourceTemplateReference
+ * @typedef {import('./types/client').StdioClientOptions} StdioClientOptions
+ * @typedef {import('./server.cjs').Server<any>} Server
+ */
+
+/**
+ * A completion reference to a prompt (for `client.complete`).
+ * @template {string} N
+ * @param {N} name
+ * @returns {PromptReference & {name: N}}
+ */
 function promptRef(name) {
   return { type: 'ref/prompt', name };
 }
 
-/** A completion reference to a resource template (for `client.complete`). */
+/**
+ * A completion reference to a resource template (for `client.complete`).
+ * @template {string} U
+ * @param {U} uri
+ * @returns {ResourceTemplateReference & {uri: U}}
+ */
 function resourceRef(uri) {
   return { type: 'ref/resource', uri };
 }
+
+// The method `await using` calls (Symbol.for('Symbol.asyncDispose') where Node has no
+// Symbol.asyncDispose), typed as Symbol.asyncDispose (the type a class member's name takes).
+/** @type {typeof Symbol.asyncDispose} */
+const asyncDispose = /** @type {any} */ (Symbol.asyncDispose ?? Symbol.for('Symbol.asyncDispose'));
 
 /** An MCP client session over one connection (see the top of this file). */
 class Client extends ClientDriver {
@@ -73,6 +101,8 @@ class Client extends ClientDriver {
    * `onLog(params)` receives log messages, `onNotification(method, params)` every other server
    * notification; `onError(err)` failures of these callbacks; `capabilities` are merged into
    * the declared ones.
+   * @param {any} transport a ClientTransport, or a hypermcp Server (checked below)
+   * @param {ClientOptions} [options]
    */
   constructor(transport, options = {}) {
     if (transport && typeof transport.start !== 'function' && typeof transport._enter === 'function') {
@@ -80,12 +110,13 @@ class Client extends ClientDriver {
       transport = new MemoryTransport(transport);
     }
     if (!transport || ['start', 'write', 'close'].some((m) => typeof transport[m] !== 'function')) {
+      /** @type {TypeError & {code?: string}} */
       const err = new TypeError('a transport has start(client), write(buf) and close() (or pass a Server)');
       err.code = 'ERR_INVALID_ARG_TYPE';
       throw err;
     }
     options = options ?? {};
-    for (const name of ['onSampling', 'onElicitation', 'onLog', 'onNotification', 'onError']) {
+    for (const name of /** @type {const} */ (['onSampling', 'onElicitation', 'onLog', 'onNotification', 'onError'])) {
       if (options[name] != null && typeof options[name] !== 'function') {
         throw argError(`options.${name} must be a function`);
       }
@@ -93,6 +124,7 @@ class Client extends ClientDriver {
     if (options.elicitationUrl && !options.onElicitation) {
       throw argError('elicitationUrl: true needs an onElicitation handler');
     }
+    /** @type {import('./types/protocol').ClientCapabilities} */
     const caps = {};
     if (options.onSampling) caps.sampling = { tools: {} };
     if (options.onElicitation) caps.elicitation = options.elicitationUrl ? { form: {}, url: {} } : { form: {} };
@@ -115,10 +147,13 @@ class Client extends ClientDriver {
    * (added to process.env), `cwd`, `onStderr(line)`. The server's stderr is captured (the last
    * 64 KiB in `client.serverStderr`, quoted in ConnectionClosed errors when it dies). `close()`
    * ends its stdin, waits 2 s, sends SIGTERM, waits 2 s, sends SIGKILL; it is always reaped.
+   * @param {string} command
+   * @param {readonly string[] | StdioClientOptions} [args] (or the options)
+   * @param {StdioClientOptions} [options]
    */
   static async stdio(command, args = [], options = {}) {
     if (!Array.isArray(args)) {
-      options = args ?? {};
+      options = /** @type {StdioClientOptions} not an array */ (args ?? {});
       args = [];
     }
     options = options ?? {};
@@ -136,20 +171,30 @@ class Client extends ClientDriver {
    * `close()` ends the session with DELETE. A server that cannot be reached rejects with
    * ConnectionClosed naming the URL; once nothing listens at its address any more, pending and
    * later calls reject with ConnectionClosed too. While the session is open it keeps Node alive.
+   * @param {string} url
+   * @param {import('./types/client').HttpClientOptions} [options]
    */
   static async http(url, options = {}) {
     options = options ?? {};
     return Client.connect(new HttpTransport(url, options), options);
   }
 
-  /** Connects over `transport` (or to a hypermcp `Server` in memory) and performs the handshake. */
+  /**
+   * Connects over `transport` (or to a hypermcp `Server` in memory) and performs the handshake.
+   * @param {ClientTransport | Server} transport
+   * @param {ClientOptions} [options]
+   */
   static async connect(transport, options = {}) {
     const client = new Client(transport, options);
     await client._connect();
     return client;
   }
 
-  /** A client of `server` (a hypermcp `Server`) in the same process. */
+  /**
+   * A client of `server` (a hypermcp `Server`) in the same process.
+   * @param {Server} server
+   * @param {ClientOptions} [options]
+   */
   static async inMemory(server, options = {}) {
     const { MemoryTransport } = require('./memory.cjs');
     return Client.connect(new MemoryTransport(server), options);
@@ -184,7 +229,7 @@ class Client extends ClientDriver {
     await this._shutdown;
   }
 
-  async [Symbol.asyncDispose ?? Symbol.for('Symbol.asyncDispose')]() {
+  async [asyncDispose]() {
     await this.close();
   }
 
@@ -193,26 +238,47 @@ class Client extends ClientDriver {
   /**
    * Sends any request; resolves with its result as on the wire. Options: `timeout` (ms),
    * `signal` (AbortSignal), `onProgress({progress, total, message})`, `resetTimeoutOnProgress`.
+   * @template [T=unknown] the result's type (not checked: the result is as on the wire)
+   * @param {string} method
+   * @param {object} [params]
+   * @param {RequestOptions} [options]
+   * @returns {Promise<T>}
    */
   async request(method, params, options) {
     return this._request(method, params, options);
   }
 
-  /** Sends any notification. */
+  /**
+   * Sends any notification.
+   * @param {string} method
+   * @param {object} [params]
+   */
   async notify(method, params) {
     this._checkOpen();
     this._session.notify(method, params == null ? undefined : JSON.stringify(params));
     this._kick();
   }
 
-  /** Checks the server answers. */
+  /**
+   * Checks the server answers.
+   * @param {RequestOptions} [options]
+   * @returns {Promise<EmptyResult>}
+   */
   async ping(options) {
     return this._request('ping', undefined, options);
   }
 
+  /**
+   * @param {string} method
+   * @param {string} key the field of the result listing the items
+   * @param {ListParams | undefined} params
+   * @param {RequestOptions | undefined} options
+   * @returns {Promise<any>} the result (every page's items merged when `params` has no cursor)
+   */
   async _list(method, key, params, options) {
     params = params ?? {};
     if (params.cursor != null) return this._request(method, params, options);
+    /** @type {unknown[]} */
     const items = [];
     const seen = new Set();
     let request = Object.keys(params).length ? { ...params } : undefined;
@@ -232,7 +298,12 @@ class Client extends ClientDriver {
     }
   }
 
-  /** `{tools}`: every page, or with `{cursor}` that page (`{tools, nextCursor}`). */
+  /**
+   * `{tools}`: every page, or with `{cursor}` that page (`{tools, nextCursor}`).
+   * @param {ListParams} [params]
+   * @param {RequestOptions} [options]
+   * @returns {Promise<import('./types/protocol').ListToolsResult>}
+   */
   async listTools(params, options) {
     return this._list('tools/list', 'tools', params, options);
   }
@@ -241,40 +312,76 @@ class Client extends ClientDriver {
    * Calls a tool; resolves with the result as on the wire (`content`, `structuredContent`,
    * `isError`). A tool that failed resolves with `isError: true`. Options: `timeout` (ms),
    * `signal`, `onProgress({progress, total, message})`, `resetTimeoutOnProgress`, `meta`.
+   * @template [S={[key: string]: unknown}] the type of `structuredContent` (not checked)
+   * @param {string} name
+   * @param {object} [args]
+   * @param {import('./types/client').CallToolOptions} [options]
+   * @returns {Promise<import('./types/protocol').CallToolResult<S>>}
    */
   async callTool(name, args = {}, options = {}) {
     options = options ?? {};
+    /** @type {{name: string, arguments: object, _meta?: import('./types/protocol').Meta}} */
     const params = { name, arguments: args ?? {} };
     if (options.meta != null) params._meta = options.meta;
     return this._request('tools/call', params, options);
   }
 
-  /** `{resources}`: every page, or with `{cursor}` that page. */
+  /**
+   * `{resources}`: every page, or with `{cursor}` that page.
+   * @param {ListParams} [params]
+   * @param {RequestOptions} [options]
+   * @returns {Promise<import('./types/protocol').ListResourcesResult>}
+   */
   async listResources(params, options) {
     return this._list('resources/list', 'resources', params, options);
   }
 
-  /** `{resourceTemplates}`: every page, or with `{cursor}` that page. */
+  /**
+   * `{resourceTemplates}`: every page, or with `{cursor}` that page.
+   * @param {ListParams} [params]
+   * @param {RequestOptions} [options]
+   * @returns {Promise<import('./types/protocol').ListResourceTemplatesResult>}
+   */
   async listResourceTemplates(params, options) {
     return this._list('resources/templates/list', 'resourceTemplates', params, options);
   }
 
-  /** Reads a resource: `{contents}`. */
+  /**
+   * Reads a resource: `{contents}`.
+   * @param {string | URL} uri
+   * @param {RequestOptions} [options]
+   * @returns {Promise<import('./types/protocol').ReadResourceResult>}
+   */
   async readResource(uri, options) {
     return this._request('resources/read', { uri: String(uri) }, options);
   }
 
-  /** Asks for `notifications/resources/updated` about `uri` (to `onNotification`). */
+  /**
+   * Asks for `notifications/resources/updated` about `uri` (to `onNotification`).
+   * @param {string | URL} uri
+   * @param {RequestOptions} [options]
+   * @returns {Promise<EmptyResult>}
+   */
   async subscribeResource(uri, options) {
     return this._request('resources/subscribe', { uri: String(uri) }, options);
   }
 
-  /** Stops the updates about `uri`. */
+  /**
+   * Stops the updates about `uri`.
+   * @param {string | URL} uri
+   * @param {RequestOptions} [options]
+   * @returns {Promise<EmptyResult>}
+   */
   async unsubscribeResource(uri, options) {
     return this._request('resources/unsubscribe', { uri: String(uri) }, options);
   }
 
-  /** `{prompts}`: every page, or with `{cursor}` that page. */
+  /**
+   * `{prompts}`: every page, or with `{cursor}` that page.
+   * @param {ListParams} [params]
+   * @param {RequestOptions} [options]
+   * @returns {Promise<import('./types/protocol').ListPromptsResult>}
+   */
   async listPrompts(params, options) {
     return this._list('prompts/list', 'prompts', params, options);
   }
@@ -282,8 +389,13 @@ class Client extends ClientDriver {
   /**
    * Gets a prompt: `{description, messages}`. Argument values that are not strings are sent as
    * JSON text (prompt arguments are strings on the wire).
+   * @param {string} name
+   * @param {{[name: string]: unknown}} [args]
+   * @param {RequestOptions} [options]
+   * @returns {Promise<import('./types/protocol').GetPromptResult>}
    */
   async getPrompt(name, args, options) {
+    /** @type {{name: string, arguments?: {[name: string]: string}}} */
     const params = { name };
     if (args != null) {
       params.arguments = {};
@@ -295,14 +407,26 @@ class Client extends ClientDriver {
   /**
    * Completion suggestions for an argument of a prompt or resource template (`ref`:
    * `promptRef(name)` / `resourceRef(uri)`); read `result.completion.values`.
+   * @param {PromptReference | ResourceTemplateReference} ref
+   * @param {string} argumentName
+   * @param {string} value
+   * @param {{[name: string]: string}} [contextArguments]
+   * @param {RequestOptions} [options]
+   * @returns {Promise<import('./types/protocol').CompleteResult>}
    */
   async complete(ref, argumentName, value, contextArguments, options) {
+    /** @type {import('./types/protocol').CompleteParams} */
     const params = { ref, argument: { name: argumentName, value: String(value ?? '') } };
     if (contextArguments != null && Object.keys(contextArguments).length) params.context = { arguments: contextArguments };
     return this._request('completion/complete', params, options);
   }
 
-  /** Sets the least severe level of the log messages the server sends. */
+  /**
+   * Sets the least severe level of the log messages the server sends.
+   * @param {import('./types/protocol').LoggingLevel} level
+   * @param {RequestOptions} [options]
+   * @returns {Promise<EmptyResult>}
+   */
   async setLoggingLevel(level, options) {
     return this._request('logging/setLevel', { level }, options);
   }
@@ -312,7 +436,10 @@ class Client extends ClientDriver {
     return this.notify('notifications/roots/list_changed');
   }
 
-  /** Replaces the roots (array or function) and tells the server; needs the `roots` option. */
+  /**
+   * Replaces the roots (array or function) and tells the server; needs the `roots` option.
+   * @param {NonNullable<ClientOptions['roots']>} roots
+   */
   async setRoots(roots) {
     if (this._roots === null) throw argError('this client did not declare roots: pass the roots option when creating it');
     if (roots == null) throw argError('roots must be an array or a function');
@@ -342,9 +469,12 @@ class Client extends ClientDriver {
     return this._session.protocolVersion ?? undefined;
   }
 
-  /** `uninitialized`, `initializing`, `operating` or `closed`. */
+  /**
+   * `uninitialized`, `initializing`, `operating` or `closed`.
+   * @returns {'uninitialized' | 'initializing' | 'operating' | 'closed'}
+   */
   get state() {
-    return this._session.state;
+    return /** @type {'uninitialized' | 'initializing' | 'operating' | 'closed'} the engine's */ (this._session.state);
   }
 
   /** Whether the session ended (closed by either side). */

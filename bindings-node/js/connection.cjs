@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // One server connection driven by Node's event loop: bytes in, native session, handlers,
 // bytes out. Every transport uses it; no threads, no hop per call. Synchronous handlers
@@ -11,22 +12,36 @@ const { McpError, ConnectionClosed, errorFromObject } = require('./errors.cjs');
 const { isContent } = require('./content.cjs');
 const E = require('./events.cjs');
 
+/**
+ * @typedef {import('./server.cjs').Server<any>} Server
+ * @typedef {import('./server.cjs').ToolEntry} ToolEntry
+ * @typedef {import('./events.cjs').NativeEvent} NativeEvent
+ * @typedef {import('./types/content').ContentBlock} ContentBlock
+ * @typedef {{resolve: (value: any) => void, reject: (err: unknown) => void}} Waiter
+ */
+
 class ServerConnection {
   /**
-   * @param server the Server whose handlers run
-   * @param session the native ServerSession
-   * @param write where the session's output bytes go
+   * @param {Server} server the Server whose handlers run
+   * @param {import('../native/index.js').ServerSession} session the native ServerSession
+   * @param {(data: Buffer) => void} write where the session's output bytes go
    */
   constructor(server, session, write) {
     this.server = server;
     this.session = session;
     this._write = write;
+    /** @type {Map<number, Context>} */
     this._running = new Map(); // key -> Context
+    /** @type {Map<number, Waiter>} */
     this._waiters = new Map(); // outbound id -> {resolve, reject}
+    /** @type {NodeJS.Timeout | null} */
     this._timer = null;
+    /** @type {import('./types/protocol').Implementation | null | undefined} */
     this._clientInfo = undefined;
+    /** @type {import('./types/protocol').ClientCapabilities | undefined} */
     this._clientCaps = undefined;
     this.closed = false;
+    /** @type {(() => void) | null} */
     this._idle = null;
     this._flushQueued = false;
   }
@@ -34,6 +49,8 @@ class ServerConnection {
   /**
    * A connection whose bytes this loop carries (stdio, in memory): the server tells it of
    * its registry changes (the engine tells HTTP sessions itself).
+   * @param {Server} server
+   * @param {(data: Buffer) => void} write
    */
   static overStream(server, write) {
     const conn = new ServerConnection(server, new server._native.ServerSession(server._nativeConfig(), server._registry), write);
@@ -41,6 +58,7 @@ class ServerConnection {
     return conn;
   }
 
+  /** @param {Buffer} buf */
   feed(buf) {
     this.session.feed(buf);
     this.pump();
@@ -55,12 +73,16 @@ class ServerConnection {
     this.flush();
   }
 
-  /** Handles events delivered from elsewhere (HTTP), then flushes. */
+  /**
+   * Handles events delivered from elsewhere (HTTP), then flushes.
+   * @param {NativeEvent[]} events
+   */
   dispatch(events) {
     this._handle(events);
     this.flush();
   }
 
+  /** @param {NativeEvent[]} events */
   _handle(events) {
     for (const ev of events) {
       switch (ev[E.KIND]) {
@@ -80,25 +102,29 @@ class ServerConnection {
     this._armTimer();
   }
 
+  /** @returns {import('./types/protocol').Implementation | null} */
   clientInfo() {
     if (this._clientInfo === undefined) {
       const t = this.session.clientInfo;
       this._clientInfo = t ? JSON.parse(t) : null;
     }
-    return this._clientInfo;
+    return /** @type {import('./types/protocol').Implementation | null} (read above) */ (this._clientInfo);
   }
 
+  /** @returns {import('./types/protocol').ClientCapabilities} */
   clientCapabilities() {
     if (this._clientCaps === undefined) this._clientCaps = JSON.parse(this.session.clientCapabilities);
-    return this._clientCaps;
+    return /** @type {import('./types/protocol').ClientCapabilities} (read above) */ (this._clientCaps);
   }
 
   // ---- handlers ------------------------------------------------------------------------------
 
+  /** @param {NativeEvent} ev */
   _context(ev) {
     return new Context(this, ev[E.KEY], ev[E.ID], ev[E.TOKEN], ev[E.META]);
   }
 
+  /** @param {NativeEvent} ev */
   _tool(ev) {
     const key = ev[E.KEY];
     const name = ev[E.TOOL_NAME];
@@ -128,6 +154,13 @@ class ServerConnection {
     this._run(key, ctx, () => tool.handler(args, ctx), (result) => this._toolResult(key, tool, result), (err) => this._toolError(key, err));
   }
 
+  /**
+   * @param {number} key
+   * @param {Context} ctx
+   * @param {() => unknown} call runs the handler
+   * @param {(result: unknown) => void} ok answers with its result
+   * @param {(err: unknown) => void} fail answers with its failure
+   */
   _run(key, ctx, call, ok, fail) {
     let result;
     try {
@@ -136,9 +169,9 @@ class ServerConnection {
       fail(err);
       return;
     }
-    if (result !== null && typeof result === 'object' && typeof result.then === 'function') {
+    if (result !== null && typeof result === 'object' && typeof (/** @type {{then?: unknown}} */ (result).then) === 'function') {
       this._running.set(key, ctx);
-      result.then(
+      /** @type {PromiseLike<unknown>} */ (result).then(
         (value) => this._settled(key, ctx, () => ok(value)),
         (err) => this._settled(key, ctx, () => fail(err)),
       );
@@ -147,6 +180,11 @@ class ServerConnection {
     }
   }
 
+  /**
+   * @param {number} key
+   * @param {Context} ctx
+   * @param {() => void} finish
+   */
   _settled(key, ctx, finish) {
     this._running.delete(key);
     if (this._running.size === 0 && this._idle) {
@@ -171,6 +209,10 @@ class ServerConnection {
     });
   }
 
+  /**
+   * @param {number} key
+   * @param {unknown} err
+   */
   _toolError(key, err) {
     if (err instanceof McpError) {
       this.session.completeError(key, err.rpcCode, err.message, err.data === undefined ? null : JSON.stringify(err.data));
@@ -180,17 +222,23 @@ class ServerConnection {
     }
   }
 
+  /**
+   * @param {number} key
+   * @param {ToolEntry} tool
+   * @param {any} result what the handler returned (any value: what it is is found out below)
+   */
   _toolResult(key, tool, result) {
     if (typeof result === 'string') {
       this.session.completeToolText(key, result, false);
       return;
     }
+    /** @type {import('./types/protocol').CallToolResult<unknown>} */
     let wire;
     if (result === undefined || result === null) wire = { content: [] };
     else if (typeof result === 'object' && Array.isArray(result.content)) wire = result;
     else if (isContent(result)) wire = { content: [result] };
     else if (Array.isArray(result) && result.length && result.every((c) => typeof c === 'string' || isContent(c))) {
-      wire = { content: result.map((c) => (typeof c === 'string' ? { type: 'text', text: c } : c)) };
+      wire = { content: result.map((/** @type {string | ContentBlock} */ c) => (typeof c === 'string' ? { type: 'text', text: c } : c)) };
     } else if (tool.outputSchema && typeof result === 'object' && !Array.isArray(result)) {
       wire = { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
     } else {
@@ -199,15 +247,18 @@ class ServerConnection {
     try {
       this.session.completeTool(key, JSON.stringify(wire));
     } catch (err) {
-      this.session.completeToolText(key, `tool ${tool.name} returned an invalid result: ${err.message}`, true);
+      this.session.completeToolText(key, `tool ${tool.name} returned an invalid result: ${/** @type {Error} */ (err).message}`, true);
     }
   }
 
+  /** @param {NativeEvent} ev a "resource", "prompt" or "complete" event */
   _other(ev) {
     const kind = ev[E.KIND];
     const key = ev[E.KEY];
     const uri = ev[E.RESOURCE_URI];
+    /** @type {any} the kind's entry: a ResourceEntry, PromptEntry or CompletionEntry (server.cjs) */
     let entry;
+    /** @type {() => unknown} */
     let call;
     const ctx = this._context(ev);
     if (kind === 'resource') {
@@ -248,7 +299,7 @@ class ServerConnection {
           const wire = kind === 'resource' ? entry.toResult(uri, result) : kind === 'prompt' ? entry.toResult(result) : completionResult(result);
           this.session.completeResult(key, kind, JSON.stringify(wire));
         } catch (err) {
-          this.session.completeError(key, -32603, `${kind} handler returned an invalid result: ${err.message}`, null);
+          this.session.completeError(key, -32603, `${kind} handler returned an invalid result: ${/** @type {Error} */ (err).message}`, null);
         }
       },
       (err) => {
@@ -261,6 +312,10 @@ class ServerConnection {
     );
   }
 
+  /**
+   * @param {number} key
+   * @param {string | null} reason
+   */
   _cancel(key, reason) {
     const ctx = this._running.get(key);
     if (!ctx) return;
@@ -275,28 +330,54 @@ class ServerConnection {
 
   // ---- what ctx does -------------------------------------------------------------------------
 
+  /**
+   * @param {number} key
+   * @param {number} progress
+   * @param {number} [total]
+   * @param {string} [message]
+   */
   progress(key, progress, total, message) {
     const sent = this.session.progress(key, progress, total ?? null, message ?? null);
     this.flush();
     return sent;
   }
 
+  /**
+   * @param {string} level
+   * @param {unknown} data
+   * @param {string} [logger]
+   * @param {number} [related] the key of the request it is about
+   */
   log(level, data, logger, related) {
     if (this.session.log(level, JSON.stringify(data ?? null), logger ?? null, related ?? null)) this.flush();
   }
 
-  /** Closes the HTTP SSE connection a call answers on (false on other transports). */
+  /**
+   * Closes the HTTP SSE connection a call answers on (false on other transports).
+   * @param {number} key
+   */
   closeStream(key) {
     return this.session.closeStream(key);
   }
 
+  /** @param {string} id */
   elicitationComplete(id) {
     this.session.elicitationComplete(id);
     this.flush();
   }
 
+  /**
+   * Sends a request to the client; resolves with its result, as on the wire.
+   * @param {string} method
+   * @param {unknown} params
+   * @param {number | undefined} timeoutMs
+   * @param {number} [related] the key of the request it is made for
+   * @param {AbortSignal} [signal]
+   * @returns {Promise<any>}
+   */
   request(method, params, timeoutMs, related, signal) {
     return new Promise((resolve, reject) => {
+      /** @type {number} */
       let id;
       try {
         id = this.session.request(method, params === undefined ? null : JSON.stringify(params), timeoutMs ?? null, related ?? null);
@@ -308,7 +389,7 @@ class ServerConnection {
         if (this._waiters.delete(id)) {
           this.session.cancelRequest(id, 'cancelled');
           this.flush();
-          reject(signal.reason ?? new Error('aborted'));
+          reject(/** @type {AbortSignal} (onAbort listens to it) */ (signal).reason ?? new Error('aborted'));
         }
       };
       this._waiters.set(id, {
@@ -323,6 +404,7 @@ class ServerConnection {
     });
   }
 
+  /** @param {NativeEvent} ev */
   _response(ev) {
     const id = ev[E.RESPONSE_ID];
     const w = this._waiters.get(id);
@@ -332,11 +414,13 @@ class ServerConnection {
     else w.reject(errorFromObject(ev[E.RESPONSE_RESULT]));
   }
 
+  /** @param {string} kind */
   notifyListChanged(kind) {
     this.session.listChanged(kind);
     this.flush();
   }
 
+  /** @param {string} uri */
   notifyResourceUpdated(uri) {
     this.session.resourceUpdated(uri);
     this.flush();
@@ -361,7 +445,11 @@ class ServerConnection {
     this.pump();
   }
 
-  /** Resolves when no handler is running, or after `graceMs`. */
+  /**
+   * Resolves when no handler is running, or after `graceMs`.
+   * @param {number} graceMs
+   * @returns {Promise<void>}
+   */
   drain(graceMs) {
     if (this._running.size === 0) return Promise.resolve();
     return new Promise((resolve) => {
@@ -395,6 +483,10 @@ class ServerConnection {
   }
 }
 
+/**
+ * @param {any} result what the handler returned (values, a full result, or nothing)
+ * @returns {import('./types/protocol').CompleteResult}
+ */
 function completionResult(result) {
   if (result && typeof result === 'object' && !Array.isArray(result) && result.completion) return result;
   const values = (result || []).map(String);

@@ -1,14 +1,31 @@
+// @ts-check
 'use strict';
 // The `ctx` a handler receives as its last argument: progress, logging, elicitation,
 // sampling, roots, the request's identity and `ctx.signal` (an AbortSignal that fires when
 // the client cancels the request).
 
+/**
+ * @typedef {import('./connection.cjs').ServerConnection} ServerConnection
+ * @typedef {import('./types/context').ContextRequestOptions} ContextRequestOptions
+ * @typedef {import('./types/protocol').LoggingLevel} LoggingLevel
+ * @typedef {import('./types/protocol').Meta} Meta
+ */
+
+/** @type {readonly string[]} */
 const LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 
 class Context {
+  /**
+   * @param {ServerConnection} conn
+   * @param {number} key the native session's key of the request
+   * @param {import('./types/protocol').RequestId} requestId
+   * @param {import('./types/protocol').ProgressToken | null} progressToken
+   * @param {Meta | null} meta
+   */
   constructor(conn, key, requestId, progressToken, meta) {
     this._conn = conn;
     this._key = key;
+    /** @type {AbortController | null} */
     this._controller = null;
     this._cancelled = false;
     /** The JSON-RPC id of the request. */
@@ -28,6 +45,7 @@ class Context {
     return this._controller.signal;
   }
 
+  /** @param {string | null} [reason] */
   _cancel(reason) {
     this._cancelled = true;
     if (this._controller) this._controller.abort(new Error(reason || 'the client cancelled the request'));
@@ -75,18 +93,32 @@ class Context {
     return this._conn.closeStream(this._key);
   }
 
-  /** Sends a log message (`notifications/message`), filtered by the client's level. */
+  /**
+   * Sends a log message (`notifications/message`), filtered by the client's level.
+   * @param {LoggingLevel} level @param {unknown} data @param {string} [logger]
+   */
   async log(level, data, logger) {
     if (!LEVELS.includes(level)) throw new TypeError(`unknown logging level ${JSON.stringify(level)} (one of ${LEVELS.join(', ')})`);
     this._conn.log(level, data, logger, this._key);
   }
 
+  /** @param {unknown} data @param {string} [logger] */
   async debug(data, logger) { return this.log('debug', data, logger); }
+  /** @param {unknown} data @param {string} [logger] */
   async info(data, logger) { return this.log('info', data, logger); }
+  /** @param {unknown} data @param {string} [logger] */
   async warning(data, logger) { return this.log('warning', data, logger); }
+  /** @param {unknown} data @param {string} [logger] */
   async error(data, logger) { return this.log('error', data, logger); }
 
-  /** Sends any request to the client on behalf of this one; resolves with its result. */
+  /**
+   * Sends any request to the client on behalf of this one; resolves with its result.
+   * @template [T=unknown] the result's type (not checked: the result is as on the wire)
+   * @param {string} method
+   * @param {object} [params]
+   * @param {ContextRequestOptions} [options]
+   * @returns {Promise<T>}
+   */
   async request(method, params, options = {}) {
     return this._conn.request(method, params, options.timeout, this._key, options.signal ?? this.signal);
   }
@@ -94,6 +126,10 @@ class Context {
   /**
    * Asks the user to fill a form (`requestedSchema`: a flat JSON Schema object, or a zod
    * object/shape). Resolves `{action: "accept"|"decline"|"cancel", content?}`.
+   * @param {string} message
+   * @param {import('./types/schema').ObjectSchema} [requestedSchema]
+   * @param {ContextRequestOptions} [options]
+   * @returns {Promise<import('./types/sampling').ElicitResult<any>>}
    */
   async elicit(message, requestedSchema = { type: 'object', properties: {} }, options = {}) {
     const { compile } = require('./schema.cjs');
@@ -101,12 +137,22 @@ class Context {
     return this.request('elicitation/create', { message, requestedSchema: schema }, options);
   }
 
-  /** Asks the user to open a URL (URL-mode elicitation, 2025-11-25). */
+  /**
+   * Asks the user to open a URL (URL-mode elicitation, 2025-11-25).
+   * @param {string} message
+   * @param {string | URL} url
+   * @param {string} [elicitationId]
+   * @param {ContextRequestOptions} [options]
+   * @returns {Promise<import('./types/sampling').ElicitResult>}
+   */
   async elicitUrl(message, url, elicitationId = require('node:crypto').randomUUID(), options = {}) {
     return this.request('elicitation/create', { mode: 'url', message, url, elicitationId }, options);
   }
 
-  /** Tells the client a URL-mode elicitation finished. */
+  /**
+   * Tells the client a URL-mode elicitation finished.
+   * @param {string} elicitationId
+   */
   elicitationComplete(elicitationId) {
     this._conn.elicitationComplete(elicitationId);
   }
@@ -114,6 +160,10 @@ class Context {
   /**
    * Asks the client's model for a message. `messages` may be a string; other fields of
    * `sampling/createMessage` (systemPrompt, temperature, tools...) go in `params`.
+   * @param {import('./types/context').SampleInput} messages
+   * @param {Partial<Omit<import('./types/sampling').CreateMessageParams, 'messages'>>} [params]
+   * @param {ContextRequestOptions} [options]
+   * @returns {Promise<import('./types/sampling').CreateMessageResult>}
    */
   async sample(messages, params = {}, options = {}) {
     const list = (typeof messages === 'string' ? [messages] : messages).map((m) =>
@@ -122,13 +172,20 @@ class Context {
     return this.request('sampling/createMessage', { maxTokens: 1024, ...params, messages: list }, options);
   }
 
-  /** The client's roots. */
+  /**
+   * The client's roots.
+   * @param {ContextRequestOptions} [options]
+   */
   async listRoots(options = {}) {
+    /** @type {import('./types/protocol').ListRootsResult} */
     const r = await this.request('roots/list', undefined, options);
     return r.roots || [];
   }
 
-  /** Pings the client. */
+  /**
+   * Pings the client.
+   * @param {ContextRequestOptions} [options]
+   */
   async ping(options = {}) {
     await this.request('ping', undefined, options);
   }

@@ -1,9 +1,13 @@
+// @ts-check
 'use strict';
 // The error classes of hypermcp. Every error the package throws has a stable string `code`
 // (ERR_MCP_*); protocol errors also carry the JSON-RPC `rpcCode` and `data`.
 //
 // Throwing an McpError in a handler answers the request with that JSON-RPC error; any other
 // throw (or rejection) in a tool handler becomes a result with `isError: true`.
+
+/** @typedef {import('./types/protocol').JsonRpcError} JsonRpcError */
+/** @typedef {typeof import('./types/errors')} Declared the declared error classes */
 
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
@@ -52,12 +56,18 @@ class McpError extends Error {
 
   /** The JSON-RPC error object. */
   toJSON() {
+    /** @type {JsonRpcError} */
     const out = { code: this.rpcCode, message: this.message };
     if (this.data !== undefined) out.data = this.data;
     return out;
   }
 }
 
+/**
+ * The McpError subclass for one JSON-RPC code.
+ * @param {string} name
+ * @param {number} rpcCode
+ */
 function coded(name, rpcCode) {
   const cls = class extends McpError {
     /** @param {string} message @param {unknown} [data] */
@@ -69,22 +79,30 @@ function coded(name, rpcCode) {
   return cls;
 }
 
-const ParseError = coded('ParseError', PARSE_ERROR);
-const InvalidRequest = coded('InvalidRequest', INVALID_REQUEST);
-const MethodNotFound = coded('MethodNotFound', METHOD_NOT_FOUND);
-const InvalidParams = coded('InvalidParams', INVALID_PARAMS);
-const InternalError = coded('InternalError', INTERNAL_ERROR);
-const ResourceNotFound = coded('ResourceNotFound', RESOURCE_NOT_FOUND);
-const UrlElicitationRequired = coded('UrlElicitationRequired', URL_ELICITATION_REQUIRED);
-const RequestTimeout = coded('RequestTimeout', REQUEST_TIMEOUT);
-const ConnectionClosed = coded('ConnectionClosed', CONNECTION_CLOSED);
+// Typed as declared: each one's `code` literal is its code's entry in NAMES (set at run time).
+const ParseError = /** @type {Declared['ParseError']} */ (coded('ParseError', PARSE_ERROR));
+const InvalidRequest = /** @type {Declared['InvalidRequest']} */ (coded('InvalidRequest', INVALID_REQUEST));
+const MethodNotFound = /** @type {Declared['MethodNotFound']} */ (coded('MethodNotFound', METHOD_NOT_FOUND));
+const InvalidParams = /** @type {Declared['InvalidParams']} */ (coded('InvalidParams', INVALID_PARAMS));
+const InternalError = /** @type {Declared['InternalError']} */ (coded('InternalError', INTERNAL_ERROR));
+const ResourceNotFound = /** @type {Declared['ResourceNotFound']} */ (coded('ResourceNotFound', RESOURCE_NOT_FOUND));
+const UrlElicitationRequired = /** @type {Declared['UrlElicitationRequired']} */ (coded('UrlElicitationRequired', URL_ELICITATION_REQUIRED));
+const RequestTimeout = /** @type {Declared['RequestTimeout']} */ (coded('RequestTimeout', REQUEST_TIMEOUT));
+const ConnectionClosed = /** @type {Declared['ConnectionClosed']} */ (coded('ConnectionClosed', CONNECTION_CLOSED));
 
 /** A call aborted through its AbortSignal. */
 class AbortError extends McpError {
   /** @param {string} [message] @param {unknown} [reason] */
   constructor(message = 'the operation was aborted', reason) {
     super(REQUEST_CANCELLED, message, undefined);
+    // Set by McpError (from NAMES); declared here with their narrower types.
+    /** @type {'ERR_MCP_ABORTED'} */
+    this.code;
+    /** @type {typeof REQUEST_CANCELLED} */
+    this.rpcCode;
     this.name = 'AbortError';
+    /** @type {unknown} The AbortSignal's reason (always set: not optional, as Error's is). */
+    this.cause;
     this.cause = reason;
   }
 }
@@ -95,6 +113,7 @@ class DefinitionError extends Error {
   constructor(message) {
     super(message);
     this.name = 'DefinitionError';
+    /** @type {'ERR_MCP_DEFINITION'} */
     this.code = 'ERR_MCP_DEFINITION';
   }
 }
@@ -105,11 +124,13 @@ class OptionError extends TypeError {
   constructor(message) {
     super(message);
     this.name = 'OptionError';
+    /** @type {'ERR_MCP_OPTION'} */
     this.code = 'ERR_MCP_OPTION';
   }
 }
 
-const BY_CODE = new Map([
+/** @typedef {new (message: string, data?: unknown) => McpError} CodedError */
+const BY_CODE = new Map(/** @type {[number, CodedError][]} */ ([
   [PARSE_ERROR, ParseError],
   [INVALID_REQUEST, InvalidRequest],
   [METHOD_NOT_FOUND, MethodNotFound],
@@ -119,11 +140,11 @@ const BY_CODE = new Map([
   [URL_ELICITATION_REQUIRED, UrlElicitationRequired],
   [REQUEST_TIMEOUT, RequestTimeout],
   [CONNECTION_CLOSED, ConnectionClosed],
-]);
+]));
 
 /**
  * The most specific error for a JSON-RPC error object.
- * @param {{code: number, message: string, data?: unknown}} obj
+ * @param {JsonRpcError} obj
  * @returns {McpError}
  */
 function errorFromObject(obj) {
@@ -134,10 +155,10 @@ function errorFromObject(obj) {
 
 /**
  * Builds the errors the native module throws (it calls this; see bindings-node/src/errors.rs).
- * @param {'rpc' | 'definition' | 'option'} kind
+ * @param {string} kind 'rpc', 'definition' or 'option'
  * @param {string} message
- * @param {number | null} rpcCode
- * @param {string | null} data JSON text
+ * @param {number | null} [rpcCode]
+ * @param {string | null} [data] JSON text
  * @returns {Error}
  */
 function nativeError(kind, message, rpcCode, data) {

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // The fields of the event arrays the native sessions hand out, by name.
 //
@@ -7,6 +8,11 @@
 // so that code reads `ev[TOOL_NAME]` rather than `ev[5]`.
 
 const native = require('./native.cjs');
+
+/**
+ * @typedef {any[]} NativeEvent `[kind, field, ...]`: JSON from the engine, each field's type
+ *   depending on the kind (their positions are only known at run time, from `eventLayouts()`)
+ */
 
 /** @type {Map<string, string[]>} kind -> field names, in order */
 const LAYOUTS = new Map(native.eventLayouts());

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // The HTTP client transport: `HttpTransport` speaks Streamable HTTP (or the legacy HTTP+SSE
 // transport) through the engine's HTTP client, which runs on its I/O thread as a byte stream
@@ -8,10 +9,23 @@
 const nativeModule = require('./native.cjs');
 const { ConnectionClosed } = require('./errors.cjs');
 
+/**
+ * @typedef {import('./types/client').Client} Client
+ * @typedef {import('./types/client').ClientTransport} ClientTransport
+ */
+
+/**
+ * @param {unknown} v
+ * @returns {v is {[key: string]: unknown}}
+ */
 function isObject(v) {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
+/**
+ * @param {number} ms
+ * @returns {Promise<void>}
+ */
 function delay(ms) {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
@@ -19,32 +33,44 @@ function delay(ms) {
 /**
  * An MCP server over HTTP: the engine's Streamable HTTP (or HTTP+SSE) client runs on its I/O
  * thread as a byte stream; arriving bytes wake the loop once per batch.
+ * @implements {ClientTransport}
  */
 class HttpTransport {
   /**
    * Options: `headers`, `transport` ('auto' | 'http' | 'sse'), `connectTimeout` (ms),
    * `openGetStream` (default true: the standalone GET stream for messages unrelated to a call).
+   * @param {string} url
+   * @param {import('./types/client').HttpTransportOptions & {legacyFallback?: boolean, maxMessage?: number}} [options]
+   *   (also `legacyFallback` and `maxMessage`, which the engine takes)
    */
   constructor(url, options = {}) {
     this.url = String(url);
     // The transport's options (the rest are the client's, when Client.http passes them all);
     // the engine checks them now (an OptionError, a TypeError) and connects on start().
     const { headers, transport, connectTimeout, openGetStream, legacyFallback, maxMessage } = options ?? {};
+    /** @type {{[key: string]: unknown}} */
     const wire = { transport, connectTimeout, openGetStream, legacyFallback, maxMessage };
     if (isObject(headers)) wire.headers = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, String(v)]));
     else if (headers != null) wire.headers = headers;
     this._native = new nativeModule.HttpClientStream(this.url, JSON.stringify(wire), () => this._wake());
+    /** @type {Client | null} */
     this._client = null;
+    /** @type {{resolve: () => void, reject: (err: unknown) => void} | null} */
     this._opened = null;
+    /** @type {string | null} */
     this._error = null;
     this._ended = false;
+    /** @type {(() => void) | null} resolves _endedPromise (set at once) */
     this._done = null;
+    /** @type {Promise<void>} */
     this._endedPromise = new Promise((resolve) => (this._done = resolve));
   }
 
   /**
    * Connects (the TCP connection, and with `transport: 'sse'` the event stream and its
    * `endpoint` event); rejects with ConnectionClosed naming the URL and the cause on failure.
+   * @param {Client} client
+   * @returns {Promise<void>}
    */
   start(client) {
     this._client = client;
@@ -54,7 +80,10 @@ class HttpTransport {
     });
   }
 
-  /** What the I/O thread received since the last wake-up. */
+  /**
+   * What the I/O thread received since the last wake-up (only after start(): `_client` is
+   * set; `_done` always is).
+   */
   _wake() {
     const { connected, data, ended, error } = this._native.take();
     const opening = this._opened;
@@ -67,20 +96,21 @@ class HttpTransport {
         this._opened = null;
         this._ended = true;
         this._error = error ?? null;
-        this._done();
+        /** @type {() => void} */ (this._done)();
         opening.reject(new ConnectionClosed(error ?? `cannot connect to ${this.url}`));
         return;
       }
     }
-    if (data.length) this._client._feed(data);
+    if (data.length) /** @type {Client} */ (this._client)._feed(data);
     if (ended && !this._ended) {
       this._ended = true;
       this._error = error ?? null;
-      this._done();
-      this._client._eof();
+      /** @type {() => void} */ (this._done)();
+      /** @type {Client} */ (this._client)._eof();
     }
   }
 
+  /** @param {Buffer | Uint8Array} buf */
   write(buf) {
     if (!this._ended) this._native.write(Buffer.isBuffer(buf) ? buf : Buffer.from(buf));
   }

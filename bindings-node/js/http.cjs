@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // Serving a Server over HTTP (Streamable HTTP, and the legacy HTTP+SSE transport beside it).
 //
@@ -27,9 +28,20 @@ const native = require('./native.cjs');
 const E = require('./events.cjs');
 
 /**
+ * @typedef {import('./server.cjs').Server<any>} Server
+ * @typedef {import('./types/server').HttpOptions} HttpOptions
+ * @typedef {import('./events.cjs').NativeEvent} NativeEvent
+ * @typedef {import('node:http').ServerResponse} ServerResponse
+ * @typedef {import('node:http').IncomingMessage & {body?: unknown, originalUrl?: string, _body?: boolean}} Request
+ *   a request, with what a body parser (`body`, `_body`) or Express (`originalUrl`) left on it
+ * @typedef {{res: ServerResponse, sse: boolean, body: string | undefined, done: boolean}} ResponseState
+ */
+
+/**
  * Checks HTTP options: the engine parses them (an OptionError, a TypeError, names the first
  * it cannot take); undefined and null values mean the default.
- * @param {Record<string, unknown>} options
+ * @template {object} T
+ * @param {T} options
  */
 function httpOptions(options) {
   native.HttpServer.checkOptions(JSON.stringify(options));
@@ -41,19 +53,27 @@ function noOutput() {
   throw new Error('an HTTP session has no byte stream to write to');
 }
 
-/** Reports a failure inside the wake-up callback without losing the rest of the batch. */
+/**
+ * Reports a failure inside the wake-up callback without losing the rest of the batch.
+ * @param {unknown} err
+ */
 function report(err) {
   process.emitWarning(`hypermcp: HTTP dispatch failed: ${err instanceof Error ? err.stack || err.message : String(err)}`);
 }
 
 /** The native HTTP service of a server, bound to this thread's event loop. */
 class HttpHost {
+  /**
+   * @param {Server} server
+   * @param {HttpOptions} options
+   */
   constructor(server, options) {
     this.server = server;
     /** @type {Map<number, ServerConnection>} session key -> connection */
     this._conns = new Map();
-    /** @type {Map<number, object>} request id -> response state (handler mode) */
+    /** @type {Map<number, ResponseState>} request id -> response state (handler mode) */
     this._responses = new Map();
+    /** @type {Promise<void>} */
     this._stopped = new Promise((resolve) => {
       this._onStopped = resolve;
     });
@@ -96,6 +116,10 @@ class HttpHost {
     }
   }
 
+  /**
+   * @param {number} key
+   * @param {NativeEvent[]} events
+   */
   _events(key, events) {
     let conn = this._conns.get(key);
     // A connection is made for the first call: most sessions only initialize, and a
@@ -116,6 +140,7 @@ class HttpHost {
    * client notifications reach the server's callbacks; "response", "cancelled" and
    * "progress" concern calls or requests of a connection, and there are none ("initialized"
    * never comes: the engine leaves it out).
+   * @param {NativeEvent[]} events
    */
   _withoutConnection(events) {
     // Each callback runs on a microtask of its own (a failure is a warning): one failing
@@ -163,6 +188,7 @@ class HttpHost {
       return;
     }
     const target = q < 0 ? path : path + url.slice(q);
+    /** @type {string[]} */
     const headers = [];
     const raw = req.rawHeaders;
     for (let i = 0; i + 1 < raw.length; i += 2) {
@@ -182,6 +208,13 @@ class HttpHost {
     );
   }
 
+  /**
+   * @param {string} method
+   * @param {string} target
+   * @param {string[]} headers
+   * @param {Buffer} body
+   * @param {ServerResponse} res
+   */
   _start(method, target, headers, body, res) {
     if (res.destroyed) return;
     let rid;
@@ -193,6 +226,7 @@ class HttpHost {
       res.end(`Bad Request: ${err instanceof Error ? err.message : String(err)}`);
       return;
     }
+    /** @type {ResponseState} */
     const r = { res, sse: false, body: undefined, done: false };
     this._responses.set(rid, r);
     res.once('close', () => {
@@ -205,15 +239,21 @@ class HttpHost {
     });
   }
 
+  /**
+   * @param {number} rid
+   * @param {number} status
+   * @param {string[]} flat `[name, value, ...]`
+   */
   _head(rid, status, flat) {
     const r = this._responses.get(rid);
     if (r === undefined || r.res.headersSent) return;
     const { res } = r;
     res.statusCode = status;
+    /** @type {Map<string, string | string[]>} */
     const grouped = new Map();
     for (let i = 0; i + 1 < flat.length; i += 2) {
       const prev = grouped.get(flat[i]);
-      grouped.set(flat[i], prev === undefined ? flat[i + 1] : [].concat(prev, flat[i + 1]));
+      grouped.set(flat[i], prev === undefined ? flat[i + 1] : /** @type {string[]} */ ([]).concat(prev, flat[i + 1]));
     }
     for (const [k, v] of grouped) res.setHeader(k, v);
     const type = grouped.get('content-type');
@@ -223,6 +263,10 @@ class HttpHost {
     }
   }
 
+  /**
+   * @param {number} rid
+   * @param {string} text
+   */
   _chunk(rid, text) {
     const r = this._responses.get(rid);
     if (r === undefined) return;
@@ -230,6 +274,7 @@ class HttpHost {
     else r.body = r.body === undefined ? text : r.body + text; // one body: sent with a Content-Length
   }
 
+  /** @param {number} rid */
   _end(rid) {
     const r = this._responses.get(rid);
     if (r === undefined) return;
@@ -243,6 +288,9 @@ class HttpHost {
  * A request's body: what a body parser left in `req.body` (an object, a string or a
  * Buffer) once it consumed the stream, else the stream itself (at most `max` + 1 bytes: the
  * engine answers 413 above `max`).
+ * @param {Request} req
+ * @param {number} max
+ * @returns {Promise<Buffer>}
  */
 function readBody(req, max) {
   if (req.readableEnded || req._body === true) {
@@ -254,10 +302,11 @@ function readBody(req, max) {
     return Promise.resolve(Buffer.alloc(0));
   }
   return new Promise((resolve, reject) => {
+    /** @type {Buffer[]} */
     const chunks = [];
     let size = 0;
     let settled = false;
-    const onData = (chunk) => {
+    const onData = (/** @type {Buffer | string} */ chunk) => {
       const c = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
       chunks.push(c);
       size += c.length;
@@ -287,8 +336,15 @@ function readBody(req, max) {
 
 /** A running HTTP server (from `server.startHttp()`). */
 class HttpServer {
+  /**
+   * @param {HttpHost} host
+   * @param {string} address
+   * @param {number} port
+   * @param {string} path
+   */
   constructor(host, address, port, path) {
     this._host = host;
+    /** @type {Promise<void> | null} */
     this._stopping = null;
     /** The address it listens on. */
     this.host = address;
@@ -333,12 +389,22 @@ class HttpServer {
   }
 }
 
+/**
+ * @param {string} host
+ * @param {number} port
+ */
 function base(host, port) {
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
+/**
+ * @param {unknown} err
+ * @param {string} host
+ * @param {number} port
+ */
 function listenError(err, host, port) {
   const message = err instanceof Error ? err.message : String(err);
+  /** @type {Error & {code?: string, address?: string, port?: number}} */
   const e = new Error(message);
   e.code = /address already in use/i.test(message) ? 'EADDRINUSE' : /permission denied/i.test(message) ? 'EACCES' : 'ERR_MCP_LISTEN';
   e.address = host;
@@ -346,7 +412,11 @@ function listenError(err, host, port) {
   return e;
 }
 
-/** Splits `{host, port, ...httpOptions}`; checks them all. */
+/**
+ * Splits `{host, port, ...httpOptions}`; checks them all.
+ * @param {import('./types/server').ListenOptions} options
+ * @param {number} defaultPort
+ */
 function serveOptions(options, defaultPort) {
   if (options === null || typeof options !== 'object') throw new TypeError('HTTP options must be an object');
   const { host = '127.0.0.1', port = defaultPort, ...rest } = options;
@@ -358,6 +428,8 @@ function serveOptions(options, defaultPort) {
 /**
  * Starts serving HTTP in the background: `{url, host, port, path, sessionCount, stop()}`.
  * `port: 0` picks a free port.
+ * @param {Server} server
+ * @param {import('./types/server').ListenOptions} [options]
  */
 async function startHttp(server, options = {}) {
   const { host, port, options: opts } = serveOptions(options, 8000);
@@ -378,7 +450,12 @@ async function startHttp(server, options = {}) {
   return new HttpServer(h, bound[0], bound[1], h.path);
 }
 
-/** Serves until SIGINT or SIGTERM, then stops gracefully. `transport`: "http" or "sse". */
+/**
+ * Serves until SIGINT or SIGTERM, then stops gracefully. `transport`: "http" or "sse".
+ * @param {Server} server
+ * @param {'http' | 'sse'} transport
+ * @param {import('./types/server').ListenOptions & {transport?: string}} [options]
+ */
 async function runHttp(server, transport, options = {}) {
   const { transport: _t, ...rest } = options;
   const http = await startHttp(server, rest);
@@ -389,7 +466,7 @@ async function runHttp(server, transport, options = {}) {
   }
   process.stderr.write(`hypermcp: ${server.name} serving on ${url}\n`);
   try {
-    await new Promise((resolve) => {
+    await /** @type {Promise<void>} */ (new Promise((resolve) => {
       const onSignal = () => {
         process.removeListener('SIGINT', onSignal);
         process.removeListener('SIGTERM', onSignal);
@@ -397,7 +474,7 @@ async function runHttp(server, transport, options = {}) {
       };
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
-    });
+    }));
   } finally {
     await http.stop();
   }
@@ -407,13 +484,22 @@ async function runHttp(server, transport, options = {}) {
  * A request handler `(req, res, next?) => void` serving the server inside node:http,
  * Express or Fastify. The lifespan starts with the first request; `handler.close()` closes
  * every session and ends it.
+ * @param {Server} server
+ * @param {HttpOptions} [options]
  */
 function httpHandler(server, options = {}) {
   if (options === null || typeof options !== 'object') throw new TypeError('HTTP options must be an object');
   const opts = httpOptions(options);
+  /** @type {HttpHost | null} */
   let host = null;
+  /** @type {Promise<void> | null} */
   let ready = null;
   let closed = false;
+  /**
+   * @param {Request} req
+   * @param {ServerResponse} res
+   * @param {(err?: unknown) => void} [next]
+   */
   const handler = (req, res, next) => {
     if (closed) {
       res.statusCode = 503;
@@ -425,7 +511,7 @@ function httpHandler(server, options = {}) {
       host = new HttpHost(server, opts);
       ready = server._enter();
     }
-    host.serve(req, res, next, ready);
+    host.serve(req, res, next, /** @type {Promise<void>} (set with host) */ (ready));
   };
   Object.defineProperty(handler, 'sessionCount', { get: () => (host === null ? 0 : host.native.sessionCount), enumerable: true });
   handler.close = async () => {

@@ -1,11 +1,14 @@
+// @ts-check
 'use strict';
 // hypermcp for Node: MCP servers and clients on a Rust engine.
 
 const { Server } = require('./server.cjs');
 const { Client, StdioTransport, HttpTransport, promptRef, resourceRef } = require('./client.cjs');
 const { Context } = require('./context.cjs');
-// The error classes and codes (not the factory the native module uses).
-const { nativeError: _nativeError, ...errors } = require('./errors.cjs');
+// The error classes and codes (not the factory the native module uses). (Two statements: tsc
+// takes a destructuring `require` for an import, which cannot have a rest element.)
+const errorsModule = require('./errors.cjs');
+const { nativeError: _nativeError, ...errors } = errorsModule;
 const content = require('./content.cjs');
 const nativeModule = require('./native.cjs');
 

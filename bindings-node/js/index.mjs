@@ -1,3 +1,4 @@
+// @ts-check
 // ESM entry point: the same objects as the CommonJS one.
 import pkg from './index.cjs';
 

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // An in-process connection between a Client and a Server (`Client.inMemory(server)`): the
 // same native sessions and handlers as over stdio, without pipes. Server bytes reach the
@@ -5,15 +6,25 @@
 
 const { ServerConnection } = require('./connection.cjs');
 
+/**
+ * @typedef {import('./types/client').Client} Client
+ * @typedef {import('./types/client').ClientTransport} ClientTransport
+ */
+
+/** @implements {ClientTransport} */
 class MemoryTransport {
+  /** @param {import('./server.cjs').Server<any>} server */
   constructor(server) {
     this.server = server;
+    /** @type {ServerConnection | null} */
     this.conn = null;
+    /** @type {Client | null} */
     this.client = null;
     this.closed = false;
     this.entered = false;
   }
 
+  /** @param {Client} client */
   async start(client) {
     this.client = client;
     await this.server._enter();
@@ -21,11 +32,12 @@ class MemoryTransport {
     this.conn = ServerConnection.overStream(this.server, (buf) => {
       const copy = Buffer.from(buf);
       queueMicrotask(() => {
-        if (!this.closed) this.client._feed(copy);
+        if (!this.closed) /** @type {Client} set above */ (this.client)._feed(copy);
       });
     });
   }
 
+  /** @param {Buffer} buf */
   write(buf) {
     if (this.conn && !this.closed) this.conn.feed(buf);
   }

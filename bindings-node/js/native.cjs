@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // The native addon (bindings-node/src, built by `napi build`). Its errors are built by
 // errors.cjs: real McpError, DefinitionError and OptionError objects, so no caller has to

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // Schemas for tools and prompts: plain JSON Schema, zod (v3 or v4: a schema or a "raw
 // shape" of field schemas) or any Standard Schema. zod is never required: it is only
@@ -5,19 +6,40 @@
 
 const { DefinitionError } = require('./errors.cjs');
 
+/**
+ * @typedef {{[key: string]: any}} AnyObject an object whose fields are read as found: zod's
+ *   internals, a JSON Schema
+ * @typedef {{ok: true, value: any} | {ok: false, message: string, errors?: string[]}} ParseResult
+ * @typedef {(value: any) => ParseResult} Parser a zod / Standard Schema parser: defaults, transforms
+ * @typedef {import('./types/protocol').PromptArgument} PromptArgument
+ */
+
+/** @param {unknown} v @returns {v is AnyObject} */
 const isObj = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+/** @param {unknown} v @returns {v is AnyObject} */
 const isZod4 = (v) => isObj(v) && v._zod !== undefined;
+/** @param {unknown} v @returns {v is AnyObject} */
 const isZod3 = (v) => isObj(v) && isObj(v._def) && typeof v._def.typeName === 'string';
+/** @param {unknown} v @returns {v is AnyObject} */
 const isZod = (v) => isZod4(v) || isZod3(v);
+/** @param {unknown} v @returns {v is AnyObject} */
 const isStandard = (v) => isObj(v) && isObj(v['~standard']) && typeof v['~standard'].validate === 'function';
 
-/** A raw shape: `{ a: z.string(), b: z.number() }`. */
+/**
+ * A raw shape: `{ a: z.string(), b: z.number() }`.
+ * @param {unknown} v
+ * @returns {v is AnyObject}
+ */
 function isRawShape(v) {
   if (!isObj(v) || isZod(v) || isStandard(v)) return false;
   const values = Object.values(v);
   return values.length > 0 && values.every((s) => isZod(s) || isStandard(s));
 }
 
+/**
+ * @param {AnyObject} s a zod 3 schema
+ * @returns {AnyObject} its JSON Schema
+ */
 function zod3ToJson(s) {
   const def = s._def;
   const desc = def.description ? { description: def.description } : {};
@@ -25,7 +47,8 @@ function zod3ToJson(s) {
     case 'ZodString':
       return { type: 'string', ...desc };
     case 'ZodNumber': {
-      const int = (def.checks || []).some((c) => c.kind === 'int');
+      const int = (def.checks || []).some((/** @type {AnyObject} */ c) => c.kind === 'int');
+      /** @type {AnyObject} */
       const out = { type: int ? 'integer' : 'number', ...desc };
       for (const c of def.checks || []) {
         if (c.kind === 'min') out[c.inclusive ? 'minimum' : 'exclusiveMinimum'] = c.value;
@@ -47,7 +70,7 @@ function zod3ToJson(s) {
     case 'ZodEnum':
       return { type: 'string', enum: def.values, ...desc };
     case 'ZodNativeEnum':
-      return { enum: Object.values(def.values).filter((v) => typeof def.values[v] !== 'number'), ...desc };
+      return { enum: Object.values(def.values).filter((/** @type {any} */ v) => typeof def.values[v] !== 'number'), ...desc };
     case 'ZodArray':
       return { type: 'array', items: zod3ToJson(def.type), ...desc };
     case 'ZodTuple':
@@ -76,13 +99,19 @@ function zod3ToJson(s) {
   }
 }
 
+/** @param {unknown} s */
 function isOptional(s) {
   if (isZod4(s)) return s._zod.optin === 'optional' || s._zod.def?.type === 'optional' || s._zod.def?.type === 'default';
   if (isZod3(s)) return typeof s.isOptional === 'function' ? s.isOptional() : false;
   return false;
 }
 
+/**
+ * @param {AnyObject} s a zod 4 schema
+ * @returns {AnyObject} its JSON Schema
+ */
 function zod4ToJson(s) {
+  /** @type {{toJSONSchema(schema: unknown, params: object): AnyObject}} zod, what is used of it */
   let core;
   try {
     core = require('zod/v4/core');
@@ -98,6 +127,10 @@ function zod4ToJson(s) {
   return json;
 }
 
+/**
+ * @param {unknown} s a zod / Standard Schema schema, or JSON Schema
+ * @returns {AnyObject} its JSON Schema
+ */
 function toJson(s) {
   if (isZod4(s)) return zod4ToJson(s);
   if (isZod3(s)) return zod3ToJson(s);
@@ -106,16 +139,23 @@ function toJson(s) {
     if (std.jsonSchema && typeof std.jsonSchema.input === 'function') return std.jsonSchema.input({ target: 'draft-2020-12' });
     return {};
   }
-  return s;
+  return /** @type {AnyObject} anything else is JSON Schema already */ (s);
 }
 
+/**
+ * @param {AnyObject} shape a zod raw shape
+ * @returns {AnyObject} its JSON Schema
+ */
 function shapeToJson(shape) {
+  /** @type {AnyObject} */
   const properties = {};
+  /** @type {string[]} */
   const required = [];
   for (const [key, s] of Object.entries(shape)) {
     properties[key] = toJson(s);
     if (!isOptional(s)) required.push(key);
   }
+  /** @type {AnyObject} */
   const out = { type: 'object', properties };
   if (required.length) out.required = required;
   return out;
@@ -126,6 +166,7 @@ function shapeToJson(shape) {
  * validates with, and (for zod / Standard Schema) a parser applying defaults and transforms.
  * @param {unknown} schema
  * @param {string} what for error messages
+ * @returns {{json: AnyObject, parse: Parser | null}}
  */
 function compile(schema, what) {
   if (schema === undefined || schema === null) return { json: { type: 'object', properties: {} }, parse: null };
@@ -143,12 +184,16 @@ function compile(schema, what) {
   return { json: schema, parse: null };
 }
 
+/**
+ * @param {unknown} schema
+ * @returns {Parser | null}
+ */
 function standardParser(schema) {
   if (isZod(schema) && typeof schema.safeParse === 'function') {
     return (value) => {
       const r = schema.safeParse(value);
       if (r.success) return { ok: true, value: r.data };
-      const errors = (r.error.issues || []).map((i) => `${(i.path || []).join('.') || '(root)'}: ${i.message}`);
+      const errors = (r.error.issues || []).map((/** @type {AnyObject} */ i) => `${(i.path || []).join('.') || '(root)'}: ${i.message}`);
       return { ok: false, message: errors.join('; '), errors };
     };
   }
@@ -157,17 +202,25 @@ function standardParser(schema) {
       const r = schema['~standard'].validate(value);
       if (r && typeof r.then === 'function') throw new DefinitionError('async Standard Schema validation is not supported');
       if (!r.issues) return { ok: true, value: r.value };
-      const errors = r.issues.map((i) => `${(i.path || []).map((k) => (isObj(k) ? k.key : k)).join('.') || '(root)'}: ${i.message}`);
+      const errors = r.issues.map(
+        (/** @type {AnyObject} */ i) => `${(i.path || []).map((/** @type {unknown} */ k) => (isObj(k) ? k.key : k)).join('.') || '(root)'}: ${i.message}`,
+      );
       return { ok: false, message: errors.join('; '), errors };
     };
   }
   return null;
 }
 
+/**
+ * @param {AnyObject} shape a zod raw shape
+ * @returns {Parser}
+ */
 function shapeParser(shape) {
+  /** @type {[string, Parser | null][]} */
   const parsers = Object.entries(shape).map(([k, s]) => [k, standardParser(s)]);
   return (value) => {
     const out = { ...value };
+    /** @type {string[]} */
     const problems = [];
     for (const [k, p] of parsers) {
       if (!p || (value[k] === undefined && isOptional(shape[k]) && !hasDefault(shape[k]))) continue;
@@ -180,13 +233,15 @@ function shapeParser(shape) {
   };
 }
 
+/** @param {unknown} s */
 function hasDefault(s) {
   return (isZod4(s) && s._zod.def?.type === 'default') || (isZod3(s) && s._def.typeName === 'ZodDefault');
 }
 
 /**
  * Prompt arguments from a zod shape (`argsSchema`), or as given.
- * @returns {{name: string, description?: string, required: boolean}[]}
+ * @param {{arguments?: readonly PromptArgument[], argsSchema?: unknown}} config
+ * @returns {readonly PromptArgument[]}
  */
 function promptArguments(config) {
   if (Array.isArray(config.arguments)) return config.arguments;
@@ -195,6 +250,7 @@ function promptArguments(config) {
   const json = isRawShape(shape) ? shapeToJson(shape) : toJson(shape);
   const required = new Set(json.required || []);
   return Object.entries(json.properties || {}).map(([name, p]) => {
+    /** @type {PromptArgument} */
     const arg = { name, required: required.has(name) };
     if (p.description) arg.description = p.description;
     return arg;

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // The Server: register tools, resources, prompts and completions, then `await server.run()`.
 //
@@ -10,8 +11,35 @@ const { compile, promptArguments, isRawShape, isZod, isStandard } = require('./s
 const { DefinitionError, InvalidParams } = require('./errors.cjs');
 const { isContent } = require('./content.cjs');
 
+/**
+ * @typedef {import('./types/server').ToolConfig} ToolConfig
+ * @typedef {import('./types/server').ResourceConfig} ResourceConfig
+ * @typedef {import('./types/server').PromptConfig} PromptConfig
+ * @typedef {import('./types/server').CompletionFilter} CompletionFilter
+ * @typedef {import('./types/schema').ObjectSchema} ObjectSchema
+ * @typedef {import('./types/server').ToolHandler<any, unknown, any>} ToolHandler
+ * @typedef {import('./types/server').ResourceHandler<any, any>} ResourceHandler
+ * @typedef {import('./types/server').PromptHandler<any, any>} PromptHandler
+ * @typedef {import('./types/server').CompletionHandler<any>} CompletionHandler
+ * @typedef {(params: {[key: string]: unknown} | undefined) => unknown} NotificationHandler
+ * @typedef {import('./schema.cjs').Parser} Parser
+ * @typedef {import('./connection.cjs').ServerConnection} ServerConnection
+ */
+/**
+ * What a connection finds of a tool, a resource, a prompt or a completion handler:
+ * @typedef {{name: string, handler: ToolHandler, parse: Parser | null, outputSchema: object | null}} ToolEntry
+ * @typedef {{handler: ResourceHandler, mimeType: string | undefined, toResult(readUri: string, result: any): object}} ResourceEntry
+ * @typedef {{handler: PromptHandler, toResult(result: any): object}} PromptEntry
+ * @typedef {CompletionFilter & {handler: CompletionHandler | undefined}} CompletionEntry
+ */
+
+/**
+ * @param {{[key: string]: unknown}} o
+ * @returns {{[key: string]: unknown}} `o` without its undefined and null values
+ */
 const clean = (o) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== null));
 
+/** @param {() => unknown} fn */
 function defineOrThrow(fn) {
   try {
     fn();
@@ -20,12 +48,10 @@ function defineOrThrow(fn) {
   }
 }
 
+/** @template [L=unknown] the type of the lifespan's context */
 class Server {
   /**
-   * @param {{name: string, version?: string, title?: string, description?: string,
-   *   websiteUrl?: string, icons?: object[], instructions?: string, pageSize?: number,
-   *   requestTimeout?: number, maxMessageSize?: number,
-   *   lifespan?: (server: Server) => Promise<{context?: unknown, close?: () => unknown}>}} options
+   * @param {import('./types/server').ServerOptions<L>} options
    */
   constructor(options) {
     if (!options || typeof options.name !== 'string') throw new TypeError('new Server({ name, version }) needs a name');
@@ -36,18 +62,28 @@ class Server {
     this._requestTimeout = options.requestTimeout ?? 60_000;
     this._maxMessageSize = options.maxMessageSize;
     this._lifespan = options.lifespan;
+    /** @type {import('./types/server').LifespanResult<L> | null} */
     this._lifespanState = null;
     this._lifespanUsers = 0;
-    /** What the lifespan's `context` was, while the server runs. */
+    /**
+     * What the lifespan's `context` was, while the server runs.
+     * @type {L | undefined}
+     */
     this.lifespanContext = undefined;
     this._native = nativeModule;
     this._registry = new nativeModule.Registry();
     if (options.pageSize) this._registry.setPageSize(options.pageSize);
+    /** @type {Map<string, ToolEntry>} */
     this._tools = new Map();
+    /** @type {Map<string, ResourceEntry>} */
     this._resources = new Map();
+    /** @type {Map<string, PromptEntry>} */
     this._prompts = new Map();
+    /** @type {CompletionEntry[]} */
     this._completions = [];
+    /** @type {Map<string, NotificationHandler[]>} */
     this._notificationHandlers = new Map();
+    /** @type {Set<ServerConnection>} */
     this._connections = new Set();
   }
 
@@ -68,6 +104,7 @@ class Server {
     );
   }
 
+  /** @param {string} kind */
   _changed(kind) {
     for (const conn of this._connections) conn.notifyListChanged(kind);
   }
@@ -78,8 +115,14 @@ class Server {
    *   tool(name, description, schema, handler)
    *   tool(name, handler)
    * Schemas are JSON Schema, a zod object or a zod shape. The handler gets `(args, ctx)`.
+   * @param {string} name
+   * @param {ToolConfig | string | ObjectSchema | ToolHandler} a config, description, schema or handler
+   * @param {ObjectSchema | ToolHandler} [b] schema or handler
+   * @param {ToolHandler} [c] handler
+   * @returns {this}
    */
   tool(name, a, b, c) {
+    /** @type {ToolConfig} */
     let config;
     let handler;
     if (typeof a === 'function') {
@@ -88,13 +131,13 @@ class Server {
     } else if ((isRawShape(a) && !('inputSchema' in a) && !('outputSchema' in a)) || isZod(a) || isStandard(a)) {
       // tool(name, schema, handler): the official SDK's short form without a description.
       // A config whose only entries are zod schemas ({inputSchema: z.object(...)}) is a config.
-      config = { inputSchema: a };
+      config = { inputSchema: /** @type {ObjectSchema} (checked above) */ (a) };
       handler = b;
     } else if (typeof a === 'string') {
       config = { description: a, inputSchema: typeof b === 'function' ? undefined : b };
       handler = typeof b === 'function' ? b : c;
     } else {
-      config = a ?? {};
+      config = /** @type {ToolConfig} anything else is a config */ (a ?? {});
       handler = b;
     }
     if (typeof handler !== 'function') throw new TypeError(`tool ${JSON.stringify(name)}: the handler must be a function`);
@@ -116,7 +159,10 @@ class Server {
     return this;
   }
 
-  /** Removes a tool; returns whether it existed. */
+  /**
+   * Removes a tool; returns whether it existed.
+   * @param {string} name
+   */
   removeTool(name) {
     this._tools.delete(name);
     const removed = this._registry.removeTool(name);
@@ -128,6 +174,10 @@ class Server {
    * Registers a resource (a URI) or a resource template (a URI with `{variables}`).
    * The handler gets `(url: URL, variables, ctx)` and returns a string (text), a Buffer
    * (blob), a JSON-able value (JSON text) or `{contents: [...]}`.
+   * @param {string} uri
+   * @param {ResourceConfig | ResourceHandler} config
+   * @param {ResourceHandler} [handler]
+   * @returns {this}
    */
   resource(uri, config, handler) {
     if (typeof config === 'function') {
@@ -165,7 +215,10 @@ class Server {
     return this;
   }
 
-  /** Removes a resource or template. */
+  /**
+   * Removes a resource or template.
+   * @param {string} uri
+   */
   removeResource(uri) {
     this._resources.delete(uri);
     const isTemplate = uri.includes('{');
@@ -174,7 +227,10 @@ class Server {
     return removed;
   }
 
-  /** Tells subscribed clients that a resource changed. */
+  /**
+   * Tells subscribed clients that a resource changed.
+   * @param {string} uri
+   */
   notifyResourceUpdated(uri) {
     // HTTP sessions hear it from the registry (connection or not, whichever host serves
     // them); the connections JS drives itself are told one by one.
@@ -186,6 +242,10 @@ class Server {
    * Registers a prompt. `config.arguments` lists `{name, description, required}` (or
    * `config.argsSchema` is a zod shape). The handler gets `(args, ctx)` and returns a
    * string, a message `{role, content}`, an array of those, or `{messages}`.
+   * @param {string} name
+   * @param {PromptConfig | PromptHandler} config
+   * @param {PromptHandler} [handler]
+   * @returns {this}
    */
   prompt(name, config, handler) {
     if (typeof config === 'function') {
@@ -207,6 +267,7 @@ class Server {
     // With a zod argsSchema the arguments are validated and parsed (defaults, transforms)
     // before the handler runs, as for tools; a bad argument is a JSON-RPC InvalidParams.
     const parse = config.argsSchema ? compile(config.argsSchema, `prompt ${name}: argsSchema`).parse : null;
+    /** @type {PromptHandler} */
     const call = parse
       ? (argsIn, ctx) => {
           const r = parse(argsIn ?? {});
@@ -232,7 +293,10 @@ class Server {
     return this;
   }
 
-  /** Removes a prompt. */
+  /**
+   * Removes a prompt.
+   * @param {string} name
+   */
   removePrompt(name) {
     this._prompts.delete(name);
     const removed = this._registry.removePrompt(name);
@@ -244,6 +308,9 @@ class Server {
    * Registers a completion handler `(value, contextArguments, params, ctx) => string[]`:
    * `completion({prompt, argument}, fn)`, `completion({resource, argument}, fn)` or
    * `completion(fn)` for every request.
+   * @param {CompletionFilter | CompletionHandler} filter
+   * @param {CompletionHandler} [handler]
+   * @returns {this}
    */
   completion(filter, handler) {
     if (typeof filter === 'function') {
@@ -254,8 +321,9 @@ class Server {
     return this;
   }
 
+  /** @param {import('./types/protocol').CompleteParams} params */
   _completionFor(params) {
-    const ref = params.ref || {};
+    const ref = /** @type {{type?: string, name?: string, uri?: string}} */ (params.ref || {});
     const arg = params.argument?.name;
     return this._completions.find((c) =>
       (c.prompt === undefined || (ref.type === 'ref/prompt' && ref.name === c.prompt)) &&
@@ -264,13 +332,22 @@ class Server {
     );
   }
 
-  /** Registers a callback for a client notification (e.g. 'notifications/roots/list_changed'). */
+  /**
+   * Registers a callback for a client notification (e.g. 'notifications/roots/list_changed').
+   * @param {string} method
+   * @param {NotificationHandler} fn
+   * @returns {this}
+   */
   onNotification(method, fn) {
     if (!this._notificationHandlers.has(method)) this._notificationHandlers.set(method, []);
-    this._notificationHandlers.get(method).push(fn);
+    /** @type {NotificationHandler[]} (set above) */ (this._notificationHandlers.get(method)).push(fn);
     return this;
   }
 
+  /**
+   * @param {string} method
+   * @param {{[key: string]: unknown} | undefined} params
+   */
   _onNotification(method, params) {
     for (const fn of this._notificationHandlers.get(method) ?? []) {
       Promise.resolve()
@@ -303,15 +380,17 @@ class Server {
    * `path` (default `/mcp`, and the legacy HTTP+SSE transport at `/sse`) until SIGINT or
    * SIGTERM, then stops gracefully; `transport: 'sse'` is the same server, announced by its
    * legacy SSE URL.
+   * @param {import('./types/server').RunOptions} [options]
+   * @returns {Promise<void>}
    */
   async run(options = {}) {
     const transport = options.transport ?? 'stdio';
     if (transport === 'stdio') {
       const { serveStdio } = require('./stdio.cjs');
-      await serveStdio(this, options);
+      await serveStdio(this, /** @type {import('./types/server').StdioRunOptions} */ (options));
     } else if (transport === 'http' || transport === 'sse') {
       const { runHttp } = require('./http.cjs');
-      await runHttp(this, transport, options);
+      await runHttp(this, transport, /** @type {import('./types/server').HttpRunOptions} */ (options));
     } else {
       throw new TypeError(`unknown transport ${JSON.stringify(transport)}: one of "stdio", "http", "sse"`);
     }
@@ -320,6 +399,7 @@ class Server {
   /**
    * Starts serving HTTP in the background and resolves with the running server
    * (`url`, `host`, `port`, `sessionCount`, `await stop()`). `port: 0` picks a free port.
+   * @param {import('./types/server').ListenOptions} [options]
    */
   startHttp(options = {}) {
     return require('./http.cjs').startHttp(this, options);
@@ -328,6 +408,7 @@ class Server {
   /**
    * A request handler `(req, res, next?) => void` serving this server inside an existing
    * HTTP app: `http.createServer(handler)`, Express `app.all('/mcp', handler)`, Fastify.
+   * @param {import('./types/server').HttpOptions} [options]
    */
   httpHandler(options = {}) {
     return require('./http.cjs').httpHandler(this, options);

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // The stdio client transport: `StdioTransport` runs a server subprocess and speaks JSON-RPC
 // over its stdin/stdout, its stderr captured (`Client.stdio`). The client side of stdio, beside
@@ -6,17 +7,35 @@
 
 const { ConnectionClosed } = require('./errors.cjs');
 
+/**
+ * @typedef {import('./types/client').Client} Client
+ * @typedef {import('./types/client').ClientTransport} ClientTransport
+ * @typedef {import('node:child_process').ChildProcessWithoutNullStreams} ChildProcess
+ */
+
 const STDERR_KEEP = 64 * 1024;
 const STDERR_IN_MESSAGE = 2000;
 const GROUP = process.platform !== 'win32';
 
+/**
+ * @param {number} ms
+ * @returns {Promise<void>}
+ */
 function delay(ms) {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
-/** A server subprocess: JSON-RPC over its stdin/stdout, stderr captured. */
+/**
+ * A server subprocess: JSON-RPC over its stdin/stdout, stderr captured.
+ * @implements {ClientTransport}
+ */
 class StdioTransport {
-  /** Options: `env` (added to process.env), `cwd`, `onStderr(line)`. */
+  /**
+   * Options: `env` (added to process.env), `cwd`, `onStderr(line)`.
+   * @param {string} command
+   * @param {Iterable<string>} [args]
+   * @param {import('./types/client').StdioTransportOptions} [options]
+   */
   constructor(command, args = [], options = {}) {
     this.command = String(command);
     this.args = Array.from(args, String);
@@ -24,13 +43,21 @@ class StdioTransport {
     this._cwd = options.cwd;
     this._onStderr = typeof options.onStderr === 'function' ? options.onStderr : null;
     this._onError = typeof options.onError === 'function' ? options.onError : null;
-    /** The ChildProcess (null before start). */
+    /**
+     * The ChildProcess (null before start).
+     * @type {ChildProcess | null}
+     */
     this.process = null;
+    /** @type {Buffer} */
     this._tail = Buffer.alloc(0);
+    /** @type {Buffer} */
     this._partial = Buffer.alloc(0);
     this._exited = false;
+    /** @type {Promise<void> | null} resolved once it exited */
     this._exit = null;
+    /** @type {Promise<void> | null} resolved once its stderr ended */
     this._stderrDone = null;
+    /** @type {Promise<void> | null} */
     this._closing = null;
   }
 
@@ -54,8 +81,13 @@ class StdioTransport {
     return this._tail.toString('utf8');
   }
 
+  /**
+   * @param {Client} client
+   * @returns {Promise<void>}
+   */
   start(client) {
     return new Promise((resolve, reject) => {
+      /** @type {ChildProcess} */
       let child;
       try {
         // Loaded here, not at import: node:child_process costs every process ~2 MB of RSS,
@@ -115,12 +147,14 @@ class StdioTransport {
     });
   }
 
+  /** @param {unknown} err */
   _spawnError(err) {
-    const out = new ConnectionClosed(`cannot start the server ${JSON.stringify(this.command)}: ${err.message}`);
+    const out = new ConnectionClosed(`cannot start the server ${JSON.stringify(this.command)}: ${/** @type {Error} */ (err).message}`);
     out.cause = err;
     return out;
   }
 
+  /** @param {Buffer} chunk */
   _stderrChunk(chunk) {
     this._tail = this._tail.length ? Buffer.concat([this._tail, chunk]) : chunk;
     if (this._tail.length > STDERR_KEEP) this._tail = this._tail.subarray(this._tail.length - STDERR_KEEP);
@@ -143,17 +177,19 @@ class StdioTransport {
     this._partial = Buffer.alloc(0);
   }
 
+  /** @param {Buffer} bytes */
   _emitLine(bytes) {
     let line = bytes.toString('utf8');
     if (line.endsWith('\r')) line = line.slice(0, -1);
     try {
-      const out = this._onStderr(line);
-      if (out && typeof out.then === 'function') out.then(undefined, (err) => this._report(err));
+      const out = /** @type {(line: string) => any} (only called with an onStderr) */ (this._onStderr)(line);
+      if (out && typeof out.then === 'function') out.then(undefined, (/** @type {unknown} */ err) => this._report(err));
     } catch (err) {
       this._report(err);
     }
   }
 
+  /** @param {unknown} err */
   _report(err) {
     if (this._onError) {
       try {
@@ -166,18 +202,20 @@ class StdioTransport {
     process.emitWarning(err instanceof Error ? err : new Error(String(err)), { code: 'HYPERMCP_CLIENT_CALLBACK' });
   }
 
+  /** @param {Buffer} buf */
   write(buf) {
     const stdin = this.process?.stdin;
     if (!stdin || stdin.destroyed || stdin.writableEnded) return;
     stdin.write(buf);
   }
 
+  /** @param {NodeJS.Signals} sig */
   _signal(sig) {
     const child = this.process;
     // Reaped: the pid (and group id) may belong to someone else now.
     if (!child || this._exited || child.exitCode !== null || child.signalCode !== null) return;
     try {
-      if (GROUP) process.kill(-child.pid, sig);
+      if (GROUP) process.kill(-(/** @type {number} it ran */ (child.pid)), sig);
       else child.kill(sig);
     } catch {
       try {
@@ -188,6 +226,7 @@ class StdioTransport {
     }
   }
 
+  /** @param {number} ms */
   async _exitedWithin(ms) {
     if (this._exited) return true;
     await Promise.race([this._exit, delay(ms)]);
@@ -224,6 +263,7 @@ class StdioTransport {
 
   /** Why the server's side ended: its exit status and the end of its stderr. */
   failureDetail() {
+    /** @type {string[]} */
     const parts = [];
     const child = this.process;
     if (child && child.signalCode) parts.push(`the server process was killed by ${child.signalCode}`);

@@ -145,8 +145,11 @@ export type RunOptions = StdioRunOptions | HttpRunOptions;
 export interface HttpServer {
   /** The Streamable HTTP endpoint, e.g. `http://127.0.0.1:8000/mcp`. */
   readonly url: string;
-  /** The legacy HTTP+SSE endpoint, e.g. `http://127.0.0.1:8000/sse`. */
-  readonly sseUrl: string;
+  /**
+   * The legacy HTTP+SSE endpoint, e.g. `http://127.0.0.1:8000/sse`; null when the legacy
+   * transport is not served (`legacySse: false`, or `stateless: true`).
+   */
+  readonly sseUrl: string | null;
   /** The address it listens on. */
   readonly host: string;
   /** The port it listens on. */
