@@ -103,6 +103,13 @@ export interface HttpTransportOptions {
    * Open the standalone GET stream for server messages unrelated to any call (default true).
    */
   openGetStream?: boolean;
+  /**
+   * With `transport: "auto"`: fall back to the legacy HTTP+SSE transport when the server
+   * refuses the `initialize` POST with 400, 404 or 405 (default true).
+   */
+  legacyFallback?: boolean;
+  /** Largest accepted message (a JSON body or an SSE event), in bytes (default 16 MiB). */
+  maxMessage?: number;
 }
 
 /** Options of `Client.http(...)`: the client's, plus how to connect. */
