@@ -23,7 +23,6 @@ PROTOCOL_VERSIONS: list[str]
 EVENT_LAYOUTS: list[tuple[str, list[str]]]
 
 def keep_freed_memory() -> bool: ...
-
 @final
 class Registry:
     """The tools, resources, templates and prompts of one server."""
