@@ -232,7 +232,7 @@ class ClientDriver {
           for (const ev of JSON.parse(text)) this._dispatch(ev);
         }
         const out = session.takeOutput();
-        if (out.length) {
+        if (out !== null) {
           try {
             this._transport.write(out);
           } catch (err) {

@@ -98,7 +98,7 @@ class ServerConnection {
 
   flush() {
     const out = this.session.takeOutput();
-    if (out.length) this._write(out);
+    if (out !== null) this._write(out);
     this._armTimer();
   }
 

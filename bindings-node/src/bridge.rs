@@ -63,11 +63,12 @@ pub fn poll_events_json(next: impl FnMut() -> Option<Event>) -> String {
     events_json(&std::iter::from_fn(next).collect::<Vec<_>>())
 }
 
-/// What a session queued for the peer, as a buffer (empty when nothing is).
-pub fn output(take: impl FnOnce(&mut Vec<u8>)) -> napi::bindgen_prelude::Buffer {
+/// What a session queued for the peer, as a buffer; null when nothing is (cheaper for JS
+/// than an empty buffer: most flushes of an HTTP session, and many of a stream, have none).
+pub fn output(take: impl FnOnce(&mut Vec<u8>)) -> Option<napi::bindgen_prelude::Buffer> {
     let mut out = Vec::new();
     take(&mut out);
-    out.into()
+    (!out.is_empty()).then(|| out.into())
 }
 
 /// Events as JSON text of an array of `[kind, field, ...]` arrays (the layout:

@@ -61,9 +61,9 @@ impl ClientSession {
         poll_events_json(|| self.inner.poll_event())
     }
 
-    /// Everything queued for the peer.
+    /// Everything queued for the peer, or null.
     #[napi]
-    pub fn take_output(&mut self) -> Buffer {
+    pub fn take_output(&mut self) -> Option<Buffer> {
         output(|out| self.inner.take_output(out))
     }
 

@@ -139,10 +139,10 @@ impl ServerSession {
         poll_events_json(|| self.inner.poll_event())
     }
 
-    /// Everything queued for the peer (newline-delimited), or an empty buffer (always over
-    /// HTTP, where the engine writes to the session's streams).
+    /// Everything queued for the peer (newline-delimited), or null (always over HTTP, where
+    /// the engine writes to the session's streams).
     #[napi]
-    pub fn take_output(&mut self) -> Buffer {
+    pub fn take_output(&mut self) -> Option<Buffer> {
         output(|out| self.inner.take_output(out))
     }
 

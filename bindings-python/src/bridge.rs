@@ -4,11 +4,12 @@
 
 use crate::errors::rpc_err;
 use hypermcp::engine::Event;
-use hypermcp::transport::host::events::{fields, Field};
+use hypermcp::transport::host::events::{kind, visit, Field, LAYOUTS, MAX_FIELDS};
 use hypermcp::transport::host::TimeUnit;
 use hypermcp::RequestId;
 use pyo3::exceptions::{PyOSError, PyTypeError};
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::{Map, Number, Value};
 use std::io::{Read, Write};
@@ -164,15 +165,23 @@ pub fn to_py_as<'py, T: serde::Serialize>(py: Python<'py>, v: &T) -> PyResult<Bo
     to_py(py, &serde_json::to_value(v).unwrap_or_default())
 }
 
+/// The kinds of events as Python strings, made once.
+static KINDS: PyOnceLock<Vec<Py<PyString>>> = PyOnceLock::new();
+
 /// An event as the tuple `hypermcp._events` names the fields of: `(kind, field, ...)`.
 pub fn event_tuple<'py>(py: Python<'py>, ev: &Event) -> PyResult<Bound<'py, PyTuple>> {
-    let (kind, values) = fields(ev);
-    let mut items = Vec::with_capacity(values.len() + 1);
-    items.push(PyString::intern(py, kind).into_any());
-    for f in values {
-        items.push(field(py, f)?);
+    let kinds = KINDS.get_or_init(py, || LAYOUTS.iter().map(|(k, _)| PyString::intern(py, k).unbind()).collect());
+    let mut items = Vec::with_capacity(MAX_FIELDS + 1);
+    items.push(kinds[kind(ev).index()].bind(py).clone().into_any());
+    let mut failed = None;
+    visit(ev, |f| match field(py, f) {
+        Ok(v) => items.push(v),
+        Err(e) => failed = failed.take().or(Some(e)),
+    });
+    match failed {
+        Some(e) => Err(e),
+        None => PyTuple::new(py, items),
     }
-    PyTuple::new(py, items)
 }
 
 /// Every pending event of a session as a list of tuples.

@@ -4,12 +4,11 @@
 //! An event is `[kind, field, field, ...]`; [`LAYOUTS`] names the fields of each kind in
 //! order (index 0 is the kind, so a field's index is its place in the list plus one). The
 //! bindings export the table; host code takes its named indices from it, and every suite
-//! checks it against `tests/fixtures/events.json`. [`fields`] gives an event's values in
+//! checks it against `tests/fixtures/events.json`. [`visit`] hands out an event's values in
 //! that order, for a binding to convert one by one into its language's values.
 
 use crate::engine::{Event, Request};
 use crate::jsonrpc::{RequestId, RpcError};
-use crate::protocol::Meta;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
@@ -68,73 +67,112 @@ pub enum Field<'a> {
     Error(&'a RpcError),
 }
 
-fn call<'a>(
-    kind: &'static str,
-    key: u64,
-    id: &'a RequestId,
-    token: Option<&'a RequestId>,
-    meta: Option<&'a Meta>,
-    rest: impl IntoIterator<Item = Field<'a>>,
-) -> (&'static str, Vec<Field<'a>>) {
-    let mut f = Vec::with_capacity(8);
-    f.push(Field::Int(key as i64));
-    f.push(Field::Id(id));
-    f.push(match token {
-        Some(t) => Field::Id(t),
-        None => Field::Json(None),
-    });
-    f.push(Field::Object(meta));
-    f.extend(rest);
-    (kind, f)
+/// The most fields an event has.
+pub const MAX_FIELDS: usize = 7;
+
+/// A kind of event: its place in [`LAYOUTS`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Kind(usize);
+
+impl Kind {
+    const TOOL: Kind = Kind(0);
+    const RESOURCE: Kind = Kind(1);
+    const PROMPT: Kind = Kind(2);
+    const COMPLETE: Kind = Kind(3);
+    const SAMPLING: Kind = Kind(4);
+    const ELICITATION: Kind = Kind(5);
+    const ROOTS: Kind = Kind(6);
+    const CANCELLED: Kind = Kind(7);
+    const RESPONSE: Kind = Kind(8);
+    const PROGRESS: Kind = Kind(9);
+    const INITIALIZED: Kind = Kind(10);
+    const NOTIFICATION: Kind = Kind(11);
+
+    /// Its name (`"tool"`, `"response"`...).
+    pub fn name(self) -> &'static str {
+        LAYOUTS[self.0].0
+    }
+
+    /// Its place in [`LAYOUTS`] (for hosts that keep one value per kind).
+    pub fn index(self) -> usize {
+        self.0
+    }
 }
 
-/// The kind of `ev` and its fields in the order [`LAYOUTS`] names them.
-pub fn fields(ev: &Event) -> (&'static str, Vec<Field<'_>>) {
+/// The kind of `ev`.
+pub fn kind(ev: &Event) -> Kind {
+    match ev {
+        Event::Invoke(inv) => match &inv.request {
+            Request::CallTool { .. } => Kind::TOOL,
+            Request::ReadResource { .. } => Kind::RESOURCE,
+            Request::GetPrompt { .. } => Kind::PROMPT,
+            Request::Complete(_) => Kind::COMPLETE,
+            Request::CreateMessage(_) => Kind::SAMPLING,
+            Request::Elicit(_) => Kind::ELICITATION,
+            Request::ListRoots => Kind::ROOTS,
+        },
+        Event::Cancelled { .. } => Kind::CANCELLED,
+        Event::Response { .. } => Kind::RESPONSE,
+        Event::Progress { .. } => Kind::PROGRESS,
+        Event::Initialized => Kind::INITIALIZED,
+        Event::Notification { .. } => Kind::NOTIFICATION,
+    }
+}
+
+/// Hands `f` the fields of `ev`, one by one, in the order [`LAYOUTS`] names them (nothing is
+/// collected: the host builds its value as they come).
+pub fn visit<'a>(ev: &'a Event, mut f: impl FnMut(Field<'a>)) {
     match ev {
         Event::Invoke(inv) => {
-            let (key, id, token, meta) = (inv.key.0, &inv.id, inv.progress_token.as_ref(), inv.meta.as_ref());
+            f(Field::Int(inv.key.0 as i64));
+            f(Field::Id(&inv.id));
+            f(match &inv.progress_token {
+                Some(t) => Field::Id(t),
+                None => Field::Json(None),
+            });
+            f(Field::Object(inv.meta.as_ref()));
             match &inv.request {
                 Request::CallTool { name, arguments } => {
-                    call("tool", key, id, token, meta, [Field::Str(name), Field::Object(Some(arguments))])
+                    f(Field::Str(name));
+                    f(Field::Object(Some(arguments)));
                 }
-                Request::ReadResource { uri, template, variables } => call(
-                    "resource",
-                    key,
-                    id,
-                    token,
-                    meta,
-                    [
-                        Field::Str(uri),
-                        Field::OptStr(template.as_ref().map(|t| t.template.uri_template.as_str())),
-                        Field::Strings(variables),
-                    ],
-                ),
+                Request::ReadResource { uri, template, variables } => {
+                    f(Field::Str(uri));
+                    f(Field::OptStr(template.as_ref().map(|t| t.template.uri_template.as_str())));
+                    f(Field::Strings(variables));
+                }
                 Request::GetPrompt { name, arguments } => {
-                    call("prompt", key, id, token, meta, [Field::Str(name), Field::Strings(arguments)])
+                    f(Field::Str(name));
+                    f(Field::Strings(arguments));
                 }
-                Request::Complete(p) => call("complete", key, id, token, meta, [owned(p)]),
-                Request::CreateMessage(p) => call("sampling", key, id, token, meta, [owned(&**p)]),
-                Request::Elicit(p) => call("elicitation", key, id, token, meta, [owned(&**p)]),
-                Request::ListRoots => call("roots", key, id, token, meta, []),
+                Request::Complete(p) => f(owned(p)),
+                Request::CreateMessage(p) => f(owned(&**p)),
+                Request::Elicit(p) => f(owned(&**p)),
+                Request::ListRoots => {}
             }
         }
         Event::Cancelled { key, reason } => {
-            ("cancelled", vec![Field::Int(key.0 as i64), Field::OptStr(reason.as_deref())])
+            f(Field::Int(key.0 as i64));
+            f(Field::OptStr(reason.as_deref()));
         }
-        Event::Response { id, result } => (
-            "response",
-            match result {
-                Ok(v) => vec![Field::Int(id.0), Field::Bool(true), Field::Json(Some(v))],
-                Err(e) => vec![Field::Int(id.0), Field::Bool(false), Field::Error(e)],
-            },
-        ),
-        Event::Progress { id, progress, total, message } => (
-            "progress",
-            vec![Field::Int(id.0), Field::Float(*progress), Field::OptFloat(*total), Field::OptStr(message.as_deref())],
-        ),
-        Event::Initialized => ("initialized", Vec::new()),
+        Event::Response { id, result } => {
+            f(Field::Int(id.0));
+            f(Field::Bool(result.is_ok()));
+            f(match result {
+                Ok(v) => Field::Json(Some(v)),
+                Err(e) => Field::Error(e),
+            });
+        }
+        Event::Progress { id, progress, total, message } => {
+            f(Field::Int(id.0));
+            f(Field::Float(*progress));
+            f(Field::OptFloat(*total));
+            f(Field::OptStr(message.as_deref()));
+        }
+        Event::Initialized => {}
         Event::Notification { method, params } => {
-            ("notification", vec![Field::Str(method), Field::Json(params.as_ref())])
+            f(Field::Str(method));
+            f(Field::Json(params.as_ref()));
         }
     }
 }
@@ -166,13 +204,18 @@ pub struct AsJson<'a>(pub &'a Event);
 impl serde::Serialize for AsJson<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeSeq;
-        let (kind, values) = fields(self.0);
-        let mut seq = s.serialize_seq(Some(values.len() + 1))?;
-        seq.serialize_element(kind)?;
-        for f in &values {
-            seq.serialize_element(f)?;
+        let mut seq = s.serialize_seq(None)?;
+        seq.serialize_element(kind(self.0).name())?;
+        let mut failed = None;
+        visit(self.0, |f| {
+            if failed.is_none() {
+                failed = seq.serialize_element(&f).err();
+            }
+        });
+        match failed {
+            Some(e) => Err(e),
+            None => seq.end(),
         }
-        seq.end()
     }
 }
 
@@ -219,9 +262,16 @@ mod tests {
             Event::Notification { method: "m".into(), params: None },
         ];
         for ev in &events {
-            let (kind, f) = fields(ev);
-            assert_eq!(f.len(), layout(kind).len(), "{kind}");
+            let mut n = 0;
+            visit(ev, |_| n += 1);
+            assert_eq!(n, layout(kind(ev).name()).len(), "{ev:?}");
         }
+        // The kinds' constants name their places in the table.
+        for (i, (name, _)) in LAYOUTS.iter().enumerate() {
+            assert_eq!(Kind(i).name(), *name);
+        }
+        assert_eq!(Kind::NOTIFICATION.name(), "notification");
+        assert_eq!(LAYOUTS.iter().map(|(_, f)| f.len()).max(), Some(MAX_FIELDS));
         assert!(is_call("tool") && is_call("roots") && !is_call("cancelled") && !is_call("notification"));
     }
 }
