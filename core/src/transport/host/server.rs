@@ -20,7 +20,7 @@ use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use tokio::sync::oneshot;
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -116,19 +116,23 @@ fn key_of(session: &Arc<Session>) -> u64 {
     Arc::as_ptr(session) as usize as u64
 }
 
-struct HostDispatcher(Arc<Shared>);
+/// Weak: the announced sessions hold the service's sessions, which hold the dispatcher; a
+/// strong reference back would keep a dropped server alive.
+struct HostDispatcher(Weak<Shared>);
 
 impl Dispatcher for HostDispatcher {
     fn events(&self, session: &Arc<Session>, mut events: Vec<Event>) {
         // The host has nothing to do on "initialized": a session that only initializes never
         // wakes it.
         events.retain(|e| !matches!(e, Event::Initialized));
+        // A host that went away runs nothing more.
+        let Some(shared) = self.0.upgrade() else { return };
         if events.is_empty() {
             return;
         }
         let key = key_of(session);
         let first = {
-            let mut sessions = lock(&self.0.sessions);
+            let mut sessions = lock(&shared.sessions);
             let announced = match sessions.by_key.get(&key) {
                 Some(a) => a.clone(),
                 // Late events of a session already gone: nobody will run them.
@@ -145,14 +149,15 @@ impl Dispatcher for HostDispatcher {
             first
         };
         if first {
-            self.0.push(Queued::Ready(key));
+            shared.push(Queued::Ready(key));
         }
     }
 
     fn closed(&self, session: &Arc<Session>) {
+        let Some(shared) = self.0.upgrade() else { return };
         let key = key_of(session);
-        if lock(&self.0.sessions).by_key.contains_key(&key) {
-            self.0.push(Queued::Item(HostItem::Closed(key)));
+        if lock(&shared.sessions).by_key.contains_key(&key) {
+            shared.push(Queued::Item(HostItem::Closed(key)));
         }
     }
 }
@@ -192,7 +197,7 @@ impl HostHttpServer {
             wake: Box::new(wake),
             sessions: Mutex::new(Sessions::default()),
         });
-        let dispatcher = Arc::new(HostDispatcher(shared.clone()));
+        let dispatcher = Arc::new(HostDispatcher(Arc::downgrade(&shared)));
         let service = HttpService::with_dispatcher(Arc::new(config), registry, dispatcher, options);
         Ok(HostHttpServer {
             shared,
