@@ -26,6 +26,12 @@ pub mod codes {
     pub const CONNECTION_CLOSED: i32 = -32000;
     /// hypermcp: the caller cancelled an outbound request (never sent on the wire).
     pub const REQUEST_CANCELLED: i32 = -32800;
+    /// MCP 2026-07-28: HTTP headers that do not match the body, or are missing.
+    pub const HEADER_MISMATCH: i32 = -32020;
+    /// MCP 2026-07-28: the request needs a client capability it did not declare.
+    pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i32 = -32021;
+    /// MCP 2026-07-28: the requested protocol version is not supported.
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
 }
 
 /// A JSON-RPC error object: `{code, message, data?}`. Also the error type of handler code

@@ -6,7 +6,7 @@
 
 mod codec;
 mod error;
-mod fastser;
+pub(crate) mod fastser;
 mod id;
 pub(crate) mod message;
 

@@ -51,6 +51,9 @@ pub struct ServerCapabilities {
     /// Tasks (2025-11-25, experimental), passed through.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tasks: Option<Value>,
+    /// Extensions by identifier, each with its settings (2026-07-28).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<Map<String, Value>>,
 }
 
 /// What a client offers.
@@ -72,6 +75,9 @@ pub struct ClientCapabilities {
     /// Tasks (2025-11-25, experimental), passed through.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tasks: Option<Value>,
+    /// Extensions by identifier, each with its settings (2026-07-28).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<Map<String, Value>>,
 }
 
 impl ClientCapabilities {

@@ -9,6 +9,7 @@ mod content;
 mod elicitation;
 mod lifecycle;
 mod logging;
+mod modern;
 mod prompts;
 mod resources;
 mod roots;

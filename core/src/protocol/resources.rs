@@ -186,9 +186,30 @@ impl ResourceContents {
 pub struct ReadResourceResult {
     /// The contents (one resource may have several parts).
     pub contents: Vec<ResourceContents>,
+    /// How long the result is fresh, in ms (2026-07-28; the server's default when absent).
+    #[serde(rename = "ttlMs", default, skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<u64>,
+    /// Who may cache it (2026-07-28; the server's default when absent).
+    #[serde(rename = "cacheScope", default, skip_serializing_if = "Option::is_none")]
+    pub cache_scope: Option<super::modern::CacheScope>,
     /// Metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
+}
+
+impl ReadResourceResult {
+    /// A result of these contents.
+    pub fn new(contents: Vec<ResourceContents>) -> Self {
+        ReadResourceResult { contents, ..Default::default() }
+    }
+
+    /// With its own caching hints (2026-07-28 clients honour them; legacy ones never see
+    /// them), instead of the server's default for reads.
+    pub fn cache(mut self, ttl_ms: u64, scope: super::modern::CacheScope) -> Self {
+        self.ttl_ms = Some(ttl_ms);
+        self.cache_scope = Some(scope);
+        self
+    }
 }
 
 /// A page of resources.

@@ -12,6 +12,7 @@ pub use super::content::*;
 pub use super::elicitation::*;
 pub use super::lifecycle::*;
 pub use super::logging::*;
+pub use super::modern::*;
 pub use super::prompts::*;
 pub use super::resources::*;
 pub use super::roots::*;

@@ -158,6 +158,12 @@ impl fmt::Display for UnknownVersion {
 
 impl std::error::Error for UnknownVersion {}
 
+impl serde::Serialize for ProtocolVersion {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

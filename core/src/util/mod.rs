@@ -43,6 +43,20 @@ pub(crate) fn base64_decode(text: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// Decodes standard base64 strictly: the standard alphabet, padded to a multiple of four,
+/// `=` only at the end (as header values and sealed states must be). `None` otherwise.
+pub(crate) fn base64_decode_strict(text: &str) -> Option<Vec<u8>> {
+    let b = text.as_bytes();
+    if !b.len().is_multiple_of(4) {
+        return None;
+    }
+    let pad = b.iter().rev().take_while(|c| **c == b'=').count();
+    if pad > 2 || b[..b.len() - pad].iter().any(|c| !(c.is_ascii_alphanumeric() || *c == b'+' || *c == b'/')) {
+        return None;
+    }
+    base64_decode(text)
+}
+
 /// Encodes a list offset as an opaque cursor. Stateless: any session (or replica) can
 /// decode it.
 pub(crate) fn encode_cursor(offset: usize) -> String {
