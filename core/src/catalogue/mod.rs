@@ -1,8 +1,10 @@
 //! What a server offers, below the engine: the [`Registry`] of tools (with their compiled
 //! argument and output validators), resources, resource templates and prompts, with list
 //! pages cached as ready-to-send bytes per revision; RFC 6570 URI templates
-//! ([`uri_template`]); JSON Schema validation.
+//! ([`uri_template`]); JSON Schema validation; parameters mirrored into HTTP headers
+//! ([`headers`]).
 
+pub mod headers;
 mod registry;
 pub mod uri_template;
 mod validate;

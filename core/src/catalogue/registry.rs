@@ -78,6 +78,7 @@ pub struct ToolEntry {
     pub tool: Tool,
     pub(crate) input: Validator,
     pub(crate) output: Option<Validator>,
+    headers: Vec<super::headers::HeaderParam>,
 }
 
 impl ToolEntry {
@@ -95,6 +96,10 @@ impl ToolEntry {
     /// Whether the tool declares an output schema.
     pub fn has_output_schema(&self) -> bool {
         self.output.is_some()
+    }
+    /// The parameters its input schema mirrors into `Mcp-Param-*` headers.
+    pub fn header_params(&self) -> &[super::headers::HeaderParam] {
+        &self.headers
     }
 }
 
@@ -216,8 +221,10 @@ impl Registry {
             ),
             None => None,
         };
+        let headers = super::headers::header_params(&tool.input_schema)
+            .map_err(|e| DefinitionError(format!("tool {:?}: {e}", tool.name)))?;
         let name = tool.name.clone();
-        self.write().tools.insert(name, Arc::new(ToolEntry { tool, input, output }));
+        self.write().tools.insert(name, Arc::new(ToolEntry { tool, input, output, headers }));
         self.changed(ListKind::Tools);
         Ok(())
     }

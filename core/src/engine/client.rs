@@ -316,7 +316,9 @@ impl Role for ClientRole {
             _ => Err(RpcError::method_not_found(method)),
         };
         match request {
-            Ok(request) => peer.invoke(id, batch, meta, request, None),
+            Ok(request) => {
+                peer.invoke(id, batch, meta, request, None, None);
+            }
             Err(e) => peer.write_error(Some(&id), batch, Route::Standalone, &e),
         }
     }

@@ -8,14 +8,25 @@
 //! no clock: the same machine runs under tokio, asyncio or Node, and in deterministic tests.
 
 mod client;
+mod config;
+mod listen;
+mod modern;
+mod mrtr;
 mod outbox;
 mod peer;
+pub mod request_state;
 mod server;
 
 pub use client::{ClientConfig, ClientSession};
+pub use config::{CachePolicy, ServerConfig};
+pub(crate) use modern::is_modern;
+pub use modern::{RequestContext, RequestHeaders};
+pub(crate) use mrtr::legacy_input_required;
+pub use mrtr::{InputAnswer, InputRequired};
 pub use outbox::{Route, Transmit};
 pub use peer::RequestOptions;
-pub use server::{Outcome, ServerConfig, ServerSession};
+pub use request_state::{RequestStateOptions, StateKeys};
+pub use server::{Outcome, ServerSession};
 
 use crate::catalogue::TemplateEntry;
 use crate::jsonrpc::{RequestId, RpcError};
@@ -133,6 +144,10 @@ pub struct Invocation {
     pub progress_token: Option<ProgressToken>,
     /// The request's `_meta`.
     pub meta: Option<Meta>,
+    /// A 2026-07-28 request's own context (its revision, the client's identity and
+    /// capabilities, its log level, the inputs of earlier rounds); `None` in a legacy
+    /// session, whose handshake said all that once.
+    pub context: Option<Arc<RequestContext>>,
 }
 
 /// What a session tells its driver.

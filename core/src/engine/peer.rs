@@ -38,6 +38,10 @@ pub(crate) struct Inflight {
     pub token: Option<ProgressToken>,
     pub last_progress: Option<f64>,
     pub tool: Option<Arc<ToolEntry>>,
+    /// The context of a request served statelessly (2026-07-28).
+    pub modern: Option<Arc<super::modern::RequestContext>>,
+    /// Its multi round-trip bookkeeping (modern calls that may end with `input_required`).
+    pub round: Option<Box<super::mrtr::Round>>,
 }
 
 struct Pending {
@@ -261,11 +265,12 @@ impl Peer {
         batch: Option<u64>,
         token: Option<ProgressToken>,
         tool: Option<Arc<ToolEntry>>,
+        modern: Option<Arc<super::modern::RequestContext>>,
     ) -> RequestKey {
         let key = RequestKey(self.next_key);
         self.next_key += 1;
         self.by_id.insert(id.clone(), key);
-        self.inflight.insert(key, Inflight { id, batch, token, last_progress: None, tool });
+        self.inflight.insert(key, Inflight { id, batch, token, last_progress: None, tool, modern, round: None });
         key
     }
 
@@ -278,10 +283,26 @@ impl Peer {
         meta: Option<Meta>,
         request: Request,
         tool: Option<Arc<ToolEntry>>,
-    ) {
+        modern: Option<Arc<super::modern::RequestContext>>,
+    ) -> RequestKey {
         let token = meta.as_ref().and_then(|m| m.get("progressToken")).and_then(|t| RequestId::deserialize(t).ok());
-        let key = self.begin(id.clone(), batch, token.clone(), tool);
-        self.events.push_back(Event::Invoke(Invocation { key, id, request, progress_token: token, meta }));
+        let key = self.begin(id.clone(), batch, token.clone(), tool, modern.clone());
+        self.events.push_back(Event::Invoke(Invocation {
+            key,
+            id,
+            request,
+            progress_token: token,
+            meta,
+            context: modern,
+        }));
+        key
+    }
+
+    /// Attaches the multi round-trip bookkeeping of a modern call.
+    pub(crate) fn set_round(&mut self, key: RequestKey, round: Box<super::mrtr::Round>) {
+        if let Some(inf) = self.inflight.get_mut(&key) {
+            inf.round = Some(round);
+        }
     }
 
     /// Ends a peer request; `None` when it was cancelled or never existed.
@@ -325,7 +346,8 @@ impl Peer {
         self.respond(batch, route, |out| jsonrpc::write_error(out, id, err));
     }
 
-    fn respond(&mut self, batch: Option<u64>, route: Route, write: impl FnOnce(&mut Vec<u8>)) {
+    /// Writes a response `write` produces (in its batch, if it belongs to one).
+    pub fn respond(&mut self, batch: Option<u64>, route: Route, write: impl FnOnce(&mut Vec<u8>)) {
         // A response is never standalone: unless it answers a served request (`Reply`), it
         // answers the input being handled.
         let route = if route == Route::Standalone { Route::Answer } else { route };

@@ -2,11 +2,14 @@
 //! everything the engine answers by itself (ping, lists from cached bytes, logging level,
 //! subscriptions, errors), argument validation, and [`Event::Invoke`] for the rest.
 
+use super::config::ServerConfig;
+use super::listen::Listen;
+use super::modern::{self, RequestHeaders};
 use super::outbox::{Route, Transmit};
 use super::peer::{params, Peer, RequestOptions, Role};
 use super::{Event, OutboundId, Request, RequestKey, State};
 use crate::catalogue::{ListKind, Registry, RegistryChange, Resolved};
-use crate::jsonrpc::{RequestId, RpcError, DEFAULT_MAX_MESSAGE_SIZE};
+use crate::jsonrpc::{RequestId, RpcError};
 use crate::protocol::*;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -14,53 +17,7 @@ use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
-
-/// What a server is, shared by all its sessions.
-#[derive(Clone, Debug)]
-pub struct ServerConfig {
-    /// Name and version.
-    pub info: Implementation,
-    /// Instructions for the model.
-    pub instructions: Option<String>,
-    /// Revisions this server accepts (negotiation picks among these).
-    pub versions: Vec<ProtocolVersion>,
-    /// Declare the tools capability even with no tool registered yet.
-    pub tools: bool,
-    /// Declare the resources capability even with no resource registered yet.
-    pub resources: bool,
-    /// Declare the prompts capability even with no prompt registered yet.
-    pub prompts: bool,
-    /// Declare `completions` (a completion handler exists).
-    pub completions: bool,
-    /// Support `resources/subscribe`.
-    pub subscriptions: bool,
-    /// Extra experimental capabilities.
-    pub experimental: Option<Map<String, Value>>,
-    /// Largest accepted message in bytes.
-    pub max_message_size: usize,
-    /// Default timeout of server-to-client requests.
-    pub request_timeout: Option<Duration>,
-}
-
-impl ServerConfig {
-    /// A configuration with defaults: every legacy revision, 16 MiB messages, 60 s timeout.
-    pub fn new(info: Implementation) -> Self {
-        ServerConfig {
-            info,
-            instructions: None,
-            versions: ProtocolVersion::LEGACY.to_vec(),
-            tools: false,
-            resources: false,
-            prompts: false,
-            completions: false,
-            subscriptions: true,
-            experimental: None,
-            max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
-            request_timeout: Some(Duration::from_secs(60)),
-        }
-    }
-}
+use std::time::Instant;
 
 /// The outcome of user code for an [`Invocation`](super::Invocation).
 #[derive(Debug, Clone)]
@@ -81,23 +38,33 @@ pub enum Outcome {
     InvalidArguments(Vec<String>),
     /// A JSON-RPC error.
     Error(RpcError),
+    /// The call needs input from the client first (2026-07-28, multi round-trip requests):
+    /// what the handler asked through [`ServerSession::request_input`], plus what this
+    /// carries, goes out as an `input_required` result.
+    InputRequired(super::InputRequired),
 }
 
-struct ServerRole {
-    config: Arc<ServerConfig>,
-    registry: Arc<Registry>,
+pub(super) struct ServerRole {
+    pub(super) config: Arc<ServerConfig>,
+    pub(super) registry: Arc<Registry>,
     state: State,
     capabilities: ServerCapabilities,
     client_caps: ClientCapabilities,
     client_info: Option<Implementation>,
     log_level: Option<LoggingLevel>,
     subscriptions: HashSet<String>,
+    /// The headers of the HTTP request being handled (2026-07-28 checks them).
+    pub(super) headers: Option<RequestHeaders>,
+    /// The server's identity as JSON, for modern results (empty: not sent).
+    pub(super) identity: std::sync::OnceLock<(Vec<u8>, Value)>,
+    /// Open `subscriptions/listen` streams.
+    pub(super) listens: super::KeyMap<RequestKey, Listen>,
 }
 
 /// The server end of one MCP session.
 pub struct ServerSession {
-    peer: Peer,
-    role: ServerRole,
+    pub(super) peer: Peer,
+    pub(super) role: ServerRole,
 }
 
 impl std::fmt::Debug for ServerSession {
@@ -168,6 +135,9 @@ impl ServerSession {
                 client_info: None,
                 log_level: None,
                 subscriptions: HashSet::new(),
+                headers: None,
+                identity: std::sync::OnceLock::new(),
+                listens: Default::default(),
             },
         }
     }
@@ -180,6 +150,16 @@ impl ServerSession {
     /// Handles one complete message.
     pub fn handle_message(&mut self, bytes: &[u8], now: Instant) {
         self.peer.handle_message(&mut self.role, bytes, now);
+    }
+
+    /// Handles one message that came with HTTP headers (Streamable HTTP): a 2026-07-28
+    /// request is checked against them (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`,
+    /// `Mcp-Param-*`), and a request the headers declare modern is served as one even when
+    /// its body says nothing of its revision (it is then refused for its missing `_meta`).
+    pub fn handle_http_message(&mut self, bytes: &[u8], headers: RequestHeaders, now: Instant) {
+        self.role.headers = Some(headers);
+        self.peer.handle_message(&mut self.role, bytes, now);
+        self.role.headers = None;
     }
 
     /// The next event for the driver.
@@ -240,31 +220,23 @@ impl ServerSession {
     /// Hands back the outcome of an invocation. Ignored if the request was cancelled.
     pub fn complete(&mut self, key: RequestKey, outcome: Outcome) {
         let Some(inf) = self.peer.end(key) else { return };
+        if let Some(ctx) = inf.modern.clone() {
+            return self.complete_modern(key, inf, &ctx, outcome);
+        }
         let v = self.peer.version.unwrap_or(ProtocolVersion::LATEST_LEGACY);
         let route = Route::Reply(key);
         match outcome {
             Outcome::Tool(result) => {
-                let checked = match &inf.tool {
-                    Some(t) if t.has_output_schema() && !result.failed() => match &result.structured_content {
-                        None => Some(CallToolResult::error(format!(
-                            "tool {:?} declares an outputSchema but returned no structuredContent",
-                            t.tool.name
-                        ))),
-                        Some(s) => t.validate_output(s).err().map(|errs| {
-                            CallToolResult::error(format!(
-                                "tool {:?} returned structuredContent that does not match its outputSchema: {}",
-                                t.tool.name,
-                                errs.join("; ")
-                            ))
-                        }),
-                    },
-                    _ => None,
-                };
-                let result = checked.as_ref().unwrap_or(&result);
-                let shaped = edge::call_tool_result(result, v);
+                let result = checked_tool_result(&inf, result);
+                let shaped = edge::call_tool_result(&result, v);
                 self.peer.write_result(&inf.id, inf.batch, route, &*shaped);
             }
-            Outcome::Resource(r) => self.peer.write_result(&inf.id, inf.batch, route, &r),
+            Outcome::Resource(mut r) => {
+                // Caching hints are a 2026-07-28 field.
+                r.ttl_ms = None;
+                r.cache_scope = None;
+                self.peer.write_result(&inf.id, inf.batch, route, &r)
+            }
             Outcome::Prompt(p) => {
                 let shaped = edge::get_prompt_result(&p, v);
                 self.peer.write_result(&inf.id, inf.batch, route, &*shaped);
@@ -272,6 +244,9 @@ impl ServerSession {
             Outcome::Completion(c) => self.peer.write_result(&inf.id, inf.batch, route, &c),
             Outcome::Json(j) => self.peer.write_result(&inf.id, inf.batch, route, &j),
             Outcome::Error(e) => self.peer.write_error(Some(&inf.id), inf.batch, route, &e),
+            Outcome::InputRequired(_) => {
+                self.peer.write_error(Some(&inf.id), inf.batch, route, &super::mrtr::legacy_input_required(v))
+            }
             Outcome::InvalidArguments(errors) => {
                 let tool = inf.tool.as_ref().map_or("", |t| t.tool.name.as_str());
                 match invalid_arguments(v, tool, errors) {
@@ -296,10 +271,16 @@ impl ServerSession {
     /// Sends a log message if the client's level lets it through. `related` ties it to the
     /// request being served. Returns whether it was sent.
     pub fn log(&mut self, level: LoggingLevel, logger: Option<&str>, data: Value, related: Option<RequestKey>) -> bool {
-        if self.role.state == State::Uninitialized || self.role.state == State::Closed {
-            return false;
-        }
-        if self.role.log_level.is_some_and(|min| level < min) {
+        let modern = related.and_then(|k| self.peer.inflight.get(&k)).and_then(|inf| inf.modern.as_ref());
+        if let Some(ctx) = modern {
+            // 2026-07-28: only for a request that asked, at its level or above.
+            if ctx.log_level.is_none_or(|min| level < min) {
+                return false;
+            }
+        } else if self.role.state == State::Uninitialized
+            || self.role.state == State::Closed
+            || self.role.log_level.is_some_and(|min| level < min)
+        {
             return false;
         }
         let mut p = Map::new();
@@ -321,6 +302,7 @@ impl ServerSession {
     /// Tells the session about a registry change (a driver calls this from the registry's
     /// listener): the client gets `list_changed` or `resources/updated` as appropriate.
     pub fn registry_changed(&mut self, change: &RegistryChange) {
+        self.notify_listens(change);
         if self.role.state != State::Operating && self.role.state != State::Initializing {
             return;
         }
@@ -359,6 +341,12 @@ impl ServerSession {
         opts: &RequestOptions,
         now: Instant,
     ) -> Result<OutboundId, RpcError> {
+        if opts.related.and_then(|k| self.peer.inflight.get(&k)).is_some_and(|inf| inf.modern.is_some()) {
+            return Err(RpcError::invalid_request(format!(
+                "a 2026-07-28 request cannot be answered with a {method} request to the client: the call \
+                 returns input_required instead"
+            )));
+        }
         if self.role.state == State::Uninitialized || self.role.state == State::Closed {
             return Err(RpcError::invalid_request("the session is not initialized"));
         }
@@ -447,16 +435,41 @@ impl ServerSession {
         self.role.state = State::Operating;
     }
 
-    /// Closes the session (the transport ended): in-flight work is cancelled.
+    /// Closes the session (the transport ended): in-flight work is cancelled, and each open
+    /// `subscriptions/listen` stream is answered first (its graceful end).
     pub fn close(&mut self) {
+        self.end_listens();
         self.role.state = State::Closed;
         self.peer.close();
     }
 }
 
+/// A tool's result, or the error it is when it breaks the tool's output schema.
+pub(super) fn checked_tool_result(inf: &super::peer::Inflight, result: CallToolResult) -> CallToolResult {
+    let Some(t) = inf.tool.as_ref().filter(|t| t.has_output_schema() && !result.failed()) else { return result };
+    match &result.structured_content {
+        None => CallToolResult::error(format!(
+            "tool {:?} declares an outputSchema but returned no structuredContent",
+            t.tool.name
+        )),
+        Some(s) => match t.validate_output(s) {
+            Ok(()) => result,
+            Err(errs) => CallToolResult::error(format!(
+                "tool {:?} returned structuredContent that does not match its outputSchema: {}",
+                t.tool.name,
+                errs.join("; ")
+            )),
+        },
+    }
+}
+
 /// How arguments that fail a tool's checks are answered: from 2025-11-25 as a tool error
 /// the model can read and correct, before as an `InvalidParams` JSON-RPC error.
-fn invalid_arguments(v: ProtocolVersion, tool: &str, errors: Vec<String>) -> Result<CallToolResult, RpcError> {
+pub(super) fn invalid_arguments(
+    v: ProtocolVersion,
+    tool: &str,
+    errors: Vec<String>,
+) -> Result<CallToolResult, RpcError> {
     let message = format!("Invalid arguments for tool {tool}: {}", errors.join("; "));
     if v.supports(Feature::ToolInputErrorsAsResults) {
         return Ok(CallToolResult::error(message));
@@ -465,7 +478,7 @@ fn invalid_arguments(v: ProtocolVersion, tool: &str, errors: Vec<String>) -> Res
 }
 
 impl ServerRole {
-    fn build_capabilities(&self) -> ServerCapabilities {
+    pub(super) fn build_capabilities(&self) -> ServerCapabilities {
         let c = &self.config;
         let r = &self.registry;
         let list = ListChangedCapability { list_changed: Some(true) };
@@ -478,6 +491,7 @@ impl ServerRole {
                 .then(|| ResourcesCapability { subscribe: Some(c.subscriptions), list_changed: Some(true) }),
             tools: (c.tools || r.has(ListKind::Tools)).then_some(list),
             tasks: None,
+            extensions: None,
         }
     }
 
@@ -523,12 +537,13 @@ impl ServerRole {
         }
     }
 
-    fn call_tool(
+    pub(super) fn call_tool(
         &self,
         peer: &mut Peer,
         id: RequestId,
         raw: Option<&RawValue>,
         batch: Option<u64>,
+        ctx: Option<&Arc<modern::RequestContext>>,
     ) -> Result<(), RpcError> {
         let p: CallToolParams<'_> = params(raw)?;
         let Some(entry) = self.registry.tool(&p.name) else {
@@ -539,41 +554,67 @@ impl ServerRole {
             None | Some(Value::Null) => Value::Object(Map::new()),
             Some(a) => a,
         };
+        if let (Some(_), Some(h)) = (ctx, &self.headers) {
+            modern::check_param_headers(&entry, &arguments, h)?;
+        }
         if let Err(errors) = entry.validate_arguments(&arguments) {
-            let v = peer.version.unwrap_or(ProtocolVersion::LATEST_LEGACY);
+            let v = ctx.map_or(peer.version.unwrap_or(ProtocolVersion::LATEST_LEGACY), |c| c.version);
             let result = invalid_arguments(v, &p.name, errors)?;
-            peer.write_result(&id, batch, Route::Standalone, &result);
+            match ctx {
+                Some(_) => self.write_modern(peer, &id, batch, Route::Standalone, None, &result),
+                None => peer.write_result(&id, batch, Route::Standalone, &result),
+            }
             return Ok(());
         }
         let Value::Object(arguments) = arguments else { unreachable!("the input schema requires an object") };
         let name = p.name.into_owned();
-        peer.invoke(id, batch, p.meta, Request::CallTool { name, arguments }, Some(entry));
+        let key = peer.invoke(id, batch, p.meta, Request::CallTool { name, arguments }, Some(entry), ctx.cloned());
+        if ctx.is_some() {
+            peer.set_round(key, super::mrtr::Round::new("tools/call", raw));
+        }
         Ok(())
     }
 
-    fn read_resource(
+    pub(super) fn read_resource(
         &self,
         peer: &mut Peer,
         id: RequestId,
         raw: Option<&RawValue>,
         batch: Option<u64>,
+        ctx: Option<&Arc<modern::RequestContext>>,
     ) -> Result<(), RpcError> {
         let p: UriParams = params(raw)?;
         let (template, variables) = match self.registry.resolve(&p.uri) {
+            // 2026-07-28 reports an unknown resource as invalid params.
+            None if ctx.is_some() => {
+                return Err(RpcError::invalid_params(format!("Resource not found: {}", p.uri))
+                    .with_data(serde_json::json!({ "uri": p.uri })))
+            }
             None => return Err(RpcError::resource_not_found(&p.uri)),
             Some(Resolved::Static(_)) => (None, HashMap::new()),
             Some(Resolved::Template(t, vars)) => (Some(t), vars),
         };
-        peer.invoke(id, batch, p.meta, Request::ReadResource { uri: p.uri, template, variables }, None);
+        let key = peer.invoke(
+            id,
+            batch,
+            p.meta,
+            Request::ReadResource { uri: p.uri, template, variables },
+            None,
+            ctx.cloned(),
+        );
+        if ctx.is_some() {
+            peer.set_round(key, super::mrtr::Round::new("resources/read", raw));
+        }
         Ok(())
     }
 
-    fn get_prompt(
+    pub(super) fn get_prompt(
         &self,
         peer: &mut Peer,
         id: RequestId,
         raw: Option<&RawValue>,
         batch: Option<u64>,
+        ctx: Option<&Arc<modern::RequestContext>>,
     ) -> Result<(), RpcError> {
         let p: GetPromptParams = params(raw)?;
         let Some(prompt) = self.registry.prompt(&p.name) else {
@@ -596,16 +637,20 @@ impl ServerRole {
             ))
             .with_data(serde_json::json!({ "prompt": p.name, "missing": missing })));
         }
-        peer.invoke(id, batch, p.meta, Request::GetPrompt { name: p.name, arguments }, None);
+        let key = peer.invoke(id, batch, p.meta, Request::GetPrompt { name: p.name, arguments }, None, ctx.cloned());
+        if ctx.is_some() {
+            peer.set_round(key, super::mrtr::Round::new("prompts/get", raw));
+        }
         Ok(())
     }
 
-    fn complete(
+    pub(super) fn complete(
         &self,
         peer: &mut Peer,
         id: RequestId,
         raw: Option<&RawValue>,
         batch: Option<u64>,
+        ctx: Option<&Arc<modern::RequestContext>>,
     ) -> Result<(), RpcError> {
         let p: CompleteParams = params(raw)?;
         match &p.reference {
@@ -631,7 +676,7 @@ impl ServerRole {
             }
         }
         let meta = params::<MetaOnly>(raw).ok().and_then(|m| m.meta);
-        peer.invoke(id, batch, meta, Request::Complete(p), None);
+        peer.invoke(id, batch, meta, Request::Complete(p), None, ctx.cloned());
         Ok(())
     }
 
@@ -660,6 +705,9 @@ impl Role for ServerRole {
         batch: Option<u64>,
         _now: Instant,
     ) {
+        if modern::is_modern(method, raw) || self.headers.as_ref().is_some_and(RequestHeaders::declares_modern) {
+            return self.modern_request(peer, id, method, raw, batch);
+        }
         if method == "initialize" {
             return self.initialize(peer, id, raw);
         }
@@ -676,7 +724,7 @@ impl Role for ServerRole {
                 self.list(peer, id, ListKind::Tools, raw, batch);
                 return;
             }
-            "tools/call" if caps.tools.is_some() => self.call_tool(peer, id.clone(), raw, batch),
+            "tools/call" if caps.tools.is_some() => self.call_tool(peer, id.clone(), raw, batch, None),
             "resources/list" if caps.resources.is_some() => {
                 self.list(peer, id, ListKind::Resources, raw, batch);
                 return;
@@ -685,7 +733,7 @@ impl Role for ServerRole {
                 self.list(peer, id, ListKind::ResourceTemplates, raw, batch);
                 return;
             }
-            "resources/read" if caps.resources.is_some() => self.read_resource(peer, id.clone(), raw, batch),
+            "resources/read" if caps.resources.is_some() => self.read_resource(peer, id.clone(), raw, batch, None),
             "resources/subscribe" | "resources/unsubscribe"
                 if caps.resources.as_ref().is_some_and(|r| r.subscribe == Some(true)) =>
             {
@@ -701,8 +749,8 @@ impl Role for ServerRole {
                 self.list(peer, id, ListKind::Prompts, raw, batch);
                 return;
             }
-            "prompts/get" if caps.prompts.is_some() => self.get_prompt(peer, id.clone(), raw, batch),
-            "completion/complete" if caps.completions.is_some() => self.complete(peer, id.clone(), raw, batch),
+            "prompts/get" if caps.prompts.is_some() => self.get_prompt(peer, id.clone(), raw, batch, None),
+            "completion/complete" if caps.completions.is_some() => self.complete(peer, id.clone(), raw, batch, None),
             "logging/setLevel" => match params::<SetLevelParams>(raw) {
                 Ok(p) => {
                     self.log_level = Some(p.level);

@@ -29,7 +29,7 @@ fn resource_reads_resolve_static_resources_and_templates() {
         inv.key,
         Outcome::Resource(ReadResourceResult {
             contents: vec![ResourceContents::text("file:///a.txt", "hello").with_mime_type("text/plain")],
-            meta: None,
+            ..Default::default()
         }),
     );
     assert_eq!(

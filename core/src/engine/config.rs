@@ -1,0 +1,120 @@
+//! What a server is, shared by all its sessions: its identity, the revisions it speaks,
+//! the capabilities it declares, its limits, and the caching hints of its results.
+
+use super::request_state::RequestStateOptions;
+use crate::catalogue::ListKind;
+use crate::jsonrpc::DEFAULT_MAX_MESSAGE_SIZE;
+use crate::protocol::{CacheHints, Implementation, ProtocolVersion};
+use serde_json::{Map, Value};
+use std::time::Duration;
+
+/// What a server is, shared by all its sessions.
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    /// Name and version.
+    pub info: Implementation,
+    /// Instructions for the model.
+    pub instructions: Option<String>,
+    /// Revisions this server accepts (negotiation picks among these).
+    pub versions: Vec<ProtocolVersion>,
+    /// Declare the tools capability even with no tool registered yet.
+    pub tools: bool,
+    /// Declare the resources capability even with no resource registered yet.
+    pub resources: bool,
+    /// Declare the prompts capability even with no prompt registered yet.
+    pub prompts: bool,
+    /// Declare `completions` (a completion handler exists).
+    pub completions: bool,
+    /// Support `resources/subscribe`.
+    pub subscriptions: bool,
+    /// Extra experimental capabilities.
+    pub experimental: Option<Map<String, Value>>,
+    /// Largest accepted message in bytes.
+    pub max_message_size: usize,
+    /// Default timeout of server-to-client requests.
+    pub request_timeout: Option<Duration>,
+    /// Caching hints of cacheable results (2026-07-28).
+    pub cache: CachePolicy,
+    /// Name the server (`io.modelcontextprotocol/serverInfo`) in every modern result's
+    /// `_meta` (default true).
+    pub identify_in_results: bool,
+    /// Most `subscriptions/listen` streams open at once (2026-07-28): per session over
+    /// stdio, per service over HTTP (default 1,000).
+    pub max_listeners: usize,
+    /// How `requestState` is sealed for multi round-trip requests (2026-07-28): keys,
+    /// lifetime, audience.
+    pub request_state: RequestStateOptions,
+}
+
+impl ServerConfig {
+    /// A configuration with defaults: every revision (legacy through `initialize`, 2026-07-28
+    /// per request), 16 MiB messages, 60 s timeout, results stale at once and private.
+    pub fn new(info: Implementation) -> Self {
+        ServerConfig {
+            info,
+            instructions: None,
+            versions: ProtocolVersion::ALL.to_vec(),
+            tools: false,
+            resources: false,
+            prompts: false,
+            completions: false,
+            subscriptions: true,
+            experimental: None,
+            max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
+            request_timeout: Some(Duration::from_secs(60)),
+            cache: CachePolicy::default(),
+            identify_in_results: true,
+            max_listeners: 1_000,
+            request_state: RequestStateOptions::default(),
+        }
+    }
+}
+
+/// The caching hints (`ttlMs`, `cacheScope`) of the results the 2026-07-28 revision makes
+/// cacheable. Each part falls back to [`CachePolicy::default`] when unset; a resource
+/// handler may set its own on the result it returns. Deserializes from
+/// `{"default": {"ttl_ms": 0, "cache_scope": "private"}, "tools": {...}, ...}` (camelCase too).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CachePolicy {
+    /// Every cacheable result that names nothing more specific. Default: `ttlMs` 0,
+    /// `private` (always safe: stale at once, never shared).
+    pub default: CacheHints,
+    /// `server/discover`.
+    pub discover: Option<CacheHints>,
+    /// `tools/list`.
+    pub tools: Option<CacheHints>,
+    /// `prompts/list`.
+    pub prompts: Option<CacheHints>,
+    /// `resources/list`.
+    pub resources: Option<CacheHints>,
+    /// `resources/templates/list`.
+    #[serde(alias = "resourceTemplates")]
+    pub resource_templates: Option<CacheHints>,
+    /// `resources/read`.
+    #[serde(alias = "resourceReads")]
+    pub resource_reads: Option<CacheHints>,
+}
+
+impl CachePolicy {
+    /// The hints of one list.
+    pub fn list(&self, kind: ListKind) -> CacheHints {
+        let specific = match kind {
+            ListKind::Tools => self.tools,
+            ListKind::Prompts => self.prompts,
+            ListKind::Resources => self.resources,
+            ListKind::ResourceTemplates => self.resource_templates,
+        };
+        specific.unwrap_or(self.default)
+    }
+
+    /// The hints of `server/discover`.
+    pub fn discover(&self) -> CacheHints {
+        self.discover.unwrap_or(self.default)
+    }
+
+    /// The hints of `resources/read` (when the handler set none).
+    pub fn resource_reads(&self) -> CacheHints {
+        self.resource_reads.unwrap_or(self.default)
+    }
+}

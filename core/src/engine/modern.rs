@@ -1,0 +1,601 @@
+//! The stateless revision (2026-07-28) on the server side.
+//!
+//! A request is served statelessly when it declares its protocol version or capabilities in
+//! `_meta` (or is a method only that revision has): its `_meta` is checked and becomes its
+//! [`RequestContext`], and everything the engine answers for it is shaped for the revision
+//! (`resultType`, the server's identity in `_meta`, caching hints). An `initialize` still
+//! starts a legacy session on the same stream: `basic/versioning.mdx`, "dual-era".
+
+use super::outbox::Route;
+use super::peer::{params, Inflight, Peer};
+use super::server::{checked_tool_result, invalid_arguments, Outcome, ServerRole, ServerSession};
+use super::RequestKey;
+use crate::catalogue::{ListKind, ToolEntry};
+use crate::jsonrpc::{codes, fastser, RequestId, RpcError};
+use crate::protocol::meta_keys::{CLIENT_CAPABILITIES, CLIENT_INFO, LOG_LEVEL, PREFIX, PROTOCOL_VERSION};
+use crate::protocol::*;
+use serde::de::IgnoredAny;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// What a modern request declares about itself in `_meta`, and the inputs it brings.
+/// Serializes (camelCase) as bindings hand it to handlers.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RequestContext {
+    /// The revision it speaks.
+    #[serde(rename = "protocolVersion")]
+    pub version: ProtocolVersion,
+    /// The client's capabilities for this request.
+    pub client_capabilities: ClientCapabilities,
+    /// The client's name and version, when it said.
+    pub client_info: Option<Implementation>,
+    /// The lowest level of log messages it wants; `None`: no log messages at all.
+    pub log_level: Option<LoggingLevel>,
+    /// The client's answers to input requests: those of this attempt (`inputResponses`)
+    /// and of earlier rounds (carried in the sealed `requestState`). `None`: it sent none.
+    pub input_responses: Option<serde_json::Map<String, Value>>,
+    /// The state a handler returned with its own `input_required` result, on the retry.
+    pub request_state: Option<String>,
+    /// Rounds before this attempt (0 on the first).
+    pub round: u32,
+}
+
+/// What the HTTP transport read from a request's headers, for the engine to check against
+/// the body (2026-07-28, "Request Metadata"). Values are as received (Base64 sentinels
+/// still encoded).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RequestHeaders {
+    /// `MCP-Protocol-Version`.
+    pub protocol_version: Option<String>,
+    /// `Mcp-Method`.
+    pub method: Option<String>,
+    /// `Mcp-Name`.
+    pub name: Option<String>,
+    /// `Mcp-Param-{Name}` headers: the name part (as sent) and the value.
+    pub params: Vec<(String, String)>,
+}
+
+/// The methods only the stateless revision has.
+const MODERN_ONLY: [&str; 2] = ["server/discover", "subscriptions/listen"];
+
+/// Whether a request is to be served statelessly: it is a method only the modern revision
+/// has, or its `_meta` declares a protocol version or client capabilities.
+pub(crate) fn is_modern(method: &str, raw: Option<&RawValue>) -> bool {
+    if MODERN_ONLY.contains(&method) {
+        return true;
+    }
+    let Some(raw) = raw else { return false };
+    // Most legacy requests never mention the reserved prefix: no parse for them.
+    if memchr::memmem::find(raw.get().as_bytes(), PREFIX.as_bytes()).is_none() {
+        return false;
+    }
+    #[derive(Deserialize)]
+    struct Probe {
+        #[serde(rename = "_meta", default)]
+        meta: Option<HashMap<String, IgnoredAny>>,
+    }
+    serde_json::from_str::<Probe>(raw.get())
+        .ok()
+        .and_then(|p| p.meta)
+        .is_some_and(|m| m.contains_key(PROTOCOL_VERSION) || m.contains_key(CLIENT_CAPABILITIES))
+}
+
+#[derive(Deserialize)]
+struct MetaFields {
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion", default)]
+    version: Option<Value>,
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default)]
+    capabilities: Option<Value>,
+    #[serde(rename = "io.modelcontextprotocol/clientInfo", default)]
+    client_info: Option<Value>,
+    #[serde(rename = "io.modelcontextprotocol/logLevel", default)]
+    log_level: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct MetaEnvelope {
+    #[serde(rename = "_meta", default)]
+    meta: Option<MetaFields>,
+}
+
+/// -32020: a header does not match the body, or a required one is missing.
+pub fn header_mismatch(detail: impl std::fmt::Display) -> RpcError {
+    RpcError::new(codes::HEADER_MISMATCH, format!("Header mismatch: {detail}"))
+}
+
+/// -32021: the request needs a capability the client did not declare; `required` names it
+/// as a `ClientCapabilities` object (e.g. `{"sampling": {}}`).
+pub fn missing_capability(required: Value) -> RpcError {
+    let names: Vec<String> = required.as_object().map(|m| m.keys().cloned().collect()).unwrap_or_default();
+    RpcError::new(
+        codes::MISSING_REQUIRED_CLIENT_CAPABILITY,
+        format!("Missing required client capability: {}", names.join(", ")),
+    )
+    .with_data(serde_json::json!({ "requiredCapabilities": required }))
+}
+
+/// -32022: the requested revision is not one this server speaks.
+pub fn unsupported_version(requested: &str, supported: &[ProtocolVersion]) -> RpcError {
+    let mut list: Vec<&str> = supported.iter().rev().map(|v| v.as_str()).collect();
+    list.dedup();
+    RpcError::new(codes::UNSUPPORTED_PROTOCOL_VERSION, format!("Unsupported protocol version: {requested}"))
+        .with_data(serde_json::json!({ "supported": list, "requested": requested }))
+}
+
+/// Decodes a header value that may use the Base64 sentinel (`=?base64?…?=`).
+pub(crate) fn decode_header_value(v: &str) -> Option<String> {
+    match v.strip_prefix("=?base64?").and_then(|rest| rest.strip_suffix("?=")) {
+        Some(b64) => crate::util::base64_decode_strict(b64).and_then(|bytes| String::from_utf8(bytes).ok()),
+        None => Some(v.to_string()),
+    }
+}
+
+/// The value `Mcp-Name` mirrors for `method` (`params.name` or `params.uri`).
+fn name_field(method: &str) -> Option<&'static str> {
+    match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        _ => None,
+    }
+}
+
+/// Checks a modern request's `_meta` (and, over HTTP, its headers) and returns its context.
+/// `supported` is every revision the server speaks.
+pub(crate) fn request_context(
+    method: &str,
+    raw: Option<&RawValue>,
+    supported: &[ProtocolVersion],
+    headers: Option<&RequestHeaders>,
+) -> Result<RequestContext, RpcError> {
+    let text = raw.map(|r| r.get()).unwrap_or("{}");
+    let env: MetaEnvelope = serde_json::from_str(text).map_err(RpcError::invalid_params)?;
+    let Some(meta) = env.meta else {
+        return Err(RpcError::invalid_params(format!(
+            "the request has no _meta: a {} request declares {PROTOCOL_VERSION} and {CLIENT_CAPABILITIES} there",
+            ProtocolVersion::V2026_07_28
+        )));
+    };
+    let mut missing = Vec::new();
+    if meta.version.is_none() {
+        missing.push(PROTOCOL_VERSION);
+    }
+    if meta.capabilities.is_none() {
+        missing.push(CLIENT_CAPABILITIES);
+    }
+    if !missing.is_empty() {
+        return Err(RpcError::invalid_params(format!("missing _meta keys: {}", missing.join(", ")))
+            .with_data(serde_json::json!({ "missing": missing })));
+    }
+    let requested = match &meta.version {
+        Some(Value::String(s)) => s.clone(),
+        _ => return Err(RpcError::invalid_params(format!("{PROTOCOL_VERSION} must be a string"))),
+    };
+    if let Some(h) = headers {
+        match &h.protocol_version {
+            None => return Err(header_mismatch("the MCP-Protocol-Version header is missing")),
+            Some(v) if *v != requested => {
+                return Err(header_mismatch(format!(
+                    "MCP-Protocol-Version header {v:?} does not match _meta {PROTOCOL_VERSION} {requested:?}"
+                )))
+            }
+            Some(_) => {}
+        }
+    }
+    let version = match requested.parse::<ProtocolVersion>() {
+        Ok(v) if v.era() == Era::Modern && supported.contains(&v) => v,
+        _ => return Err(unsupported_version(&requested, supported)),
+    };
+    let client_capabilities: ClientCapabilities = serde_json::from_value(meta.capabilities.unwrap_or_default())
+        .map_err(|e| RpcError::invalid_params(format!("invalid {CLIENT_CAPABILITIES}: {e}")))?;
+    let client_info = match meta.client_info {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(
+            serde_json::from_value(v).map_err(|e| RpcError::invalid_params(format!("invalid {CLIENT_INFO}: {e}")))?,
+        ),
+    };
+    let log_level = match meta.log_level {
+        None | Some(Value::Null) => None,
+        Some(v) => {
+            Some(serde_json::from_value(v).map_err(|e| RpcError::invalid_params(format!("invalid {LOG_LEVEL}: {e}")))?)
+        }
+    };
+    if let Some(h) = headers {
+        check_standard_headers(method, text, h)?;
+    }
+    Ok(RequestContext {
+        version,
+        client_capabilities,
+        client_info,
+        log_level,
+        input_responses: None,
+        request_state: None,
+        round: 0,
+    })
+}
+
+/// `Mcp-Method` and `Mcp-Name` against the body.
+fn check_standard_headers(method: &str, params: &str, h: &RequestHeaders) -> Result<(), RpcError> {
+    match &h.method {
+        None => return Err(header_mismatch("the Mcp-Method header is missing")),
+        Some(m) if m != method => {
+            return Err(header_mismatch(format!("Mcp-Method header {m:?} does not match body method {method:?}")))
+        }
+        Some(_) => {}
+    }
+    let Some(field) = name_field(method) else { return Ok(()) };
+    let body: Option<String> = serde_json::from_str::<serde_json::Map<String, Value>>(params)
+        .ok()
+        .and_then(|m| m.get(field).and_then(Value::as_str).map(str::to_string));
+    let Some(body) = body else { return Ok(()) }; // the handler reports the missing field
+    match &h.name {
+        None => Err(header_mismatch("the Mcp-Name header is missing")),
+        Some(raw) => match decode_header_value(raw) {
+            None => Err(header_mismatch(format!("Mcp-Name header {raw:?} is not valid Base64 UTF-8"))),
+            Some(name) if name != body => {
+                Err(header_mismatch(format!("Mcp-Name header value {name:?} does not match body {field} {body:?}")))
+            }
+            Some(_) => Ok(()),
+        },
+    }
+}
+
+/// `Mcp-Param-{Name}` headers of a `tools/call` against its arguments, for the parameters
+/// the tool's input schema annotates with `x-mcp-header`.
+pub(crate) fn check_param_headers(tool: &ToolEntry, arguments: &Value, h: &RequestHeaders) -> Result<(), RpcError> {
+    for p in tool.header_params() {
+        let sent = h.params.iter().find(|(n, _)| n.eq_ignore_ascii_case(&p.header)).map(|(_, v)| v.as_str());
+        let value = p.path.iter().try_fold(arguments, |v, key| v.get(key)).filter(|v| !v.is_null());
+        match (value, sent) {
+            (None, None) => {}
+            (None, Some(_)) => {
+                return Err(header_mismatch(format!("Mcp-Param-{} header sent for an absent argument", p.header)))
+            }
+            (Some(_), None) => return Err(header_mismatch(format!("the Mcp-Param-{} header is missing", p.header))),
+            (Some(v), Some(raw)) => {
+                let Some(text) = decode_header_value(raw) else {
+                    return Err(header_mismatch(format!("Mcp-Param-{} header is not valid Base64 UTF-8", p.header)));
+                };
+                let matches = match v {
+                    Value::String(s) => *s == text,
+                    Value::Bool(b) => text == if *b { "true" } else { "false" },
+                    Value::Number(n) => text.parse::<f64>().ok().is_some_and(|x| Some(x) == n.as_f64()),
+                    _ => false,
+                };
+                if !matches {
+                    return Err(header_mismatch(format!(
+                        "Mcp-Param-{} header value {text:?} does not match the argument {v}",
+                        p.header
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Writes a result response whose `result` object is `fields` (JSON members, without
+/// braces) followed by the members of the object `body`: how modern results get
+/// `resultType`, caching hints and `_meta` in front of cached or serialized bytes.
+pub(crate) fn write_stamped(out: &mut Vec<u8>, id: &crate::jsonrpc::RequestId, fields: &[u8], body: &[u8]) {
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    id.write_json(out);
+    out.extend_from_slice(b",\"result\":{");
+    out.extend_from_slice(fields);
+    let rest = body.strip_prefix(b"{").unwrap_or(body);
+    if rest.first() != Some(&b'}') {
+        out.push(b',');
+    }
+    out.extend_from_slice(rest);
+    out.push(b'}');
+}
+
+/// The members a modern result starts with: `resultType`, caching hints when the result is
+/// cacheable, and `_meta` with the server's identity (`identity` is its JSON, or empty).
+pub(crate) fn stamp(hints: Option<CacheHints>, identity: &[u8]) -> Vec<u8> {
+    let mut s = b"\"resultType\":\"complete\"".to_vec();
+    if let Some(h) = hints {
+        s.extend_from_slice(
+            format!(",\"ttlMs\":{},\"cacheScope\":\"{}\"", h.ttl_ms, h.cache_scope.as_str()).as_bytes(),
+        );
+    }
+    if !identity.is_empty() {
+        s.extend_from_slice(b",\"_meta\":{\"io.modelcontextprotocol/serverInfo\":");
+        s.extend_from_slice(identity);
+        s.push(b'}');
+    }
+    s
+}
+
+impl RequestHeaders {
+    /// Whether `MCP-Protocol-Version` names a revision of the stateless era.
+    pub fn declares_modern(&self) -> bool {
+        self.protocol_version
+            .as_deref()
+            .and_then(|v| v.parse::<ProtocolVersion>().ok())
+            .is_some_and(|v| v.era() == Era::Modern)
+    }
+}
+
+/// `_meta` with the server's identity added.
+fn identify(meta: &mut Option<Meta>, identity: &Value) {
+    if !identity.is_null() {
+        meta.get_or_insert_with(Default::default).insert(meta_keys::SERVER_INFO.into(), identity.clone());
+    }
+}
+
+#[derive(Deserialize)]
+struct CursorParams {
+    #[serde(default)]
+    cursor: Option<String>,
+}
+
+impl ServerRole {
+    /// The server's identity for modern results: JSON bytes and value (empty and null when
+    /// the configuration says not to send it).
+    pub(super) fn identity_value(&self) -> &Value {
+        &self.identity().1
+    }
+
+    fn identity(&self) -> &(Vec<u8>, Value) {
+        self.identity.get_or_init(|| {
+            if !self.config.identify_in_results {
+                return (Vec::new(), Value::Null);
+            }
+            let info = edge::implementation(&self.config.info, ProtocolVersion::V2026_07_28);
+            let value = serde_json::to_value(&*info).unwrap_or(Value::Null);
+            (serde_json::to_vec(&value).unwrap_or_default(), value)
+        })
+    }
+
+    /// Serves a request of the stateless revision.
+    pub(super) fn modern_request(
+        &mut self,
+        peer: &mut Peer,
+        id: RequestId,
+        method: &str,
+        raw: Option<&RawValue>,
+        batch: Option<u64>,
+    ) {
+        let mut ctx = match request_context(method, raw, &self.config.versions, self.headers.as_ref()) {
+            Ok(c) => c,
+            Err(e) => return peer.write_error(Some(&id), batch, Route::Standalone, &e),
+        };
+        if let Some(m) = super::mrtr::supports_input(method) {
+            if let Err(e) = self.read_inputs(m, raw, &mut ctx) {
+                return peer.write_error(Some(&id), batch, Route::Standalone, &e);
+            }
+        }
+        let ctx = Arc::new(ctx);
+        let caps = self.build_capabilities();
+        let list = |kind| match kind {
+            ListKind::Tools => caps.tools.is_some(),
+            ListKind::Prompts => caps.prompts.is_some(),
+            ListKind::Resources | ListKind::ResourceTemplates => caps.resources.is_some(),
+        };
+        let result = match method {
+            "server/discover" => return self.discover(peer, &id, batch, &caps),
+            "tools/list" if list(ListKind::Tools) => return self.modern_list(peer, &id, ListKind::Tools, raw, batch),
+            "prompts/list" if list(ListKind::Prompts) => {
+                return self.modern_list(peer, &id, ListKind::Prompts, raw, batch)
+            }
+            "resources/list" if list(ListKind::Resources) => {
+                return self.modern_list(peer, &id, ListKind::Resources, raw, batch)
+            }
+            "resources/templates/list" if list(ListKind::ResourceTemplates) => {
+                return self.modern_list(peer, &id, ListKind::ResourceTemplates, raw, batch)
+            }
+            "tools/call" if caps.tools.is_some() => self.call_tool(peer, id.clone(), raw, batch, Some(&ctx)),
+            "resources/read" if caps.resources.is_some() => {
+                self.read_resource(peer, id.clone(), raw, batch, Some(&ctx))
+            }
+            "prompts/get" if caps.prompts.is_some() => self.get_prompt(peer, id.clone(), raw, batch, Some(&ctx)),
+            "completion/complete" if caps.completions.is_some() => {
+                self.complete(peer, id.clone(), raw, batch, Some(&ctx))
+            }
+            "subscriptions/listen" => self.listen(peer, id.clone(), raw, ctx),
+            // Everything else, the methods 2026-07-28 removed (initialize, ping,
+            // logging/setLevel, resources/subscribe and unsubscribe) included.
+            _ => Err(RpcError::method_not_found(method)),
+        };
+        if let Err(e) = result {
+            peer.write_error(Some(&id), batch, Route::Standalone, &e);
+        }
+    }
+
+    /// `server/discover`: the revisions, capabilities, identity and instructions.
+    fn discover(&self, peer: &mut Peer, id: &RequestId, batch: Option<u64>, caps: &ServerCapabilities) {
+        let mut capabilities = edge::server_capabilities(caps, ProtocolVersion::V2026_07_28).into_owned();
+        capabilities.tasks = None;
+        let result = DiscoverResult {
+            supported_versions: self.config.versions.iter().rev().map(|v| v.as_str().to_string()).collect(),
+            capabilities,
+            instructions: self.config.instructions.clone(),
+            meta: None,
+        };
+        let body = serde_json::to_vec(&result).unwrap_or_default();
+        let fields = stamp(Some(self.config.cache.discover()), &self.identity().0);
+        peer.respond(batch, Route::Standalone, |out| write_stamped(out, id, &fields, &body));
+    }
+
+    /// A list page from the registry's cached bytes, stamped.
+    fn modern_list(&self, peer: &mut Peer, id: &RequestId, kind: ListKind, raw: Option<&RawValue>, batch: Option<u64>) {
+        let page = params::<CursorParams>(raw)
+            .and_then(|p| self.registry.list_page(kind, ProtocolVersion::V2026_07_28, p.cursor.as_deref()));
+        match page {
+            Ok(bytes) => {
+                let fields = stamp(Some(self.config.cache.list(kind)), &self.identity().0);
+                peer.respond(batch, Route::Standalone, |out| write_stamped(out, id, &fields, &bytes));
+            }
+            Err(e) => peer.write_error(Some(id), batch, Route::Standalone, &e),
+        }
+    }
+
+    /// Writes a modern result: `resultType` (and `hints`) in front of `value`, which carries
+    /// the server's identity in its own `_meta` already.
+    pub(super) fn write_modern<T: serde::Serialize + ?Sized>(
+        &self,
+        peer: &mut Peer,
+        id: &RequestId,
+        batch: Option<u64>,
+        route: Route,
+        hints: Option<CacheHints>,
+        value: &T,
+    ) {
+        let mut body = Vec::new();
+        if fastser::to_writer(&mut body, value).is_err() {
+            body.extend_from_slice(b"{}");
+        }
+        let fields = stamp(hints, b"");
+        peer.respond(batch, route, |out| write_stamped(out, id, &fields, &body));
+    }
+}
+
+impl ServerSession {
+    /// Answers a request served statelessly with the outcome of its handler.
+    pub(super) fn complete_modern(&mut self, key: RequestKey, inf: Inflight, ctx: &RequestContext, outcome: Outcome) {
+        let (role, peer) = (&self.role, &mut self.peer);
+        let identity = &role.identity().1;
+        let v = ctx.version;
+        let (id, batch, route) = (&inf.id, inf.batch, Route::Reply(key));
+        match outcome {
+            Outcome::Tool(result) => {
+                let mut r = edge::call_tool_result(&checked_tool_result(&inf, result), v).into_owned();
+                identify(&mut r.meta, identity);
+                role.write_modern(peer, id, batch, route, None, &r);
+            }
+            Outcome::InvalidArguments(errors) => {
+                let tool = inf.tool.as_ref().map_or("", |t| t.tool.name.as_str());
+                match invalid_arguments(v, tool, errors) {
+                    Ok(mut r) => {
+                        identify(&mut r.meta, identity);
+                        role.write_modern(peer, id, batch, route, None, &r);
+                    }
+                    Err(e) => peer.write_error(Some(id), batch, route, &e),
+                }
+            }
+            Outcome::Resource(mut r) => {
+                let default = role.config.cache.resource_reads();
+                let hints = CacheHints {
+                    ttl_ms: r.ttl_ms.take().unwrap_or(default.ttl_ms),
+                    cache_scope: r.cache_scope.take().unwrap_or(default.cache_scope),
+                };
+                identify(&mut r.meta, identity);
+                role.write_modern(peer, id, batch, route, Some(hints), &r);
+            }
+            Outcome::Prompt(p) => {
+                let mut p = edge::get_prompt_result(&p, v).into_owned();
+                identify(&mut p.meta, identity);
+                role.write_modern(peer, id, batch, route, None, &p);
+            }
+            Outcome::Completion(mut c) => {
+                identify(&mut c.meta, identity);
+                role.write_modern(peer, id, batch, route, None, &c);
+            }
+            Outcome::Json(j) => role.write_modern(peer, id, batch, route, None, &j),
+            Outcome::InputRequired(own) => self.complete_input_required(key, inf, ctx, own),
+            Outcome::Error(mut e) => {
+                // 2026-07-28 reports an unknown resource as invalid params.
+                if e.code == codes::RESOURCE_NOT_FOUND {
+                    e.code = codes::INVALID_PARAMS;
+                }
+                peer.write_error(Some(id), batch, route, &e);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jsonrpc::RequestId;
+
+    fn raw(s: &str) -> Box<RawValue> {
+        RawValue::from_string(s.to_string()).expect("json")
+    }
+
+    #[test]
+    fn modern_requests_are_told_by_their_meta() {
+        assert!(is_modern("server/discover", None));
+        assert!(!is_modern("tools/list", None));
+        assert!(!is_modern("tools/call", Some(&raw(r#"{"name":"x","_meta":{"progressToken":1}}"#))));
+        assert!(is_modern(
+            "tools/list",
+            Some(&raw(r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#))
+        ));
+        // The prefix inside an argument is not a declaration.
+        assert!(!is_modern(
+            "tools/call",
+            Some(&raw(r#"{"arguments":{"t":"io.modelcontextprotocol/protocolVersion"}}"#))
+        ));
+    }
+
+    #[test]
+    fn contexts_are_checked() {
+        let all = ProtocolVersion::ALL;
+        let ok = r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}},"io.modelcontextprotocol/logLevel":"info"}}"#;
+        let ctx = request_context("tools/list", Some(&raw(ok)), &all, None).expect("valid");
+        assert_eq!(ctx.version, ProtocolVersion::V2026_07_28);
+        assert!(ctx.client_capabilities.sampling.is_some());
+        assert_eq!(ctx.log_level, Some(LoggingLevel::Info));
+        let code = |s: &str, h: Option<&RequestHeaders>| {
+            request_context("tools/list", Some(&raw(s)), &all, h).unwrap_err().code
+        };
+        assert_eq!(code("{}", None), codes::INVALID_PARAMS);
+        assert_eq!(code(r#"{"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}"#, None), codes::INVALID_PARAMS);
+        let v999 = r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"v999","io.modelcontextprotocol/clientCapabilities":{}}}"#;
+        let e = request_context("tools/list", Some(&raw(v999)), &all, None).unwrap_err();
+        assert_eq!(e.code, codes::UNSUPPORTED_PROTOCOL_VERSION);
+        assert_eq!(e.data.as_ref().unwrap()["requested"], "v999");
+        assert_eq!(e.data.as_ref().unwrap()["supported"][0], "2026-07-28");
+        // Over HTTP the header must match the body.
+        let h = |v: &str| RequestHeaders {
+            protocol_version: Some(v.into()),
+            method: Some("tools/list".into()),
+            ..Default::default()
+        };
+        assert_eq!(code(v999, Some(&h("2026-07-28"))), codes::HEADER_MISMATCH);
+        assert_eq!(code(v999, Some(&h("v999"))), codes::UNSUPPORTED_PROTOCOL_VERSION);
+        assert_eq!(code(ok, Some(&RequestHeaders::default())), codes::HEADER_MISMATCH);
+        let wrong = RequestHeaders { method: Some("tools/call".into()), ..h("2026-07-28") };
+        assert_eq!(code(ok, Some(&wrong)), codes::HEADER_MISMATCH);
+        assert!(request_context("tools/list", Some(&raw(ok)), &all, Some(&h("2026-07-28"))).is_ok());
+    }
+
+    #[test]
+    fn names_in_headers_may_be_base64() {
+        let all = ProtocolVersion::ALL;
+        let body = r#"{"name":"héllo","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}"#;
+        let h = |name: &str| RequestHeaders {
+            protocol_version: Some("2026-07-28".into()),
+            method: Some("tools/call".into()),
+            name: Some(name.into()),
+            params: vec![],
+        };
+        let encoded = format!("=?base64?{}?=", crate::util::base64_encode("héllo".as_bytes()));
+        assert!(request_context("tools/call", Some(&raw(body)), &all, Some(&h(&encoded))).is_ok());
+        let e = request_context("tools/call", Some(&raw(body)), &all, Some(&h("hello"))).unwrap_err();
+        assert_eq!(e.code, codes::HEADER_MISMATCH);
+    }
+
+    #[test]
+    fn stamps_go_in_front() {
+        let mut out = Vec::new();
+        let s =
+            stamp(Some(CacheHints { ttl_ms: 5, cache_scope: CacheScope::Public }), br#"{"name":"s","version":"1"}"#);
+        write_stamped(&mut out, &RequestId::Number(1), &s, br#"{"tools":[]}"#);
+        let v: Value = serde_json::from_slice(&out).expect("json");
+        assert_eq!(v["result"]["resultType"], "complete");
+        assert_eq!(v["result"]["ttlMs"], 5);
+        assert_eq!(v["result"]["cacheScope"], "public");
+        assert_eq!(v["result"]["tools"], serde_json::json!([]));
+        assert_eq!(v["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "s");
+        out.clear();
+        write_stamped(&mut out, &RequestId::Number(2), &stamp(None, b""), b"{}");
+        let v: Value = serde_json::from_slice(&out).expect("json");
+        assert_eq!(v["result"], serde_json::json!({"resultType": "complete"}));
+    }
+}

@@ -1,0 +1,418 @@
+//! Multi round-trip requests (2026-07-28, `basic/patterns/mrtr.mdx`), with one handler
+//! contract for both eras.
+//!
+//! A handler asks the client for input through [`ServerSession::request_input`]. In a legacy
+//! session that sends a real request (the answer comes as [`super::Event::Response`]). In a
+//! modern request there is no channel back to the client while the call runs: the input is
+//! looked up among the answers the client sent with this attempt (`inputResponses`) and
+//! earlier ones (carried in the sealed `requestState`); when it is not there, the call ends
+//! with an `input_required` result listing everything asked in this round, and the client
+//! retries with the answers. The handler runs again from the start on the retry; the awaited
+//! call then returns the client's answer.
+
+use super::modern::{missing_capability, RequestContext};
+use super::outbox::Route;
+use super::peer::Inflight;
+use super::request_state::{self, StatePayload};
+use super::server::ServerSession;
+use super::{OutboundId, RequestKey, RequestOptions};
+use crate::jsonrpc::{codes, RpcError};
+use crate::protocol::*;
+use serde::{Deserialize, Deserializer};
+use serde_json::value::RawValue;
+use serde_json::{json, Map, Value};
+use std::time::Instant;
+
+/// What became of a request for input.
+#[derive(Clone, Debug, PartialEq)]
+pub enum InputAnswer {
+    /// Legacy session: a request went to the client; its answer comes as
+    /// [`super::Event::Response`] with this id.
+    Sent(OutboundId),
+    /// Modern request: the client already answered it (this attempt or an earlier round).
+    Answered(Value),
+    /// Modern request: the client has yet to answer. The handler must stop (complete with
+    /// [`super::Outcome::InputRequired`]); it runs again when the client retries.
+    Required,
+}
+
+/// A handler's own `input_required` result (the low-level form): requests by key, and its
+/// own state. Both may be empty when the handler asked through
+/// [`ServerSession::request_input`]: what it asked is added.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct InputRequired {
+    /// Requests by key (`{"method": ..., "params": ...}` each).
+    pub requests: Map<String, Value>,
+    /// The handler's state, handed back on the retry as
+    /// [`RequestContext::request_state`] (sealed with the engine's own; never seen by the
+    /// client in clear).
+    pub state: Option<String>,
+}
+
+/// The per-attempt bookkeeping of a modern call that may end with `input_required`.
+#[derive(Debug, Default)]
+pub(crate) struct Round {
+    /// The request's params as received (name and arguments are bound into the state).
+    params: Option<Box<RawValue>>,
+    method: &'static str,
+    /// Answers the handler used (they are carried to the next round).
+    consumed: Vec<String>,
+    /// What it asked and was not answered, in the order asked.
+    pending: Vec<(String, Value)>,
+    /// Requests made so far (default keys are numbered by it).
+    calls: u32,
+    /// An input the client cannot give (-32021): the call cannot end with `input_required`.
+    refused: Option<RpcError>,
+}
+
+impl Round {
+    pub(crate) fn new(method: &'static str, params: Option<&RawValue>) -> Box<Round> {
+        Box::new(Round { params: params.map(RawValue::to_owned), method, ..Default::default() })
+    }
+}
+
+/// The methods whose results may be `input_required`.
+pub(crate) fn supports_input(method: &str) -> Option<&'static str> {
+    match method {
+        "tools/call" => Some("tools/call"),
+        "prompts/get" => Some("prompts/get"),
+        "resources/read" => Some("resources/read"),
+        _ => None,
+    }
+}
+
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Binding {
+    name: Option<String>,
+    uri: Option<String>,
+    arguments: Option<Value>,
+    #[serde(rename = "inputResponses", deserialize_with = "present")]
+    input_responses: Option<Value>,
+    #[serde(rename = "requestState", deserialize_with = "present")]
+    request_state: Option<Value>,
+}
+
+/// What a state is bound to: the method, the tool / prompt / resource, the arguments.
+fn binding(method: &str, b: &Binding) -> (String, String) {
+    let name = match method {
+        "resources/read" => b.uri.clone(),
+        _ => b.name.clone(),
+    }
+    .unwrap_or_default();
+    let args = match (method, &b.arguments) {
+        ("resources/read", _) => Value::Null,
+        (_, None | Some(Value::Null)) => Value::Object(Map::new()),
+        (_, Some(a)) => a.clone(),
+    };
+    (name, request_state::args_digest(&args))
+}
+
+/// The capability `method` needs of the client, as the name and the `ClientCapabilities`
+/// object that would declare it; `None` when `caps` has it.
+pub(crate) fn missing_client_capability(
+    method: &str,
+    params: Option<&Value>,
+    caps: &ClientCapabilities,
+    v: ProtocolVersion,
+) -> Option<(&'static str, Value)> {
+    match method {
+        "sampling/createMessage" => {
+            if caps.sampling.is_none() {
+                return Some(("sampling", json!({"sampling": {}})));
+            }
+            let tools = params.is_some_and(|p| p.get("tools").is_some() || p.get("toolChoice").is_some());
+            (tools && !(caps.sampling_tools() && v.supports(Feature::SamplingTools)))
+                .then(|| ("sampling with tools", json!({"sampling": {"tools": {}}})))
+        }
+        "elicitation/create" => {
+            if !v.supports(Feature::Elicitation) {
+                return Some(("elicitation", json!({"elicitation": {}})));
+            }
+            let url = params.is_some_and(|p| p.get("mode").and_then(Value::as_str) == Some("url"));
+            if url {
+                (!(v.supports(Feature::UrlElicitation) && caps.elicitation_url()))
+                    .then(|| ("URL-mode elicitation", json!({"elicitation": {"url": {}}})))
+            } else {
+                (!caps.elicitation_form()).then(|| ("form elicitation", json!({"elicitation": {}})))
+            }
+        }
+        "roots/list" => caps.roots.is_none().then(|| ("roots", json!({"roots": {}}))),
+        _ => None,
+    }
+}
+
+/// The short name default input keys start with.
+fn key_prefix(method: &str) -> &'static str {
+    match method {
+        "elicitation/create" => "elicitation",
+        "sampling/createMessage" => "sampling",
+        "roots/list" => "roots",
+        _ => "input",
+    }
+}
+
+/// Checks an answer has the shape of its method's result.
+fn check_answer(key: &str, method: &str, v: &Value) -> Result<(), RpcError> {
+    let r = match method {
+        "elicitation/create" => serde_json::from_value::<ElicitResult>(v.clone()).map(drop),
+        "sampling/createMessage" => serde_json::from_value::<CreateMessageResult>(v.clone()).map(drop),
+        "roots/list" => serde_json::from_value::<ListRootsResult>(v.clone()).map(drop),
+        _ => Ok(()),
+    };
+    r.map_err(|e| RpcError::invalid_params(format!("inputResponses[{key:?}] is not a valid {method} result: {e}")))
+}
+
+impl super::server::ServerRole {
+    /// Reads the inputs a modern `tools/call`, `prompts/get` or `resources/read` brings
+    /// (`inputResponses`, and the sealed `requestState` of an earlier round) into its
+    /// context. A state that fails its checks is refused here: user code never sees it.
+    pub(super) fn read_inputs(
+        &self,
+        method: &'static str,
+        raw: Option<&RawValue>,
+        ctx: &mut RequestContext,
+    ) -> Result<(), RpcError> {
+        let text = raw.map_or("", RawValue::get);
+        if memchr::memmem::find(text.as_bytes(), b"\"inputResponses\"").is_none()
+            && memchr::memmem::find(text.as_bytes(), b"\"requestState\"").is_none()
+        {
+            return Ok(());
+        }
+        let b: Binding = serde_json::from_str(text).map_err(RpcError::invalid_params)?;
+        let mut answers = Map::new();
+        if let Some(state) = &b.request_state {
+            let Value::String(state) = state else {
+                return Err(RpcError::invalid_params("requestState must be a string"));
+            };
+            let (name, args) = binding(method, &b);
+            let expect = StatePayload {
+                method: method.to_string(),
+                name,
+                args,
+                audience: self.audience().to_string(),
+                ..Default::default()
+            };
+            let keys = self.config.request_state.keys().map_err(RpcError::internal)?;
+            let opened = request_state::open(&keys, state, &expect, request_state::unix_ms())
+                .map_err(|e| RpcError::invalid_params(e.to_string()))?;
+            answers = opened.answers;
+            ctx.request_state = opened.user;
+            ctx.round = opened.round;
+        }
+        match b.input_responses {
+            None => {}
+            Some(Value::Object(given)) => {
+                for (k, v) in given {
+                    if !v.is_object() {
+                        return Err(RpcError::invalid_params(format!(
+                            "inputResponses[{k:?}] must be an object (the client's result for that input request)"
+                        )));
+                    }
+                    answers.insert(k, v);
+                }
+            }
+            Some(_) => return Err(RpcError::invalid_params("inputResponses must be an object")),
+        }
+        ctx.input_responses = Some(answers);
+        Ok(())
+    }
+
+    /// The audience states are bound to.
+    fn audience(&self) -> &str {
+        self.config.request_state.audience.as_deref().unwrap_or(&self.config.info.name)
+    }
+}
+
+impl ServerSession {
+    /// Asks the client for input on behalf of the request `key`: `elicitation/create`,
+    /// `sampling/createMessage`, `roots/list` (or, in a legacy session, any request, such
+    /// as `ping`). `input_key` names the input in a modern request's `inputRequests`
+    /// (default: the method's short name and the number of the call, e.g. `elicitation_1`,
+    /// stable across retries as long as the handler asks in the same order).
+    ///
+    /// Errors: the client did not declare the capability (-32021 in a modern request), or
+    /// the request is over.
+    pub fn request_input(
+        &mut self,
+        key: RequestKey,
+        input_key: Option<&str>,
+        method: &str,
+        params: Option<Value>,
+        opts: &RequestOptions,
+        now: Instant,
+    ) -> Result<InputAnswer, RpcError> {
+        let Some(inf) = self.peer.inflight.get_mut(&key) else {
+            return Err(RpcError::invalid_request("the request is over (answered or cancelled)"));
+        };
+        let Some(ctx) = inf.modern.clone() else {
+            let opts = RequestOptions { related: Some(key), ..opts.clone() };
+            return self.request(method, params, &opts, now).map(InputAnswer::Sent);
+        };
+        let Some(round) = inf.round.as_mut() else {
+            return Err(RpcError::invalid_request(
+                "this 2026-07-28 request cannot ask the client for input (only tools/call, prompts/get and \
+                 resources/read can)",
+            ));
+        };
+        if !matches!(method, "elicitation/create" | "sampling/createMessage" | "roots/list") {
+            return Err(RpcError::invalid_request(format!(
+                "a 2026-07-28 request can ask the client only for elicitation/create, sampling/createMessage or \
+                 roots/list, not {method}"
+            )));
+        }
+        if let Some((_, required)) =
+            missing_client_capability(method, params.as_ref(), &ctx.client_capabilities, ctx.version)
+        {
+            let e = missing_capability(required);
+            round.refused.get_or_insert_with(|| e.clone());
+            return Err(e);
+        }
+        round.calls += 1;
+        let name = match input_key {
+            Some(k) => k.to_string(),
+            None => format!("{}_{}", key_prefix(method), round.calls),
+        };
+        if let Some(answer) = ctx.input_responses.as_ref().and_then(|a| a.get(&name)) {
+            check_answer(&name, method, answer)?;
+            if !round.consumed.contains(&name) {
+                round.consumed.push(name);
+            }
+            return Ok(InputAnswer::Answered(answer.clone()));
+        }
+        let mut request = json!({ "method": method });
+        if let Some(p) = params {
+            request["params"] = p;
+        } else {
+            request["params"] = json!({});
+        }
+        match round.pending.iter_mut().find(|(k, _)| *k == name) {
+            Some(slot) => slot.1 = request,
+            None => round.pending.push((name, request)),
+        }
+        Ok(InputAnswer::Required)
+    }
+
+    /// Ends a modern call with `input_required`: what the handler asked (and did not get)
+    /// plus what it returned itself, and the sealed state of this round.
+    pub(super) fn complete_input_required(
+        &mut self,
+        key: RequestKey,
+        inf: Inflight,
+        ctx: &RequestContext,
+        own: InputRequired,
+    ) {
+        let (id, batch, route) = (&inf.id, inf.batch, Route::Reply(key));
+        let result = self.input_required_result(&inf, ctx, own);
+        match result {
+            Ok(body) => {
+                let peer = &mut self.peer;
+                peer.respond(batch, route, |out| {
+                    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+                    id.write_json(out);
+                    out.extend_from_slice(b",\"result\":");
+                    out.extend_from_slice(&body);
+                    out.push(b'}');
+                });
+            }
+            Err(e) => self.peer.write_error(Some(id), batch, route, &e),
+        }
+    }
+
+    fn input_required_result(
+        &self,
+        inf: &Inflight,
+        ctx: &RequestContext,
+        own: InputRequired,
+    ) -> Result<Vec<u8>, RpcError> {
+        let Some(round) = inf.round.as_ref() else {
+            return Err(RpcError::internal(
+                "the handler returned input_required, which only tools/call, prompts/get and resources/read may",
+            ));
+        };
+        if let Some(e) = &round.refused {
+            // Something it asked for cannot be given: no retry can complete the call.
+            return Err(e.clone());
+        }
+        let role = &self.role;
+        let cfg = &role.config.request_state;
+        if ctx.round + 1 >= cfg.max_rounds {
+            return Err(RpcError::internal(format!(
+                "the request still needs input after {} rounds (the server's limit)",
+                ctx.round + 1
+            )));
+        }
+        let mut requests = Map::new();
+        for (k, v) in &round.pending {
+            requests.insert(k.clone(), v.clone());
+        }
+        for (k, v) in own.requests {
+            let method = v.get("method").and_then(Value::as_str).unwrap_or("");
+            if !matches!(method, "elicitation/create" | "sampling/createMessage" | "roots/list") {
+                return Err(RpcError::internal(format!(
+                    "inputRequests[{k:?}] has method {method:?}; input requests are elicitation/create, \
+                     sampling/createMessage or roots/list"
+                )));
+            }
+            if let Some((_, required)) =
+                missing_client_capability(method, v.get("params"), &ctx.client_capabilities, ctx.version)
+            {
+                return Err(missing_capability(required));
+            }
+            requests.insert(k, v);
+        }
+        if requests.is_empty() && own.state.is_none() {
+            return Err(RpcError::internal(
+                "the handler ended the call with input_required but asked for nothing and kept no state",
+            ));
+        }
+        let b: Binding = round
+            .params
+            .as_deref()
+            .map(|p| serde_json::from_str(p.get()))
+            .transpose()
+            .map_err(RpcError::internal)?
+            .unwrap_or_default();
+        let (name, args) = binding(round.method, &b);
+        let answers: Map<String, Value> = match &ctx.input_responses {
+            Some(given) => round.consumed.iter().filter_map(|k| Some((k.clone(), given.get(k)?.clone()))).collect(),
+            None => Map::new(),
+        };
+        let payload = StatePayload {
+            method: round.method.to_string(),
+            name,
+            args,
+            audience: role.config.request_state.audience.clone().unwrap_or_else(|| role.config.info.name.clone()),
+            expires_ms: request_state::unix_ms().saturating_add(cfg.ttl.as_millis() as u64),
+            answers,
+            user: own.state,
+            round: ctx.round + 1,
+        };
+        let keys = cfg.keys().map_err(RpcError::internal)?;
+        let state = request_state::seal(&keys, &payload).map_err(RpcError::internal)?;
+        let mut result = json!({ "resultType": "input_required", "requestState": state });
+        if !requests.is_empty() {
+            result["inputRequests"] = Value::Object(requests);
+        }
+        let identity = &self.role.identity_value();
+        if !identity.is_null() {
+            result["_meta"] = json!({ meta_keys::SERVER_INFO: identity });
+        }
+        serde_json::to_vec(&result).map_err(RpcError::internal)
+    }
+}
+
+/// A legacy request cannot end with `input_required`.
+pub(crate) fn legacy_input_required(v: ProtocolVersion) -> RpcError {
+    RpcError::new(
+        codes::INTERNAL_ERROR,
+        format!(
+            "the handler returned input_required, a 2026-07-28 result, to a {v} client (ask through the context's \
+             elicit / sample / list_roots instead: they work in both eras)"
+        ),
+    )
+}

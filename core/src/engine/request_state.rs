@@ -1,0 +1,416 @@
+//! Sealed `requestState` for multi round-trip requests (2026-07-28, `basic/patterns/mrtr.mdx`).
+//!
+//! A server that ends a call with `input_required` keeps nothing: what it needs on the retry
+//! (the answers gathered in earlier rounds, and a handler's own state) travels through the
+//! client inside `requestState`. The client is not trusted with it, so it is sealed with
+//! authenticated encryption (XChaCha20-Poly1305, a 24-byte random nonce per seal) under a
+//! key derived with HKDF-SHA256 from a configured secret, and bound to what it was issued
+//! for: the method, the tool / prompt / resource, a digest of the arguments, the server's
+//! audience, and an expiry. A state that was tampered with, has expired, was sealed by a key
+//! this server does not hold, or is presented on another request is refused before any user
+//! code runs.
+//!
+//! Keys: a list of 32-byte secrets. The first seals; every one opens (rotation: add the new
+//! key first, drop the old one once its states have expired; replicas share the list). With
+//! none configured, `HYPERMCP_REQUEST_STATE_KEYS` (comma-separated base64) is read once per
+//! process; without it, a random key is drawn once per process.
+//!
+//! Format: `hmrs1.` then base64 of `key id (8) || nonce (24) || ciphertext || tag (16)`; the
+//! plaintext is a small JSON object. The key id is derived from the secret (HKDF), so keys
+//! are found without trial decryption and never revealed.
+
+use chacha20poly1305::aead::{Aead, KeyInit, Payload};
+use chacha20poly1305::{XChaCha20Poly1305, XNonce};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+/// The environment variable read when no keys are configured.
+pub const KEYS_ENV: &str = "HYPERMCP_REQUEST_STATE_KEYS";
+
+const PREFIX: &str = "hmrs1.";
+const SALT: &[u8] = b"hypermcp/requestState/v1";
+const KID_LEN: usize = 8;
+const NONCE_LEN: usize = 24;
+
+struct Key {
+    id: [u8; KID_LEN],
+    cipher: XChaCha20Poly1305,
+}
+
+/// The keys that seal and open `requestState`: the first seals, all open. Cheap to clone.
+#[derive(Clone)]
+pub struct StateKeys {
+    keys: Arc<Vec<Key>>,
+    /// Where they came from, for messages (never the secrets).
+    origin: &'static str,
+}
+
+impl std::fmt::Debug for StateKeys {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StateKeys").field("count", &self.keys.len()).field("origin", &self.origin).finish()
+    }
+}
+
+impl PartialEq for StateKeys {
+    fn eq(&self, other: &Self) -> bool {
+        self.keys.iter().map(|k| k.id).eq(other.keys.iter().map(|k| k.id))
+    }
+}
+
+fn derive(secret: &[u8; 32]) -> Key {
+    let hk = hkdf::Hkdf::<Sha256>::new(Some(SALT), secret);
+    let mut aead = [0u8; 32];
+    let mut id = [0u8; KID_LEN];
+    // Both lengths are far below HKDF's limit (255 blocks): expand cannot fail.
+    let _ = hk.expand(b"aead key", &mut aead);
+    let _ = hk.expand(b"key id", &mut id);
+    Key { id, cipher: XChaCha20Poly1305::new((&aead).into()) }
+}
+
+impl StateKeys {
+    /// Keys from 32-byte secrets (the first seals). Errors when the list is empty.
+    pub fn new(secrets: &[[u8; 32]]) -> Result<StateKeys, String> {
+        if secrets.is_empty() {
+            return Err("requestState keys: the list is empty (give at least one 32-byte key)".into());
+        }
+        Ok(StateKeys { keys: Arc::new(secrets.iter().map(derive).collect()), origin: "configured" })
+    }
+
+    /// Keys from base64 texts of 32 bytes each, as the option and the environment variable
+    /// give them (`source` names where they came from, for the error).
+    pub fn from_base64<S: AsRef<str>>(texts: &[S], source: &str) -> Result<StateKeys, String> {
+        let mut secrets = Vec::with_capacity(texts.len());
+        for (i, t) in texts.iter().enumerate() {
+            let t = t.as_ref().trim();
+            let bytes =
+                crate::util::base64_decode(t).ok_or_else(|| format!("{source}: key {} is not valid base64", i + 1))?;
+            let secret: [u8; 32] = bytes.as_slice().try_into().map_err(|_| {
+                format!(
+                    "{source}: key {} is {} bytes; requestState keys are 32 bytes (44 base64 characters)",
+                    i + 1,
+                    bytes.len()
+                )
+            })?;
+            secrets.push(secret);
+        }
+        Self::new(&secrets)
+    }
+
+    /// A random key for this process alone (states do not survive a restart and are not
+    /// understood by other replicas).
+    pub fn random() -> StateKeys {
+        let mut secret = [0u8; 32];
+        if getrandom::fill(&mut secret).is_err() {
+            // No OS randomness: mix the clock and addresses through SHA-256 (still unknown
+            // to clients; better than refusing to serve).
+            let mut h = Sha256::new();
+            h.update(format!("{:?}{:p}", std::time::SystemTime::now(), &secret).as_bytes());
+            secret.copy_from_slice(&h.finalize());
+        }
+        let mut k = Self::new(&[secret]).unwrap_or_else(|_| unreachable!("one key"));
+        k.origin = "random (per process)";
+        k
+    }
+
+    /// The keys of this process when none are configured: `HYPERMCP_REQUEST_STATE_KEYS` if
+    /// set, else a random key; decided once. `Err`: the variable is set but malformed.
+    pub fn process_default() -> Result<StateKeys, String> {
+        static DEFAULT: OnceLock<Result<StateKeys, String>> = OnceLock::new();
+        DEFAULT
+            .get_or_init(|| match std::env::var(KEYS_ENV) {
+                Ok(v) if !v.trim().is_empty() => {
+                    let parts: Vec<&str> = v.split(',').filter(|p| !p.trim().is_empty()).collect();
+                    Self::from_base64(&parts, KEYS_ENV).map(|mut k| {
+                        k.origin = "environment";
+                        k
+                    })
+                }
+                _ => Ok(Self::random()),
+            })
+            .clone()
+    }
+
+    fn sealing(&self) -> &Key {
+        &self.keys[0]
+    }
+}
+
+/// What a sealed state says it was issued for, and what it carries.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StatePayload {
+    /// The method (`tools/call`, `prompts/get`, `resources/read`).
+    #[serde(rename = "m")]
+    pub method: String,
+    /// The tool or prompt name, or the resource URI.
+    #[serde(rename = "n")]
+    pub name: String,
+    /// Base64 of the SHA-256 of the canonical JSON of the arguments.
+    #[serde(rename = "a")]
+    pub args: String,
+    /// The server's audience.
+    #[serde(rename = "aud")]
+    pub audience: String,
+    /// Expiry, in milliseconds since the Unix epoch.
+    #[serde(rename = "exp")]
+    pub expires_ms: u64,
+    /// Answers of earlier rounds, by input key.
+    #[serde(rename = "ans", default, skip_serializing_if = "Map::is_empty")]
+    pub answers: Map<String, Value>,
+    /// The handler's own state (the low-level form), if it gave one.
+    #[serde(rename = "u", default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
+    /// Rounds so far.
+    #[serde(rename = "r", default)]
+    pub round: u32,
+}
+
+/// The digest a state binds the arguments by: SHA-256 of their canonical JSON (object keys
+/// sorted at every level, whatever order the client sent them in), base64.
+pub fn args_digest(args: &Value) -> String {
+    fn canonical(v: &Value, out: &mut Vec<u8>) {
+        match v {
+            Value::Object(m) => {
+                let mut entries: Vec<(&String, &Value)> = m.iter().collect();
+                entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+                out.push(b'{');
+                for (i, (k, v)) in entries.into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    let _ = serde_json::to_writer(&mut *out, k);
+                    out.push(b':');
+                    canonical(v, out);
+                }
+                out.push(b'}');
+            }
+            Value::Array(a) => {
+                out.push(b'[');
+                for (i, v) in a.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    canonical(v, out);
+                }
+                out.push(b']');
+            }
+            other => {
+                let _ = serde_json::to_writer(&mut *out, other);
+            }
+        }
+    }
+    let mut bytes = Vec::new();
+    canonical(args, &mut bytes);
+    crate::util::base64_encode(&Sha256::digest(&bytes))
+}
+
+/// The additional data every seal authenticates: the format and the key id.
+fn aad(kid: &[u8]) -> Vec<u8> {
+    let mut v = PREFIX.as_bytes().to_vec();
+    v.extend_from_slice(kid);
+    v
+}
+
+/// Seals `payload` with the first key.
+pub fn seal(keys: &StateKeys, payload: &StatePayload) -> Result<String, String> {
+    let key = keys.sealing();
+    let plain = serde_json::to_vec(payload).map_err(|e| e.to_string())?;
+    let mut nonce = [0u8; NONCE_LEN];
+    getrandom::fill(&mut nonce).map_err(|e| format!("no randomness for a requestState nonce: {e}"))?;
+    let sealed = key
+        .cipher
+        .encrypt(XNonce::from_slice(&nonce), Payload { msg: &plain, aad: &aad(&key.id) })
+        .map_err(|_| "requestState could not be sealed".to_string())?;
+    let mut raw = Vec::with_capacity(KID_LEN + NONCE_LEN + sealed.len());
+    raw.extend_from_slice(&key.id);
+    raw.extend_from_slice(&nonce);
+    raw.extend_from_slice(&sealed);
+    Ok(format!("{PREFIX}{}", crate::util::base64_encode(&raw)))
+}
+
+/// Why a `requestState` was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StateError {
+    /// Not a state this software issues (wrong format, truncated, not base64).
+    Malformed,
+    /// Sealed by a key this server does not hold (another server, or a retired key).
+    UnknownKey,
+    /// It fails authentication: modified after sealing.
+    Tampered,
+    /// Its time ran out.
+    Expired,
+    /// Issued for another request (method, tool, arguments) or another server (audience).
+    Mismatch(String),
+}
+
+impl std::fmt::Display for StateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StateError::Malformed => f.write_str("requestState is malformed (not one this server issued)"),
+            StateError::UnknownKey => f.write_str(
+                "requestState was sealed with a key this server does not hold (another server, or a retired key)",
+            ),
+            StateError::Tampered => f.write_str("requestState failed its integrity check (it was modified)"),
+            StateError::Expired => f.write_str("requestState has expired: start the request again without it"),
+            StateError::Mismatch(why) => write!(f, "requestState does not belong to this request: {why}"),
+        }
+    }
+}
+
+/// Opens a sealed state and checks it was issued for `expect` (method, name, arguments,
+/// audience) and is not past its expiry at `now_ms`.
+pub fn open(keys: &StateKeys, text: &str, expect: &StatePayload, now_ms: u64) -> Result<StatePayload, StateError> {
+    let body = text.strip_prefix(PREFIX).ok_or(StateError::Malformed)?;
+    let raw = crate::util::base64_decode_strict(body).ok_or(StateError::Malformed)?;
+    if raw.len() < KID_LEN + NONCE_LEN + 16 {
+        return Err(StateError::Malformed);
+    }
+    let (kid, rest) = raw.split_at(KID_LEN);
+    let (nonce, sealed) = rest.split_at(NONCE_LEN);
+    let key = keys.keys.iter().find(|k| k.id == kid).ok_or(StateError::UnknownKey)?;
+    let plain = key
+        .cipher
+        .decrypt(XNonce::from_slice(nonce), Payload { msg: sealed, aad: &aad(kid) })
+        .map_err(|_| StateError::Tampered)?;
+    let p: StatePayload = serde_json::from_slice(&plain).map_err(|_| StateError::Malformed)?;
+    if p.audience != expect.audience {
+        return Err(StateError::Mismatch(format!("it was issued by server {:?}", p.audience)));
+    }
+    if p.method != expect.method || p.name != expect.name {
+        return Err(StateError::Mismatch(format!("it was issued for {} of {:?}", p.method, p.name)));
+    }
+    if p.args != expect.args {
+        return Err(StateError::Mismatch("it was issued for other arguments".into()));
+    }
+    if now_ms > p.expires_ms {
+        return Err(StateError::Expired);
+    }
+    Ok(p)
+}
+
+/// How `requestState` is sealed: keys, lifetime and audience.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RequestStateOptions {
+    /// The keys; `None`: [`StateKeys::process_default`].
+    pub keys: Option<StateKeys>,
+    /// How long a state stays valid (default 10 minutes: a person may be answering).
+    pub ttl: Duration,
+    /// The audience states are bound to; `None`: the server's name.
+    pub audience: Option<String>,
+    /// Most rounds one request may take (default 16); one more is refused.
+    pub max_rounds: u32,
+}
+
+impl Default for RequestStateOptions {
+    fn default() -> Self {
+        RequestStateOptions { keys: None, ttl: Duration::from_secs(600), audience: None, max_rounds: 16 }
+    }
+}
+
+impl RequestStateOptions {
+    /// The keys in force.
+    pub fn keys(&self) -> Result<StateKeys, String> {
+        match &self.keys {
+            Some(k) => Ok(k.clone()),
+            None => StateKeys::process_default(),
+        }
+    }
+}
+
+/// Milliseconds since the Unix epoch, for state expiry (states cross processes, so the
+/// monotonic clock the engine is otherwise driven by does not do).
+pub(crate) fn unix_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn payload() -> StatePayload {
+        StatePayload {
+            method: "tools/call".into(),
+            name: "book".into(),
+            args: args_digest(&json!({"city": "Paris"})),
+            audience: "srv".into(),
+            expires_ms: 10_000,
+            answers: json!({"when": {"action": "accept", "content": {"d": "monday"}}}).as_object().cloned().unwrap(),
+            user: Some("step-2".into()),
+            round: 1,
+        }
+    }
+
+    fn expect() -> StatePayload {
+        StatePayload { answers: Map::new(), user: None, round: 0, expires_ms: 0, ..payload() }
+    }
+
+    #[test]
+    fn a_sealed_state_opens_to_what_was_sealed() {
+        let keys = StateKeys::new(&[[7; 32]]).unwrap();
+        let s = seal(&keys, &payload()).unwrap();
+        assert!(s.starts_with(PREFIX));
+        assert!(!s.contains("monday"), "the answers are encrypted, not only signed");
+        assert_eq!(open(&keys, &s, &expect(), 5_000).unwrap(), payload());
+        // Two seals of the same payload differ (fresh nonce).
+        assert_ne!(s, seal(&keys, &payload()).unwrap());
+    }
+
+    #[test]
+    fn tampering_is_refused() {
+        let keys = StateKeys::new(&[[7; 32]]).unwrap();
+        let s = seal(&keys, &payload()).unwrap();
+        let raw = crate::util::base64_decode(&s[PREFIX.len()..]).unwrap();
+        for i in [KID_LEN + 1, KID_LEN + NONCE_LEN + 3, raw.len() - 1] {
+            let mut bad = raw.clone();
+            bad[i] ^= 1;
+            let t = format!("{PREFIX}{}", crate::util::base64_encode(&bad));
+            assert_eq!(open(&keys, &t, &expect(), 5_000), Err(StateError::Tampered), "byte {i}");
+        }
+        assert_eq!(open(&keys, &format!("{s}-TAMPERED"), &expect(), 5_000), Err(StateError::Malformed));
+        assert_eq!(open(&keys, "hello", &expect(), 5_000), Err(StateError::Malformed));
+        assert_eq!(open(&keys, &s[..40], &expect(), 5_000), Err(StateError::Malformed));
+    }
+
+    #[test]
+    fn expiry_binding_and_foreign_keys() {
+        let keys = StateKeys::new(&[[7; 32]]).unwrap();
+        let s = seal(&keys, &payload()).unwrap();
+        assert_eq!(open(&keys, &s, &expect(), 10_001), Err(StateError::Expired));
+        let other_tool = StatePayload { name: "cancel".into(), ..expect() };
+        assert!(matches!(open(&keys, &s, &other_tool, 5_000), Err(StateError::Mismatch(_))));
+        let other_args = StatePayload { args: args_digest(&json!({"city": "Rome"})), ..expect() };
+        assert!(matches!(open(&keys, &s, &other_args, 5_000), Err(StateError::Mismatch(_))));
+        let other_server = StatePayload { audience: "other".into(), ..expect() };
+        assert!(matches!(open(&keys, &s, &other_server, 5_000), Err(StateError::Mismatch(_))));
+        let other_method = StatePayload { method: "prompts/get".into(), ..expect() };
+        assert!(matches!(open(&keys, &s, &other_method, 5_000), Err(StateError::Mismatch(_))));
+        let stranger = StateKeys::new(&[[9; 32]]).unwrap();
+        assert_eq!(open(&stranger, &s, &expect(), 5_000), Err(StateError::UnknownKey));
+    }
+
+    #[test]
+    fn keys_rotate() {
+        let old = StateKeys::new(&[[1; 32]]).unwrap();
+        let rotated = StateKeys::new(&[[2; 32], [1; 32]]).unwrap();
+        let by_old = seal(&old, &payload()).unwrap();
+        let by_new = seal(&rotated, &payload()).unwrap();
+        // The new list opens both; the old list does not know the new key.
+        assert!(open(&rotated, &by_old, &expect(), 0).is_ok());
+        assert!(open(&rotated, &by_new, &expect(), 0).is_ok());
+        assert_eq!(open(&old, &by_new, &expect(), 0), Err(StateError::UnknownKey));
+    }
+
+    #[test]
+    fn keys_from_text() {
+        let k = crate::util::base64_encode(&[3; 32]);
+        assert!(StateKeys::from_base64(&[k.as_str()], "test").is_ok());
+        let e = StateKeys::from_base64(&["AAAA"], "HYPERMCP_REQUEST_STATE_KEYS").unwrap_err();
+        assert!(e.contains("3 bytes") && e.contains("HYPERMCP_REQUEST_STATE_KEYS"), "{e}");
+        assert!(StateKeys::from_base64(&["not base64!"], "x").unwrap_err().contains("not valid base64"));
+        assert!(StateKeys::from_base64::<&str>(&[], "x").is_err());
+        assert_eq!(args_digest(&json!({"b": 1, "a": 2})), args_digest(&json!({"a": 2, "b": 1})));
+    }
+}
