@@ -1,7 +1,7 @@
 //! What a Rust handler gets besides its arguments: the [`Context`] (progress, logging,
 //! requests to the client, cancellation), and the commands it sends to the session's driver.
 
-use crate::engine::{RequestKey, RequestOptions};
+use crate::engine::{InputRequired, RequestContext, RequestKey, RequestOptions};
 use crate::error::{Error, Result};
 use crate::jsonrpc::{RequestId, RpcError};
 use crate::protocol::*;
@@ -26,15 +26,48 @@ pub(crate) enum Command {
         data: Value,
         related: Option<RequestKey>,
     },
+    /// A request to the client on behalf of a call (through
+    /// [`crate::engine::ServerSession::request_input`]).
     Request {
+        key: RequestKey,
+        input_key: Option<String>,
         method: String,
         params: Option<Value>,
         opts: RequestOptions,
-        reply: oneshot::Sender<std::result::Result<Value, RpcError>>,
+        reply: oneshot::Sender<std::result::Result<Answer, RpcError>>,
     },
     ElicitationComplete(String),
     /// Close the HTTP SSE connection the call answers on (the client resumes it).
     CloseStream(RequestKey),
+}
+
+/// The answer to [`Command::Request`].
+#[derive(Debug)]
+pub(crate) enum Answer {
+    /// The client's result.
+    Value(Value),
+    /// A modern call needs this input first: the handler stops; it runs again on the retry.
+    Required,
+}
+
+/// Where a handler's call ends when it needs input it does not have (2026-07-28): the
+/// runner of its future watches `required` after every poll.
+#[derive(Default)]
+pub(crate) struct InputSlot {
+    pub required: AtomicBool,
+    /// What a handler returned itself (the low-level form).
+    pub own: std::sync::Mutex<Option<InputRequired>>,
+}
+
+impl InputSlot {
+    /// The outcome of a call that stopped for input.
+    pub(crate) fn outcome(&self) -> Option<crate::engine::Outcome> {
+        if !self.required.load(Ordering::Acquire) {
+            return None;
+        }
+        let own = self.own.lock().unwrap_or_else(|e| e.into_inner()).take().unwrap_or_default();
+        Some(crate::engine::Outcome::InputRequired(own))
+    }
 }
 
 /// Where a [`Context`] sends its commands: the channel of a stream driver's task, or an
@@ -85,6 +118,10 @@ pub struct Context {
     pub(crate) tx: Sink,
     pub(crate) peer: Arc<PeerInfo>,
     pub(crate) cancel: Arc<CancelState>,
+    /// A 2026-07-28 request's own context.
+    pub(crate) request: Option<Arc<RequestContext>>,
+    /// Where the call stops for input (2026-07-28 requests only).
+    pub(crate) input: Option<Arc<InputSlot>>,
 }
 
 impl std::fmt::Debug for Context {
@@ -94,6 +131,25 @@ impl std::fmt::Debug for Context {
 }
 
 impl Context {
+    /// The context of one invocation.
+    pub(crate) fn new(
+        inv: &crate::engine::Invocation,
+        tx: Sink,
+        peer: Arc<PeerInfo>,
+        cancel: Arc<CancelState>,
+    ) -> Self {
+        Context {
+            key: inv.key,
+            id: inv.id.clone(),
+            meta: inv.meta.clone(),
+            tx,
+            peer,
+            cancel,
+            input: inv.context.as_ref().map(|_| Arc::new(InputSlot::default())),
+            request: inv.context.clone(),
+        }
+    }
+
     /// The JSON-RPC id of the request being served.
     pub fn request_id(&self) -> &RequestId {
         &self.id
@@ -102,17 +158,41 @@ impl Context {
     pub fn meta(&self) -> Option<&Meta> {
         self.meta.as_ref()
     }
-    /// The client's name and version.
+    /// The client's name and version (of this request, at 2026-07-28; of the session's
+    /// handshake before).
     pub fn client_info(&self) -> Option<&Implementation> {
-        self.peer.client.as_ref()
+        match &self.request {
+            Some(r) => r.client_info.as_ref(),
+            None => self.peer.client.as_ref(),
+        }
     }
-    /// The client's capabilities.
+    /// The client's capabilities (declared with this request at 2026-07-28).
     pub fn client_capabilities(&self) -> &ClientCapabilities {
-        &self.peer.capabilities
+        match &self.request {
+            Some(r) => &r.client_capabilities,
+            None => &self.peer.capabilities,
+        }
     }
-    /// The negotiated revision.
+    /// The revision this request speaks.
     pub fn protocol_version(&self) -> Option<ProtocolVersion> {
-        self.peer.protocol_version
+        match &self.request {
+            Some(r) => Some(r.version),
+            None => self.peer.protocol_version,
+        }
+    }
+    /// The context a 2026-07-28 request carries (`None` in a legacy session).
+    pub fn request_context(&self) -> Option<&RequestContext> {
+        self.request.as_deref()
+    }
+    /// The client's answers to input requests so far (2026-07-28; the low-level form of
+    /// multi round-trip requests: most handlers just await [`Context::elicit`] and friends).
+    pub fn input_responses(&self) -> Option<&serde_json::Map<String, Value>> {
+        self.request.as_ref().and_then(|r| r.input_responses.as_ref())
+    }
+    /// The state this handler returned with its own `input_required` result in the
+    /// previous round ([`Context::input_required`]), now that the client retried.
+    pub fn request_state(&self) -> Option<&str> {
+        self.request.as_ref().and_then(|r| r.request_state.as_deref())
     }
     /// Whether the client cancelled this request. (The handler's future is also dropped at
     /// its next await point; this is for work spawned elsewhere.)
@@ -150,21 +230,72 @@ impl Context {
     }
 
     /// Sends a request to the client on behalf of this request and awaits the answer.
+    ///
+    /// Both eras: in a legacy session the request goes to the client now. A 2026-07-28
+    /// request has no channel back while it runs: if the client has not answered already
+    /// (in `inputResponses`), this call never returns; the handler is stopped, the call
+    /// ends with an `input_required` result, and when the client retries with its answer
+    /// the handler runs again **from the start**, and this call returns the answer. Code
+    /// before it therefore runs once per round: keep side effects after the inputs.
     pub async fn request(&self, method: &str, params: Option<Value>, timeout: Option<Duration>) -> Result<Value> {
+        self.request_input(None, method, params, timeout).await
+    }
+
+    /// [`Context::request`] under a key of your choosing in a 2026-07-28 `inputRequests`
+    /// map (by default the method's short name and a call counter: `elicitation_1`).
+    pub async fn request_input(
+        &self,
+        input_key: Option<&str>,
+        method: &str,
+        params: Option<Value>,
+        timeout: Option<Duration>,
+    ) -> Result<Value> {
         let (reply, rx) = oneshot::channel();
-        let opts = RequestOptions { timeout, related: Some(self.key), ..Default::default() };
+        let opts = RequestOptions { timeout, ..Default::default() };
         self.tx
-            .send(Command::Request { method: method.to_string(), params, opts, reply })
+            .send(Command::Request {
+                key: self.key,
+                input_key: input_key.map(str::to_string),
+                method: method.to_string(),
+                params,
+                opts,
+                reply,
+            })
             .map_err(|_| Error::Closed)?;
         match rx.await {
             Err(_) => Err(Error::Closed),
-            Ok(Ok(v)) => Ok(v),
+            Ok(Ok(Answer::Value(v))) => Ok(v),
+            Ok(Ok(Answer::Required)) => match &self.input {
+                Some(slot) => {
+                    slot.required.store(true, Ordering::Release);
+                    std::future::pending().await
+                }
+                None => Err(Error::Request(RpcError::internal("input required outside a 2026-07-28 request"))),
+            },
             Ok(Err(e)) if e.code == crate::jsonrpc::codes::CONNECTION_CLOSED => Err(Error::Closed),
+            // The request itself is refused (the spec's -32021), not only this input.
+            Ok(Err(e)) if e.code == crate::jsonrpc::codes::MISSING_REQUIRED_CLIENT_CAPABILITY => Err(Error::Rpc(e)),
             Ok(Err(e)) => Err(Error::Request(e)),
         }
     }
 
-    /// Asks the user for input through the client (form or URL mode).
+    /// Ends this call with your own `input_required` result (2026-07-28, the low-level
+    /// form of multi round-trip requests): input requests by key, and state of yours that
+    /// comes back sealed on the retry as [`Context::request_state`]. Never returns in a
+    /// 2026-07-28 request; in a legacy session it returns the error to send instead (use
+    /// [`Context::elicit`] and friends, which work in both eras).
+    pub async fn input_required(&self, own: InputRequired) -> Error {
+        let Some(slot) = &self.input else {
+            let v = self.peer.protocol_version.unwrap_or(ProtocolVersion::LATEST_LEGACY);
+            return Error::Rpc(crate::engine::legacy_input_required(v));
+        };
+        *slot.own.lock().unwrap_or_else(|e| e.into_inner()) = Some(own);
+        slot.required.store(true, Ordering::Release);
+        std::future::pending().await
+    }
+
+    /// Asks the user for input through the client (form or URL mode). See
+    /// [`Context::request`] for how this works at 2026-07-28.
     pub async fn elicit(&self, params: ElicitParams) -> Result<ElicitResult> {
         let v = self.request("elicitation/create", Some(serde_json::to_value(params)?), None).await?;
         Ok(serde_json::from_value(v)?)

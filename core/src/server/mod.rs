@@ -18,7 +18,7 @@
 
 mod context;
 
-pub(crate) use context::{CancelState, Command, Sink};
+pub(crate) use context::{Answer, CancelState, Command, Sink};
 pub use context::{Context, PeerInfo};
 
 use crate::catalogue::{DefinitionError, Registry};
@@ -358,11 +358,11 @@ impl ReadResourceResult {
         if let Some(m) = mime_type {
             c = c.with_mime_type(m);
         }
-        ReadResourceResult { contents: vec![c], meta: None }
+        ReadResourceResult { contents: vec![c], ..Default::default() }
     }
     /// One binary part.
     pub fn blob(uri: impl Into<String>, bytes: &[u8], mime_type: &str) -> Self {
-        ReadResourceResult { contents: vec![ResourceContents::blob(uri, bytes, mime_type)], meta: None }
+        ReadResourceResult { contents: vec![ResourceContents::blob(uri, bytes, mime_type)], ..Default::default() }
     }
 }
 

@@ -4,14 +4,13 @@
 //! `FuturesUnordered`), so a handler that finishes without waiting costs no task spawn and
 //! no wake-up; all answers ready at one moment go out in one write.
 
-use crate::engine::{Event, Invocation, KeyMap, Outcome, Request, RequestKey, ServerSession};
+use crate::engine::{Event, InputAnswer, Invocation, KeyMap, Outcome, Request, RequestKey, ServerSession};
 use crate::error::{Error, Result};
 use crate::jsonrpc::RpcError;
-use crate::server::{CancelState, Command, Context, PeerInfo, ResourceRequest, Server, Sink};
+use crate::server::{Answer, CancelState, Command, Context, PeerInfo, ResourceRequest, Server, Sink};
 use futures_util::future::{AbortHandle, Abortable, BoxFuture};
 use futures_util::stream::FuturesUnordered;
 use futures_util::{FutureExt, StreamExt};
-use serde_json::Value;
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::Ordering;
@@ -36,8 +35,18 @@ pub(crate) fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
     }
 }
 
-/// Builds the future that runs user code for an invocation.
+/// Builds the future that runs user code for an invocation. In a 2026-07-28 request it
+/// also ends when the handler stops for input it does not have yet (`input_required`).
 pub(crate) fn invoke(server: &Server, inv: Invocation, ctx: Context) -> BoxFuture<'static, Outcome> {
+    let Some(slot) = ctx.input.clone() else { return run(server, inv, ctx) };
+    let mut fut = run(server, inv, ctx);
+    Box::pin(std::future::poll_fn(move |cx| match fut.as_mut().poll(cx) {
+        Poll::Ready(o) => Poll::Ready(o),
+        Poll::Pending => slot.outcome().map_or(Poll::Pending, Poll::Ready),
+    }))
+}
+
+fn run(server: &Server, inv: Invocation, ctx: Context) -> BoxFuture<'static, Outcome> {
     let h = server.handlers_read();
     match inv.request {
         Request::CallTool { name, arguments } => match h.tools.get(&name) {
@@ -112,7 +121,7 @@ where
     let mut peer_info = Arc::new(PeerInfo::default());
     let mut tasks: FuturesUnordered<Task> = FuturesUnordered::new();
     let mut running: KeyMap<RequestKey, (AbortHandle, Arc<CancelState>)> = KeyMap::default();
-    let mut waiters: HashMap<crate::engine::OutboundId, oneshot::Sender<std::result::Result<Value, RpcError>>> =
+    let mut waiters: HashMap<crate::engine::OutboundId, oneshot::Sender<std::result::Result<Answer, RpcError>>> =
         HashMap::new();
     let mut buf = vec![0u8; 64 * 1024];
     let mut out = Vec::with_capacity(64 * 1024);
@@ -134,14 +143,7 @@ where
                     }
                     let cancel = Arc::new(CancelState::default());
                     let key = inv.key;
-                    let ctx = Context {
-                        key,
-                        id: inv.id.clone(),
-                        meta: inv.meta.clone(),
-                        tx: Sink::Channel(tx.clone()),
-                        peer: peer_info.clone(),
-                        cancel: cancel.clone(),
-                    };
+                    let ctx = Context::new(&inv, Sink::Channel(tx.clone()), peer_info.clone(), cancel.clone());
                     // A handler may panic before it returns its future, too.
                     let mut fut = match std::panic::catch_unwind(AssertUnwindSafe(|| invoke(server, inv, ctx))) {
                         Ok(fut) => fut,
@@ -193,7 +195,7 @@ where
                 }
                 Event::Response { id, result } => {
                     if let Some(w) = waiters.remove(&id) {
-                        let _ = w.send(result);
+                        let _ = w.send(result.map(Answer::Value));
                     }
                 }
                 Event::Initialized | Event::Progress { .. } | Event::Notification { .. } => {}
@@ -272,7 +274,7 @@ async fn sleep_until(deadline: Option<Instant>) {
 fn drain_commands(
     session: &mut ServerSession,
     commands: &mut mpsc::UnboundedReceiver<Command>,
-    waiters: &mut HashMap<crate::engine::OutboundId, oneshot::Sender<std::result::Result<Value, RpcError>>>,
+    waiters: &mut HashMap<crate::engine::OutboundId, oneshot::Sender<std::result::Result<Answer, RpcError>>>,
 ) {
     while let Ok(cmd) = commands.try_recv() {
         apply(session, cmd, waiters);
@@ -282,7 +284,7 @@ fn drain_commands(
 pub(crate) fn apply(
     session: &mut ServerSession,
     cmd: Command,
-    waiters: &mut HashMap<crate::engine::OutboundId, oneshot::Sender<std::result::Result<Value, RpcError>>>,
+    waiters: &mut HashMap<crate::engine::OutboundId, oneshot::Sender<std::result::Result<Answer, RpcError>>>,
 ) {
     match cmd {
         Command::Progress { key, progress, total, message, reply } => {
@@ -291,10 +293,16 @@ pub(crate) fn apply(
         Command::Log { level, logger, data, related } => {
             session.log(level, logger.as_deref(), data, related);
         }
-        Command::Request { method, params, opts, reply } => {
-            match session.request(&method, params, &opts, Instant::now()) {
-                Ok(id) => {
+        Command::Request { key, input_key, method, params, opts, reply } => {
+            match session.request_input(key, input_key.as_deref(), &method, params, &opts, Instant::now()) {
+                Ok(InputAnswer::Sent(id)) => {
                     waiters.insert(id, reply);
+                }
+                Ok(InputAnswer::Answered(v)) => {
+                    let _ = reply.send(Ok(Answer::Value(v)));
+                }
+                Ok(InputAnswer::Required) => {
+                    let _ = reply.send(Ok(Answer::Required));
                 }
                 Err(e) => {
                     let _ = reply.send(Err(e));

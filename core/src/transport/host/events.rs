@@ -12,11 +12,13 @@ use crate::jsonrpc::{RequestId, RpcError};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
-/// The fields every invocation (an event that runs a handler) starts with.
-const CALL: [&str; 4] = ["key", "id", "progress_token", "meta"];
+/// The fields every invocation (an event that runs a handler) starts with. `context` is a
+/// 2026-07-28 request's own context as JSON ([`crate::engine::RequestContext`]), `null` in a
+/// legacy session.
+const CALL: [&str; 5] = ["key", "id", "progress_token", "meta", "context"];
 
 macro_rules! call_layout {
-    ($($field:literal),*) => { &[CALL[0], CALL[1], CALL[2], CALL[3], $($field),*] };
+    ($($field:literal),*) => { &[CALL[0], CALL[1], CALL[2], CALL[3], CALL[4], $($field),*] };
 }
 
 /// Each kind of event and the names of its fields, in order.
@@ -68,7 +70,7 @@ pub enum Field<'a> {
 }
 
 /// The most fields an event has.
-pub const MAX_FIELDS: usize = 7;
+pub const MAX_FIELDS: usize = 8;
 
 /// A kind of event: its place in [`LAYOUTS`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -131,6 +133,10 @@ pub fn visit<'a>(ev: &'a Event, mut f: impl FnMut(Field<'a>)) {
                 None => Field::Json(None),
             });
             f(Field::Object(inv.meta.as_ref()));
+            f(match &inv.context {
+                Some(c) => owned(&**c),
+                None => Field::Json(None),
+            });
             match &inv.request {
                 Request::CallTool { name, arguments } => {
                     f(Field::Str(name));
@@ -247,6 +253,7 @@ mod tests {
                 request,
                 progress_token: None,
                 meta: None,
+                context: None,
             })
         };
         let events = vec![

@@ -6,7 +6,7 @@
 //! "not given" (the default applies); an unknown name or a value of the wrong kind is an
 //! [`OptionError`] that says which option and what it takes.
 
-use crate::engine::{ClientConfig, ServerConfig};
+use crate::engine::{CachePolicy, ClientConfig, ServerConfig, StateKeys};
 use crate::protocol::{ClientCapabilities, Icon, Implementation, ProtocolVersion};
 use crate::transport::http::{HttpClientOptions, HttpOptions};
 pub use crate::util::units::TimeUnit;
@@ -84,11 +84,34 @@ pub struct ServerOptions {
     /// Default timeout of the server's requests to the client. Default 60 s.
     #[serde(alias = "requestTimeout", deserialize_with = "some_duration")]
     pub request_timeout: Option<Duration>,
+    /// Caching hints of 2026-07-28 results (`ttlMs`, `cacheScope`): `{"default": {...},
+    /// "tools": {...}, "prompts", "resources", "resource_templates", "resource_reads",
+    /// "discover"}`, each `{"ttl_ms": n, "cache_scope": "public" | "private"}`. Default:
+    /// stale at once, private.
+    pub cache: Option<CachePolicy>,
+    /// Keys that seal `requestState` (2026-07-28 multi round-trip requests): base64 of 32
+    /// bytes each; the first seals, all open (rotation; replicas share them). Default:
+    /// `HYPERMCP_REQUEST_STATE_KEYS`, else a random key per process.
+    #[serde(alias = "requestStateKeys")]
+    pub request_state_keys: Option<Vec<String>>,
+    /// How long a sealed `requestState` stays valid. Default 10 min.
+    #[serde(alias = "requestStateTtl", deserialize_with = "some_duration")]
+    pub request_state_ttl: Option<Duration>,
+    /// The audience `requestState` is bound to. Default: the server's name.
+    #[serde(alias = "requestStateAudience")]
+    pub request_state_audience: Option<String>,
+    /// Most `subscriptions/listen` streams open at once. Default 1,000.
+    #[serde(alias = "maxListeners")]
+    pub max_listeners: Option<usize>,
+    /// Name the server in every 2026-07-28 result's `_meta`. Default true.
+    #[serde(alias = "identifyInResults")]
+    pub identify_in_results: Option<bool>,
 }
 
 impl ServerOptions {
-    /// The engine's configuration.
-    pub fn into_config(self) -> ServerConfig {
+    /// The engine's configuration; errors when the `requestState` keys (given, or from
+    /// `HYPERMCP_REQUEST_STATE_KEYS`) are not valid.
+    pub fn into_config(self) -> Result<ServerConfig, OptionError> {
         let mut info = Implementation::new(
             self.name.unwrap_or_else(|| "hypermcp-server".into()),
             self.version.unwrap_or_else(|| "0.0.0".into()),
@@ -109,7 +132,28 @@ impl ServerOptions {
         if let Some(t) = self.request_timeout {
             cfg.request_timeout = Some(t);
         }
-        cfg
+        if let Some(c) = self.cache {
+            cfg.cache = c;
+        }
+        let rs = &mut cfg.request_state;
+        rs.keys = match self.request_state_keys {
+            Some(texts) => {
+                Some(StateKeys::from_base64(&texts, "server option request_state_keys").map_err(OptionError)?)
+            }
+            // Checked now, so that a malformed environment variable stops the server at once.
+            None => Some(StateKeys::process_default().map_err(OptionError)?),
+        };
+        if let Some(t) = self.request_state_ttl {
+            rs.ttl = t;
+        }
+        rs.audience = self.request_state_audience;
+        if let Some(n) = self.max_listeners {
+            cfg.max_listeners = n;
+        }
+        if let Some(b) = self.identify_in_results {
+            cfg.identify_in_results = b;
+        }
+        Ok(cfg)
     }
 }
 
@@ -119,7 +163,7 @@ fn some_duration<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Durati
 
 /// A server configuration from what a binding's `Server` sends.
 pub fn server_config(value: Value, unit: TimeUnit) -> Result<ServerConfig, OptionError> {
-    parse::<ServerOptions>(value, unit, "server option").map(ServerOptions::into_config)
+    parse::<ServerOptions>(value, unit, "server option")?.into_config()
 }
 
 /// The options of an HTTP server (see [`HttpOptions`] for each).

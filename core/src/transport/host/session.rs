@@ -10,7 +10,9 @@
 
 use super::server::Announced;
 use crate::catalogue::{Registry, RegistryChange};
-use crate::engine::{Event, OutboundId, Outcome, RequestKey, RequestOptions, ServerConfig, ServerSession, State};
+use crate::engine::{
+    Event, InputAnswer, OutboundId, Outcome, RequestKey, RequestOptions, ServerConfig, ServerSession, State,
+};
 use crate::jsonrpc::RpcError;
 use crate::protocol::{ClientCapabilities, Implementation, LoggingLevel, ProtocolVersion};
 use serde_json::Value;
@@ -170,6 +172,25 @@ impl HostSession {
         match &mut self.0 {
             Place::Stream(s) => s.request(method, params, opts, Instant::now()).map(|id| id.0),
             Place::Http(a) => a.session.request(method, params, opts).map(|id| id as i64),
+        }
+    }
+
+    /// Asks the client for input on behalf of the call `key`, in either era: a legacy
+    /// request is sent ([`InputAnswer::Sent`] carries the id its [`Event::Response`] will
+    /// have, as [`HostSession::request`] returns it); a 2026-07-28 call is answered from
+    /// what the client sent, or needs the input first ([`InputAnswer::Required`]: the host
+    /// stops the handler and completes the call with [`Outcome::InputRequired`]).
+    pub fn request_input(
+        &mut self,
+        key: RequestKey,
+        input_key: Option<&str>,
+        method: &str,
+        params: Option<Value>,
+        opts: &RequestOptions,
+    ) -> Result<InputAnswer, RpcError> {
+        match &mut self.0 {
+            Place::Stream(s) => s.request_input(key, input_key, method, params, opts, Instant::now()),
+            Place::Http(a) => a.session.request_input(key, input_key, method, params, opts),
         }
     }
 

@@ -7,6 +7,10 @@ use crate::jsonrpc::{self, Incoming, RpcError};
 pub(super) struct Class {
     pub(super) requests: bool,
     pub(super) initialize: bool,
+    /// A single request of the stateless revision (its `_meta` says so).
+    pub(super) modern: bool,
+    /// A `subscriptions/listen` request.
+    pub(super) listen: bool,
 }
 
 /// Only what the fast path of [`classify`] reads; every other field is skipped.
@@ -18,6 +22,8 @@ struct Peek<'a> {
     method: Option<&'a str>,
     #[serde(borrow, default)]
     id: Option<&'a serde_json::value::RawValue>,
+    #[serde(borrow, default)]
+    params: Option<&'a serde_json::value::RawValue>,
 }
 
 /// The common case, a single well-formed request, classified at a third of the cost of a
@@ -32,7 +38,12 @@ fn classify_request(body: &[u8]) -> Option<Class> {
         return None;
     }
     let method = peek.method?;
-    Some(Class { requests: true, initialize: method == "initialize" })
+    Some(Class {
+        requests: true,
+        initialize: method == "initialize",
+        modern: crate::engine::is_modern(method, peek.params),
+        listen: method == "subscriptions/listen",
+    })
 }
 
 pub(super) fn classify(body: &[u8]) -> std::result::Result<Class, RpcError> {
@@ -41,16 +52,22 @@ pub(super) fn classify(body: &[u8]) -> std::result::Result<Class, RpcError> {
     }
     match jsonrpc::parse_message(body) {
         Err(f) => Err(f.error),
-        Ok(Incoming::Single(env)) => Ok(Class {
-            requests: env.method.is_some() && env.id.is_some(),
-            initialize: env.id.is_some() && env.method.as_deref() == Some("initialize"),
-        }),
+        Ok(Incoming::Single(env)) => {
+            let request = env.id.is_some() && env.method.is_some();
+            let method = env.method.as_deref().unwrap_or("");
+            Ok(Class {
+                requests: request,
+                initialize: request && method == "initialize",
+                modern: request && crate::engine::is_modern(method, env.params),
+                listen: request && method == "subscriptions/listen",
+            })
+        }
         Ok(Incoming::Batch(items)) => {
             let requests = items.iter().any(|item| match jsonrpc::message::parse_object_str(item.get()) {
                 Ok(env) => env.method.is_some() && env.id.is_some(),
                 Err(_) => true, // answered with an error
             });
-            Ok(Class { requests, initialize: false })
+            Ok(Class { requests, initialize: false, modern: false, listen: false })
         }
     }
 }

@@ -29,14 +29,8 @@ impl Dispatcher for RustDispatcher {
                 Event::Invoke(inv) => {
                     let key = inv.key;
                     let cancel = Arc::new(CancelState::default());
-                    let ctx = Context {
-                        key,
-                        id: inv.id.clone(),
-                        meta: inv.meta.clone(),
-                        tx: Sink::Http(Arc::downgrade(session)),
-                        peer: session.peer_info(),
-                        cancel: cancel.clone(),
-                    };
+                    let ctx =
+                        Context::new(&inv, Sink::Http(Arc::downgrade(session)), session.peer_info(), cancel.clone());
                     let mut fut = match std::panic::catch_unwind(AssertUnwindSafe(|| invoke(&self.server, inv, ctx))) {
                         Ok(fut) => AssertUnwindSafe(fut).catch_unwind(),
                         Err(p) => AssertUnwindSafe(ready(panicked(p))).catch_unwind(),

@@ -73,6 +73,11 @@ pub struct HttpOptions {
     /// Standalone messages (list changes, updates) kept for a session while it has no GET
     /// stream open. Default 64.
     pub backlog: usize,
+    /// Bytes a `subscriptions/listen` stream (2026-07-28) may have waiting for a client that
+    /// does not read; past it the subscription is dropped (the client sees its stream end
+    /// without a response, and listens again). Default 256 KiB.
+    #[serde(alias = "listenerBuffer")]
+    pub listener_buffer: usize,
     /// [`serve_http`](super::serve_http) closes a connection that takes longer than this to
     /// send a request's headers, or stays idle this long between requests (slow-client
     /// protection). `None`: never. Default 30 s.
@@ -99,6 +104,7 @@ impl Default for HttpOptions {
             sse_path: "/sse".into(),
             messages_path: "/messages".into(),
             backlog: 64,
+            listener_buffer: 256 * 1024,
             header_read_timeout: Some(Duration::from_secs(30)),
         }
     }
@@ -118,6 +124,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("keep_alive", &self.keep_alive)
             .field("json_wait", &self.json_wait)
             .field("legacy_sse", &self.legacy_sse)
+            .field("listener_buffer", &self.listener_buffer)
             .finish_non_exhaustive()
     }
 }

@@ -72,6 +72,11 @@ impl HttpService {
         self.shared.sessions().len()
     }
 
+    /// Open `subscriptions/listen` streams (2026-07-28).
+    pub fn listener_count(&self) -> usize {
+        self.shared.listener_count()
+    }
+
     /// Calls in progress over all sessions (in stateless mode: requests being answered).
     pub fn in_flight(&self) -> usize {
         let sessions: Vec<Arc<Session>> = self.shared.sessions().values().cloned().collect();
@@ -79,10 +84,20 @@ impl HttpService {
         stateful + self.shared.stateless_live.load(Ordering::Acquire)
     }
 
-    /// Closes every session (their calls are cancelled, their streams end).
+    /// Closes every session (their calls are cancelled, their streams end) and every
+    /// `subscriptions/listen` stream (each answered first: its graceful end).
     pub fn close_all(&self) {
         let all: Vec<Arc<Session>> = self.shared.sessions().drain().map(|(_, s)| s).collect();
         for s in all {
+            s.close();
+        }
+        self.close_listeners();
+    }
+
+    /// Ends every open `subscriptions/listen` stream (2026-07-28) with its response, the
+    /// server's graceful end of a subscription; clients listen again to resume.
+    pub fn close_listeners(&self) {
+        for s in self.shared.take_listeners() {
             s.close();
         }
     }

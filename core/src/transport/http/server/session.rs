@@ -6,10 +6,10 @@
 use super::stream::{Detach, Kind, Mode, Stream};
 use super::table::Shared;
 use crate::catalogue::RegistryChange;
-use crate::engine::{Event, OutboundId, Outcome, RequestKey, RequestOptions, Route, ServerSession};
+use crate::engine::{Event, InputAnswer, OutboundId, Outcome, RequestKey, RequestOptions, Route, ServerSession};
 use crate::jsonrpc::RpcError;
 use crate::protocol::{ClientCapabilities, Implementation, LoggingLevel, ProtocolVersion};
-use crate::server::{Command, PeerInfo};
+use crate::server::{Answer, Command, PeerInfo};
 use bytes::Bytes;
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
@@ -37,7 +37,7 @@ pub trait Dispatcher: Send + Sync + 'static {
 
 /// Who waits for the answer to a request the server sent.
 enum Waiter {
-    Rust(oneshot::Sender<Result<Value, RpcError>>),
+    Rust(oneshot::Sender<Result<Answer, RpcError>>),
     Host(u64),
 }
 
@@ -63,15 +63,17 @@ pub(crate) struct Inner {
     pub closed: bool,
 }
 
-type ValueSender = oneshot::Sender<Result<Value, RpcError>>;
+type ValueSender = oneshot::Sender<Result<Answer, RpcError>>;
 
 /// Work collected under the lock, done after it is released.
 #[derive(Default)]
 pub(crate) struct After {
     wakers: Vec<Waker>,
     events: Vec<Event>,
-    replies: Vec<(ValueSender, Result<Value, RpcError>)>,
+    replies: Vec<(ValueSender, Result<Answer, RpcError>)>,
     timer: Option<Instant>,
+    /// A stream's reader fell too far behind: the session ends.
+    close: bool,
 }
 
 /// A session of an HTTP server. Bindings keep an `Arc<Session>` per connection object and
@@ -84,6 +86,8 @@ pub struct Session {
     pub(crate) last_seen: AtomicU64,
     /// Rust handlers running for this session (the built-in dispatcher).
     pub(crate) tasks: Mutex<HashMap<RequestKey, super::dispatch::Running>>,
+    /// Registered as a `subscriptions/listen` session ([`Shared::add_listener`]).
+    pub(crate) listening: std::sync::atomic::AtomicBool,
     me: Weak<Session>,
 }
 
@@ -121,6 +125,7 @@ impl Session {
             }),
             last_seen: AtomicU64::new(shared.now_ms()),
             tasks: Mutex::new(HashMap::new()),
+            listening: std::sync::atomic::AtomicBool::new(false),
             me: me.clone(),
         })
     }
@@ -170,6 +175,9 @@ impl Session {
             if let Some(me) = self.me.upgrade() {
                 self.shared.dispatcher.events(&me, after.events);
             }
+        }
+        if after.close {
+            self.close();
         }
     }
 
@@ -229,12 +237,20 @@ impl Session {
     /// a request that looked the session up just before gets 404).
     pub fn close(&self) {
         let mut wakers = Vec::new();
+        // What closing writes (the responses that end `subscriptions/listen` streams) is
+        // routed to its streams before they end.
         let first = self.with(|i| {
             if i.closed {
                 return false;
             }
             i.closed = true;
             i.engine.close();
+            true
+        });
+        self.with(|i| {
+            if !first {
+                return;
+            }
             // Under the same lock as `closed`: no stream can be opened after this.
             for s in i.streams.values().chain(i.get_stream.iter()).chain(i.legacy.iter()) {
                 s.finish(&mut wakers);
@@ -248,7 +264,6 @@ impl Session {
             i.legacy = None;
             i.input = None;
             i.backlog = VecDeque::new();
-            true
         });
         for w in wakers {
             w.wake();
@@ -260,6 +275,9 @@ impl Session {
             self.shared.options.event_store.forget_session(&self.store_key());
         } else {
             self.shared.stateless_live.fetch_sub(1, Ordering::AcqRel);
+            if self.listening.swap(false, Ordering::AcqRel) {
+                self.shared.remove_listener(self);
+            }
         }
         if let Some(me) = self.me.upgrade() {
             self.shared.dispatcher.closed(&me);
@@ -316,6 +334,30 @@ impl Session {
             i.waiters.insert(id, Waiter::Host(host));
             i.host_ids.insert(host, id);
             Ok(host)
+        })
+    }
+
+    /// Asks the client for input on behalf of the call `key`, in either era (see
+    /// [`ServerSession::request_input`]): a legacy request is sent ([`InputAnswer::Sent`]
+    /// carries the id its [`Event::Response`] will have); a modern call is answered from
+    /// what the client sent, or needs the input first.
+    pub fn request_input(
+        &self,
+        key: RequestKey,
+        input_key: Option<&str>,
+        method: &str,
+        params: Option<Value>,
+        opts: &RequestOptions,
+    ) -> Result<InputAnswer, RpcError> {
+        self.with(|i| match i.engine.request_input(key, input_key, method, params, opts, Instant::now())? {
+            InputAnswer::Sent(id) => {
+                let host = i.next_host_id;
+                i.next_host_id += 1;
+                i.waiters.insert(id, Waiter::Host(host));
+                i.host_ids.insert(host, id);
+                Ok(InputAnswer::Sent(OutboundId(host as i64)))
+            }
+            other => Ok(other),
         })
     }
 
@@ -416,11 +458,13 @@ impl Session {
                 Command::Log { level, logger, data, related } => {
                     i.engine.log(level, logger.as_deref(), data, related);
                 }
-                Command::Request { method, params, opts, reply } => {
-                    match i.engine.request(&method, params, &opts, Instant::now()) {
-                        Ok(id) => {
+                Command::Request { key, input_key, method, params, opts, reply } => {
+                    match i.engine.request_input(key, input_key.as_deref(), &method, params, &opts, Instant::now()) {
+                        Ok(InputAnswer::Sent(id)) => {
                             i.waiters.insert(id, Waiter::Rust(reply));
                         }
+                        Ok(InputAnswer::Answered(v)) => replies.push(Reply::Value(reply, Ok(Answer::Value(v)))),
+                        Ok(InputAnswer::Required) => replies.push(Reply::Value(reply, Ok(Answer::Required))),
                         Err(e) => replies.push(Reply::Value(reply, Err(e))),
                     }
                 }
@@ -454,7 +498,7 @@ impl Session {
 
 enum Reply {
     Progress(oneshot::Sender<Result<bool, RpcError>>, Result<bool, RpcError>),
-    Value(oneshot::Sender<Result<Value, RpcError>>, Result<Value, RpcError>),
+    Value(oneshot::Sender<Result<Answer, RpcError>>, Result<Answer, RpcError>),
     Wake(Vec<Waker>),
 }
 
@@ -472,13 +516,28 @@ impl Inner {
             }
             let (stream, answer) = match t.route {
                 Route::Reply(k) => (self.key_stream.remove(&k), true),
-                Route::Related(k) => (self.key_stream.get(&k).cloned(), false),
+                // A request the engine keeps open without a handler (`subscriptions/listen`)
+                // says so first while its input is being handled: it answers on that stream.
+                Route::Related(k) => match self.key_stream.get(&k) {
+                    Some(s) => (Some(s.clone()), false),
+                    None => {
+                        let s = self.input.clone();
+                        if let Some(s) = &s {
+                            self.key_stream.insert(k, s.clone());
+                        }
+                        (s, false)
+                    }
+                },
                 Route::Answer => (self.input.clone(), true),
                 Route::Standalone => (None, false),
             };
             let rest = match stream {
                 Some(s) => {
                     let rest = s.push(msg, answer, &mut after.wakers).err();
+                    if rest.is_some() && s.lock().overflowed {
+                        after.close = true;
+                        continue;
+                    }
                     if answer && !self.key_stream.is_empty() && s.kind == Kind::Post && s.lock().finished {
                         // A batch's answer: the other calls it carried point at this stream.
                         self.key_stream.retain(|_, k| !Arc::ptr_eq(k, &s));
@@ -509,7 +568,7 @@ impl Inner {
                     after.events.push(ev);
                 }
                 Event::Response { id, result } => match self.waiters.remove(&id) {
-                    Some(Waiter::Rust(tx)) => after.replies.push((tx, result)),
+                    Some(Waiter::Rust(tx)) => after.replies.push((tx, result.map(Answer::Value))),
                     Some(Waiter::Host(h)) => {
                         self.host_ids.remove(&h);
                         after.events.push(Event::Response { id: OutboundId(h as i64), result });
@@ -570,6 +629,9 @@ impl Drop for Session {
         let closed = self.inner.get_mut().unwrap_or_else(|e| e.into_inner()).closed;
         if self.id.is_none() && !closed {
             self.shared.stateless_live.fetch_sub(1, Ordering::AcqRel);
+        }
+        if *self.listening.get_mut() {
+            self.shared.remove_listener(self);
         }
     }
 }

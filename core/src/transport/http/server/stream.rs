@@ -52,6 +52,11 @@ pub(crate) struct Queue {
     /// End the current connection (the stream stays resumable).
     pub hang_up: bool,
     pub waker: Option<Waker>,
+    /// Most bytes waiting for the reader (`usize::MAX`: no limit). A stream past it is
+    /// dropped: what waited is freed and it ends ([`Queue::overflowed`]).
+    pub limit: usize,
+    /// The reader fell behind by more than `limit`.
+    pub overflowed: bool,
 }
 
 pub(crate) struct Stream {
@@ -106,6 +111,8 @@ impl Stream {
                 finished: false,
                 hang_up: false,
                 waker: None,
+                limit: usize::MAX,
+                overflowed: false,
             }),
         })
     }
@@ -119,6 +126,18 @@ impl Stream {
     pub fn push(&self, msg: Bytes, answer: bool, wakers: &mut Vec<Waker>) -> Result<(), Bytes> {
         let mut q = self.lock();
         if q.finished {
+            return Err(msg);
+        }
+        if q.limit != usize::MAX && q.frames.len() + q.held.iter().map(Bytes::len).sum::<usize>() + msg.len() > q.limit
+        {
+            // A reader this far behind is dropped, not buffered for without bound.
+            q.frames = BytesMut::new();
+            q.held = Vec::new();
+            q.finished = true;
+            q.overflowed = true;
+            if let Some(w) = q.waker.take() {
+                wakers.push(w);
+            }
             return Err(msg);
         }
         match q.mode {

@@ -2,21 +2,22 @@
 //! one JSON body or an SSE stream, as the docs of [`super`] tell), the standalone GET stream
 //! (opened, or resumed with `Last-Event-ID`), and DELETE (the end of a session).
 
-use super::classify::classify;
+use super::classify::{classify, Class};
 use super::reply::{error_reply, not_found, set_session_header, sse_reply, too_many_sessions, Reply};
 use super::request::{accepts, header_str};
 use super::service::BoxError;
 use super::session::Session;
-use super::stream::{HttpBody, Kind, Mode, SseBody};
+use super::stream::{HttpBody, Kind, Mode, SseBody, Stream};
 use super::table::new_session_id;
 use super::HttpService;
-use crate::engine::State;
-use crate::jsonrpc;
+use crate::engine::{RequestHeaders, State};
+use crate::jsonrpc::{self, codes};
 use crate::protocol::{Feature, ProtocolVersion};
 use http::{header, HeaderValue, Request, Response, StatusCode};
 use http_body::Body;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::Poll;
 use std::time::Instant;
 
@@ -40,11 +41,9 @@ impl HttpService {
         if let Err(r) = Self::check_content_type(&req) {
             return *r;
         }
-        let version = match self.version_header(&req) {
-            Ok(v) => v,
-            Err(r) => return *r,
-        };
+        let headers = request_headers(&req);
         let existing = header_str(&req, header::HeaderName::from_static("mcp-session-id")).map(str::to_string);
+        let legacy_version = if headers.declares_modern() { Ok(None) } else { self.version_header(&req) };
         let body = match self.read_body(req).await {
             Ok(b) => b,
             Err(r) => return *r,
@@ -59,6 +58,22 @@ impl HttpService {
                 r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
                 return r;
             }
+        };
+        // 2026-07-28: a request that says so (in `_meta` or in its version header) is served
+        // on its own, whatever session header it carries; unsupported versions included (the
+        // engine answers them with the versions it speaks).
+        if class.modern || (headers.declares_modern() && class.requests) {
+            return self.post_modern(headers, &body, &class).await;
+        }
+        if headers.declares_modern() {
+            // No client-to-server notification is defined over HTTP at 2026-07-28.
+            let mut r = Response::new(HttpBody::Empty);
+            *r.status_mut() = StatusCode::ACCEPTED;
+            return r;
+        }
+        let version = match legacy_version {
+            Ok(v) => v,
+            Err(r) => return *r,
         };
         let (session, new) = if sh.options.stateless {
             let s = Session::new(sh, None);
@@ -126,11 +141,34 @@ impl HttpService {
             }
             admitted = true;
         }
-        let mut body = SseBody::new(stream.clone(), session.clone(), sh.options.keep_alive, b": keep-alive\n\n");
         let retry = session
             .protocol_version()
             .filter(|v| v.supports(Feature::SsePolling) && session.id().is_some())
             .map(|_| sh.options.retry);
+        let mut r = match self.answer(&session, stream, retry, json_only).await {
+            Ok(r) => r,
+            // Closed while the call ran: it was cancelled.
+            Err(()) if !sh.options.stateless => return not_found(),
+            Err(()) => accepted(),
+        };
+        if admitted {
+            set_session_header(&mut r, &session);
+        }
+        r
+    }
+
+    /// Waits for the first sign of how a POST is answered: its answer (one JSON body), or
+    /// a message before it or the `json_wait` deadline (an SSE stream). `Err`: the session
+    /// closed with nothing to send.
+    async fn answer(
+        &self,
+        session: &Arc<Session>,
+        stream: Arc<Stream>,
+        retry: Option<std::time::Duration>,
+        json_only: bool,
+    ) -> Result<Reply, ()> {
+        let sh = &self.shared;
+        let mut body = SseBody::new(stream.clone(), session.clone(), sh.options.keep_alive, b": keep-alive\n\n");
         // Armed only when the answer is not there at the first look.
         let mut wait: Option<Pin<Box<tokio::time::Sleep>>> = None;
         let json = std::future::poll_fn(|cx| {
@@ -160,7 +198,7 @@ impl HttpService {
             Poll::Pending
         })
         .await;
-        let mut r = match json {
+        Ok(match json {
             Some(held) => {
                 body.release_now();
                 let bytes = match held.len() {
@@ -185,27 +223,71 @@ impl HttpService {
                         r
                     }
                     // Closed while the call ran: it was cancelled.
-                    None if session.lock().closed && !sh.options.stateless => return not_found(),
-                    None => {
-                        let mut r = Response::new(HttpBody::Empty);
-                        *r.status_mut() = StatusCode::ACCEPTED;
-                        r
-                    }
+                    None if session.lock().closed => return Err(()),
+                    None => accepted(),
                 }
             }
             None => sse_reply(body),
+        })
+    }
+
+    /// A POST of the stateless revision: a fresh engine session for this one request (no
+    /// `Mcp-Session-Id` is read or minted), its headers checked against the body.
+    async fn post_modern(&self, headers: RequestHeaders, body: &[u8], class: &Class) -> Reply {
+        let sh = &self.shared;
+        let session = Session::new(sh, None);
+        if class.listen && !sh.add_listener(&session) {
+            session.close();
+            return error_reply(
+                StatusCode::SERVICE_UNAVAILABLE,
+                -32000,
+                format!(
+                    "Service Unavailable: the server has its maximum of {} subscriptions/listen streams open",
+                    sh.config.max_listeners
+                ),
+            );
+        }
+        let now = Instant::now();
+        let stream = session.with(|i| {
+            let s = session.open_stream(i, Kind::Post, 1);
+            {
+                let mut q = s.lock();
+                if sh.options.json_response && !class.listen {
+                    q.mode = Mode::Json;
+                }
+                if class.listen {
+                    q.limit = sh.options.listener_buffer;
+                }
+            }
+            i.input = Some(s.clone());
+            i.engine.handle_http_message(body, headers, now);
+            s
+        });
+        if class.listen && session.lock().engine.listen_count() == 0 {
+            sh.remove_listener(&session);
+            session.listening.store(false, std::sync::atomic::Ordering::Release);
+        }
+        let mut r = match self.answer(&session, stream, None, sh.options.json_response && !class.listen).await {
+            Ok(r) => r,
+            Err(()) => return accepted(),
         };
-        if admitted {
-            set_session_header(&mut r, &session);
+        // Refusals carry their HTTP status (`basic/transports/streamable-http.mdx`).
+        if let HttpBody::Full(Some(b)) = r.body() {
+            if let Some(status) = refusal_status(b) {
+                *r.status_mut() = status;
+            }
         }
         r
     }
 
     pub(super) fn get<B>(&self, req: Request<B>) -> Reply {
         let sh = &self.shared;
-        if sh.options.stateless {
-            let mut r =
-                error_reply(StatusCode::METHOD_NOT_ALLOWED, -32000, "Method not allowed: this server is stateless");
+        if sh.options.stateless || request_headers(&req).declares_modern() {
+            let mut r = error_reply(
+                StatusCode::METHOD_NOT_ALLOWED,
+                -32000,
+                "Method not allowed: this server is stateless (and 2026-07-28 has no GET stream and no DELETE)",
+            );
             r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
             return r;
         }
@@ -291,9 +373,12 @@ impl HttpService {
     }
 
     pub(super) fn delete<B>(&self, req: Request<B>) -> Reply {
-        if self.shared.options.stateless {
-            let mut r =
-                error_reply(StatusCode::METHOD_NOT_ALLOWED, -32000, "Method not allowed: this server is stateless");
+        if self.shared.options.stateless || request_headers(&req).declares_modern() {
+            let mut r = error_reply(
+                StatusCode::METHOD_NOT_ALLOWED,
+                -32000,
+                "Method not allowed: this server is stateless (and 2026-07-28 has no GET stream and no DELETE)",
+            );
             r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
             return r;
         }
@@ -309,5 +394,58 @@ impl HttpService {
         }
         session.close();
         Response::new(HttpBody::Empty)
+    }
+}
+
+fn accepted() -> Reply {
+    let mut r = Response::new(HttpBody::Empty);
+    *r.status_mut() = StatusCode::ACCEPTED;
+    r
+}
+
+/// The headers the engine checks against a 2026-07-28 body (`basic/transports/streamable-http.mdx`,
+/// "Request Metadata"). A value that is not visible ASCII is kept as an impossible value, so
+/// that it fails the comparison.
+pub(super) fn request_headers<B>(req: &Request<B>) -> RequestHeaders {
+    let text = |v: &HeaderValue| v.to_str().map(str::to_string).unwrap_or_else(|_| "\u{fffd}".to_string());
+    let h = req.headers();
+    let mut out = RequestHeaders {
+        protocol_version: h.get("mcp-protocol-version").map(text),
+        method: h.get("mcp-method").map(text),
+        name: h.get("mcp-name").map(text),
+        params: Vec::new(),
+    };
+    for (name, value) in h {
+        if let Some(param) = name.as_str().strip_prefix("mcp-param-") {
+            out.params.push((param.to_string(), text(value)));
+        }
+    }
+    out
+}
+
+/// The HTTP status of a refused 2026-07-28 request, from its JSON-RPC error: 400 for what
+/// the client must correct (headers, version, capabilities, parameters), 404 for a method
+/// the server does not have. `None`: a result, or an error that keeps 200.
+fn refusal_status(body: &[u8]) -> Option<StatusCode> {
+    // Our own writer puts `error` right after the id; anything else is a result.
+    memchr::memmem::find(body, b",\"error\":{\"code\":")?;
+    #[derive(serde::Deserialize)]
+    struct Code {
+        code: i32,
+    }
+    #[derive(serde::Deserialize)]
+    struct Peek {
+        error: Option<Code>,
+    }
+    let code = serde_json::from_slice::<Peek>(body).ok()?.error?.code;
+    match code {
+        codes::INVALID_PARAMS
+        | codes::HEADER_MISMATCH
+        | codes::MISSING_REQUIRED_CLIENT_CAPABILITY
+        | codes::UNSUPPORTED_PROTOCOL_VERSION
+        | codes::INVALID_REQUEST
+        | codes::PARSE_ERROR => Some(StatusCode::BAD_REQUEST),
+        codes::METHOD_NOT_FOUND => Some(StatusCode::NOT_FOUND),
+        _ => None,
     }
 }

@@ -8,7 +8,7 @@ use crate::catalogue::{ListenerId, Registry, RegistryChange};
 use crate::engine::ServerConfig;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
 /// What every session of one HTTP server shares.
@@ -26,6 +26,9 @@ pub(crate) struct Shared {
     listener: Mutex<Option<ListenerId>>,
     /// Stateless sessions alive (each is one POST being answered).
     pub stateless_live: AtomicUsize,
+    /// The sessions of open `subscriptions/listen` requests (2026-07-28), by address: they
+    /// are not in the session table, yet registry changes must reach them.
+    listeners: Mutex<HashMap<usize, Weak<Session>>>,
 }
 
 impl Drop for Shared {
@@ -56,6 +59,7 @@ impl Shared {
             sweeper: OnceLock::new(),
             listener: Mutex::new(None),
             stateless_live: AtomicUsize::new(0),
+            listeners: Mutex::new(HashMap::new()),
         });
         // One listener for the whole service (not one per session): a change reaches every
         // session in the table.
@@ -155,9 +159,42 @@ impl Shared {
         }
     }
 
-    /// Forwards a registry change (list_changed, resource updates) to every session.
+    fn listeners(&self) -> std::sync::MutexGuard<'_, HashMap<usize, Weak<Session>>> {
+        self.listeners.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Registers the session of a `subscriptions/listen` request; false when the server has
+    /// its maximum of listeners ([`ServerConfig::max_listeners`]).
+    pub(super) fn add_listener(&self, session: &Arc<Session>) -> bool {
+        let mut l = self.listeners();
+        if l.len() >= self.config.max_listeners {
+            return false;
+        }
+        l.insert(Arc::as_ptr(session) as usize, Arc::downgrade(session));
+        session.listening.store(true, Ordering::Release);
+        true
+    }
+
+    /// Forgets a listener (its session closed, or it opened no subscription).
+    pub(crate) fn remove_listener(&self, session: &Session) {
+        self.listeners().remove(&(session as *const Session as usize));
+    }
+
+    /// Every listener session, forgotten.
+    pub(super) fn take_listeners(&self) -> Vec<Arc<Session>> {
+        self.listeners().drain().filter_map(|(_, w)| w.upgrade()).collect()
+    }
+
+    /// Open `subscriptions/listen` streams.
+    pub(super) fn listener_count(&self) -> usize {
+        self.listeners().len()
+    }
+
+    /// Forwards a registry change (list_changed, resource updates) to every session, and to
+    /// every listener.
     fn registry_changed(&self, change: &RegistryChange) {
-        let all: Vec<Arc<Session>> = self.sessions().values().cloned().collect();
+        let mut all: Vec<Arc<Session>> = self.sessions().values().cloned().collect();
+        all.extend(self.listeners().values().filter_map(Weak::upgrade));
         for s in all {
             s.with(|i| {
                 if !i.closed {
