@@ -7,7 +7,7 @@
 // `dispatch` (see http.cjs), and it has no bytes for Node to write (the engine writes to
 // its HTTP streams).
 
-const { Context } = require('./context.cjs');
+const { Context, InputRequired } = require('./context.cjs');
 const { McpError, ConnectionClosed, errorFromObject } = require('./errors.cjs');
 const { isContent } = require('./content.cjs');
 const E = require('./events.cjs');
@@ -41,6 +41,8 @@ class ServerConnection {
     /** @type {import('./types/protocol').ClientCapabilities | undefined} */
     this._clientCaps = undefined;
     this.closed = false;
+    /** @type {Set<number>} 2026-07-28 calls whose round ends once what is ready has run */
+    this._rounds = new Set();
     /** @type {(() => void) | null} */
     this._idle = null;
     this._flushQueued = false;
@@ -121,7 +123,7 @@ class ServerConnection {
 
   /** @param {NativeEvent} ev */
   _context(ev) {
-    return new Context(this, ev[E.KEY], ev[E.ID], ev[E.TOKEN], ev[E.META]);
+    return new Context(this, ev[E.KEY], ev[E.ID], ev[E.TOKEN], ev[E.META], ev[E.CONTEXT]);
   }
 
   /** @param {NativeEvent} ev */
@@ -214,7 +216,9 @@ class ServerConnection {
    * @param {unknown} err
    */
   _toolError(key, err) {
-    if (err instanceof McpError) {
+    if (err instanceof InputRequired) {
+      this._inputRequired(key, err);
+    } else if (err instanceof McpError) {
       this.session.completeError(key, err.rpcCode, err.message, err.data === undefined ? null : JSON.stringify(err.data));
     } else {
       const message = err instanceof Error ? err.message || err.name : String(err);
@@ -230,6 +234,10 @@ class ServerConnection {
   _toolResult(key, tool, result) {
     if (typeof result === 'string') {
       this.session.completeToolText(key, result, false);
+      return;
+    }
+    if (result instanceof InputRequired) {
+      this._inputRequired(key, result);
       return;
     }
     /** @type {import('./types/protocol').CallToolResult<unknown>} */
@@ -290,6 +298,10 @@ class ServerConnection {
       ctx,
       call,
       (result) => {
+        if (result instanceof InputRequired) {
+          this._inputRequired(key, result);
+          return;
+        }
         try {
           if (kind === 'resource' && typeof result === 'string') {
             // The common case, straight to the engine: no JSON text of the whole result.
@@ -303,7 +315,9 @@ class ServerConnection {
         }
       },
       (err) => {
-        if (err instanceof McpError) {
+        if (err instanceof InputRequired) {
+          this._inputRequired(key, err);
+        } else if (err instanceof McpError) {
           this.session.completeError(key, err.rpcCode, err.message, err.data === undefined ? null : JSON.stringify(err.data));
         } else {
           this.session.completeError(key, -32603, `${kind} handler failed: ${err instanceof Error ? err.message : String(err)}`, null);
@@ -367,24 +381,71 @@ class ServerConnection {
   }
 
   /**
-   * Sends a request to the client; resolves with its result, as on the wire.
+   * A handler's own input_required result (the low-level form).
+   * @param {number} key
+   * @param {InputRequired} ir
+   */
+  _inputRequired(key, ir) {
+    this.session.completeInputRequired(key, JSON.stringify(ir.requests ?? {}), ir.state ?? null);
+  }
+
+  /**
+   * Asks the client for input for the call `key`, in either era (see context.cjs):
+   * resolves with the client's result. At 2026-07-28, input not answered yet ends the call
+   * with input_required (once what is ready has run, so inputs asked together go out
+   * together) and the promise never settles: the handler runs again on the retry.
+   * @param {number} key
+   * @param {string | null} inputKey
    * @param {string} method
    * @param {unknown} params
    * @param {number | undefined} timeoutMs
-   * @param {number} [related] the key of the request it is made for
    * @param {AbortSignal} [signal]
    * @returns {Promise<any>}
    */
-  request(method, params, timeoutMs, related, signal) {
-    return new Promise((resolve, reject) => {
-      /** @type {number} */
-      let id;
-      try {
-        id = this.session.request(method, params === undefined ? null : JSON.stringify(params), timeoutMs ?? null, related ?? null);
-      } catch (err) {
-        reject(err);
-        return;
+  requestInput(key, inputKey, method, params, timeoutMs, signal) {
+    /** @type {[string, any?]} */
+    let answer;
+    try {
+      const text = this.session.requestInput(key, inputKey, method, params === undefined ? null : JSON.stringify(params), timeoutMs ?? null);
+      answer = JSON.parse(text);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    if (answer[0] === 'answered') return Promise.resolve(answer[1]);
+    if (answer[0] === 'sent') return this._awaitResponse(answer[1], signal);
+    if (!this._rounds.has(key)) {
+      this._rounds.add(key);
+      setImmediate(() => this._endRound(key));
+    }
+    return new Promise(() => {});
+  }
+
+  /** @param {number} key */
+  _endRound(key) {
+    this._rounds.delete(key);
+    if (this.closed) return;
+    const ctx = this._running.get(key);
+    if (ctx) {
+      // Its handler stops here (it never resumes); its outcome is the input_required result.
+      ctx._cancel('input required: the client answers and retries');
+      this._running.delete(key);
+      if (this._running.size === 0 && this._idle) {
+        this._idle();
+        this._idle = null;
       }
+    }
+    this.session.completeInputRequired(key, null, null);
+    this.flush();
+  }
+
+  /**
+   * Waits for the answer to a request sent to the client.
+   * @param {number} id
+   * @param {AbortSignal} [signal]
+   * @returns {Promise<any>}
+   */
+  _awaitResponse(id, signal) {
+    return new Promise((resolve, reject) => {
       const onAbort = () => {
         if (this._waiters.delete(id)) {
           this.session.cancelRequest(id, 'cancelled');

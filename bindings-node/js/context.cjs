@@ -3,6 +3,13 @@
 // The `ctx` a handler receives as its last argument: progress, logging, elicitation,
 // sampling, roots, the request's identity and `ctx.signal` (an AbortSignal that fires when
 // the client cancels the request).
+//
+// Both eras, one handler: `ctx.elicit`, `ctx.sample` and `ctx.listRoots` work for every
+// client. A legacy client gets a real request while the handler waits. A 2026-07-28 client
+// has no channel back while a call runs: the call ends with an `input_required` result, the
+// client answers and retries, and the handler runs again FROM THE START, the awaited call
+// then resolving with the answer. Code before such an await runs once per round: put side
+// effects after the inputs they need.
 
 /**
  * @typedef {import('./connection.cjs').ServerConnection} ServerConnection
@@ -14,6 +21,30 @@
 /** @type {readonly string[]} */
 const LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 
+/**
+ * Throw (or return) in a tool, prompt or resource handler to end a 2026-07-28 call with your
+ * own `input_required` result: the low-level form of multi round-trip requests. `requests`
+ * maps keys of your choosing to `{method, params}` (`elicitation/create`,
+ * `sampling/createMessage` or `roots/list`); `state` is yours and comes back on the retry
+ * as `ctx.requestState` (sealed by hypermcp: the client can neither read nor change it),
+ * with the answers in `ctx.inputResponses`. Most handlers never need it: `await
+ * ctx.elicit(...)` does this for them, in both eras.
+ */
+class InputRequired extends Error {
+  /**
+   * @param {Record<string, {method: string, params?: object}>} [requests]
+   * @param {string} [state]
+   */
+  constructor(requests = {}, state) {
+    super('input required');
+    this.name = 'InputRequired';
+    /** The input requests, by key. */
+    this.requests = requests;
+    /** @type {string | undefined} State of the handler's own, for the retry. */
+    this.state = state;
+  }
+}
+
 class Context {
   /**
    * @param {ServerConnection} conn
@@ -21,10 +52,12 @@ class Context {
    * @param {import('./types/protocol').RequestId} requestId
    * @param {import('./types/protocol').ProgressToken | null} progressToken
    * @param {Meta | null} meta
+   * @param {import('./types/context').RequestContext | null} [request] a 2026-07-28 request's own context
    */
-  constructor(conn, key, requestId, progressToken, meta) {
+  constructor(conn, key, requestId, progressToken, meta, request = null) {
     this._conn = conn;
     this._key = key;
+    this._request = request;
     /** @type {AbortController | null} */
     this._controller = null;
     this._cancelled = false;
@@ -56,19 +89,35 @@ class Context {
     return this._cancelled;
   }
 
-  /** The client's `{name, version, ...}`. */
+  /** The client's `{name, version, ...}` (sent with each request at 2026-07-28). */
   get clientInfo() {
+    if (this._request) return this._request.clientInfo ?? null;
     return this._conn.clientInfo();
   }
 
-  /** The capabilities the client declared. */
+  /** The capabilities the client declared (for this request, at 2026-07-28). */
   get clientCapabilities() {
+    if (this._request) return this._request.clientCapabilities;
     return this._conn.clientCapabilities();
   }
 
-  /** The negotiated protocol revision. */
+  /** The protocol revision this request speaks. */
   get protocolVersion() {
-    return this._conn.session.protocolVersion;
+    if (this._request) return this._request.protocolVersion;
+    return /** @type {import('./types/protocol').ProtocolVersion | null} */ (this._conn.session.protocolVersion);
+  }
+
+  /**
+   * The client's answers to input requests so far (2026-07-28; null in a legacy session or
+   * before any). The low-level form: `ctx.elicit` reads them for you.
+   */
+  get inputResponses() {
+    return this._request?.inputResponses ?? null;
+  }
+
+  /** The `state` your handler threw InputRequired with in the previous round (2026-07-28). */
+  get requestState() {
+    return this._request?.requestState ?? null;
   }
 
   /** The Server serving this request. */
@@ -120,7 +169,7 @@ class Context {
    * @returns {Promise<T>}
    */
   async request(method, params, options = {}) {
-    return this._conn.request(method, params, options.timeout, this._key, options.signal ?? this.signal);
+    return this._conn.requestInput(this._key, options.key ?? null, method, params, options.timeout, options.signal ?? this.signal);
   }
 
   /**
@@ -191,4 +240,4 @@ class Context {
   }
 }
 
-module.exports = { Context, LEVELS };
+module.exports = { Context, InputRequired, LEVELS };

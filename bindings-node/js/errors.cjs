@@ -22,6 +22,12 @@ const REQUEST_TIMEOUT = -32001;
 const CONNECTION_CLOSED = -32000;
 /** hypermcp's code for a request its caller aborted (never sent on the wire). */
 const REQUEST_CANCELLED = -32800;
+/** 2026-07-28: an HTTP header does not match the body (or a required one is missing). */
+const HEADER_MISMATCH = -32020;
+/** 2026-07-28: the request needs a client capability it did not declare. */
+const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
+/** 2026-07-28: the server does not speak the requested protocol version. */
+const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
 const NAMES = new Map([
   [PARSE_ERROR, 'ERR_MCP_PARSE'],
@@ -34,6 +40,9 @@ const NAMES = new Map([
   [REQUEST_TIMEOUT, 'ERR_MCP_TIMEOUT'],
   [CONNECTION_CLOSED, 'ERR_MCP_CLOSED'],
   [REQUEST_CANCELLED, 'ERR_MCP_ABORTED'],
+  [HEADER_MISMATCH, 'ERR_MCP_HEADER_MISMATCH'],
+  [MISSING_REQUIRED_CLIENT_CAPABILITY, 'ERR_MCP_MISSING_CAPABILITY'],
+  [UNSUPPORTED_PROTOCOL_VERSION, 'ERR_MCP_UNSUPPORTED_VERSION'],
 ]);
 
 /** A JSON-RPC error: `rpcCode` (number), `message`, `data`; `code` is the stable string. */
@@ -89,6 +98,13 @@ const ResourceNotFound = /** @type {Declared['ResourceNotFound']} */ (coded('Res
 const UrlElicitationRequired = /** @type {Declared['UrlElicitationRequired']} */ (coded('UrlElicitationRequired', URL_ELICITATION_REQUIRED));
 const RequestTimeout = /** @type {Declared['RequestTimeout']} */ (coded('RequestTimeout', REQUEST_TIMEOUT));
 const ConnectionClosed = /** @type {Declared['ConnectionClosed']} */ (coded('ConnectionClosed', CONNECTION_CLOSED));
+const HeaderMismatch = /** @type {Declared['HeaderMismatch']} */ (coded('HeaderMismatch', HEADER_MISMATCH));
+const MissingRequiredClientCapability = /** @type {Declared['MissingRequiredClientCapability']} */ (
+  coded('MissingRequiredClientCapability', MISSING_REQUIRED_CLIENT_CAPABILITY)
+);
+const UnsupportedProtocolVersion = /** @type {Declared['UnsupportedProtocolVersion']} */ (
+  coded('UnsupportedProtocolVersion', UNSUPPORTED_PROTOCOL_VERSION)
+);
 
 /** A call aborted through its AbortSignal. */
 class AbortError extends McpError {
@@ -140,6 +156,9 @@ const BY_CODE = new Map(/** @type {[number, CodedError][]} */ ([
   [URL_ELICITATION_REQUIRED, UrlElicitationRequired],
   [REQUEST_TIMEOUT, RequestTimeout],
   [CONNECTION_CLOSED, ConnectionClosed],
+  [HEADER_MISMATCH, HeaderMismatch],
+  [MISSING_REQUIRED_CLIENT_CAPABILITY, MissingRequiredClientCapability],
+  [UNSUPPORTED_PROTOCOL_VERSION, UnsupportedProtocolVersion],
 ]));
 
 /**
@@ -178,6 +197,9 @@ module.exports = {
   REQUEST_TIMEOUT,
   CONNECTION_CLOSED,
   REQUEST_CANCELLED,
+  HEADER_MISMATCH,
+  MISSING_REQUIRED_CLIENT_CAPABILITY,
+  UNSUPPORTED_PROTOCOL_VERSION,
   McpError,
   ParseError,
   InvalidRequest,
@@ -188,6 +210,9 @@ module.exports = {
   UrlElicitationRequired,
   RequestTimeout,
   ConnectionClosed,
+  HeaderMismatch,
+  MissingRequiredClientCapability,
+  UnsupportedProtocolVersion,
   AbortError,
   DefinitionError,
   OptionError,

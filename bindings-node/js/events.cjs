@@ -30,12 +30,16 @@ function at(kind, field) {
 module.exports = {
   LAYOUTS,
   KIND: 0,
-  /** The kinds that run a handler; each starts with key, id, progress token and `_meta`. */
+  /**
+   * The kinds that run a handler; each starts with key, id, progress token, `_meta` and the
+   * 2026-07-28 request context (null in a legacy session).
+   */
   CALLS: new Set([...LAYOUTS].filter(([, fields]) => fields[0] === 'key' && fields[1] === 'id').map(([kind]) => kind)),
   KEY: at('tool', 'key'),
   ID: at('tool', 'id'),
   TOKEN: at('tool', 'progress_token'),
   META: at('tool', 'meta'),
+  CONTEXT: at('tool', 'context'),
   TOOL_NAME: at('tool', 'name'),
   TOOL_ARGUMENTS: at('tool', 'arguments'),
   RESOURCE_URI: at('resource', 'uri'),

@@ -4,7 +4,7 @@
 
 const { Server } = require('./server.cjs');
 const { Client, StdioTransport, HttpTransport, promptRef, resourceRef } = require('./client.cjs');
-const { Context } = require('./context.cjs');
+const { Context, InputRequired } = require('./context.cjs');
 // The error classes and codes (not the factory the native module uses). (Two statements: tsc
 // takes a destructuring `require` for an import, which cannot have a rest element.)
 const errorsModule = require('./errors.cjs');
@@ -20,6 +20,7 @@ module.exports = {
   promptRef,
   resourceRef,
   Context,
+  InputRequired,
   ...errors,
   ...content,
   version: nativeModule.version(),

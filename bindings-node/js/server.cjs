@@ -61,6 +61,14 @@ class Server {
     this._info = clean({ title: options.title, description: options.description, websiteUrl: options.websiteUrl, icons: options.icons });
     this._requestTimeout = options.requestTimeout ?? 60_000;
     this._maxMessageSize = options.maxMessageSize;
+    // The options only 2026-07-28 uses (parsed, and checked, by the engine).
+    this._modern = clean({
+      cache: options.cache,
+      requestStateKeys: options.requestStateKeys,
+      requestStateTtl: options.requestStateTtl,
+      requestStateAudience: options.requestStateAudience,
+      maxListeners: options.maxListeners,
+    });
     this._lifespan = options.lifespan;
     /** @type {import('./types/server').LifespanResult<L> | null} */
     this._lifespanState = null;
@@ -100,6 +108,7 @@ class Server {
         requestTimeout: this._requestTimeout,
         maxMessageSize: this._maxMessageSize,
         ...this._info,
+        ...this._modern,
       }),
     );
   }

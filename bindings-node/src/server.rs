@@ -5,7 +5,7 @@
 use crate::bridge::{output, parse, parse_json, poll_events_json, UNIT};
 use crate::errors::{definition_err, option_err, rpc_err, state_err};
 use hypermcp::catalogue::{self, ListKind, RegistryChange};
-use hypermcp::engine::{Outcome, RequestKey, RequestOptions};
+use hypermcp::engine::{InputAnswer, InputRequired, Outcome, RequestKey, RequestOptions};
 use hypermcp::transport::host::{options, HostSession};
 use hypermcp::{CallToolResult, LoggingLevel, Prompt, ReadResourceResult, Resource, ResourceTemplate, RpcError, Tool};
 use napi::bindgen_prelude::Buffer;
@@ -252,6 +252,52 @@ impl ServerSession {
             ..Default::default()
         };
         self.inner.request(&method, params, &opts).map_err(|e| rpc_err(&env, &e))
+    }
+
+    /// Asks the client for input for the call `key` (params as JSON text, `timeout` in ms),
+    /// in either era. Returns JSON text: `["sent", id]` (legacy: the answer comes as a
+    /// "response" event), `["answered", result]` (2026-07-28: the client already answered)
+    /// or `["required"]` (2026-07-28: stop the handler, then `completeInputRequired`).
+    /// Throws an McpError (-32021 when the client lacks the capability).
+    #[napi]
+    pub fn request_input(
+        &mut self,
+        env: Env,
+        key: i64,
+        input_key: Option<String>,
+        method: String,
+        params: Option<String>,
+        timeout: Option<f64>,
+    ) -> napi::Result<String> {
+        let params = params.map(|p| parse::<Value>(&p, "request params")).transpose()?;
+        let opts = RequestOptions { timeout: timeout.and_then(|t| UNIT.duration(t)), ..Default::default() };
+        let answer = self.inner.request_input(RequestKey(key as u64), input_key.as_deref(), &method, params, &opts);
+        Ok(match answer.map_err(|e| rpc_err(&env, &e))? {
+            InputAnswer::Sent(id) => format!("[\"sent\",{}]", id.0),
+            InputAnswer::Answered(v) => serde_json::json!(["answered", v]).to_string(),
+            InputAnswer::Required => "[\"required\"]".to_string(),
+        })
+    }
+
+    /// Ends a 2026-07-28 call with `input_required`: what its handler asked and was not
+    /// given, plus `requests` (JSON text of `{key: {method, params}}`, or null) and `state`
+    /// of its own (the low-level form; it comes back sealed on the retry).
+    #[napi]
+    pub fn complete_input_required(
+        &mut self,
+        key: i64,
+        requests: Option<String>,
+        state: Option<String>,
+    ) -> napi::Result<()> {
+        let requests = match requests.map(|r| parse::<Value>(&r, "input requests")).transpose()? {
+            None | Some(Value::Null) => serde_json::Map::new(),
+            Some(Value::Object(m)) => m,
+            Some(_) => {
+                return Err(napi::Error::from_reason("input requests must be an object of {key: {method, params}}"))
+            }
+        };
+        self.inner.complete(RequestKey(key as u64), Outcome::InputRequired(InputRequired { requests, state }));
+        Ok(())
     }
 
     /// Stops waiting for a request and tells the client.

@@ -2,10 +2,10 @@
 //! the engine's catalogue and on a `HostSession` (a byte stream the loop owns, or an HTTP
 //! session). Events come out as tuples; outcomes go back as Python objects.
 
-use crate::bridge::{event_list, from_py, from_py_as, from_py_opt, output, to_py_as, UNIT};
+use crate::bridge::{event_list, from_py, from_py_as, from_py_opt, output, to_py, to_py_as, UNIT};
 use crate::errors::{definition_err, option_err, rpc_err, state_err};
 use hypermcp::catalogue::{self, ListKind, RegistryChange};
-use hypermcp::engine::{Outcome, RequestKey, RequestOptions};
+use hypermcp::engine::{InputAnswer, InputRequired, Outcome, RequestKey, RequestOptions};
 use hypermcp::transport::host::{options, HostSession};
 use hypermcp::{CallToolResult, LoggingLevel, Prompt, Resource, ResourceTemplate, RpcError, Tool};
 use pyo3::exceptions::PyValueError;
@@ -212,6 +212,49 @@ impl ServerSession {
             ..Default::default()
         };
         self.inner.request(method, from_py_opt(params)?, &opts).map_err(|e| rpc_err(py, &e))
+    }
+
+    /// Asks the client for input for the call `key`, in either era: `("sent", id)` (legacy:
+    /// the answer arrives as a "response" event), `("answered", result)` (2026-07-28: the
+    /// client already answered) or `("required", None)` (2026-07-28: stop the handler and
+    /// `complete_input_required`). Raises McpError (-32021 when the client lacks the
+    /// capability).
+    #[pyo3(signature = (key, input_key, method, params=None, timeout=None))]
+    fn request_input<'py>(
+        &mut self,
+        py: Python<'py>,
+        key: u64,
+        input_key: Option<&str>,
+        method: &str,
+        params: Option<&Bound<'py, PyAny>>,
+        timeout: Option<f64>,
+    ) -> PyResult<(&'static str, Bound<'py, PyAny>)> {
+        let opts = RequestOptions { timeout: timeout.and_then(|t| UNIT.duration(t)), ..Default::default() };
+        match self.inner.request_input(RequestKey(key), input_key, method, from_py_opt(params)?, &opts) {
+            Ok(InputAnswer::Sent(id)) => Ok(("sent", id.0.into_pyobject(py)?.into_any())),
+            Ok(InputAnswer::Answered(v)) => Ok(("answered", to_py(py, &v)?)),
+            Ok(InputAnswer::Required) => Ok(("required", py.None().into_bound(py))),
+            Err(e) => Err(rpc_err(py, &e)),
+        }
+    }
+
+    /// Ends a 2026-07-28 call with `input_required`: what its handler asked and was not
+    /// given, plus `requests` (`{key: {"method", "params"}}`) and `state` of its own (the
+    /// low-level form; it comes back sealed on the retry).
+    #[pyo3(signature = (key, requests=None, state=None))]
+    fn complete_input_required(
+        &mut self,
+        key: u64,
+        requests: Option<&Bound<'_, PyAny>>,
+        state: Option<String>,
+    ) -> PyResult<()> {
+        let requests = match from_py_opt(requests)? {
+            None | Some(serde_json::Value::Null) => serde_json::Map::new(),
+            Some(serde_json::Value::Object(m)) => m,
+            Some(_) => return Err(PyValueError::new_err("input requests must be a dict of {key: {method, params}}")),
+        };
+        self.inner.complete(RequestKey(key), Outcome::InputRequired(InputRequired { requests, state }));
+        Ok(())
     }
 
     /// Stops waiting for a request sent with `request` and tells the client.

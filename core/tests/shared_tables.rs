@@ -24,6 +24,9 @@ fn error_codes_match_the_fixture() {
         ("REQUEST_TIMEOUT", codes::REQUEST_TIMEOUT),
         ("CONNECTION_CLOSED", codes::CONNECTION_CLOSED),
         ("REQUEST_CANCELLED", codes::REQUEST_CANCELLED),
+        ("HEADER_MISMATCH", codes::HEADER_MISMATCH),
+        ("MISSING_REQUIRED_CLIENT_CAPABILITY", codes::MISSING_REQUIRED_CLIENT_CAPABILITY),
+        ("UNSUPPORTED_PROTOCOL_VERSION", codes::UNSUPPORTED_PROTOCOL_VERSION),
     ];
     let table = fixture("errors.json");
     let expected = table["codes"].as_object().expect("codes");

@@ -30,6 +30,42 @@ export interface ContextRequestOptions {
   timeout?: number;
   /** Aborts the request (default: the handler's own `ctx.signal`). */
   signal?: AbortSignal;
+  /**
+   * The key of this input in a 2026-07-28 `inputRequests` map (default: the method's short
+   * name and a call counter, `elicitation_1`: stable while the handler asks in the same order).
+   */
+  key?: string;
+}
+
+/** What a 2026-07-28 request declares about itself (`ctx` reads it; null in a legacy session). */
+export interface RequestContext {
+  /** The revision it speaks. */
+  protocolVersion: ProtocolVersion;
+  /** The client's capabilities for this request. */
+  clientCapabilities: ClientCapabilities;
+  /** The client's name and version, when it said. */
+  clientInfo?: Implementation | null;
+  /** The lowest log level it wants; absent: no log messages. */
+  logLevel?: LoggingLevel | null;
+  /** Its answers to input requests so far. */
+  inputResponses?: Record<string, unknown> | null;
+  /** The handler's own state from the previous round. */
+  requestState?: string | null;
+  /** Rounds before this attempt. */
+  round: number;
+}
+
+/**
+ * Throw (or return) in a tool, prompt or resource handler to end a 2026-07-28 call with your
+ * own `input_required` result (the low-level form of multi round-trip requests): `requests`
+ * by key, and `state` that comes back sealed as `ctx.requestState` on the retry.
+ */
+export declare class InputRequired extends Error {
+  constructor(requests?: Record<string, { method: string; params?: object }>, state?: string);
+  /** The input requests, by key. */
+  requests: Record<string, { method: string; params?: object }>;
+  /** State of the handler's own. */
+  state: string | undefined;
 }
 
 /** What `ctx.sample()` accepts as messages: a string, or strings and messages. */
@@ -39,6 +75,11 @@ export type SampleInput = string | ReadonlyArray<string | SamplingMessage>;
  * The `ctx` every handler receives as its last argument: progress, logging, elicitation,
  * sampling, roots, the request's identity and `ctx.signal`. `L` is the type of the server's
  * lifespan context (`ctx.server.lifespanContext`).
+ *
+ * Both eras, one handler: `elicit`, `sample` and `listRoots` work for every client. With a
+ * 2026-07-28 client the call ends with `input_required`, the client answers and retries, and
+ * the handler runs again from the start (the awaited call then resolves with the answer):
+ * code before such an await runs once per round, so put side effects after the inputs.
  */
 export declare class Context<L = unknown> {
   /** Contexts are made by the server for each request. */
@@ -57,8 +98,12 @@ export declare class Context<L = unknown> {
   readonly clientInfo: Implementation | null;
   /** The capabilities the client declared. */
   readonly clientCapabilities: ClientCapabilities;
-  /** The negotiated protocol revision. */
+  /** The protocol revision this request speaks. */
   readonly protocolVersion: ProtocolVersion | null;
+  /** The client's answers to input requests so far (2026-07-28; null otherwise). */
+  readonly inputResponses: Record<string, unknown> | null;
+  /** The state the handler threw InputRequired with in the previous round (2026-07-28). */
+  readonly requestState: string | null;
   /** The Server serving this request. */
   readonly server: Server<L>;
 

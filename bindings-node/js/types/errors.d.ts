@@ -29,6 +29,12 @@ export declare const REQUEST_TIMEOUT: -32001;
 export declare const CONNECTION_CLOSED: -32000;
 /** hypermcp's code for a request its caller aborted (never sent on the wire): {@link AbortError}. */
 export declare const REQUEST_CANCELLED: -32800;
+/** MCP (2026-07-28): an HTTP header does not match the body, or a required one is missing. */
+export declare const HEADER_MISMATCH: -32020;
+/** MCP (2026-07-28): the request needs a client capability it did not declare. */
+export declare const MISSING_REQUIRED_CLIENT_CAPABILITY: -32021;
+/** MCP (2026-07-28): the server does not speak the requested protocol version. */
+export declare const UNSUPPORTED_PROTOCOL_VERSION: -32022;
 
 /**
  * The stable string codes of hypermcp's errors (`err.code`). Besides these, a few plain
@@ -46,6 +52,9 @@ export type McpErrorCode =
   | 'ERR_MCP_TIMEOUT'
   | 'ERR_MCP_CLOSED'
   | 'ERR_MCP_ABORTED'
+  | 'ERR_MCP_HEADER_MISMATCH'
+  | 'ERR_MCP_MISSING_CAPABILITY'
+  | 'ERR_MCP_UNSUPPORTED_VERSION'
   | 'ERR_MCP_DEFINITION'
   | 'ERR_MCP_OPTION'
   | 'ERR_MCP_RPC';
@@ -144,6 +153,37 @@ export declare class ConnectionClosed extends McpError {
   constructor(message: string, data?: unknown);
   /** `"ERR_MCP_CLOSED"`. */
   code: 'ERR_MCP_CLOSED';
+}
+
+/**
+ * MCP -32020 (2026-07-28): an HTTP header (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`,
+ * `Mcp-Param-*`) does not match the request body, or a required one is missing.
+ */
+export declare class HeaderMismatch extends McpError {
+  /** @param message which header @param data extra information */
+  constructor(message: string, data?: unknown);
+  /** `"ERR_MCP_HEADER_MISMATCH"`. */
+  code: 'ERR_MCP_HEADER_MISMATCH';
+}
+
+/**
+ * MCP -32021 (2026-07-28): the request needs a capability the client did not declare;
+ * `data.requiredCapabilities` names it (`{ sampling: {} }`). `ctx.sample` / `ctx.elicit` /
+ * `ctx.listRoots` throw it when the client cannot answer; uncaught, it is the call's error.
+ */
+export declare class MissingRequiredClientCapability extends McpError {
+  /** @param message what is missing @param data `{ requiredCapabilities }` */
+  constructor(message: string, data?: unknown);
+  /** `"ERR_MCP_MISSING_CAPABILITY"`. */
+  code: 'ERR_MCP_MISSING_CAPABILITY';
+}
+
+/** MCP -32022 (2026-07-28): the server does not speak that revision; `data.supported` lists those it does. */
+export declare class UnsupportedProtocolVersion extends McpError {
+  /** @param message the version asked for @param data `{ supported, requested }` */
+  constructor(message: string, data?: unknown);
+  /** `"ERR_MCP_UNSUPPORTED_VERSION"`. */
+  code: 'ERR_MCP_UNSUPPORTED_VERSION';
 }
 
 /** A call aborted through its AbortSignal (or a server request the peer cancelled). */

@@ -60,10 +60,53 @@ export interface ServerOptions<L = unknown> {
   /** The largest message accepted, in bytes. */
   maxMessageSize?: number;
   /**
+   * Caching hints of 2026-07-28 results (`ttlMs`, `cacheScope`): a default and per list or
+   * resource reads. Default: stale at once, private.
+   */
+  cache?: CachePolicy;
+  /**
+   * Base64 keys of 32 bytes that seal `requestState` (2026-07-28 multi round-trip requests):
+   * the first seals, all open, so keys rotate and replicas share them. Default:
+   * `HYPERMCP_REQUEST_STATE_KEYS`, else a random key per process.
+   */
+  requestStateKeys?: string[];
+  /** Milliseconds a sealed `requestState` stays valid (default 600000). */
+  requestStateTtl?: number;
+  /** The audience `requestState` is bound to (default: the server's name). */
+  requestStateAudience?: string;
+  /** Most `subscriptions/listen` streams open at once (2026-07-28; default 1000). */
+  maxListeners?: number;
+  /**
    * Runs before serving starts; its `context` is shared by every handler
    * (`ctx.server.lifespanContext`), its `close` runs when serving ends.
    */
   lifespan?: (server: Server) => LifespanResult<L> | void | PromiseLike<LifespanResult<L> | void>;
+}
+
+/** Caching hints of one kind of 2026-07-28 result. */
+export interface CacheHints {
+  /** Milliseconds the client may consider the result fresh (0: stale at once). */
+  ttlMs: number;
+  /** Who may cache it: `"public"` (anyone) or `"private"` (the same authorization context). */
+  cacheScope?: 'public' | 'private';
+}
+
+/** Caching hints of a server's 2026-07-28 results: a default, and per kind. */
+export interface CachePolicy {
+  /** Every cacheable result without a more specific entry. */
+  default?: CacheHints;
+  /** `server/discover`. */
+  discover?: CacheHints;
+  /** `tools/list`. */
+  tools?: CacheHints;
+  /** `prompts/list`. */
+  prompts?: CacheHints;
+  /** `resources/list`. */
+  resources?: CacheHints;
+  /** `resources/templates/list`. */
+  resourceTemplates?: CacheHints;
+  /** `resources/read` (a handler may return its own `ttlMs` / `cacheScope`). */
+  resourceReads?: CacheHints;
 }
 
 /** Options of `server.run()` serving stdio (the default). */

@@ -27,20 +27,23 @@ from typing import TYPE_CHECKING, Any
 
 from . import _core
 from .content import Audio, CallToolResult, Content, EmbeddedResource, Image, PromptMessage, ResourceLink, Text
-from .context import Context, ElicitResult
+from .context import Context, ElicitResult, InputRequired
 from .errors import (
     ConnectionClosed,
     DefinitionError,
+    HeaderMismatch,
     InternalError,
     InvalidParams,
     InvalidRequest,
     McpError,
     MethodNotFound,
+    MissingRequiredClientCapability,
     OptionError,
     ParseError,
     RequestTimeout,
     ResourceNotFound,
     ToolError,
+    UnsupportedProtocolVersion,
     UrlElicitationRequired,
 )
 from .server import Server
@@ -62,12 +65,15 @@ __all__ = [
     "DefinitionError",
     "ElicitResult",
     "EmbeddedResource",
+    "HeaderMismatch",
     "Image",
+    "InputRequired",
     "InternalError",
     "InvalidParams",
     "InvalidRequest",
     "McpError",
     "MethodNotFound",
+    "MissingRequiredClientCapability",
     "OptionError",
     "PROTOCOL_VERSIONS",
     "ParseError",
@@ -78,6 +84,7 @@ __all__ = [
     "Server",
     "Text",
     "ToolError",
+    "UnsupportedProtocolVersion",
     "UrlElicitationRequired",
     "__version__",
 ]

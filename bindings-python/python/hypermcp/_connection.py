@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from . import _core
 from ._events import (
     COMPLETE_PARAMS,
+    CONTEXT,
     ID,
     KEY,
     KIND,
@@ -35,7 +36,7 @@ from ._events import (
     TOOL_NAME,
 )
 from .content import CallToolResult, Content, content_dict
-from .context import Context
+from .context import Context, InputRequired
 from .errors import McpError
 
 if TYPE_CHECKING:
@@ -79,6 +80,9 @@ class ServerConnection:
         self._tasks: dict[int, asyncio.Future[Any]] = {}
         self._cancelled: set[int] = set()
         self._waiters: dict[int, asyncio.Future[Any]] = {}
+        #: 2026-07-28 calls whose round ends once the loop has run what is ready (so inputs
+        #: asked together, e.g. under asyncio.gather, go out together).
+        self._rounds: set[int] = set()
         self._timer: asyncio.TimerHandle | None = None
         self._idle: asyncio.Event = asyncio.Event()
         self._idle.set()
@@ -154,7 +158,7 @@ class ServerConnection:
     # ---- handlers ---------------------------------------------------------------------------
 
     def _context(self, ev: tuple[Any, ...]) -> Context:
-        return Context(self, ev[KEY], ev[ID], ev[TOKEN], ev[META])
+        return Context(self, ev[KEY], ev[ID], ev[TOKEN], ev[META], ev[CONTEXT])
 
     def _tool(self, ev: tuple[Any, ...]) -> None:
         key, name = ev[KEY], ev[TOOL_NAME]
@@ -224,7 +228,9 @@ class ServerConnection:
         self.flush()
 
     def _tool_failed(self, key: int, exc: BaseException) -> None:
-        if isinstance(exc, McpError):
+        if isinstance(exc, InputRequired):
+            self.session.complete_input_required(key, exc.requests, exc.state)
+        elif isinstance(exc, McpError):
             self.session.complete_error(key, exc.code, exc.message, exc.data)
         else:
             message = str(exc) or type(exc).__name__
@@ -236,6 +242,9 @@ class ServerConnection:
             return
         if type(result) is str:
             self.session.complete_tool_text(key, result, False)
+            return
+        if isinstance(result, InputRequired):
+            self.session.complete_input_required(key, result.requests, result.state)
             return
         try:
             self.session.complete_tool(key, self._tool_result(handler, result))
@@ -299,8 +308,12 @@ class ServerConnection:
     def _other_done(
         self, key: int, handler: _Handler, result: Any, exc: BaseException | None, *, kind: str, ev: tuple[Any, ...]
     ) -> None:
+        if isinstance(result, InputRequired):
+            exc = result
         if exc is not None:
-            if isinstance(exc, McpError):
+            if isinstance(exc, InputRequired):
+                self.session.complete_input_required(key, exc.requests, exc.state)
+            elif isinstance(exc, McpError):
                 self.session.complete_error(key, exc.code, exc.message, exc.data)
             else:
                 self.session.complete_error(key, -32603, f"{kind} handler failed: {exc or type(exc).__name__}")
@@ -340,10 +353,33 @@ class ServerConnection:
         self.session.elicitation_complete(elicitation_id)
         self.flush()
 
-    async def request(
-        self, method: str, params: dict[str, Any] | None, timeout: float | None, related: int | None
+    async def request_input(
+        self, key: int, input_key: str | None, method: str, params: dict[str, Any] | None, timeout: float | None
     ) -> Any:
-        rid = self.session.request(method, params, timeout, related)
+        """A request to the client for the call ``key``, in either era (see ``Context``)."""
+        kind, value = self.session.request_input(key, input_key, method, params, timeout)
+        if kind == "answered":
+            return value
+        if kind == "sent":
+            return await self._response(value)
+        # 2026-07-28, not answered yet: the call ends with input_required once what is ready
+        # to run has run; this handler never resumes (its task is cancelled then).
+        if key not in self._rounds:
+            self._rounds.add(key)
+            self._loop.call_soon(self._end_round, key)
+        await self._loop.create_future()
+        raise AssertionError("unreachable: the round ended")  # pragma: no cover
+
+    def _end_round(self, key: int) -> None:
+        self._rounds.discard(key)
+        task = self._tasks.get(key)
+        if task is not None:
+            self._cancelled.add(key)  # its outcome is the input_required result
+            task.cancel()
+        self.session.complete_input_required(key)
+        self.flush()
+
+    async def _response(self, rid: int) -> Any:
         fut: asyncio.Future[Any] = self._loop.create_future()
         self._waiters[rid] = fut
         self.flush()

@@ -8,6 +8,13 @@
         return "ok"
 
 It is found by annotation and hidden from the input schema.
+
+Both eras, one handler. ``ctx.elicit``, ``ctx.sample`` and ``ctx.list_roots`` work the same
+for every client. A legacy client (2024-11-05 to 2025-11-25) gets a real request while the
+handler waits. A 2026-07-28 client has no channel back while a call runs: the call ends with
+an ``input_required`` result, the client answers and retries, and **the handler runs again
+from the start**, the awaited call then returning the answer. So code before such an await
+runs once per round: put side effects (writes, payments, emails) after the inputs they need.
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ._connection import ServerConnection
 
-__all__ = ["Context", "ElicitResult"]
+__all__ = ["Context", "ElicitResult", "InputRequired"]
 
 _LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
@@ -42,11 +49,27 @@ class ElicitResult:
         return f"ElicitResult(action={self.action!r}, content={self.content!r})"
 
 
+class InputRequired(Exception):
+    """Raise (or return) in a tool, prompt or resource handler to end a 2026-07-28 call with
+    your own ``input_required`` result: the low-level form of multi round-trip requests.
+
+    ``requests`` maps keys of your choosing to ``{"method": ..., "params": ...}`` (one of
+    ``elicitation/create``, ``sampling/createMessage``, ``roots/list``); ``state`` is yours
+    and comes back on the retry as ``ctx.request_state`` (sealed by hypermcp: the client can
+    neither read nor change it), with the answers in ``ctx.input_responses``. Most handlers
+    never need this: ``await ctx.elicit(...)`` does it for them, in both eras."""
+
+    def __init__(self, requests: dict[str, dict[str, Any]] | None = None, state: str | None = None) -> None:
+        super().__init__("input required")
+        self.requests = requests or {}
+        self.state = state
+
+
 class Context:
     """Progress, logging, elicitation, sampling, roots, the request's identity and
     cancellation, for the request being served."""
 
-    __slots__ = ("_conn", "_key", "_task", "meta", "progress_token", "request_id")
+    __slots__ = ("_conn", "_key", "_request", "_task", "meta", "progress_token", "request_id")
 
     def __init__(
         self,
@@ -55,6 +78,7 @@ class Context:
         request_id: int | str,
         progress_token: int | str | None,
         meta: dict[str, Any] | None,
+        request: dict[str, Any] | None = None,
     ) -> None:
         self._conn = conn
         self._key = key
@@ -64,24 +88,53 @@ class Context:
         self.progress_token = progress_token
         #: The request's ``_meta``.
         self.meta = meta
+        self._request = request
         self._task: asyncio.Task[Any] | None = None
 
     # ---- identity --------------------------------------------------------------------------
 
     @property
     def client_info(self) -> dict[str, Any] | None:
-        """The client's ``{name, version, ...}``."""
+        """The client's ``{name, version, ...}`` (sent with each request at 2026-07-28; at
+        ``initialize`` before)."""
+        if self._request is not None:
+            info: dict[str, Any] | None = self._request.get("clientInfo")
+            return info
         return self._conn.session.client_info
 
     @property
     def client_capabilities(self) -> dict[str, Any]:
-        """The capabilities the client declared."""
+        """The capabilities the client declared (for this request, at 2026-07-28)."""
+        if self._request is not None:
+            caps: dict[str, Any] = self._request["clientCapabilities"]
+            return caps
         return self._conn.session.client_capabilities
 
     @property
     def protocol_version(self) -> str | None:
-        """The negotiated revision."""
+        """The revision this request speaks."""
+        if self._request is not None:
+            version: str = self._request["protocolVersion"]
+            return version
         return self._conn.session.protocol_version
+
+    @property
+    def input_responses(self) -> dict[str, Any] | None:
+        """The client's answers to input requests so far (2026-07-28; None in a legacy
+        session or before any). The low-level form: ``ctx.elicit`` reads them for you."""
+        if self._request is None:
+            return None
+        answers: dict[str, Any] | None = self._request.get("inputResponses")
+        return answers
+
+    @property
+    def request_state(self) -> str | None:
+        """The ``state`` your handler raised :class:`InputRequired` with in the previous
+        round, now that the client retried (2026-07-28)."""
+        if self._request is None:
+            return None
+        state: str | None = self._request.get("requestState")
+        return state
 
     @property
     def lifespan_context(self) -> Any:
@@ -135,9 +188,17 @@ class Context:
 
     # ---- requests to the client ----------------------------------------------------------------
 
-    async def request(self, method: str, params: dict[str, Any] | None = None, timeout: float | None = None) -> Any:
-        """Sends any request to the client on behalf of this one and returns its result."""
-        return await self._conn.request(method, params, timeout, self._key)
+    async def request(
+        self, method: str, params: dict[str, Any] | None = None, timeout: float | None = None, *, key: str | None = None
+    ) -> Any:
+        """Sends any request to the client on behalf of this one and returns its result.
+
+        At 2026-07-28 only ``elicitation/create``, ``sampling/createMessage`` and
+        ``roots/list`` can be asked, as input requests (see the module docs: the handler runs
+        again on the client's retry). ``key`` names the input in ``inputRequests`` (default:
+        the method's short name and a call counter, ``elicitation_1``: stable as long as
+        the handler asks in the same order). ``timeout`` applies to legacy clients."""
+        return await self._conn.request_input(self._key, key, method, params, timeout)
 
     async def elicit(
         self,
@@ -147,6 +208,7 @@ class Context:
         url: str | None = None,
         elicitation_id: str | None = None,
         timeout: float | None = None,
+        key: str | None = None,
     ) -> ElicitResult:
         """Asks the user for input: a form described by ``schema`` (a flat JSON Schema object,
         or a dataclass/TypedDict type), or a ``url`` to open (URL mode, 2025-11-25)."""
@@ -164,7 +226,7 @@ class Context:
 
                 schema = schema_for(schema)
             params = {"message": message, "requestedSchema": schema}
-        result = await self.request("elicitation/create", params, timeout)
+        result = await self.request("elicitation/create", params, timeout, key=key)
         return ElicitResult(result.get("action", "cancel"), result.get("content"))
 
     def elicitation_complete(self, elicitation_id: str) -> None:
@@ -182,6 +244,7 @@ class Context:
         tools: list[dict[str, Any]] | None = None,
         tool_choice: dict[str, Any] | None = None,
         timeout: float | None = None,
+        key: str | None = None,
         **extra: Any,
     ) -> dict[str, Any]:
         """Asks the client's model for a message; returns the ``CreateMessageResult`` dict
@@ -199,15 +262,15 @@ class Context:
         ):
             if value is not None:
                 params[key] = value
-        return await self.request("sampling/createMessage", params, timeout)
+        return await self.request("sampling/createMessage", params, timeout, key=key)
 
-    async def list_roots(self, timeout: float | None = None) -> list[dict[str, Any]]:
+    async def list_roots(self, timeout: float | None = None, key: str | None = None) -> list[dict[str, Any]]:
         """The client's roots (``[{"uri": ..., "name": ...}]``)."""
-        result = await self.request("roots/list", None, timeout)
+        result = await self.request("roots/list", None, timeout, key=key)
         return list(result.get("roots", []))
 
     async def ping(self, timeout: float | None = None) -> None:
-        """Pings the client."""
+        """Pings the client (legacy sessions: 2026-07-28 has no ping)."""
         await self.request("ping", None, timeout)
 
     def __repr__(self) -> str:

@@ -21,6 +21,9 @@ __all__ = [
     "REQUEST_TIMEOUT",
     "CONNECTION_CLOSED",
     "REQUEST_CANCELLED",
+    "HEADER_MISMATCH",
+    "MISSING_REQUIRED_CLIENT_CAPABILITY",
+    "UNSUPPORTED_PROTOCOL_VERSION",
     "McpError",
     "ParseError",
     "InvalidRequest",
@@ -31,6 +34,9 @@ __all__ = [
     "UrlElicitationRequired",
     "RequestTimeout",
     "ConnectionClosed",
+    "HeaderMismatch",
+    "MissingRequiredClientCapability",
+    "UnsupportedProtocolVersion",
     "ToolError",
     "DefinitionError",
     "OptionError",
@@ -51,6 +57,12 @@ CONNECTION_CLOSED = -32000
 #: hypermcp's code for a request its caller cancelled (never sent on the wire; Python code
 #: sees ``asyncio.CancelledError`` instead).
 REQUEST_CANCELLED = -32800
+#: 2026-07-28: an HTTP header does not match the body (or a required one is missing).
+HEADER_MISMATCH = -32020
+#: 2026-07-28: the request needs a client capability it did not declare.
+MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
+#: 2026-07-28: the server does not speak the requested protocol version.
+UNSUPPORTED_PROTOCOL_VERSION = -32022
 
 
 class McpError(Exception):
@@ -141,6 +153,29 @@ class ConnectionClosed(_Coded, ConnectionError):
     default_code = CONNECTION_CLOSED
 
 
+class HeaderMismatch(_Coded):
+    """-32020 (2026-07-28): an HTTP header (``MCP-Protocol-Version``, ``Mcp-Method``,
+    ``Mcp-Name``, ``Mcp-Param-*``) does not match the request body, or is missing."""
+
+    default_code = HEADER_MISMATCH
+
+
+class MissingRequiredClientCapability(_Coded):
+    """-32021 (2026-07-28): the request needs a capability the client did not declare;
+    ``data["requiredCapabilities"]`` names it (e.g. ``{"sampling": {}}``). Raised by
+    ``ctx.sample`` / ``ctx.elicit`` / ``ctx.list_roots`` when the client cannot answer, and
+    sent as the call's error unless the handler catches it."""
+
+    default_code = MISSING_REQUIRED_CLIENT_CAPABILITY
+
+
+class UnsupportedProtocolVersion(_Coded):
+    """-32022 (2026-07-28): the server does not speak the requested revision;
+    ``data["supported"]`` lists those it does."""
+
+    default_code = UNSUPPORTED_PROTOCOL_VERSION
+
+
 class ToolError(Exception):
     """Raise in a tool to fail it with ``isError: true`` and exactly this message.
 
@@ -168,6 +203,9 @@ _BY_CODE: dict[int, type[_Coded]] = {
     URL_ELICITATION_REQUIRED: UrlElicitationRequired,
     REQUEST_TIMEOUT: RequestTimeout,
     CONNECTION_CLOSED: ConnectionClosed,
+    HEADER_MISMATCH: HeaderMismatch,
+    MISSING_REQUIRED_CLIENT_CAPABILITY: MissingRequiredClientCapability,
+    UNSUPPORTED_PROTOCOL_VERSION: UnsupportedProtocolVersion,
 }
 
 

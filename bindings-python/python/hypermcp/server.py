@@ -35,6 +35,7 @@ from . import _core
 from ._schema import ToolSignature
 from .content import Content, EmbeddedResource, PromptMessage, content_dict
 from .context import Context
+from .errors import DefinitionError
 
 __all__ = ["Server"]
 
@@ -224,7 +225,23 @@ def _clean(d: dict[str, Any]) -> dict[str, Any]:
 
 class Server:
     """An MCP server: tools, resources, resource templates, prompts and completions served
-    over stdio (``run()``) or to an in-process :class:`~hypermcp.Client`."""
+    over stdio (``run()``), HTTP, or to an in-process :class:`~hypermcp.Client`.
+
+    One server speaks every revision: legacy clients (``initialize``, 2024-11-05 to
+    2025-11-25) get a session, 2026-07-28 clients are served request by request, on the same
+    stdio process or HTTP URL. Handlers are written once for both (see :class:`Context`).
+    The options only 2026-07-28 uses:
+
+    - ``cache``: caching hints of cacheable results, ``{"default": {"ttl_ms": 60000,
+      "cache_scope": "public"}, "tools": {...}}`` (also ``prompts``, ``resources``,
+      ``resource_templates``, ``resource_reads``, ``discover``). Default: stale at once, private.
+    - ``request_state_keys``: base64 keys of 32 bytes sealing ``requestState`` (multi
+      round-trip requests); the first seals, all open, so keys rotate and replicas share them.
+      Default: ``$HYPERMCP_REQUEST_STATE_KEYS``, else a random key per process.
+    - ``request_state_ttl`` (seconds, default 600) and ``request_state_audience`` (default:
+      the server's name): how long a sealed state lives, and which server it belongs to.
+    - ``max_listeners``: most ``subscriptions/listen`` streams open at once (default 1,000).
+    """
 
     def __init__(
         self,
@@ -240,6 +257,11 @@ class Server:
         page_size: int | None = None,
         request_timeout: float | None = 60.0,
         max_message_size: int | None = None,
+        cache: dict[str, Any] | None = None,
+        request_state_keys: list[str] | None = None,
+        request_state_ttl: float | None = None,
+        request_state_audience: str | None = None,
+        max_listeners: int | None = None,
     ) -> None:
         self.name = name
         self.version = version
@@ -252,6 +274,15 @@ class Server:
         self.lifespan_context: Any = None
         self._request_timeout = request_timeout
         self._max_message_size = max_message_size
+        self._modern = _clean(
+            {
+                "cache": cache,
+                "request_state_keys": request_state_keys,
+                "request_state_ttl": request_state_ttl,
+                "request_state_audience": request_state_audience,
+                "max_listeners": max_listeners,
+            }
+        )
         self._registry = _core.Registry()
         if page_size is not None:
             self._registry.set_page_size(page_size)
@@ -274,6 +305,7 @@ class Server:
             "completions": bool(self._completions),
             "request_timeout": self._request_timeout,
             **self._info,
+            **self._modern,
         }
         if self._max_message_size is not None:
             cfg["max_message_size"] = self._max_message_size
@@ -302,6 +334,7 @@ class Server:
         meta: dict[str, Any] | None = None,
         structured_output: bool | None = None,
         inline: bool = False,
+        headers: dict[str, str] | None = None,
     ) -> Callable[[F], F]: ...
 
     def tool(
@@ -317,6 +350,7 @@ class Server:
         meta: dict[str, Any] | None = None,
         structured_output: bool | None = None,
         inline: bool = False,
+        headers: dict[str, str] | None = None,
     ) -> F | Callable[[F], F]:
         """Registers a function as a tool: ``@server.tool`` or ``@server.tool(name=...)``.
 
@@ -324,7 +358,10 @@ class Server:
         (its Args section describes the parameters). A structured return annotation (dict,
         dataclass, TypedDict, pydantic model...) also gives an ``outputSchema`` and
         ``structuredContent``; ``structured_output=False`` turns that off. Sync functions run
-        in a worker thread unless ``inline=True``."""
+        in a worker thread unless ``inline=True``. ``headers`` maps parameters (string,
+        integer or boolean) to HTTP header names: 2026-07-28 clients mirror them as
+        ``Mcp-Param-{name}`` (``x-mcp-header``), for gateways to route on; the server checks
+        they match the arguments."""
 
         def register(f: F) -> F:
             self.add_tool(
@@ -337,6 +374,7 @@ class Server:
                 meta=meta,
                 structured_output=structured_output,
                 inline=inline,
+                headers=headers,
             )
             return f
 
@@ -354,11 +392,19 @@ class Server:
         meta: dict[str, Any] | None = None,
         structured_output: bool | None = None,
         inline: bool = False,
+        headers: dict[str, str] | None = None,
     ) -> None:
         """Adds (or replaces) a tool at any time; connected clients get ``list_changed``."""
         sig = ToolSignature.from_function(fn, context_type=Context)
         tool_name = name or sig.name
         definition: dict[str, Any] = {"name": tool_name, "inputSchema": sig.input_schema}
+        for param, header in (headers or {}).items():
+            props = sig.input_schema.get("properties", {})
+            if param not in props:
+                raise DefinitionError(
+                    f"tool {tool_name!r}: headers names {param!r}, which is not one of its parameters"
+                )
+            props[param] = {**props[param], "x-mcp-header": header}
         if description or sig.description:
             definition["description"] = description or sig.description
         if title:
