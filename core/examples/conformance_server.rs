@@ -250,11 +250,22 @@ fn tools(server: Server) -> Server {
                     "type": "object",
                     "$defs": {
                         "address": {
+                            "$anchor": "addressDef",
                             "type": "object",
                             "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
                         }
                     },
-                    "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+                    "properties": {
+                        "name": {"type": "string"},
+                        "address": {"$ref": "#/$defs/address"},
+                        "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+                        "phone": {"type": "string"},
+                        "email": {"type": "string"}
+                    },
+                    "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+                    "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+                    "then": {"required": ["phone"]},
+                    "else": {"required": ["email"]},
                     "additionalProperties": false
                 })),
             |args, _ctx| async move { format!("JSON Schema 2020-12 tool called with: {}", Value::Object(args)) },
@@ -279,6 +290,230 @@ fn tools(server: Server) -> Server {
         )
 }
 
+/// A form elicitation asking for one string field.
+fn ask_text(message: &str, field: &str) -> Value {
+    json!({
+        "message": message,
+        "requestedSchema": {"type": "object", "properties": {field: {"type": "string"}}, "required": [field]}
+    })
+}
+
+/// A field of an accepted elicitation answer.
+fn field(answer: &Value, name: &str) -> String {
+    answer["content"][name].as_str().unwrap_or_default().to_string()
+}
+
+fn sampling(text: &str, max_tokens: u32) -> Value {
+    json!({"messages": [{"role": "user", "content": {"type": "text", "text": text}}], "maxTokens": max_tokens})
+}
+
+/// The tools the 2026-07-28 scenarios call: multi round-trip requests (each input under the
+/// key the scenario names), the stateless diagnostics, and a header-mirrored parameter.
+/// Written with the era-neutral context calls: the same tools serve legacy clients with real
+/// server-to-client requests.
+fn modern_tools(server: Server) -> Server {
+    let dynamic = server.clone();
+    let dynamic_prompts = server.clone();
+    server
+        .tool(
+            Tool::new("test_input_required_result_elicitation")
+                .description("Asks the user for their name (input key user_name), then greets them")
+                .input_schema(no_args()),
+            |_args, ctx| async move {
+                let answer = ctx.request_input(Some("user_name"), "elicitation/create", Some(ask_text("What is your name?", "name")), None).await?;
+                Ok::<_, hypermcp::Error>(format!("Hello, {}!", field(&answer, "name")))
+            },
+        )
+        .tool(
+            Tool::new("test_input_required_result_sampling")
+                .description("Asks the client model a question (input key capital_question)")
+                .input_schema(no_args()),
+            |_args, ctx| async move {
+                let params = sampling("What is the capital of France?", 100);
+                let answer = ctx.request_input(Some("capital_question"), "sampling/createMessage", Some(params), None).await?;
+                Ok::<_, hypermcp::Error>(format!("Sampling response: {}", answer_text(&answer["content"])))
+            },
+        )
+        .tool(
+            Tool::new("test_input_required_result_list_roots")
+                .description("Asks for the client's roots (input key client_roots)")
+                .input_schema(no_args()),
+            |_args, ctx| async move {
+                let answer = ctx.request_input(Some("client_roots"), "roots/list", None, None).await?;
+                let uris: Vec<&str> =
+                    answer["roots"].as_array().into_iter().flatten().filter_map(|r| r["uri"].as_str()).collect();
+                Ok::<_, hypermcp::Error>(format!("Client roots: {}", uris.join(", ")))
+            },
+        )
+        .tool(
+            // The low-level form: the handler returns its own input_required result, with
+            // state of its own that comes back (sealed by the engine) on the retry.
+            Tool::new("test_input_required_result_request_state")
+                .description("Returns its own input_required result with state of its own (the low-level form)")
+                .input_schema(no_args()),
+            |_args, ctx| async move {
+                let confirmed = ctx.input_responses().and_then(|a| a.get("confirm")).cloned();
+                match (ctx.request_state(), confirmed) {
+                    (Some("awaiting-confirmation"), Some(answer)) => Ok(format!(
+                        "state-ok: confirmed={}",
+                        answer["content"]["ok"].as_bool().unwrap_or(false)
+                    )),
+                    _ => {
+                        let mut requests = serde_json::Map::new();
+                        requests.insert(
+                            "confirm".into(),
+                            json!({"method": "elicitation/create", "params": {
+                                "message": "Please confirm",
+                                "requestedSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+                            }}),
+                        );
+                        let own = hypermcp::InputRequired { requests, state: Some("awaiting-confirmation".into()) };
+                        Err(ctx.input_required(own).await)
+                    }
+                }
+            },
+        )
+        .tool(
+            Tool::new("test_input_required_result_multiple_inputs")
+                .description("Asks for an elicitation, a sampling and the roots in one round")
+                .input_schema(no_args()),
+            |_args, ctx| async move {
+                // Asked together: all three go out in one round.
+                let (name, greeting, roots) = tokio::join!(
+                    ctx.request_input(Some("user_name"), "elicitation/create", Some(ask_text("What is your name?", "name")), None),
+                    ctx.request_input(Some("greeting"), "sampling/createMessage", Some(sampling("Generate a greeting", 50)), None),
+                    ctx.request_input(Some("client_roots"), "roots/list", None, None),
+                );
+                let (name, greeting, roots) = (name?, greeting?, roots?);
+                let count = roots["roots"].as_array().map_or(0, Vec::len);
+                Ok::<_, hypermcp::Error>(format!(
+                    "name={}, greeting={}, roots={count}",
+                    field(&name, "name"),
+                    answer_text(&greeting["content"])
+                ))
+            },
+        )
+        .tool(
+            Tool::new("test_input_required_result_multi_round")
+                .description("Asks two questions one after the other (two rounds)")
+                .input_schema(no_args()),
+            |_args, ctx| async move {
+                // Asked one after the other: two rounds (the first answer rides in requestState).
+                let name = ctx.request_input(Some("step1"), "elicitation/create", Some(ask_text("Step 1: What is your name?", "name")), None).await?;
+                let color = ctx
+                    .request_input(Some("step2"), "elicitation/create", Some(ask_text("Step 2: What is your favorite color?", "color")), None)
+                    .await?;
+                Ok::<_, hypermcp::Error>(format!("{} likes {}", field(&name, "name"), field(&color, "color")))
+            },
+        )
+        .tool(
+            Tool::new("test_input_required_result_tampered_state")
+                .description("Asks for a confirmation; its sealed requestState must come back intact")
+                .input_schema(no_args()),
+            |_args, ctx| async move {
+                let params = json!({
+                    "message": "Please confirm",
+                    "requestedSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+                });
+                let answer = ctx.request_input(Some("confirm"), "elicitation/create", Some(params), None).await?;
+                Ok::<_, hypermcp::Error>(format!("confirmed: {}", answer["content"]["ok"]))
+            },
+        )
+        .tool(
+            Tool::new("test_input_required_result_capabilities")
+                .description("Asks only for the inputs the client declared it can give")
+                .input_schema(no_args()),
+            |_args, ctx| async move {
+                // Asks only for what the client declared.
+                let caps = ctx.client_capabilities().clone();
+                let mut parts = Vec::new();
+                if caps.elicitation.is_some() {
+                    let a = ctx.request_input(Some("user_name"), "elicitation/create", Some(ask_text("What is your name?", "name")), None).await?;
+                    parts.push(format!("name={}", field(&a, "name")));
+                }
+                if caps.sampling.is_some() {
+                    let a = ctx.request_input(Some("capital_question"), "sampling/createMessage", Some(sampling("What is the capital of France?", 100)), None).await?;
+                    parts.push(format!("answer={}", answer_text(&a["content"])));
+                }
+                Ok::<_, hypermcp::Error>(if parts.is_empty() { "no input capability declared".to_string() } else { parts.join(", ") })
+            },
+        )
+        .tool(
+            Tool::new("test_missing_capability")
+                .description("Needs sampling: refused with -32021 when the request does not declare it")
+                .input_schema(no_args()),
+            |_args, ctx| async move {
+                let answer = ctx.request_input(None, "sampling/createMessage", Some(sampling("Say hello", 20)), None).await?;
+                Ok::<_, hypermcp::Error>(format!("LLM response: {}", answer_text(&answer["content"])))
+            },
+        )
+        .tool(
+            Tool::new("test_streaming_elicitation")
+                .description("Asks the user for their name and echoes the answer")
+                .input_schema(no_args()),
+            |_args, ctx| async move { elicit(&ctx, "User response", "What is your name?", ask_text("", "name")["requestedSchema"].clone()).await },
+        )
+        .tool(
+            Tool::new("test_logging_tool").description("Logs at info, then answers").input_schema(no_args()),
+            |_args, ctx| async move {
+                ctx.log(LoggingLevel::Info, None, "logging tool started");
+                ctx.log(LoggingLevel::Warning, None, "logging tool warning");
+                CallToolResult::text("logged")
+            },
+        )
+        .tool(
+            Tool::new("test_trigger_tool_change").description("Adds or removes test_dynamic_tool").input_schema(no_args()),
+            move |_args, _ctx| {
+                let server = dynamic.clone();
+                async move {
+                    if !server.remove_tool("test_dynamic_tool") {
+                        let dynamic_tool = Tool::new("test_dynamic_tool").description("Appears and disappears").input_schema(no_args());
+                        let _ = server.add_tool(dynamic_tool, |_a, _c| async {
+                            CallToolResult::text("dynamic")
+                        });
+                    }
+                    CallToolResult::text("tool list changed")
+                }
+            },
+        )
+        .tool(
+            Tool::new("test_trigger_prompt_change").description("Adds or removes test_dynamic_prompt").input_schema(no_args()),
+            move |_args, _ctx| {
+                let server = dynamic_prompts.clone();
+                async move {
+                    if !server.remove_prompt("test_dynamic_prompt") {
+                        let _ = server.add_prompt(Prompt::new("test_dynamic_prompt").description("Appears and disappears"), |_a, _c| async {
+                            Ok(GetPromptResult::messages(vec![PromptMessage::user("dynamic")]))
+                        });
+                    }
+                    CallToolResult::text("prompt list changed")
+                }
+            },
+        )
+        .tool(
+            Tool::new("test_header_param")
+                .description("Echoes a region mirrored into the Mcp-Param-Region header (x-mcp-header)")
+                .input_schema(json!({
+                    "type": "object",
+                    "properties": {
+                        "region": {"type": "string", "x-mcp-header": "Region"},
+                        "query": {"type": "string"}
+                    },
+                    "required": ["region"]
+                })),
+            |args, _ctx| async move { format!("region={}", args.get("region").and_then(Value::as_str).unwrap_or_default()) },
+        )
+        .prompt(
+            Prompt::new("test_input_required_result_prompt").description("A prompt that asks the user for context first"),
+            |_args, ctx| async move {
+                let answer = ctx
+                    .request_input(Some("user_context"), "elicitation/create", Some(ask_text("What context should the prompt use?", "context")), None)
+                    .await?;
+                Ok(GetPromptResult::messages(vec![PromptMessage::user(format!("Context: {}", field(&answer, "context")))]))
+            },
+        )
+}
+
 fn resources(server: Server) -> Server {
     server
         .resource(
@@ -299,7 +534,7 @@ fn resources(server: Server) -> Server {
                 .mime_type("image/png"),
             |req, _ctx| async move {
                 let blob = ResourceContents::Blob { uri: req.uri, mime_type: Some("image/png".into()), blob: PNG.into(), meta: None };
-                Ok(ReadResourceResult { contents: vec![blob], meta: None })
+                Ok(ReadResourceResult::new(vec![blob]))
             },
         )
         .resource_template(
@@ -414,7 +649,8 @@ async fn main() -> hypermcp::Result<()> {
             std::process::exit(2);
         }
     };
-    let server = prompts(resources(tools(Server::new("hypermcp-conformance", env!("CARGO_PKG_VERSION")))));
+    let server =
+        modern_tools(prompts(resources(tools(Server::new("hypermcp-conformance", env!("CARGO_PKG_VERSION"))))));
     if args.stdio {
         return server.serve_stdio().await;
     }

@@ -28,7 +28,7 @@ type Progress = (f64, Option<f64>);
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 const WAV: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=";
 
-const TOOLS: [&str; 14] = [
+const TOOLS: [&str; 28] = [
     "json_schema_2020_12_tool",
     "test_audio_content",
     "test_elicitation",
@@ -36,13 +36,27 @@ const TOOLS: [&str; 14] = [
     "test_elicitation_sep1330_enums",
     "test_embedded_resource",
     "test_error_handling",
+    "test_header_param",
     "test_image_content",
+    "test_input_required_result_capabilities",
+    "test_input_required_result_elicitation",
+    "test_input_required_result_list_roots",
+    "test_input_required_result_multi_round",
+    "test_input_required_result_multiple_inputs",
+    "test_input_required_result_request_state",
+    "test_input_required_result_sampling",
+    "test_input_required_result_tampered_state",
+    "test_logging_tool",
+    "test_missing_capability",
     "test_multiple_content_types",
     "test_reconnection",
     "test_sampling",
     "test_simple_text",
+    "test_streaming_elicitation",
     "test_tool_with_logging",
     "test_tool_with_progress",
+    "test_trigger_prompt_change",
+    "test_trigger_tool_change",
 ];
 
 fn server_path() -> PathBuf {
@@ -195,9 +209,23 @@ async fn capabilities_and_lists() {
                 "$schema": "https://json-schema.org/draft/2020-12/schema",
                 "type": "object",
                 "$defs": {
-                    "address": {"type": "object", "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}
+                    "address": {
+                        "$anchor": "addressDef",
+                        "type": "object",
+                        "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
+                    }
                 },
-                "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+                "properties": {
+                    "name": {"type": "string"},
+                    "address": {"$ref": "#/$defs/address"},
+                    "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+                    "phone": {"type": "string"},
+                    "email": {"type": "string"}
+                },
+                "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+                "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+                "then": {"required": ["phone"]},
+                "else": {"required": ["email"]},
                 "additionalProperties": false
             })
         );
@@ -229,6 +257,7 @@ async fn capabilities_and_lists() {
         assert_eq!(
             names,
             [
+                "test_input_required_result_prompt",
                 "test_prompt_with_arguments",
                 "test_prompt_with_embedded_resource",
                 "test_prompt_with_image",
@@ -422,7 +451,8 @@ async fn elicitation_tools() {
 async fn json_schema_tool_and_reconnection_tool() {
     bounded(async {
         let (client, _) = connect().await;
-        let args = json!({"name": "Ada", "address": {"street": "1 Main St", "city": "London"}});
+        let args =
+            json!({"name": "Ada", "address": {"street": "1 Main St", "city": "London"}, "email": "ada@example.com"});
         let r = client.call_tool("json_schema_2020_12_tool", args.clone()).await.expect("json schema tool");
         assert!(!r.failed(), "{r:?}");
         let echoed = text_of(&r).strip_prefix("JSON Schema 2020-12 tool called with: ").expect("prefix");

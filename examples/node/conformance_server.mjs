@@ -7,7 +7,7 @@
 //     node examples/node/conformance_server.mjs --stdio                          # stdio
 
 import { parseArgs } from 'node:util';
-import { audio, embeddedResource, image, Server } from 'hypermcp';
+import { audio, embeddedResource, image, InputRequired, Server } from 'hypermcp';
 
 /** A 1x1 PNG, base64. */
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
@@ -210,9 +210,19 @@ server.tool(
       $schema: 'https://json-schema.org/draft/2020-12/schema',
       type: 'object',
       $defs: {
-        address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } },
+        address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } },
       },
-      properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+      properties: {
+        name: { type: 'string' },
+        address: { $ref: '#/$defs/address' },
+        contactMethod: { type: 'string', enum: ['phone', 'email'] },
+        phone: { type: 'string' },
+        email: { type: 'string' },
+      },
+      allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+      if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+      then: { required: ['phone'] },
+      else: { required: ['email'] },
       additionalProperties: false,
     },
   },
@@ -294,6 +304,162 @@ server.prompt('test_prompt_with_image', { description: 'A prompt that includes i
   { role: 'user', content: image(PNG, 'image/png') },
   { role: 'user', content: 'Please analyze the image above.' },
 ]);
+
+// ---- 2026-07-28: multi round-trip requests, stateless diagnostics, mirrored headers -----------
+// Written with the era-neutral ctx calls: legacy clients get real requests from them.
+
+/** A form asking for one string field. @param {string} field */
+const ask = (field) => ({ type: 'object', properties: { [field]: { type: 'string' } }, required: [field] });
+
+/** The text of a sampling answer. @param {any} r */
+const answerText = (r) => {
+  const c = r?.content;
+  const block = Array.isArray(c) ? c.find((b) => b.type === 'text') : c;
+  return block?.text ?? '';
+};
+
+server.tool(
+  'test_input_required_result_elicitation',
+  { description: 'Asks the user for their name (input key user_name), then greets them', inputSchema: NO_ARGS },
+  async (_args, ctx) => {
+    const a = await ctx.elicit('What is your name?', ask('name'), { key: 'user_name' });
+    return `Hello, ${a.content?.name ?? ''}!`;
+  },
+);
+
+server.tool(
+  'test_input_required_result_sampling',
+  { description: 'Asks the client model a question (input key capital_question)', inputSchema: NO_ARGS },
+  async (_args, ctx) => {
+    const r = await ctx.sample('What is the capital of France?', { maxTokens: 100 }, { key: 'capital_question' });
+    return `Sampling response: ${answerText(r)}`;
+  },
+);
+
+server.tool(
+  'test_input_required_result_list_roots',
+  { description: "Asks for the client's roots (input key client_roots)", inputSchema: NO_ARGS },
+  async (_args, ctx) => `Client roots: ${(await ctx.listRoots({ key: 'client_roots' })).map((r) => r.uri).join(', ')}`,
+);
+
+server.tool(
+  'test_input_required_result_request_state',
+  { description: 'Returns its own input_required result with state of its own (the low-level form)', inputSchema: NO_ARGS },
+  (_args, ctx) => {
+    const confirmed = /** @type {any} */ (ctx.inputResponses?.confirm);
+    if (ctx.requestState === 'awaiting-confirmation' && confirmed) return `state-ok: confirmed=${confirmed.content?.ok}`;
+    const requestedSchema = { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] };
+    throw new InputRequired(
+      { confirm: { method: 'elicitation/create', params: { message: 'Please confirm', requestedSchema } } },
+      'awaiting-confirmation',
+    );
+  },
+);
+
+server.tool(
+  'test_input_required_result_multiple_inputs',
+  { description: 'Asks for an elicitation, a sampling and the roots in one round', inputSchema: NO_ARGS },
+  async (_args, ctx) => {
+    const [name, greeting, roots] = await Promise.all([
+      ctx.elicit('What is your name?', ask('name'), { key: 'user_name' }),
+      ctx.sample('Generate a greeting', { maxTokens: 50 }, { key: 'greeting' }),
+      ctx.listRoots({ key: 'client_roots' }),
+    ]);
+    return `name=${name.content?.name}, greeting=${answerText(greeting)}, roots=${roots.length}`;
+  },
+);
+
+server.tool(
+  'test_input_required_result_multi_round',
+  { description: 'Asks two questions one after the other (two rounds)', inputSchema: NO_ARGS },
+  async (_args, ctx) => {
+    const name = await ctx.elicit('Step 1: What is your name?', ask('name'), { key: 'step1' });
+    const color = await ctx.elicit('Step 2: What is your favorite color?', ask('color'), { key: 'step2' });
+    return `${name.content?.name} likes ${color.content?.color}`;
+  },
+);
+
+server.tool(
+  'test_input_required_result_tampered_state',
+  { description: 'Asks for a confirmation; its sealed requestState must come back intact', inputSchema: NO_ARGS },
+  async (_args, ctx) => {
+    const schema = { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] };
+    const a = await ctx.elicit('Please confirm', schema, { key: 'confirm' });
+    return `confirmed: ${a.content?.ok}`;
+  },
+);
+
+server.tool(
+  'test_input_required_result_capabilities',
+  { description: 'Asks only for the inputs the client declared it can give', inputSchema: NO_ARGS },
+  async (_args, ctx) => {
+    const caps = ctx.clientCapabilities;
+    const parts = [];
+    if (caps.elicitation) parts.push(`name=${(await ctx.elicit('What is your name?', ask('name'), { key: 'user_name' })).content?.name}`);
+    if (caps.sampling) {
+      const r = await ctx.sample('What is the capital of France?', { maxTokens: 100 }, { key: 'capital_question' });
+      parts.push(`answer=${answerText(r)}`);
+    }
+    return parts.join(', ') || 'no input capability declared';
+  },
+);
+
+server.tool(
+  'test_missing_capability',
+  { description: 'Needs sampling: refused with -32021 when the request does not declare it', inputSchema: NO_ARGS },
+  async (_args, ctx) => `LLM response: ${answerText(await ctx.sample('Say hello', { maxTokens: 20 }))}`,
+);
+
+server.tool(
+  'test_streaming_elicitation',
+  { description: 'Asks the user for their name and echoes the answer', inputSchema: NO_ARGS },
+  async (_args, ctx) => {
+    const a = await ctx.elicit('What is your name?', ask('name'));
+    return `User response: action=${a.action}, content=${JSON.stringify(a.content ?? {})}`;
+  },
+);
+
+server.tool('test_logging_tool', { description: 'Logs at info, then answers', inputSchema: NO_ARGS }, async (_args, ctx) => {
+  await ctx.info('logging tool started');
+  await ctx.warning('logging tool warning');
+  return 'logged';
+});
+
+server.tool('test_trigger_tool_change', { description: 'Adds or removes test_dynamic_tool', inputSchema: NO_ARGS }, () => {
+  if (!server.removeTool('test_dynamic_tool')) {
+    server.tool('test_dynamic_tool', { description: 'Appears and disappears', inputSchema: NO_ARGS }, () => 'dynamic');
+  }
+  return 'tool list changed';
+});
+
+server.tool('test_trigger_prompt_change', { description: 'Adds or removes test_dynamic_prompt', inputSchema: NO_ARGS }, () => {
+  if (!server.removePrompt('test_dynamic_prompt')) {
+    server.prompt('test_dynamic_prompt', { description: 'Appears and disappears' }, () => 'dynamic');
+  }
+  return 'prompt list changed';
+});
+
+server.tool(
+  'test_header_param',
+  {
+    description: 'Echoes a region mirrored into the Mcp-Param-Region header (x-mcp-header)',
+    inputSchema: {
+      type: 'object',
+      properties: { region: { type: 'string', 'x-mcp-header': 'Region' }, query: { type: 'string' } },
+      required: ['region'],
+    },
+  },
+  (args) => `region=${args.region}`,
+);
+
+server.prompt(
+  'test_input_required_result_prompt',
+  { description: 'A prompt that asks the user for context first' },
+  async (_args, ctx) => {
+    const a = await ctx.elicit('What context should the prompt use?', ask('context'), { key: 'user_context' });
+    return [{ role: 'user', content: `Context: ${a.content?.context}` }];
+  },
+);
 
 server.completion({ prompt: 'test_prompt_with_arguments', argument: 'arg1' }, (value) =>
   ARG1_VALUES.filter((v) => v.startsWith(value)),

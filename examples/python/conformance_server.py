@@ -14,7 +14,18 @@ import base64
 import json
 from typing import Any
 
-from hypermcp import Audio, CallToolResult, Content, Context, EmbeddedResource, Image, PromptMessage, Server, Text
+from hypermcp import (
+    Audio,
+    CallToolResult,
+    Content,
+    Context,
+    EmbeddedResource,
+    Image,
+    InputRequired,
+    PromptMessage,
+    Server,
+    Text,
+)
 
 #: A 1x1 PNG, base64.
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
@@ -29,11 +40,22 @@ JSON_SCHEMA_2020_12 = {
     "type": "object",
     "$defs": {
         "address": {
+            "$anchor": "addressDef",
             "type": "object",
             "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
         }
     },
-    "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+    "properties": {
+        "name": {"type": "string"},
+        "address": {"$ref": "#/$defs/address"},
+        "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+        "phone": {"type": "string"},
+        "email": {"type": "string"},
+    },
+    "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+    "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+    "then": {"required": ["phone"]},
+    "else": {"required": ["email"]},
     "additionalProperties": False,
 }
 
@@ -223,13 +245,16 @@ async def test_elicitation_sep1330_enums(ctx: Context) -> str:
 
 
 @server.tool
-def json_schema_2020_12_tool(name: str | None = None, address: dict[str, Any] | None = None) -> str:
+def json_schema_2020_12_tool(
+    name: str | None = None,
+    address: dict[str, Any] | None = None,
+    contactMethod: str | None = None,  # the scenario's camelCase name
+    phone: str | None = None,
+    email: str | None = None,
+) -> str:
     """Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613)"""
-    args: dict[str, Any] = {}
-    if name is not None:
-        args["name"] = name
-    if address is not None:
-        args["address"] = address
+    given = {"name": name, "address": address, "contactMethod": contactMethod, "phone": phone, "email": email}
+    args = {k: v for k, v in given.items() if v is not None}
     return f"JSON Schema 2020-12 tool called with: {_json(args)}"
 
 
@@ -341,6 +366,154 @@ def test_prompt_with_embedded_resource(resourceUri: str) -> list[PromptMessage]:
 def test_prompt_with_image() -> list[PromptMessage]:
     """A prompt that includes image content"""
     return [PromptMessage(Image(PNG, "image/png")), PromptMessage("Please analyze the image above.")]
+
+
+# ---- 2026-07-28: multi round-trip requests, stateless diagnostics, mirrored headers ----------
+# Written with the era-neutral context calls: legacy clients get real requests from them.
+
+
+def _ask(field: str) -> dict[str, Any]:
+    """A form asking for one string ``field``."""
+    return {"type": "object", "properties": {field: {"type": "string"}}, "required": [field]}
+
+
+def _answer_text(result: dict[str, Any]) -> str:
+    content = result.get("content")
+    block = next((b for b in content if b.get("type") == "text"), {}) if isinstance(content, list) else content or {}
+    return str(block.get("text", ""))
+
+
+@server.tool
+async def test_input_required_result_elicitation(ctx: Context) -> str:
+    """Asks the user for their name (input key user_name), then greets them"""
+    answer = await ctx.elicit("What is your name?", _ask("name"), key="user_name")
+    return f"Hello, {(answer.content or {}).get('name', '')}!"
+
+
+@server.tool
+async def test_input_required_result_sampling(ctx: Context) -> str:
+    """Asks the client model a question (input key capital_question)"""
+    answer = await ctx.sample("What is the capital of France?", max_tokens=100, key="capital_question")
+    return f"Sampling response: {_answer_text(answer)}"
+
+
+@server.tool
+async def test_input_required_result_list_roots(ctx: Context) -> str:
+    """Asks for the client's roots (input key client_roots)"""
+    roots = await ctx.list_roots(key="client_roots")
+    return "Client roots: " + ", ".join(r.get("uri", "") for r in roots)
+
+
+@server.tool
+async def test_input_required_result_request_state(ctx: Context) -> str:
+    """Returns its own input_required result with state of its own (the low-level form)"""
+    confirmed = (ctx.input_responses or {}).get("confirm")
+    if ctx.request_state == "awaiting-confirmation" and confirmed is not None:
+        return f"state-ok: confirmed={confirmed.get('content', {}).get('ok')}"
+    schema = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+    request = {"method": "elicitation/create", "params": {"message": "Please confirm", "requestedSchema": schema}}
+    raise InputRequired({"confirm": request}, state="awaiting-confirmation")
+
+
+@server.tool
+async def test_input_required_result_multiple_inputs(ctx: Context) -> str:
+    """Asks for an elicitation, a sampling and the roots in one round"""
+    name, greeting, roots = await asyncio.gather(
+        ctx.elicit("What is your name?", _ask("name"), key="user_name"),
+        ctx.sample("Generate a greeting", max_tokens=50, key="greeting"),
+        ctx.list_roots(key="client_roots"),
+    )
+    return f"name={(name.content or {}).get('name')}, greeting={_answer_text(greeting)}, roots={len(roots)}"
+
+
+@server.tool
+async def test_input_required_result_multi_round(ctx: Context) -> str:
+    """Asks two questions one after the other (two rounds)"""
+    name = await ctx.elicit("Step 1: What is your name?", _ask("name"), key="step1")
+    color = await ctx.elicit("Step 2: What is your favorite color?", _ask("color"), key="step2")
+    return f"{(name.content or {}).get('name')} likes {(color.content or {}).get('color')}"
+
+
+@server.tool
+async def test_input_required_result_tampered_state(ctx: Context) -> str:
+    """Asks for a confirmation; its sealed requestState must come back intact"""
+    schema = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+    answer = await ctx.elicit("Please confirm", schema, key="confirm")
+    return f"confirmed: {(answer.content or {}).get('ok')}"
+
+
+@server.tool
+async def test_input_required_result_capabilities(ctx: Context) -> str:
+    """Asks only for the inputs the client declared it can give"""
+    caps = ctx.client_capabilities
+    parts = []
+    if "elicitation" in caps:
+        a = await ctx.elicit("What is your name?", _ask("name"), key="user_name")
+        parts.append(f"name={(a.content or {}).get('name')}")
+    if "sampling" in caps:
+        r = await ctx.sample("What is the capital of France?", max_tokens=100, key="capital_question")
+        parts.append(f"answer={_answer_text(r)}")
+    return ", ".join(parts) or "no input capability declared"
+
+
+@server.tool
+async def test_missing_capability(ctx: Context) -> str:
+    """Needs sampling: refused with -32021 when the request does not declare it"""
+    answer = await ctx.sample("Say hello", max_tokens=20)
+    return f"LLM response: {_answer_text(answer)}"
+
+
+@server.tool
+async def test_streaming_elicitation(ctx: Context) -> str:
+    """Asks the user for their name and echoes the answer"""
+    return await _elicit(ctx, "User response", "What is your name?", _ask("name"))
+
+
+@server.tool
+async def test_logging_tool(ctx: Context) -> str:
+    """Logs at info, then answers"""
+    await ctx.info("logging tool started")
+    await ctx.warning("logging tool warning")
+    return "logged"
+
+
+def test_dynamic_tool() -> str:
+    """Appears and disappears"""
+    return "dynamic"
+
+
+def test_dynamic_prompt() -> str:
+    """Appears and disappears"""
+    return "dynamic"
+
+
+@server.tool
+def test_trigger_tool_change() -> str:
+    """Adds or removes test_dynamic_tool"""
+    if not server.remove_tool("test_dynamic_tool"):
+        server.add_tool(test_dynamic_tool)
+    return "tool list changed"
+
+
+@server.tool
+def test_trigger_prompt_change() -> str:
+    """Adds or removes test_dynamic_prompt"""
+    if not server.remove_prompt("test_dynamic_prompt"):
+        server.add_prompt(test_dynamic_prompt)
+    return "prompt list changed"
+
+
+@server.tool(headers={"region": "Region"})
+def test_header_param(region: str, query: str | None = None) -> str:
+    """Echoes a region mirrored into the Mcp-Param-Region header (x-mcp-header)"""
+    return f"region={region}"
+
+
+@server.prompt
+async def test_input_required_result_prompt(ctx: Context) -> list[PromptMessage]:
+    """A prompt that asks the user for context first"""
+    answer = await ctx.elicit("What context should the prompt use?", _ask("context"), key="user_context")
+    return [PromptMessage(f"Context: {(answer.content or {}).get('context')}")]
 
 
 @server.completion(prompt="test_prompt_with_arguments", argument="arg1")

@@ -18,29 +18,57 @@ const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwA
 const WAV = 'UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=';
 
 const TOOLS = [
-  'test_simple_text',
-  'test_image_content',
+  'json_schema_2020_12_tool',
   'test_audio_content',
-  'test_embedded_resource',
-  'test_multiple_content_types',
-  'test_tool_with_logging',
-  'test_tool_with_progress',
-  'test_error_handling',
-  'test_sampling',
   'test_elicitation',
   'test_elicitation_sep1034_defaults',
   'test_elicitation_sep1330_enums',
-  'json_schema_2020_12_tool',
+  'test_embedded_resource',
+  'test_error_handling',
+  'test_header_param',
+  'test_image_content',
+  'test_input_required_result_capabilities',
+  'test_input_required_result_elicitation',
+  'test_input_required_result_list_roots',
+  'test_input_required_result_multi_round',
+  'test_input_required_result_multiple_inputs',
+  'test_input_required_result_request_state',
+  'test_input_required_result_sampling',
+  'test_input_required_result_tampered_state',
+  'test_logging_tool',
+  'test_missing_capability',
+  'test_multiple_content_types',
   'test_reconnection',
+  'test_sampling',
+  'test_simple_text',
+  'test_streaming_elicitation',
+  'test_tool_with_logging',
+  'test_tool_with_progress',
+  'test_trigger_prompt_change',
+  'test_trigger_tool_change',
 ];
 
 const JSON_SCHEMA_2020_12 = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   type: 'object',
   $defs: {
-    address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } },
+    address: {
+      $anchor: 'addressDef',
+      type: 'object',
+      properties: { street: { type: 'string' }, city: { type: 'string' } },
+    },
   },
-  properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+  properties: {
+    name: { type: 'string' },
+    address: { $ref: '#/$defs/address' },
+    contactMethod: { type: 'string', enum: ['phone', 'email'] },
+    phone: { type: 'string' },
+    email: { type: 'string' },
+  },
+  allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+  if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+  then: { required: ['phone'] },
+  else: { required: ['email'] },
   additionalProperties: false,
 };
 
@@ -121,6 +149,7 @@ test('capabilities and lists', LIMIT, async () => {
 
     const { prompts } = await client.listPrompts();
     assert.deepEqual(prompts.map((p) => p.name).sort(), [
+      'test_input_required_result_prompt',
       'test_prompt_with_arguments',
       'test_prompt_with_embedded_resource',
       'test_prompt_with_image',
@@ -283,7 +312,7 @@ test('elicitation tools', LIMIT, async () => {
 test('the JSON Schema 2020-12 tool and the reconnection tool', LIMIT, async () => {
   const { client } = await conformance();
   try {
-    const args = { name: 'Ada', address: { street: '1 Main St', city: 'London' } };
+    const args = { name: 'Ada', address: { street: '1 Main St', city: 'London' }, email: 'ada@example.com' };
     let r = await client.callTool('json_schema_2020_12_tool', args);
     assert.ok(!r.isError);
     const prefix = 'JSON Schema 2020-12 tool called with: ';

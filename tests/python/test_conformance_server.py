@@ -29,20 +29,34 @@ PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX
 WAV = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA="
 
 TOOLS = {
-    "test_simple_text",
-    "test_image_content",
+    "json_schema_2020_12_tool",
     "test_audio_content",
-    "test_embedded_resource",
-    "test_multiple_content_types",
-    "test_tool_with_logging",
-    "test_tool_with_progress",
-    "test_error_handling",
-    "test_sampling",
     "test_elicitation",
     "test_elicitation_sep1034_defaults",
     "test_elicitation_sep1330_enums",
-    "json_schema_2020_12_tool",
+    "test_embedded_resource",
+    "test_error_handling",
+    "test_header_param",
+    "test_image_content",
+    "test_input_required_result_capabilities",
+    "test_input_required_result_elicitation",
+    "test_input_required_result_list_roots",
+    "test_input_required_result_multi_round",
+    "test_input_required_result_multiple_inputs",
+    "test_input_required_result_request_state",
+    "test_input_required_result_sampling",
+    "test_input_required_result_tampered_state",
+    "test_logging_tool",
+    "test_missing_capability",
+    "test_multiple_content_types",
     "test_reconnection",
+    "test_sampling",
+    "test_simple_text",
+    "test_streaming_elicitation",
+    "test_tool_with_logging",
+    "test_tool_with_progress",
+    "test_trigger_prompt_change",
+    "test_trigger_tool_change",
 }
 
 JSON_SCHEMA_2020_12 = {
@@ -50,11 +64,22 @@ JSON_SCHEMA_2020_12 = {
     "type": "object",
     "$defs": {
         "address": {
+            "$anchor": "addressDef",
             "type": "object",
             "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
         }
     },
-    "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+    "properties": {
+        "name": {"type": "string"},
+        "address": {"$ref": "#/$defs/address"},
+        "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+        "phone": {"type": "string"},
+        "email": {"type": "string"},
+    },
+    "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+    "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+    "then": {"required": ["phone"]},
+    "else": {"required": ["email"]},
     "additionalProperties": False,
 }
 
@@ -143,6 +168,7 @@ def test_capabilities_and_lists() -> None:
                 "test_prompt_with_arguments",
                 "test_prompt_with_embedded_resource",
                 "test_prompt_with_image",
+                "test_input_required_result_prompt",
             }
             assert all(p.get("description") for p in prompts.values())
             args = [(a["name"], a["required"]) for a in prompts["test_prompt_with_arguments"]["arguments"]]
@@ -293,7 +319,7 @@ def test_elicitation_tools() -> None:
 def test_json_schema_tool_and_reconnection() -> None:
     async def main() -> None:
         async with conformance() as (client, _):
-            args = {"name": "Ada", "address": {"street": "1 Main St", "city": "London"}}
+            args = {"name": "Ada", "address": {"street": "1 Main St", "city": "London"}, "email": "ada@example.com"}
             r = await within(client.call_tool("json_schema_2020_12_tool", args))
             assert not r.is_error
             prefix = "JSON Schema 2020-12 tool called with: "

@@ -397,6 +397,9 @@ pub fn message_type(method: &str) -> Option<&'static str> {
         "notifications/prompts/list_changed" => "PromptListChangedNotification",
         "notifications/roots/list_changed" => "RootsListChangedNotification",
         "notifications/elicitation/complete" => "ElicitationCompleteNotification",
+        "server/discover" => "DiscoverRequest",
+        "subscriptions/listen" => "SubscriptionsListenRequest",
+        "notifications/subscriptions/acknowledged" => "SubscriptionsAcknowledgedNotification",
         _ => return None,
     })
 }
@@ -417,6 +420,8 @@ pub fn result_type(method: &str) -> Option<&'static str> {
         "elicitation/create" => "ElicitResult",
         "roots/list" => "ListRootsResult",
         "ping" | "logging/setLevel" | "resources/subscribe" | "resources/unsubscribe" => "EmptyResult",
+        "server/discover" => "DiscoverResult",
+        "subscriptions/listen" => "SubscriptionsListenResult",
         _ => return None,
     })
 }
@@ -479,6 +484,12 @@ pub fn assert_valid(rev: &str, msg: &Value) {
 pub fn assert_valid_result(rev: &str, method: &str, msg: &Value) {
     assert_valid(rev, msg);
     if let (Some(result), Some(t)) = (msg.get("result"), result_type(method)) {
-        assert_matches(rev, t, result);
+        // 2026-07-28 types whole responses (a result may be `input_required`).
+        let response = format!("{t}Response");
+        if has_definition(rev, &response) {
+            assert_matches(rev, &response, msg);
+        } else {
+            assert_matches(rev, t, result);
+        }
     }
 }
