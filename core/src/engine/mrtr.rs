@@ -61,8 +61,6 @@ pub(crate) struct Round {
     pending: Vec<(String, Value)>,
     /// Requests made so far (default keys are numbered by it).
     calls: u32,
-    /// An input the client cannot give (-32021): the call cannot end with `input_required`.
-    refused: Option<RpcError>,
 }
 
 impl Round {
@@ -268,9 +266,9 @@ impl ServerSession {
         if let Some((_, required)) =
             missing_client_capability(method, params.as_ref(), &ctx.client_capabilities, ctx.version)
         {
-            let e = missing_capability(required);
-            round.refused.get_or_insert_with(|| e.clone());
-            return Err(e);
+            // Raised in the handler: uncaught, it fails the request with -32021; caught, the
+            // handler goes on without that input.
+            return Err(missing_capability(required));
         }
         round.calls += 1;
         let name = match input_key {
@@ -334,10 +332,6 @@ impl ServerSession {
                 "the handler returned input_required, which only tools/call, prompts/get and resources/read may",
             ));
         };
-        if let Some(e) = &round.refused {
-            // Something it asked for cannot be given: no retry can complete the call.
-            return Err(e.clone());
-        }
         let role = &self.role;
         let cfg = &role.config.request_state;
         if ctx.round + 1 >= cfg.max_rounds {

@@ -393,8 +393,10 @@ impl ServerSession {
     }
 
     /// Sends `notifications/elicitation/complete` for a URL-mode elicitation (2025-11-25).
+    /// A 2026-07-28 server (no legacy session) sends nothing: the revision has no such
+    /// notification, so a handler calls this the same in both eras.
     pub fn elicitation_complete(&mut self, elicitation_id: &str) -> Result<(), RpcError> {
-        let v = self.peer.version.unwrap_or(ProtocolVersion::LATEST_LEGACY);
+        let Some(v) = self.peer.version.filter(|v| v.era() == Era::Legacy) else { return Ok(()) };
         if !v.supports(Feature::UrlElicitation) || !self.role.client_caps.elicitation_url() {
             return Err(RpcError::invalid_request("the client does not support URL-mode elicitation"));
         }
