@@ -45,7 +45,7 @@ mod util;
 pub use transport::http;
 
 pub use client::{CallOptions, Client, ClientOptions};
-pub use engine::{InputRequired, RequestContext};
+pub use engine::{ClientMode, InputRequired, RequestContext};
 pub use error::{Error, Result};
 pub use jsonrpc::{RequestId, RpcError};
 pub use protocol::*;

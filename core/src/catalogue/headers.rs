@@ -110,3 +110,93 @@ mod tests {
         }
     }
 }
+
+/// A header value as a client sends it: plain when it is printable ASCII without leading or
+/// trailing whitespace, else `=?base64?{Base64 of the UTF-8}?=`
+/// (`basic/transports/streamable-http`, "Encoding of Header Values").
+pub fn encode_header_value(text: &str) -> String {
+    let unsafe_text = text.bytes().any(|b| !(32..=126).contains(&b)) || text.trim() != text;
+    if unsafe_text {
+        format!("=?base64?{}?=", crate::util::base64_encode(text.as_bytes()))
+    } else {
+        text.to_string()
+    }
+}
+
+/// The text of an argument mirrored into a header: strings as they are, booleans as
+/// `true`/`false`, numbers in JSON form; `None` for null (the header is left out) and for
+/// values no header can carry.
+pub fn argument_text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Bool(b) => Some(if *b { "true" } else { "false" }.to_string()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// The headers a client sends with a 2026-07-28 request over HTTP, beside
+/// `MCP-Protocol-Version`: `Mcp-Method`, `Mcp-Name` (the tool or prompt name, the resource
+/// URI) and, for `tools/call`, one `Mcp-Param-{Name}` per annotated argument present
+/// (`params` of the tool's schema, when the client knows it).
+pub fn client_headers(method: &str, params: &Value, tool_params: Option<&[HeaderParam]>) -> Vec<(String, String)> {
+    let mut out = vec![("Mcp-Method".to_string(), encode_header_value(method))];
+    let name = match method {
+        "tools/call" | "prompts/get" => params.get("name"),
+        "resources/read" => params.get("uri"),
+        _ => None,
+    };
+    if let Some(n) = name.and_then(Value::as_str) {
+        out.push(("Mcp-Name".to_string(), encode_header_value(n)));
+    }
+    if let (Some(ps), Some(args)) = (tool_params, params.get("arguments")) {
+        for p in ps {
+            let value = p.path.iter().try_fold(args, |v, key| v.get(key));
+            if let Some(text) = value.and_then(argument_text) {
+                out.push((format!("Mcp-Param-{}", p.header), encode_header_value(&text)));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod client_tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn values_are_encoded_when_unsafe() {
+        assert_eq!(encode_header_value("us-west1"), "us-west1");
+        assert_eq!(encode_header_value("us west 1"), "us west 1");
+        assert_eq!(encode_header_value(""), "");
+        for unsafe_text in [" padded ", "Hello, 世界", "line1\nline2", "\tindented", "x "] {
+            let e = encode_header_value(unsafe_text);
+            let b64 = e.strip_prefix("=?base64?").and_then(|r| r.strip_suffix("?=")).expect("sentinel");
+            assert_eq!(crate::util::base64_decode_strict(b64).unwrap(), unsafe_text.as_bytes());
+        }
+    }
+
+    #[test]
+    fn headers_of_a_call() {
+        let schema = json!({"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "priority": {"type": "integer", "x-mcp-header": "Priority"},
+            "verbose": {"type": "boolean", "x-mcp-header": "Verbose"},
+            "m": {"type": "string", "x-mcp-header": "Method"},
+            "query": {"type": "string"}}});
+        let ps = header_params(&schema).unwrap();
+        let params = json!({"name": "t", "arguments": {"region": "eu", "priority": 42, "verbose": null, "m": "x", "query": "q"}});
+        let h = client_headers("tools/call", &params, Some(&ps));
+        let get = |n: &str| h.iter().find(|(k, _)| k == n).map(|(_, v)| v.as_str());
+        assert_eq!(get("Mcp-Method"), Some("tools/call"));
+        assert_eq!(get("Mcp-Name"), Some("t"));
+        assert_eq!(get("Mcp-Param-Region"), Some("eu"));
+        assert_eq!(get("Mcp-Param-Priority"), Some("42"));
+        assert_eq!(get("Mcp-Param-Method"), Some("x"));
+        assert_eq!(get("Mcp-Param-Verbose"), None);
+        assert!(h.iter().all(|(k, _)| k != "Mcp-Param-query"));
+        let r = client_headers("resources/read", &json!({"uri": "file:///a%20b"}), None);
+        assert_eq!(r[1], ("Mcp-Name".to_string(), "file:///a%20b".to_string()));
+    }
+}

@@ -2,7 +2,7 @@
 //! stream), then call its tools, read resources, get prompts and so on. Server-to-client
 //! requests (sampling, elicitation, roots) go to the handlers set in [`ClientOptions`].
 
-use crate::engine::{ClientConfig, ClientSession, Event, OutboundId, Request, RequestKey, RequestOptions};
+use crate::engine::{ClientConfig, ClientMode, ClientSession, Event, OutboundId, Request, RequestKey, RequestOptions};
 use crate::error::{Error, Result};
 use crate::jsonrpc::RpcError;
 use crate::protocol::*;
@@ -32,8 +32,15 @@ type ProgressFn = Arc<dyn Fn(f64, Option<f64>, Option<&str>) + Send + Sync>;
 pub struct ClientOptions {
     /// Name and version.
     pub info: Implementation,
-    /// The revision to ask for.
+    /// The legacy revision `initialize` asks for.
     pub protocol_version: ProtocolVersion,
+    /// `Auto` (default): 2026-07-28 when the server speaks it (probed with
+    /// `server/discover`), else the `initialize` handshake; `Modern`; `Legacy`.
+    pub mode: ClientMode,
+    /// The log level 2026-07-28 requests carry until [`Client::set_logging_level`]; by
+    /// default `Debug` when a notification handler is set (a legacy server logs unasked, a
+    /// modern one only for requests naming a level), else none.
+    pub log_level: Option<LoggingLevel>,
     /// Default per-request timeout.
     pub timeout: Option<Duration>,
     sampling: Option<SamplingFn>,
@@ -54,6 +61,8 @@ impl Default for ClientOptions {
         ClientOptions {
             info: Implementation::new("hypermcp-client", env!("CARGO_PKG_VERSION")),
             protocol_version: ProtocolVersion::LATEST_LEGACY,
+            mode: ClientMode::Auto,
+            log_level: None,
             timeout: Some(Duration::from_secs(60)),
             sampling: None,
             elicitation: None,
@@ -68,6 +77,11 @@ impl ClientOptions {
     /// Options with a client name and version.
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
         ClientOptions { info: Implementation::new(name, version), ..Default::default() }
+    }
+    /// Chooses the era: [`ClientMode::Auto`] (the default), `Modern` or `Legacy`.
+    pub fn mode(mut self, mode: ClientMode) -> Self {
+        self.mode = mode;
+        self
     }
     /// Answers `sampling/createMessage` (declares the sampling capability, with tools).
     pub fn on_sampling<F, Fut>(mut self, f: F) -> Self
@@ -111,6 +125,8 @@ impl ClientOptions {
     fn config(&self) -> ClientConfig {
         let mut c = ClientConfig::new(self.info.clone());
         c.protocol_version = self.protocol_version;
+        c.mode = self.mode;
+        c.log_level = self.log_level.or(self.notification.as_ref().map(|_| LoggingLevel::Debug));
         c.request_timeout = self.timeout;
         if self.sampling.is_some() {
             c.capabilities.sampling = Some(Map::from_iter([("tools".to_string(), json!({}))]));
@@ -254,9 +270,14 @@ impl Client {
         &self.server
     }
 
-    /// The negotiated revision.
+    /// The negotiated revision (2026-07-28 when the server answered `server/discover`).
     pub fn protocol_version(&self) -> ProtocolVersion {
         self.version
+    }
+
+    /// Whether this session speaks 2026-07-28 (stateless, per-request metadata).
+    pub fn is_modern(&self) -> bool {
+        self.version.era() == Era::Modern
     }
 
     /// The spawned server's recent stderr (empty for other transports).

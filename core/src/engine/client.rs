@@ -1,13 +1,15 @@
 //! The client side of a session: the handshake, capability checks before each request,
 //! server-to-client requests (sampling, elicitation, roots, ping) and notifications.
 
+use super::client_modern::{self as cm, ClientMode, ModernCall, ResultCache};
 use super::outbox::{Route, Transmit};
 use super::peer::{params, Peer, RequestOptions, Role};
-use super::{Event, OutboundId, Request, RequestKey, State};
+use super::{Event, Invocation, OutboundId, Request, RequestKey, State};
 use crate::jsonrpc::{codes, RequestId, RpcError, DEFAULT_MAX_MESSAGE_SIZE};
 use crate::protocol::*;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -26,27 +28,86 @@ pub struct ClientConfig {
     pub max_message_size: usize,
     /// Default request timeout.
     pub request_timeout: Option<Duration>,
+    /// Which era to speak: probe and fall back (auto), 2026-07-28 only, or `initialize` only.
+    pub mode: ClientMode,
+    /// How long the `server/discover` probe may go unanswered before an auto client takes
+    /// the server for a legacy one (some legacy servers ignore requests sent before
+    /// `initialize`).
+    pub probe_timeout: Duration,
+    /// Bound on the `input_required` rounds of one modern request.
+    pub max_input_rounds: u32,
+    /// Reuse results the server marked with `ttlMs` (lists and resource reads) until they
+    /// expire or a change notification says otherwise.
+    pub cache_results: bool,
+    /// 2026-07-28: the log level every request carries until `logging/setLevel` changes it
+    /// (a modern server sends log messages only for requests that name a level; legacy
+    /// servers send them unasked). `None`: no log messages until a level is set.
+    pub log_level: Option<LoggingLevel>,
+    /// 2026-07-28: keep a `subscriptions/listen` stream open for the list changes the server
+    /// announces and the resources subscribed to, so that change notifications arrive as
+    /// they do on a legacy session (the stream is reopened when a subscription changes).
+    pub listen: bool,
 }
 
 impl ClientConfig {
-    /// Defaults: ask for 2025-11-25, accept every legacy revision, 60 s timeout.
+    /// Defaults: auto mode (2026-07-28 when the server speaks it, else `initialize` asking
+    /// for 2025-11-25), every revision accepted, 60 s timeout, 10 s probe, 16 input rounds,
+    /// cached results.
     pub fn new(info: Implementation) -> Self {
         ClientConfig {
             info,
             capabilities: ClientCapabilities::default(),
             protocol_version: ProtocolVersion::LATEST_LEGACY,
-            versions: ProtocolVersion::LEGACY.to_vec(),
+            versions: ProtocolVersion::ALL.to_vec(),
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
             request_timeout: Some(Duration::from_secs(60)),
+            mode: ClientMode::Auto,
+            probe_timeout: Duration::from_secs(10),
+            max_input_rounds: 16,
+            cache_results: true,
+            log_level: None,
+            listen: true,
         }
     }
+}
+
+/// How far the opening went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Opening {
+    /// `server/discover` sent (this wire id).
+    Probe(OutboundId),
+    /// `initialize` sent (this wire id).
+    Initialize(OutboundId),
 }
 
 struct ClientRole {
     config: Arc<ClientConfig>,
     state: State,
-    init_id: Option<OutboundId>,
+    /// The id `initialize()` returned: the handshake's failure is reported under it.
+    open_id: Option<OutboundId>,
+    opening: Option<Opening>,
     server: Option<InitializeResult>,
+    /// Serving 2026-07-28 statelessly (the probe found a modern server).
+    modern: bool,
+    /// `_meta` of every modern request, made once.
+    meta: Map<String, Value>,
+    /// Modern requests in flight, by the wire id of their current attempt.
+    calls: HashMap<OutboundId, ModernCall>,
+    /// The calls awaiting inputs (no attempt on the wire), by caller id.
+    waiting: HashMap<OutboundId, ModernCall>,
+    /// Which call each made-up input invocation belongs to (caller id, input key).
+    inputs: HashMap<RequestKey, OutboundId>,
+    cache: ResultCache,
+    /// Cache key of a request on the wire whose result may be kept.
+    cacheable: HashMap<OutboundId, String>,
+    /// `tools/list` requests on the wire (their results lose invalid tools).
+    tool_lists: std::collections::HashSet<OutboundId>,
+    /// The session's own listen stream (wire id), and the resources subscribed through it.
+    listen: Option<OutboundId>,
+    subscribed: std::collections::BTreeSet<String>,
+    /// Probes sent (a server that refuses the version it then lists as supported is asked
+    /// once more).
+    probes: u8,
 }
 
 /// The client end of one MCP session.
@@ -65,13 +126,55 @@ impl ClientSession {
     /// A client session; call [`ClientSession::initialize`] to start the handshake.
     pub fn new(config: Arc<ClientConfig>) -> Self {
         let peer = Peer::new(config.max_message_size, config.request_timeout);
-        ClientSession { peer, role: ClientRole { config, state: State::Uninitialized, init_id: None, server: None } }
+        let level = config.log_level.map(|l| serde_json::to_value(l).unwrap_or(Value::Null));
+        let meta = cm::request_meta(
+            ProtocolVersion::V2026_07_28.as_str(),
+            &serde_json::to_value(&config.capabilities).unwrap_or(Value::Null),
+            &serde_json::to_value(&config.info).unwrap_or(Value::Null),
+            level.as_ref(),
+        );
+        ClientSession {
+            peer,
+            role: ClientRole {
+                config,
+                state: State::Uninitialized,
+                open_id: None,
+                opening: None,
+                server: None,
+                modern: false,
+                meta,
+                calls: HashMap::new(),
+                waiting: HashMap::new(),
+                inputs: HashMap::new(),
+                cache: ResultCache::default(),
+                cacheable: HashMap::new(),
+                tool_lists: Default::default(),
+                listen: None,
+                subscribed: Default::default(),
+                probes: 0,
+            },
+        }
     }
 
-    /// Sends `initialize`. The session reports [`Event::Initialized`] once the server answered
-    /// (and `notifications/initialized` was sent), or a failed [`Event::Response`] for the
-    /// returned id.
+    /// Opens the session: in legacy mode sends `initialize`; in auto and modern mode probes
+    /// with `server/discover` (2026-07-28) first, an auto client falling back to
+    /// `initialize` when the server turns out legacy. The session reports
+    /// [`Event::Initialized`] once the server is known (and, legacy, `notifications/initialized`
+    /// was sent), or a failed [`Event::Response`] for the returned id.
     pub fn initialize(&mut self, now: Instant) -> OutboundId {
+        let id = if self.role.config.mode == ClientMode::Legacy
+            || !self.role.config.versions.contains(&ProtocolVersion::V2026_07_28)
+        {
+            self.send_initialize(now)
+        } else {
+            self.send_probe(now)
+        };
+        self.role.open_id = Some(id);
+        self.role.state = State::Initializing;
+        id
+    }
+
+    fn send_initialize(&mut self, now: Instant) -> OutboundId {
         let c = &self.role.config;
         let p = InitializeParams {
             protocol_version: c.protocol_version.as_str().to_string(),
@@ -81,9 +184,22 @@ impl ClientSession {
         };
         let value = serde_json::to_value(&p).unwrap_or(Value::Null);
         let id = self.peer.send_request("initialize", Some(value), &RequestOptions::default(), now);
-        self.role.init_id = Some(id);
-        self.role.state = State::Initializing;
+        self.role.opening = Some(Opening::Initialize(id));
         id
+    }
+
+    fn send_probe(&mut self, now: Instant) -> OutboundId {
+        let params = Value::Object(Map::from_iter([("_meta".to_string(), Value::Object(self.role.meta.clone()))]));
+        let opts = RequestOptions { timeout: Some(self.role.config.probe_timeout), ..Default::default() };
+        let id = self.peer.send_request("server/discover", Some(params), &opts, now);
+        self.role.probes += 1;
+        self.role.opening = Some(Opening::Probe(id));
+        id
+    }
+
+    /// Whether the session speaks 2026-07-28 (the server answered `server/discover`).
+    pub fn is_modern(&self) -> bool {
+        self.role.modern
     }
 
     /// Feeds bytes of a newline-delimited stream.
@@ -99,15 +215,316 @@ impl ClientSession {
     }
 
     fn after_input(&mut self) {
-        // The initialize answer arrives as a Response event; finish the handshake here so
-        // drivers see Initialized in order.
-        let Some(init) = self.role.init_id else { return };
-        let Some(pos) = self.peer.events.iter().position(|e| matches!(e, Event::Response { id, .. } if *id == init))
-        else {
-            return;
+        self.after_input_at(Instant::now());
+    }
+
+    fn after_input_at(&mut self, now: Instant) {
+        // Answers are rewritten in place, so that drivers see events in order.
+        let mut i = 0;
+        while i < self.peer.events.len() {
+            match &self.peer.events[i] {
+                Event::Response { id, .. } => {
+                    let id = *id;
+                    let Some(Event::Response { result, .. }) = self.peer.events.remove(i) else { unreachable!() };
+                    let out = self.on_answer(id, result, now);
+                    let n = out.len();
+                    for (j, ev) in out.into_iter().enumerate() {
+                        self.peer.events.insert(i + j, ev);
+                    }
+                    i += n;
+                }
+                Event::Progress { id, .. } => {
+                    let wire = *id;
+                    if let Some(call) = self.role.calls.get(&wire) {
+                        let caller = call.caller;
+                        if let Some(Event::Progress { id, .. }) = self.peer.events.get_mut(i) {
+                            *id = caller;
+                        }
+                    }
+                    i += 1;
+                }
+                Event::Notification { method, params } => {
+                    if self.role.config.cache_results {
+                        self.role.cache.invalidate(method, params.as_ref());
+                    }
+                    let ours = self.role.listen.is_some_and(|l| {
+                        params
+                            .as_ref()
+                            .and_then(|p| p.get("_meta"))
+                            .and_then(|m| m.get(meta_keys::SUBSCRIPTION_ID))
+                            .and_then(Value::as_i64)
+                            == Some(l.0)
+                    });
+                    if ours && method == "notifications/subscriptions/acknowledged" {
+                        self.peer.events.remove(i);
+                    } else {
+                        if ours {
+                            // The session's own stream: its notifications read as on a legacy session.
+                            if let Some(Event::Notification { params: p @ Some(_), .. }) = self.peer.events.get_mut(i) {
+                                if let Some(Value::Object(m)) = p.as_mut() {
+                                    cm::strip_meta_key(m, meta_keys::SUBSCRIPTION_ID);
+                                    if m.is_empty() {
+                                        *p = None;
+                                    }
+                                }
+                            }
+                        }
+                        i += 1;
+                    }
+                }
+                _ => i += 1,
+            }
+        }
+    }
+
+    /// What the driver sees of the answer to our request `id` (nothing while a modern call
+    /// gathers inputs).
+    fn on_answer(&mut self, id: OutboundId, result: Result<Value, RpcError>, now: Instant) -> Vec<Event> {
+        match self.role.opening {
+            Some(Opening::Probe(p)) if p == id => return self.on_probe(result, now),
+            Some(Opening::Initialize(p)) if p == id => return self.on_initialize(result),
+            _ => {}
+        }
+        if self.role.listen == Some(id) {
+            // The server ended the session's listen stream (or refused it): not reopened
+            // until a subscription changes, so that a server without it is not asked in a loop.
+            self.role.listen = None;
+            return Vec::new();
+        }
+        let cache_key = self.role.cacheable.remove(&id);
+        let tool_list = self.role.tool_lists.remove(&id);
+        let Some(mut call) = self.role.calls.remove(&id) else {
+            return vec![Event::Response { id, result }];
         };
-        let Some(Event::Response { result, .. }) = self.peer.events.remove(pos) else { return };
-        self.role.init_id = None;
+        let caller = call.caller;
+        let mut result = result;
+        if let Ok(v) = &result {
+            if v.get("resultType").and_then(Value::as_str) == Some("input_required") {
+                return self.on_input_required(call, v, now);
+            }
+        }
+        if let Ok(v) = &mut result {
+            if tool_list {
+                cm::drop_invalid_tools(v);
+            }
+            if let (Some(k), true) = (cache_key, self.role.config.cache_results) {
+                self.role.cache.put(k, v, now);
+            }
+            cm::strip_plumbing(v);
+        }
+        call.awaiting.clear();
+        vec![Event::Response { id: caller, result }]
+    }
+
+    /// The server asked for input: each input request goes to the client's handlers as an
+    /// invocation; once all are answered the request is sent again.
+    fn on_input_required(&mut self, mut call: ModernCall, v: &Value, now: Instant) -> Vec<Event> {
+        let caller = call.caller;
+        call.rounds += 1;
+        if call.rounds > self.role.config.max_input_rounds {
+            return vec![Event::Response {
+                id: caller,
+                result: Err(cm::too_many_rounds(&call.method, self.role.config.max_input_rounds)),
+            }];
+        }
+        let parsed: InputRequiredResult = match serde_json::from_value(v.clone()) {
+            Ok(p) => p,
+            Err(e) => {
+                return vec![Event::Response {
+                    id: caller,
+                    result: Err(RpcError::invalid_params(format!("malformed input_required result: {e}"))),
+                }]
+            }
+        };
+        call.state = parsed.request_state;
+        call.answers = Map::new();
+        let mut events = Vec::new();
+        for (key, req) in parsed.input_requests.unwrap_or_default() {
+            let method = req.get("method").and_then(Value::as_str).unwrap_or("");
+            let raw = req.get("params").cloned().unwrap_or(Value::Object(Map::new()));
+            let request = match self.input_request(method, raw) {
+                Ok(r) => r,
+                Err(e) => {
+                    for k in call.awaiting.keys() {
+                        self.role.inputs.remove(k);
+                    }
+                    events.retain(|e| !matches!(e, Event::Invoke(_)));
+                    events.push(Event::Response {
+                        id: caller,
+                        result: Err(RpcError::new(
+                            e.code,
+                            format!(
+                                "{}: the server asked for input this client cannot give: {}",
+                                call.method, e.message
+                            ),
+                        )),
+                    });
+                    return events;
+                }
+            };
+            let k = self.peer.alloc_key();
+            call.awaiting.insert(k, key.clone());
+            self.role.inputs.insert(k, caller);
+            events.push(Event::Invoke(Invocation {
+                key: k,
+                id: RequestId::String(key.as_str().into()),
+                request,
+                progress_token: None,
+                meta: None,
+                context: None,
+            }));
+        }
+        if call.awaiting.is_empty() {
+            self.retry(call, now);
+        } else {
+            self.role.waiting.insert(caller, call);
+        }
+        events
+    }
+
+    /// The engine request of one input request, checked against what this client declared.
+    fn input_request(&self, method: &str, raw: Value) -> Result<Request, RpcError> {
+        let caps = &self.role.config.capabilities;
+        let parse = |what: &str, e: serde_json::Error| RpcError::invalid_params(format!("{what}: {e}"));
+        match method {
+            "roots/list" if caps.roots.is_some() => Ok(Request::ListRoots),
+            "sampling/createMessage" if caps.sampling.is_some() => {
+                serde_json::from_value(raw).map(|p| Request::CreateMessage(Box::new(p))).map_err(|e| parse(method, e))
+            }
+            "elicitation/create" if caps.elicitation.is_some() => {
+                let p: ElicitParams = serde_json::from_value(raw).map_err(|e| parse(method, e))?;
+                let ok = if p.is_url() { caps.elicitation_url() } else { caps.elicitation_form() };
+                if ok {
+                    Ok(Request::Elicit(Box::new(p)))
+                } else {
+                    Err(RpcError::invalid_params("this client does not support that elicitation mode"))
+                }
+            }
+            "roots/list" | "sampling/createMessage" | "elicitation/create" => {
+                Err(RpcError::new(codes::METHOD_NOT_FOUND, format!("{method}: this client has no handler for it")))
+            }
+            other => Err(RpcError::method_not_found(other)),
+        }
+    }
+
+    /// Sends a call again with the answers of its round and the echoed state.
+    fn retry(&mut self, call: ModernCall, now: Instant) {
+        let mut params = call.params.clone();
+        if let Value::Object(m) = &mut params {
+            if !call.answers.is_empty() {
+                m.insert("inputResponses".into(), Value::Object(call.answers.clone()));
+            }
+            if let Some(s) = &call.state {
+                m.insert("requestState".into(), Value::String(s.clone()));
+            }
+        }
+        let wire = self.peer.send_request(&call.method, Some(params), &call.opts, now);
+        self.role.calls.insert(wire, ModernCall { answers: Map::new(), awaiting: HashMap::new(), ..call });
+    }
+
+    fn on_probe(&mut self, result: Result<Value, RpcError>, now: Instant) -> Vec<Event> {
+        let open = self.role.open_id.unwrap_or(OutboundId(0));
+        let mode = self.role.config.mode;
+        if self.role.state == State::Closed || self.peer.closed {
+            // The connection ended during the probe: nothing to fall back on.
+            let e = result.err().unwrap_or_else(|| RpcError::new(codes::CONNECTION_CLOSED, "the session is closed"));
+            return self.fail_open(open, e);
+        }
+        let fall_back = |this: &mut Self| {
+            this.send_initialize(now);
+            Vec::new()
+        };
+        match result {
+            Ok(v) => match serde_json::from_value::<DiscoverResult>(v.clone()) {
+                Ok(d) if d.supported_versions.iter().any(|s| s == ProtocolVersion::V2026_07_28.as_str()) => {
+                    let info = d
+                        .meta
+                        .as_ref()
+                        .and_then(|m| m.get(meta_keys::SERVER_INFO))
+                        .or_else(|| v.get("serverInfo"))
+                        .and_then(|i| serde_json::from_value::<Implementation>(i.clone()).ok())
+                        .unwrap_or_else(|| Implementation::new("unknown", ""));
+                    self.role.server = Some(InitializeResult {
+                        protocol_version: ProtocolVersion::V2026_07_28.as_str().to_string(),
+                        capabilities: d.capabilities,
+                        server_info: info,
+                        instructions: d.instructions,
+                        meta: d.meta,
+                    });
+                    self.role.modern = true;
+                    self.role.opening = None;
+                    self.peer.version = Some(ProtocolVersion::V2026_07_28);
+                    self.role.state = State::Operating;
+                    self.reopen_listen(now);
+                    vec![Event::Initialized]
+                }
+                Ok(d) if mode == ClientMode::Auto => {
+                    let _ = d;
+                    fall_back(self)
+                }
+                Ok(d) => self.fail_open(
+                    open,
+                    RpcError::new(
+                        codes::UNSUPPORTED_PROTOCOL_VERSION,
+                        format!("the server speaks {} but not 2026-07-28 (this client is modern-only)", d.supported_versions.join(", ")),
+                    ),
+                ),
+                Err(e) if mode == ClientMode::Auto => {
+                    let _ = e;
+                    fall_back(self)
+                }
+                Err(e) => self.fail_open(open, RpcError::invalid_params(format!("bad server/discover result: {e}"))),
+            },
+            Err(e) if cm::is_modern_error(&e) => {
+                let supported = cm::supported_versions(&e);
+                let ours = ProtocolVersion::V2026_07_28.as_str();
+                if e.code == codes::UNSUPPORTED_PROTOCOL_VERSION
+                    && supported.iter().any(|s| s == ours)
+                    && self.role.probes < 2
+                {
+                    // The server lists the version it refused: retry with it, once.
+                    self.send_probe(now);
+                    return Vec::new();
+                }
+                let legacy_ok = supported.iter().any(|s| {
+                    s.parse::<ProtocolVersion>().is_ok_and(|v| v.era() == Era::Legacy && self.role.config.versions.contains(&v))
+                });
+                if mode == ClientMode::Auto && e.code == codes::UNSUPPORTED_PROTOCOL_VERSION && legacy_ok {
+                    return fall_back(self);
+                }
+                let why = if supported.is_empty() {
+                    format!("the server refused server/discover: {}", e.message)
+                } else {
+                    format!("no protocol version in common: the server supports {}", supported.join(", "))
+                };
+                self.fail_open(open, RpcError { message: why, ..e })
+            }
+            Err(e) if mode == ClientMode::Auto => {
+                let _ = e;
+                fall_back(self)
+            }
+            Err(e) => self.fail_open(
+                open,
+                RpcError::new(
+                    e.code,
+                    format!(
+                        "the server does not speak 2026-07-28 (server/discover: {}); use mode \"auto\" or \"legacy\" for a legacy server",
+                        e.message
+                    ),
+                ),
+            ),
+        }
+    }
+
+    fn fail_open(&mut self, open: OutboundId, e: RpcError) -> Vec<Event> {
+        self.role.opening = None;
+        self.role.state = State::Closed;
+        vec![Event::Response { id: open, result: Err(e) }]
+    }
+
+    fn on_initialize(&mut self, result: Result<Value, RpcError>) -> Vec<Event> {
+        let open = self.role.open_id.unwrap_or(OutboundId(0));
+        self.role.opening = None;
         let outcome = result.and_then(|v| {
             let r: InitializeResult = serde_json::from_value(v)
                 .map_err(|e| RpcError::invalid_params(format!("bad initialize result: {e}")))?;
@@ -117,7 +534,7 @@ impl ClientSession {
                     format!("server chose unsupported protocol version {:?}", r.protocol_version),
                 )
             })?;
-            if !self.role.config.versions.contains(&v) {
+            if !self.role.config.versions.contains(&v) || v.era() != Era::Legacy {
                 return Err(RpcError::new(
                     codes::INVALID_REQUEST,
                     format!("server chose unsupported protocol version {v}"),
@@ -131,11 +548,11 @@ impl ClientSession {
                 self.role.server = Some(r);
                 self.role.state = State::Operating;
                 self.peer.notify::<Value>(Route::Standalone, "notifications/initialized", None);
-                self.peer.events.insert(pos, Event::Initialized);
+                vec![Event::Initialized]
             }
             Err(e) => {
                 self.role.state = State::Closed;
-                self.peer.events.insert(pos, Event::Response { id: init, result: Err(e) });
+                vec![Event::Response { id: open, result: Err(e) }]
             }
         }
     }
@@ -193,7 +610,108 @@ impl ClientSession {
         if let Some(server) = &self.role.server {
             check_server_capability(&server.capabilities, self.peer.version, method)?;
         }
-        Ok(self.peer.send_request(method, params, opts, now))
+        if !self.role.modern {
+            return Ok(self.peer.send_request(method, params, opts, now));
+        }
+        // 2026-07-28: the log level travels with each request; subscriptions are listen
+        // streams; ping is gone.
+        match method {
+            "logging/setLevel" => {
+                let level = params.as_ref().and_then(|p| p.get("level")).cloned();
+                let Some(level) = level.filter(|l| serde_json::from_value::<LoggingLevel>(l.clone()).is_ok()) else {
+                    return Err(RpcError::invalid_params("logging/setLevel needs a valid level"));
+                };
+                self.role.meta.insert(meta_keys::LOG_LEVEL.into(), level);
+                return Ok(self.answer_now(Ok(Value::Object(Map::new()))));
+            }
+            "ping" => return Ok(self.answer_now(Ok(Value::Object(Map::new())))),
+            "resources/subscribe" | "resources/unsubscribe" => {
+                // 2026-07-28 subscribes through the listen stream: it is reopened with the
+                // new set of resources.
+                let Some(uri) = params.as_ref().and_then(|p| p.get("uri")).and_then(Value::as_str) else {
+                    return Err(RpcError::invalid_params(format!("{method} needs a uri")));
+                };
+                let changed = if method == "resources/subscribe" {
+                    self.role.subscribed.insert(uri.to_string())
+                } else {
+                    self.role.subscribed.remove(uri)
+                };
+                if changed {
+                    self.reopen_listen(now);
+                }
+                return Ok(self.answer_now(Ok(Value::Object(Map::new()))));
+            }
+            _ => {}
+        }
+        let cache_key = if self.role.config.cache_results { ResultCache::key(method, params.as_ref()) } else { None };
+        if let Some(k) = &cache_key {
+            if let Some(mut hit) = self.role.cache.get(k, now) {
+                cm::strip_plumbing(&mut hit);
+                return Ok(self.answer_now(Ok(hit)));
+            }
+        }
+        let params = cm::with_meta(params, &self.role.meta)?;
+        let wire = self.peer.send_request(method, Some(params.clone()), opts, now);
+        if let Some(k) = cache_key {
+            self.role.cacheable.insert(wire, k);
+        }
+        if method == "tools/list" {
+            self.role.tool_lists.insert(wire);
+        }
+        self.role.calls.insert(
+            wire,
+            ModernCall {
+                caller: wire,
+                method: method.to_string(),
+                params,
+                opts: opts.clone(),
+                rounds: 0,
+                awaiting: HashMap::new(),
+                answers: Map::new(),
+                state: None,
+            },
+        );
+        Ok(wire)
+    }
+
+    /// (Re)opens the session's listen stream for what the server announces (list changes)
+    /// and the resources subscribed to; closes it when there is nothing to listen for.
+    fn reopen_listen(&mut self, now: Instant) {
+        if let Some(old) = self.role.listen.take() {
+            self.role.calls.remove(&old);
+            self.peer.cancel_with_meta(old, Some("the subscriptions changed"), Some(&self.role.meta));
+        }
+        if !self.role.config.listen {
+            return;
+        }
+        let Some(server) = &self.role.server else { return };
+        let caps = &server.capabilities;
+        let flag = |on: bool| on.then_some(true);
+        let filter = SubscriptionFilter {
+            tools_list_changed: flag(caps.tools.as_ref().is_some_and(|t| t.list_changed == Some(true))),
+            prompts_list_changed: flag(caps.prompts.as_ref().is_some_and(|p| p.list_changed == Some(true))),
+            resources_list_changed: flag(caps.resources.as_ref().is_some_and(|r| r.list_changed == Some(true))),
+            resource_subscriptions: (!self.role.subscribed.is_empty()
+                && caps.resources.as_ref().is_some_and(|r| r.subscribe == Some(true)))
+            .then(|| self.role.subscribed.iter().cloned().collect()),
+        };
+        if filter == SubscriptionFilter::default() {
+            return;
+        }
+        let mut params = Map::new();
+        params.insert("notifications".into(), serde_json::to_value(&filter).unwrap_or(Value::Null));
+        params.insert("_meta".into(), Value::Object(self.role.meta.clone()));
+        // A stream, not a call: it lasts as long as the session (a year is "no timeout").
+        let opts = RequestOptions { timeout: Some(Duration::from_secs(365 * 24 * 3600)), ..Default::default() };
+        let id = self.peer.send_request("subscriptions/listen", Some(Value::Object(params)), &opts, now);
+        self.role.listen = Some(id);
+    }
+
+    /// An answer given without a round trip (queued as an event, like any answer).
+    fn answer_now(&mut self, result: Result<Value, RpcError>) -> OutboundId {
+        let id = self.peer.alloc_out_id();
+        self.peer.events.push_back(Event::Response { id, result });
+        id
     }
 
     /// Sends a notification (e.g. `notifications/roots/list_changed`).
@@ -206,16 +724,49 @@ impl ClientSession {
         {
             return Err(RpcError::invalid_request("roots.listChanged was not declared"));
         }
+        if self.role.modern && method == "notifications/roots/list_changed" {
+            // 2026-07-28 has no such notification: servers ask for the roots when they need them.
+            return Ok(());
+        }
         self.peer.notify(Route::Standalone, method, params.as_ref());
         Ok(())
     }
 
     /// Answers a server-to-client request. Ignored if the server cancelled it.
     pub fn respond(&mut self, key: RequestKey, result: Result<Value, RpcError>) {
+        if let Some(caller) = self.role.inputs.remove(&key) {
+            self.on_input_answer(caller, key, result);
+            return;
+        }
         let Some(inf) = self.peer.end(key) else { return };
         match result {
             Ok(v) => self.peer.write_result(&inf.id, inf.batch, Route::Reply(key), &v),
             Err(e) => self.peer.write_error(Some(&inf.id), inf.batch, Route::Reply(key), &e),
+        }
+    }
+
+    fn on_input_answer(&mut self, caller: OutboundId, key: RequestKey, result: Result<Value, RpcError>) {
+        let Some(mut call) = self.role.waiting.remove(&caller) else { return };
+        let Some(input) = call.awaiting.remove(&key) else { return };
+        match result {
+            Ok(v) => {
+                call.answers.insert(input, v);
+                if call.awaiting.is_empty() {
+                    self.retry(call, Instant::now());
+                } else {
+                    self.role.waiting.insert(caller, call);
+                }
+            }
+            Err(e) => {
+                // No answer to give: the call fails with the handler's error, and the other
+                // inputs of the round are abandoned.
+                for k in call.awaiting.keys() {
+                    self.role.inputs.remove(k);
+                    self.peer.events.push_back(Event::Cancelled { key: *k, reason: Some("the call failed".into()) });
+                }
+                let e = RpcError { message: format!("{}: input {input:?} failed: {}", call.method, e.message), ..e };
+                self.peer.events.push_back(Event::Response { id: caller, result: Err(e) });
+            }
         }
     }
 
@@ -232,7 +783,22 @@ impl ClientSession {
 
     /// Cancels one of our requests (the server is told; no answer event follows).
     pub fn cancel_request(&mut self, id: OutboundId, reason: Option<&str>) -> bool {
-        self.peer.cancel(id, reason)
+        if let Some(call) = self.role.waiting.remove(&id) {
+            for k in call.awaiting.keys() {
+                self.role.inputs.remove(k);
+                self.peer.events.push_back(Event::Cancelled { key: *k, reason: reason.map(str::to_string) });
+            }
+            return true;
+        }
+        let wire = self.role.calls.iter().find(|(_, c)| c.caller == id).map(|(w, _)| *w).unwrap_or(id);
+        self.role.calls.remove(&wire);
+        self.role.cacheable.remove(&wire);
+        self.role.tool_lists.remove(&wire);
+        if self.role.modern {
+            self.peer.cancel_with_meta(wire, reason, Some(&self.role.meta))
+        } else {
+            self.peer.cancel(wire, reason)
+        }
     }
 
     /// When `handle_timeout` must next be called.
@@ -248,13 +814,25 @@ impl ClientSession {
 
     /// Requests awaiting answers.
     pub fn pending_requests(&self) -> usize {
-        self.peer.pending_count()
+        // The session's own listen stream is not a request anyone waits for.
+        self.peer.pending_count() + self.role.waiting.len() - usize::from(self.role.listen.is_some())
     }
 
     /// Closes the session: pending requests fail with a connection-closed error.
     pub fn close(&mut self) {
         self.role.state = State::Closed;
         self.peer.close();
+        for (caller, call) in std::mem::take(&mut self.role.waiting) {
+            for k in call.awaiting.keys() {
+                self.role.inputs.remove(k);
+                self.peer.events.push_back(Event::Cancelled { key: *k, reason: Some("the session closed".into()) });
+            }
+            self.peer.events.push_back(Event::Response {
+                id: caller,
+                result: Err(RpcError::new(codes::CONNECTION_CLOSED, "the session is closed")),
+            });
+        }
+        self.role.cache.clear();
         self.after_input();
     }
 }

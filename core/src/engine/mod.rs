@@ -8,6 +8,7 @@
 //! no clock: the same machine runs under tokio, asyncio or Node, and in deterministic tests.
 
 mod client;
+mod client_modern;
 mod config;
 mod listen;
 mod modern;
@@ -18,6 +19,7 @@ pub mod request_state;
 mod server;
 
 pub use client::{ClientConfig, ClientSession};
+pub use client_modern::ClientMode;
 pub use config::{CachePolicy, ServerConfig};
 pub(crate) use modern::is_modern;
 pub use modern::{RequestContext, RequestHeaders};

@@ -286,6 +286,18 @@ impl Peer {
         modern: Option<Arc<super::modern::RequestContext>>,
     ) -> RequestKey {
         let token = meta.as_ref().and_then(|m| m.get("progressToken")).and_then(|t| RequestId::deserialize(t).ok());
+        let mut meta = meta;
+        if modern.is_some() {
+            // What the revision's own keys said is in the request's context: handlers see the
+            // caller's metadata only, as on a legacy session.
+            if let Some(m) = meta.as_mut() {
+                use crate::protocol::meta_keys::*;
+                for k in [PROTOCOL_VERSION, CLIENT_CAPABILITIES, CLIENT_INFO, LOG_LEVEL] {
+                    m.remove(k);
+                }
+            }
+            meta = meta.filter(|m| !m.is_empty());
+        }
         let key = self.begin(id.clone(), batch, token.clone(), tool, modern.clone());
         self.events.push_back(Event::Invoke(Invocation {
             key,
@@ -296,6 +308,22 @@ impl Peer {
             context: modern,
         }));
         key
+    }
+
+    /// A key for an invocation the session makes up itself (the input requests of a modern
+    /// `input_required` result, answered through the same handlers as real requests).
+    pub(crate) fn alloc_key(&mut self) -> RequestKey {
+        let key = RequestKey(self.next_key);
+        self.next_key += 1;
+        key
+    }
+
+    /// An id for an answer the session gives without sending anything (a cached list, a
+    /// request the modern revision removed).
+    pub(crate) fn alloc_out_id(&mut self) -> OutboundId {
+        let n = self.next_out_id;
+        self.next_out_id += 1;
+        OutboundId(n)
     }
 
     /// Attaches the multi round-trip bookkeeping of a modern call.
@@ -494,11 +522,25 @@ impl Peer {
     /// Cancels one of our requests: the peer is told, no answer event follows. `initialize`
     /// is only forgotten: the peer is never told (clients MUST NOT cancel it).
     pub fn cancel(&mut self, id: OutboundId, reason: Option<&str>) -> bool {
+        self.cancel_with_meta(id, reason, None)
+    }
+
+    /// [`Peer::cancel`], the notification carrying `meta` (a 2026-07-28 session's per-message
+    /// metadata: over HTTP the transport then closes the request's stream instead of posting it).
+    pub fn cancel_with_meta(
+        &mut self,
+        id: OutboundId,
+        reason: Option<&str>,
+        meta: Option<&serde_json::Map<String, Value>>,
+    ) -> bool {
         let Some(pending) = self.forget(id.0) else { return false };
         if !pending.cancellable {
             return true;
         }
         let mut p = serde_json::Map::new();
+        if let Some(m) = meta {
+            p.insert("_meta".into(), Value::Object(m.clone()));
+        }
         p.insert("requestId".into(), id.0.into());
         if let Some(r) = reason {
             p.insert("reason".into(), r.into());

@@ -7,6 +7,7 @@ mod batches;
 mod cancellation;
 mod capabilities;
 mod client;
+mod client_modern;
 mod framing;
 mod lifecycle;
 mod logging;
@@ -18,8 +19,8 @@ mod timeouts;
 mod tools;
 
 use super::{
-    ClientConfig, ClientSession, Event, Invocation, OutboundId, Outcome, Request, RequestKey, RequestOptions, Route,
-    ServerConfig, ServerSession, State,
+    ClientConfig, ClientMode, ClientSession, Event, Invocation, OutboundId, Outcome, Request, RequestKey,
+    RequestOptions, Route, ServerConfig, ServerSession, State,
 };
 use crate::catalogue::{ListKind, Registry, RegistryChange};
 use crate::jsonrpc::{codes, RequestId, RpcError};
@@ -253,6 +254,8 @@ fn server_request(
 fn client_config(caps: Value) -> ClientConfig {
     let mut c = ClientConfig::new(Implementation::new("test-client", "0.1.0"));
     c.capabilities = serde_json::from_value(caps).expect("client capabilities");
+    // These tests drive the legacy handshake by hand; the modern client has its own tests.
+    c.mode = ClientMode::Legacy;
     c
 }
 
