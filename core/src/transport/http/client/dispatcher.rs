@@ -20,9 +20,15 @@ impl Shared {
     /// Handles one written line (in order).
     async fn handle_line(self: &Arc<Self>, line: Bytes, tx: &mpsc::Sender<Item>, closing: &mut watch::Receiver<bool>) {
         let out = self.note_outgoing(&line);
+        if out.local {
+            return;
+        }
         let mode = self.state().mode.clone();
         let legacy = match mode {
-            Mode::Undecided => return self.probe(line, out, tx, closing).await,
+            // Only `initialize` decides between Streamable HTTP and the legacy transport (a
+            // 2026-07-28 probe before it goes to the MCP endpoint as it is).
+            Mode::Undecided if out.initialize => return self.probe(line, out, tx, closing).await,
+            Mode::Undecided => None,
             Mode::Streamable => None,
             Mode::Legacy(target) => Some(target),
         };

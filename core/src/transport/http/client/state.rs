@@ -8,6 +8,8 @@ use super::options::HttpClientOptions;
 use super::pool::Pool;
 use super::url::Target;
 use super::HTTP_TRANSPORT_ERROR;
+use crate::catalogue::headers::{client_headers, header_params, HeaderParam};
+use crate::protocol::meta_keys;
 use bytes::Bytes;
 use http::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE, HOST};
 use http::{Method, Request, Uri};
@@ -43,7 +45,15 @@ pub(super) struct State {
     pub(super) pending: HashMap<String, Value>,
     pub(super) get_stream: bool,
     pub(super) fatal: Option<String>,
+    /// The `x-mcp-header` parameters of the tools the server listed (2026-07-28), learned
+    /// from `tools/list` answers, so that calls carry their `Mcp-Param-*` headers.
+    pub(super) tool_headers: HashMap<String, Vec<HeaderParam>>,
+    /// Keys of the `tools/list` requests in flight.
+    pub(super) tool_lists: std::collections::HashSet<String>,
 }
+
+/// Tools whose header parameters are remembered at most.
+const TOOL_HEADERS_MAX: usize = 10_000;
 
 pub(super) struct Shared {
     pub(super) base: Target,
@@ -67,6 +77,17 @@ pub(super) struct Outgoing {
     pub(super) keys: Vec<String>,
     pub(super) initialize: bool,
     pub(super) initialized: bool,
+    /// A 2026-07-28 message: sent without session, with these headers (its version first).
+    pub(super) modern: Option<Vec<(HeaderName, HeaderValue)>>,
+    /// Not to be sent: a 2026-07-28 cancellation, which over HTTP is the closing of the
+    /// request's stream (done when it is noted).
+    pub(super) local: bool,
+}
+
+#[derive(Deserialize)]
+struct ModernPeek {
+    #[serde(rename = "_meta", default)]
+    meta: Option<serde_json::Map<String, Value>>,
 }
 
 #[derive(Deserialize)]
@@ -103,6 +124,62 @@ struct InitPeek {
     protocol_version: String,
 }
 
+/// The headers of a 2026-07-28 message (one whose `_meta` names its protocol version), or
+/// `None` for a legacy one.
+fn modern_headers(
+    method: &str,
+    raw: &RawValue,
+    tools: &HashMap<String, Vec<HeaderParam>>,
+) -> Option<Vec<(HeaderName, HeaderValue)>> {
+    const KEY: &[u8] = b"io.modelcontextprotocol/protocolVersion";
+    memchr::memmem::find(raw.get().as_bytes(), KEY)?;
+    let meta = serde_json::from_str::<ModernPeek>(raw.get()).ok()?.meta?;
+    let version = meta.get(meta_keys::PROTOCOL_VERSION)?.as_str()?;
+    let mut out = vec![(HeaderName::from_static("mcp-protocol-version"), HeaderValue::from_str(version).ok()?)];
+    let wants_params = matches!(method, "tools/call" | "prompts/get" | "resources/read");
+    let params: Value = if wants_params { serde_json::from_str(raw.get()).ok()? } else { Value::Null };
+    let tool = if method == "tools/call" {
+        params.get("name").and_then(Value::as_str).and_then(|n| tools.get(n)).map(Vec::as_slice)
+    } else {
+        None
+    };
+    for (name, value) in client_headers(method, &params, tool) {
+        if let (Ok(n), Ok(v)) = (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(&value)) {
+            out.push((n, v));
+        }
+    }
+    Some(out)
+}
+
+/// Records the `x-mcp-header` parameters of the tools of a `tools/list` result (tools with
+/// invalid annotations are left out: the client drops them).
+fn learn_tool_headers(map: &mut HashMap<String, Vec<HeaderParam>>, result: &RawValue) {
+    #[derive(Deserialize)]
+    struct Tools {
+        #[serde(default)]
+        tools: Vec<ToolPeek>,
+    }
+    #[derive(Deserialize)]
+    struct ToolPeek {
+        name: String,
+        #[serde(rename = "inputSchema", default)]
+        input_schema: Value,
+    }
+    let Ok(list) = serde_json::from_str::<Tools>(result.get()) else { return };
+    for t in list.tools {
+        match header_params(&t.input_schema) {
+            Ok(ps) if !ps.is_empty() => {
+                if map.len() < TOOL_HEADERS_MAX || map.contains_key(&t.name) {
+                    map.insert(t.name, ps);
+                }
+            }
+            _ => {
+                map.remove(&t.name);
+            }
+        }
+    }
+}
+
 fn id_key(id: &Value) -> String {
     id.to_string()
 }
@@ -137,6 +214,8 @@ pub(super) struct Req<'a> {
     /// Leave out the session id and protocol version (`initialize`, the legacy GET).
     pub(super) fresh: bool,
     pub(super) last_event_id: Option<&'a str>,
+    /// The headers of a 2026-07-28 message (no session id then).
+    pub(super) modern: Option<&'a [(HeaderName, HeaderValue)]>,
 }
 
 impl Shared {
@@ -176,7 +255,11 @@ impl Shared {
             h.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
             h.insert(http::header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
         }
-        if !opts.fresh {
+        if let Some(extra) = opts.modern {
+            for (n, v) in extra {
+                h.insert(n.clone(), v.clone());
+            }
+        } else if !opts.fresh {
             let st = self.state();
             if let Some(s) = &st.session {
                 h.insert(HeaderName::from_static("mcp-session-id"), s.clone());
@@ -197,6 +280,11 @@ impl Shared {
         let msgs: Vec<PeekOut<'_>> = peek(line).unwrap_or_default();
         let mut st = self.state();
         let mut cancelled = false;
+        if let [m] = msgs.as_slice() {
+            if let (Some(method), Some(raw)) = (m.method.as_deref(), m.params) {
+                out.modern = modern_headers(method, raw, &st.tool_headers);
+            }
+        }
         for m in msgs {
             match (m.method.as_deref(), m.id) {
                 (Some(method), Some(id)) if !id.is_null() => {
@@ -204,6 +292,9 @@ impl Shared {
                     if method == "initialize" {
                         out.initialize = true;
                         st.init_key = Some(key.clone());
+                    }
+                    if method == "tools/list" && out.modern.is_some() {
+                        st.tool_lists.insert(key.clone());
                     }
                     st.pending.insert(key.clone(), id);
                     out.keys.push(key);
@@ -214,6 +305,7 @@ impl Shared {
                     if let Some(c) = m.params.and_then(|p| serde_json::from_str::<CancelPeek>(p.get()).ok()) {
                         cancelled |= st.pending.remove(&id_key(&c.request_id)).is_some();
                     }
+                    out.local = out.modern.is_some();
                 }
                 _ => {}
             }
@@ -236,6 +328,11 @@ impl Shared {
             let Some(id) = m.id else { continue };
             let key = id_key(&id);
             st.pending.remove(&key);
+            if st.tool_lists.remove(&key) {
+                if let Some(r) = m.result {
+                    learn_tool_headers(&mut st.tool_headers, r);
+                }
+            }
             if st.init_key.as_deref() == Some(key.as_str()) {
                 st.init_key = None;
                 if let Some(v) = m
@@ -265,6 +362,16 @@ impl Shared {
         }
         line.push(b'\n');
         tx.send(Ok(Bytes::from(line))).await.is_ok()
+    }
+
+    /// Delivers an HTTP error body that is a JSON-RPC error answering one of `keys`; false
+    /// when it is not (the caller makes up the error then).
+    pub(super) async fn deliver_error(&self, tx: &mpsc::Sender<Item>, body: &[u8], keys: &[String]) -> bool {
+        let Some(msgs) = peek::<PeekIn<'_>>(body) else { return false };
+        let ours = msgs.len() == 1
+            && msgs[0].error.is_some()
+            && msgs[0].id.as_ref().is_some_and(|id| keys.iter().any(|k| *k == id_key(id)));
+        ours && self.deliver(tx, body).await
     }
 
     pub(super) fn answered(&self, keys: &[String]) -> bool {

@@ -19,6 +19,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot, watch};
 
+/// The largest error body read for its JSON-RPC error.
+const ERROR_BODY_MAX: usize = 64 * 1024;
 /// How long a POST's event stream is still read after it answered its requests.
 const ANSWERED_LINGER: Duration = Duration::from_secs(1);
 /// The shortest reconnection delay (a server's `retry: 0` must not make a busy loop).
@@ -120,21 +122,57 @@ impl Shared {
         head: oneshot::Sender<()>,
     ) {
         let target = legacy.as_ref().unwrap_or(&self.base);
-        let carried_session = legacy.is_none() && !out.initialize && self.state().session.is_some();
-        let req = self.request(Method::POST, target, line, Req { fresh: out.initialize, ..Req::default() });
-        match self.pool.send(req).await {
-            Err(e) => {
-                drop(head);
-                self.send_failed(&tx, &out.keys, &format!("POST {}", target.url), &e).await;
-            }
-            Ok((resp, lease)) => {
-                if out.initialize && legacy.is_none() {
-                    self.adopt_session(&resp);
+        let carried_session =
+            legacy.is_none() && !out.initialize && out.modern.is_none() && self.state().session.is_some();
+        let req = self.request(
+            Method::POST,
+            target,
+            line,
+            Req { fresh: out.initialize, modern: out.modern.as_deref(), ..Req::default() },
+        );
+        // At 2026-07-28 a cancelled request's POST is dropped: closing its connection is the
+        // cancellation the server sees.
+        let modern = out.modern.is_some() && !out.keys.is_empty();
+        let keys = out.keys.clone();
+        let url = target.url.clone();
+        let this = self.clone();
+        let exchange = async move {
+            match this.pool.send(req).await {
+                Err(e) => {
+                    drop(head);
+                    this.send_failed(&tx, &out.keys, &format!("POST {url}"), &e).await;
                 }
-                drop(head);
-                let is_legacy = legacy.is_some();
-                self.on_post_response(resp, lease, out, tx, carried_session, is_legacy).await;
+                Ok((resp, lease)) => {
+                    if out.initialize && legacy.is_none() {
+                        this.adopt_session(&resp);
+                    }
+                    drop(head);
+                    let is_legacy = legacy.is_some();
+                    this.on_post_response(resp, lease, out, tx, carried_session, is_legacy).await;
+                }
             }
+        };
+        if modern {
+            tokio::select! {
+                _ = exchange => {}
+                _ = self.until_cancelled(&keys) => {}
+            }
+        } else {
+            exchange.await
+        }
+    }
+
+    /// Resolves once none of `keys` is pending any more (the client cancelled them, or they
+    /// were answered).
+    async fn until_cancelled(&self, keys: &[String]) {
+        loop {
+            let notified = self.cancelled.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if self.answered(keys) {
+                return;
+            }
+            notified.await;
         }
     }
 
@@ -186,7 +224,23 @@ impl Shared {
             let m = format!("the MCP session expired (HTTP 404 Not Found from {url}); a new session must be started");
             self.fail(&tx, m).await;
         } else {
-            let detail = snippet(resp.into_body()).await;
+            // A 2026-07-28 server explains a refusal (400, 404) with the JSON-RPC error in the
+            // body: that error is the answer (the client tells the eras apart by it).
+            let json = media_type(&resp) == "application/json";
+            let mut body = resp.into_body();
+            let detail = if json && !legacy {
+                match read_limited(&mut body, ERROR_BODY_MAX).await {
+                    Ok(bytes) => {
+                        if self.deliver_error(&tx, &bytes, &out.keys).await {
+                            return;
+                        }
+                        String::from_utf8_lossy(&bytes[..bytes.len().min(512)]).trim().to_string()
+                    }
+                    Err(_) => String::new(),
+                }
+            } else {
+                snippet(body).await
+            };
             let m = if detail.is_empty() {
                 format!("{} from POST {url}", status_text(status))
             } else {
@@ -271,7 +325,7 @@ impl Shared {
                 Method::GET,
                 &self.base,
                 Bytes::new(),
-                Req { fresh: false, last_event_id: last_id.as_deref() },
+                Req { fresh: false, last_event_id: last_id.as_deref(), modern: None },
             );
             let (resp, lease) = match self.pool.send(req).await {
                 Ok(r) => r,
