@@ -94,7 +94,9 @@ const asyncDispose = /** @type {any} */ (Symbol.asyncDispose ?? Symbol.for('Symb
 class Client extends ClientDriver {
   /**
    * A client over `transport`, not yet connected: prefer `Client.connect` / `Client.stdio`.
-   * Options: `name`, `version` of this client; `protocolVersion` to ask for; `timeout` (ms) for
+   * Options: `name`, `version` of this client; `mode` (`"auto"`, the default: 2026-07-28 when
+   * the server speaks it, else `initialize`; `"modern"`; `"legacy"`); `protocolVersion`, the
+   * legacy revision `initialize` asks for; `timeout` (ms) for
    * every request (default 60000; null or Infinity: none); `onSampling(params, {signal})`,
    * `onElicitation(params, {signal})` (form mode; `elicitationUrl: true` also declares URL
    * mode), `roots` (an array, or a function returning one) answer the server's requests;
@@ -138,6 +140,10 @@ class Client extends ClientDriver {
       Object.keys(caps).length ? JSON.stringify(caps) : undefined,
       options.protocolVersion ?? undefined,
       sessionTimeout,
+      options.mode ?? undefined,
+      // A 2026-07-28 server logs only for requests naming a level; a legacy one logs unasked:
+      // a client with an onLog handler asks for every level.
+      options.onLog ? 'debug' : undefined,
     );
     super(transport, session, options);
   }
@@ -462,6 +468,11 @@ class Client extends ClientDriver {
   /** The server's instructions, if it gave any. */
   get instructions() {
     return this._server?.instructions;
+  }
+
+  /** Whether the session speaks 2026-07-28 (stateless, per-request metadata). */
+  get modern() {
+    return this._session.modern;
   }
 
   /** The negotiated protocol revision; undefined before the handshake. */

@@ -20,8 +20,10 @@ pub struct ClientSession {
 
 #[napi]
 impl ClientSession {
-    /// `capabilities` as JSON text; `timeout`: the default request timeout in ms (null: none).
+    /// `capabilities` as JSON text; `timeout`: the default request timeout in ms (null: none);
+    /// `mode`: `auto` (default), `modern` or `legacy`.
     #[napi(constructor)]
+    #[allow(clippy::too_many_arguments)] // the JS constructor's positional arguments, in order
     pub fn new(
         env: Env,
         name: String,
@@ -29,14 +31,23 @@ impl ClientSession {
         capabilities: Option<String>,
         protocol_version: Option<String>,
         timeout: Option<f64>,
+        mode: Option<String>,
+        log_level: Option<String>,
     ) -> napi::Result<Self> {
         let capabilities = capabilities.map(|c| parse_json(&env, &c, "client capabilities")).transpose()?;
-        let settings = ClientSettings { name, version, capabilities, protocol_version, timeout };
+        let settings = ClientSettings { name, version, capabilities, protocol_version, timeout, mode, log_level };
         let cfg = settings.into_config(UNIT).map_err(|e| option_err(&env, e))?;
         Ok(ClientSession { inner: engine::ClientSession::new(Arc::new(cfg)) })
     }
 
-    /// Sends `initialize`; returns its request id.
+    /// Whether the session speaks 2026-07-28 (the server answered `server/discover`).
+    #[napi(getter)]
+    pub fn modern(&self) -> bool {
+        self.inner.is_modern()
+    }
+
+    /// Opens the session (`server/discover` first unless the mode is legacy); returns the
+    /// id its failure is reported under.
     #[napi]
     pub fn initialize(&mut self) -> i64 {
         self.inner.initialize(Instant::now()).0

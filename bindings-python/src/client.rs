@@ -19,10 +19,12 @@ pub struct ClientSession {
 
 #[pymethods]
 impl ClientSession {
-    /// `name`/`version` of this client, its `capabilities` (dict), the `protocol_version` to
-    /// ask for and the default `timeout` in seconds (None: no timeout).
+    /// `name`/`version` of this client, its `capabilities` (dict), the legacy
+    /// `protocol_version` to ask for, the default `timeout` in seconds (None: no timeout) and
+    /// the `mode` (`auto`, the default; `modern`; `legacy`).
     #[new]
-    #[pyo3(signature = (name, version, capabilities=None, protocol_version=None, timeout=None))]
+    #[pyo3(signature = (name, version, capabilities=None, protocol_version=None, timeout=None, mode=None, log_level=None))]
+    #[allow(clippy::too_many_arguments)] // the Python constructor's keyword arguments
     fn new(
         py: Python<'_>,
         name: String,
@@ -30,14 +32,30 @@ impl ClientSession {
         capabilities: Option<&Bound<'_, PyAny>>,
         protocol_version: Option<String>,
         timeout: Option<f64>,
+        mode: Option<String>,
+        log_level: Option<String>,
     ) -> PyResult<Self> {
-        let settings =
-            ClientSettings { name, version, capabilities: from_py_opt(capabilities)?, protocol_version, timeout };
+        let settings = ClientSettings {
+            name,
+            version,
+            capabilities: from_py_opt(capabilities)?,
+            protocol_version,
+            timeout,
+            mode,
+            log_level,
+        };
         let cfg = settings.into_config(UNIT).map_err(|e| option_err(py, e))?;
         Ok(ClientSession { inner: engine::ClientSession::new(Arc::new(cfg)), out: Vec::new() })
     }
 
-    /// Sends `initialize`; returns its request id.
+    /// Whether the session speaks 2026-07-28 (the server answered `server/discover`).
+    #[getter]
+    fn modern(&self) -> bool {
+        self.inner.is_modern()
+    }
+
+    /// Opens the session (`server/discover` first unless the mode is legacy); returns the
+    /// id its failure is reported under.
     fn initialize(&mut self) -> i64 {
         self.inner.initialize(Instant::now()).0
     }

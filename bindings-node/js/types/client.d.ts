@@ -55,7 +55,14 @@ export interface ClientOptions {
   name?: string;
   /** This client's version. */
   version?: string;
-  /** The protocol revision to ask for (default: the newest). */
+  /**
+   * `"auto"` (default): probe with `server/discover` and speak 2026-07-28 when the server
+   * does, else fall back to the `initialize` handshake; `"modern"`: 2026-07-28 only;
+   * `"legacy"`: `initialize` only. Nothing else changes for callers: an `input_required`
+   * answer is served by the same onSampling / onElicitation / roots handlers.
+   */
+  mode?: 'auto' | 'modern' | 'legacy';
+  /** The legacy revision `initialize` asks for (default: the newest legacy one). */
   protocolVersion?: ProtocolVersion;
   /** Milliseconds every request may take (default 60000; null or Infinity: no limit). */
   timeout?: number | null;
@@ -195,6 +202,8 @@ export declare class Client {
   readonly instructions: string | undefined;
   /** The negotiated protocol revision; undefined before the handshake. */
   readonly protocolVersion: ProtocolVersion | undefined;
+  /** Whether the session speaks 2026-07-28 (stateless, per-request metadata). */
+  readonly modern: boolean;
   /** `"uninitialized"`, `"initializing"`, `"operating"` or `"closed"`. */
   readonly state: 'uninitialized' | 'initializing' | 'operating' | 'closed';
   /** Whether the session ended. */

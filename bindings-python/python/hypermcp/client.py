@@ -164,14 +164,25 @@ class Client(ClientDriver):
     one, such as an in-memory ``Server``). ``async with`` performs the handshake on enter and
     closes on exit; :meth:`connect` / :meth:`close` do the same by hand.
 
-    Options (keyword-only): ``name`` / ``version`` of this client; ``protocol_version`` to ask
-    for; ``timeout`` in seconds for every request (default 60; ``None``: no limit; each method
-    also takes its own); handlers for server requests: ``sampling_handler(params)``,
+    Options (keyword-only): ``name`` / ``version`` of this client; ``mode``: ``"auto"`` (the
+    default: probe with ``server/discover`` and speak 2026-07-28 when the server does, else
+    fall back to the ``initialize`` handshake), ``"modern"`` (2026-07-28 only) or ``"legacy"``
+    (``initialize`` only); ``protocol_version``, the legacy revision ``initialize`` asks
+    for (naming one, without a ``mode``, means ``"legacy"``); ``timeout`` in seconds for
+    every request (default 60; ``None``: no limit; each method also takes its own);
+    handlers for server requests: ``sampling_handler(params)``,
     ``elicitation_handler(params)`` (form mode; ``elicitation_url=True`` also declares URL
     mode), ``roots`` (a list or a callable returning it); ``logging_handler(params)`` for log
     messages, ``message_handler(method, params)`` for every other notification,
     ``progress_handler(progress, total, message)`` for calls that do not pass their own.
     Capabilities are declared after the handlers given. Handlers may be sync or async.
+
+    At 2026-07-28 nothing changes for callers: the server's ``input_required`` answers are
+    served by the same sampling, elicitation and roots handlers (then the request is sent
+    again, up to 16 rounds); subscriptions and list changes arrive as before (the client
+    keeps a ``subscriptions/listen`` stream); results the server marks with ``ttlMs`` are
+    reused until they expire or a change notification arrives; a logging handler asks for
+    every level. See :attr:`modern`.
     """
 
     def __init__(
@@ -181,6 +192,7 @@ class Client(ClientDriver):
         name: str = "hypermcp-client",
         version: str | None = None,
         protocol_version: str | None = None,
+        mode: str | None = None,
         timeout: float | None = 60.0,
         sampling_handler: SamplingHandler | None = None,
         elicitation_handler: ElicitationHandler | None = None,
@@ -209,7 +221,15 @@ class Client(ClientDriver):
         if roots is not None:
             caps["roots"] = {"listChanged": True}
         session = _core.ClientSession(
-            name, _core.__version__ if version is None else version, caps or None, protocol_version, timeout
+            name,
+            _core.__version__ if version is None else version,
+            caps or None,
+            protocol_version,
+            timeout,
+            mode,
+            # A 2026-07-28 server logs only for requests naming a level; a legacy one logs
+            # unasked: a client with a logging handler asks for every level.
+            "debug" if logging_handler is not None else None,
         )
         super().__init__(
             conn,
@@ -233,6 +253,7 @@ class Client(ClientDriver):
         name: str = "hypermcp-client",
         version: str | None = None,
         protocol_version: str | None = None,
+        mode: str | None = None,
         timeout: float | None = 60.0,
         sampling_handler: SamplingHandler | None = None,
         elicitation_handler: ElicitationHandler | None = None,
@@ -257,6 +278,7 @@ class Client(ClientDriver):
             name=name,
             version=version,
             protocol_version=protocol_version,
+            mode=mode,
             timeout=timeout,
             sampling_handler=sampling_handler,
             elicitation_handler=elicitation_handler,
@@ -279,6 +301,7 @@ class Client(ClientDriver):
         name: str = "hypermcp-client",
         version: str | None = None,
         protocol_version: str | None = None,
+        mode: str | None = None,
         timeout: float | None = 60.0,
         sampling_handler: SamplingHandler | None = None,
         elicitation_handler: ElicitationHandler | None = None,
@@ -310,6 +333,7 @@ class Client(ClientDriver):
             name=name,
             version=version,
             protocol_version=protocol_version,
+            mode=mode,
             timeout=timeout,
             sampling_handler=sampling_handler,
             elicitation_handler=elicitation_handler,
@@ -544,6 +568,13 @@ class Client(ClientDriver):
     def instructions(self) -> str | None:
         """The server's instructions, if it gave any."""
         return self._server.get("instructions")
+
+    @property
+    def modern(self) -> bool:
+        """Whether this session speaks 2026-07-28 (stateless, per-request metadata). Nothing
+        changes for callers: an ``input_required`` answer is served by the same sampling,
+        elicitation and roots handlers, subscriptions and list changes arrive as before."""
+        return self._session.modern
 
     @property
     def protocol_version(self) -> str | None:

@@ -6,7 +6,7 @@
 //! "not given" (the default applies); an unknown name or a value of the wrong kind is an
 //! [`OptionError`] that says which option and what it takes.
 
-use crate::engine::{CachePolicy, ClientConfig, ServerConfig, StateKeys};
+use crate::engine::{CachePolicy, ClientConfig, ClientMode, ServerConfig, StateKeys};
 use crate::protocol::{ClientCapabilities, Icon, Implementation, ProtocolVersion};
 use crate::transport::http::{HttpClientOptions, HttpOptions};
 pub use crate::util::units::TimeUnit;
@@ -189,6 +189,11 @@ pub struct ClientSettings {
     pub protocol_version: Option<String>,
     /// Default timeout of the client's requests, in the binding's unit; `None`: no timeout.
     pub timeout: Option<f64>,
+    /// `auto` (the default), `modern` or `legacy`: see [`ClientMode`].
+    pub mode: Option<String>,
+    /// The log level 2026-07-28 requests carry until `logging/setLevel` (`None`: none, so a
+    /// modern server sends no log messages).
+    pub log_level: Option<String>,
 }
 
 impl ClientSettings {
@@ -199,12 +204,28 @@ impl ClientSettings {
             cfg.capabilities = serde_json::from_value::<ClientCapabilities>(caps)
                 .map_err(|e| OptionError(format!("invalid client capabilities: {e}")))?;
         }
+        let protocol_pinned = self.protocol_version.is_some();
         if let Some(v) = self.protocol_version {
             let v: ProtocolVersion = v.parse().map_err(|e| OptionError(format!("{e}")))?;
             if !ProtocolVersion::LEGACY.contains(&v) {
-                return Err(OptionError(format!("protocol {v} is not served yet")));
+                return Err(OptionError(format!(
+                    "protocol_version names the legacy revision asked for with initialize; {v} is not one \
+                     (2026-07-28 needs no handshake: use mode \"modern\" or \"auto\")"
+                )));
             }
             cfg.protocol_version = v;
+        }
+        match self.mode {
+            Some(m) => cfg.mode = m.parse::<ClientMode>().map_err(OptionError)?,
+            // Naming a legacy revision asks for that revision: the initialize handshake.
+            None if protocol_pinned => cfg.mode = ClientMode::Legacy,
+            None => {}
+        }
+        if let Some(l) = self.log_level {
+            cfg.log_level = Some(
+                serde_json::from_value(Value::String(l.clone()))
+                    .map_err(|_| OptionError(format!("unknown log level {l:?}")))?,
+            );
         }
         cfg.request_timeout = match self.timeout {
             None => None,
@@ -268,10 +289,18 @@ mod tests {
             capabilities: None,
             protocol_version: Some(v.into()),
             timeout: Some(2.0),
+            mode: None,
+            log_level: None,
         };
         let cfg = settings("2025-03-26").into_config(TimeUnit::Seconds).expect("legacy revision");
         assert_eq!(cfg.request_timeout, Some(Duration::from_secs(2)));
         assert!(settings("2026-07-28").into_config(TimeUnit::Seconds).is_err());
         assert!(settings("1999-01-01").into_config(TimeUnit::Seconds).is_err());
+        let mode =
+            |m: &str| ClientSettings { mode: Some(m.into()), ..settings("2025-11-25") }.into_config(TimeUnit::Seconds);
+        assert_eq!(mode("modern").expect("modern").mode, ClientMode::Modern);
+        assert_eq!(settings("2025-06-18").into_config(TimeUnit::Seconds).expect("pinned").mode, ClientMode::Legacy);
+        assert_eq!(mode("legacy").expect("legacy").mode, ClientMode::Legacy);
+        assert!(mode("stateless").unwrap_err().0.contains("unknown client mode"));
     }
 }
