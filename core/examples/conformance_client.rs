@@ -3,12 +3,16 @@
 //! named by `MCP_CONFORMANCE_SCENARIO`.
 //!
 //! Run: `conformance client --command "target/debug/examples/conformance_client" --scenario
-//! initialize` (the harness appends the server URL). Scenarios: `initialize`, `tools_call`,
+//! initialize` (the harness appends the server URL). The era comes from
+//! `MCP_CONFORMANCE_PROTOCOL_VERSION` (2026-07-28: the modern, stateless client; another
+//! revision: the `initialize` handshake; unset: auto). Scenarios: `initialize`, `tools_call`,
 //! `elicitation-sep1034-client-defaults`, `sse-retry`; any other one lists the tools and
-//! calls each with empty arguments. Exits 0 on success, 1 with a message otherwise.
+//! calls each (with the arguments `MCP_CONFORMANCE_CONTEXT` gives, else sample values of the
+//! required ones), then, on a modern server, reads every resource and gets every prompt.
+//! Exits 0 on success, 1 with a message otherwise.
 
 use hypermcp::http::client::HttpClientOptions;
-use hypermcp::{Client, ClientOptions, ElicitAction, ElicitParams, ElicitResult};
+use hypermcp::{Client, ClientMode, ClientOptions, ElicitAction, ElicitParams, ElicitResult};
 use serde_json::{json, Map, Value};
 use std::time::Duration;
 
@@ -49,8 +53,13 @@ async fn accept_defaults(params: ElicitParams) -> hypermcp::Result<ElicitResult>
 }
 
 async fn run(scenario: &str, url: &str) -> hypermcp::Result<()> {
-    let mut options = ClientOptions::new("hypermcp-conformance-client", env!("CARGO_PKG_VERSION"));
-    if scenario.starts_with("elicitation") {
+    let mode = match std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").as_deref() {
+        Ok("2026-07-28") => ClientMode::Modern,
+        Ok(_) => ClientMode::Legacy,
+        Err(_) => ClientMode::Auto,
+    };
+    let mut options = ClientOptions::new("hypermcp-conformance-client", env!("CARGO_PKG_VERSION")).mode(mode);
+    if scenario.starts_with("elicitation") || mode != ClientMode::Legacy {
         options = options.on_elicitation(false, accept_defaults);
     }
     let client = Client::http(url, HttpClientOptions::default(), options).await?;
@@ -75,6 +84,7 @@ async fn play(scenario: &str, client: &Client) -> hypermcp::Result<()> {
             }
             println!("add_numbers: {}", r.content.first().and_then(|c| c.as_text()).unwrap_or_default());
         }
+        _ if client.is_modern() => play_modern(client).await?,
         _ => {
             // sse-retry, elicitation-sep1034-client-defaults and others: call every tool.
             for tool in client.list_tools().await? {
@@ -85,6 +95,64 @@ async fn play(scenario: &str, client: &Client) -> hypermcp::Result<()> {
                     return Err(format!("{} failed: {text}", tool.name).into());
                 }
             }
+        }
+    }
+    Ok(())
+}
+
+/// The tool calls `MCP_CONFORMANCE_CONTEXT` asks for, if any (`{"toolCalls": [{name, arguments}]}`).
+fn context_calls() -> Option<Vec<(String, Value)>> {
+    let ctx: Value = serde_json::from_str(&std::env::var("MCP_CONFORMANCE_CONTEXT").ok()?).ok()?;
+    let calls = ctx.get("toolCalls")?.as_array()?;
+    Some(
+        calls
+            .iter()
+            .filter_map(|c| {
+                Some((c.get("name")?.as_str()?.to_string(), c.get("arguments").cloned().unwrap_or(json!({}))))
+            })
+            .collect(),
+    )
+}
+
+/// Sample arguments for a tool's required parameters.
+fn sample_arguments(schema: &Value) -> Value {
+    let mut args = Map::new();
+    let props = schema.get("properties").and_then(Value::as_object);
+    for name in schema.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str) {
+        let ty = props.and_then(|p| p.get(name)).and_then(|p| p.get("type")).and_then(Value::as_str);
+        let v = match ty {
+            Some("integer" | "number") => json!(1),
+            Some("boolean") => json!(true),
+            Some("object") => json!({}),
+            Some("array") => json!([]),
+            _ => json!("us-west1"),
+        };
+        args.insert(name.to_string(), v);
+    }
+    Value::Object(args)
+}
+
+/// A 2026-07-28 scenario: every tool the client keeps (tools with invalid `x-mcp-header`
+/// annotations are dropped by the client itself), then every resource and prompt.
+async fn play_modern(client: &Client) -> hypermcp::Result<()> {
+    let caps = client.server().capabilities.clone();
+    if caps.tools.is_some() {
+        let tools = client.list_tools().await?;
+        let calls = context_calls()
+            .unwrap_or_else(|| tools.iter().map(|t| (t.name.clone(), sample_arguments(&t.input_schema))).collect());
+        for (name, args) in calls {
+            let r = client.call_tool(&name, args).await?;
+            println!("{name}: {}", r.content.first().and_then(|c| c.as_text()).unwrap_or_default());
+        }
+    }
+    if caps.resources.is_some() {
+        for r in client.list_resources().await? {
+            client.read_resource(&r.uri).await?;
+        }
+    }
+    if caps.prompts.is_some() {
+        for p in client.list_prompts().await? {
+            client.get_prompt(&p.name, Default::default()).await?;
         }
     }
     Ok(())

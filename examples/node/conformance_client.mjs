@@ -8,6 +8,12 @@
 //   its schema gives;
 // - sse-retry (and anything else): call each tool; the transport resumes broken SSE streams
 //   with Last-Event-ID after the server's `retry` delay.
+// The era comes from MCP_CONFORMANCE_PROTOCOL_VERSION: 2026-07-28 runs the stateless client
+// (mode "modern": per-request _meta and Mcp-* headers, input_required answered through
+// onElicitation, tools with invalid x-mcp-header annotations dropped), which calls each tool
+// (with the arguments MCP_CONFORMANCE_CONTEXT gives, else sample values of the required
+// ones), reads every resource and gets every prompt; another revision runs the initialize
+// handshake; unset, the client probes (mode "auto").
 // Exits 0 on success, 1 with a message otherwise.
 import { Client } from '../../bindings-node/js/index.mjs';
 
@@ -21,12 +27,48 @@ function acceptDefaults(params) {
   return { action: 'accept', content };
 }
 
+/** Sample values for a tool's required parameters. */
+function sampleArguments(schema) {
+  const samples = { integer: 1, number: 1, boolean: true, object: {}, array: [] };
+  const args = {};
+  for (const name of schema?.required ?? []) {
+    args[name] = samples[schema.properties?.[name]?.type] ?? 'us-west1';
+  }
+  return args;
+}
+
+async function playModern(client) {
+  const caps = client.serverCapabilities;
+  if (caps.tools) {
+    const { tools } = await client.listTools();
+    const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || '{}');
+    const calls = context.toolCalls ?? tools.map((t) => ({ name: t.name, arguments: sampleArguments(t.inputSchema) }));
+    for (const call of calls) {
+      const r = await client.callTool(call.name, call.arguments ?? {});
+      console.log(`${call.name}: ${r.content?.[0]?.text ?? ''}`);
+    }
+  }
+  if (caps.resources) {
+    for (const r of (await client.listResources()).resources) await client.readResource(r.uri);
+  }
+  if (caps.prompts) {
+    for (const p of (await client.listPrompts()).prompts) await client.getPrompt(p.name);
+  }
+}
+
 async function play(scenario, url) {
+  const version = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION;
+  const mode = version === undefined ? 'auto' : version === '2026-07-28' ? 'modern' : 'legacy';
   const client = await Client.http(url, {
     name: 'hypermcp-conformance-client',
-    onElicitation: scenario.startsWith('elicitation') ? acceptDefaults : undefined,
+    mode,
+    onElicitation: scenario.startsWith('elicitation') || mode !== 'legacy' ? acceptDefaults : undefined,
   });
   try {
+    if (client.modern && scenario !== 'initialize' && scenario !== 'tools_call') {
+      await playModern(client);
+      return;
+    }
     const tools = client.serverCapabilities.tools ? (await client.listTools()).tools : [];
     if (scenario === 'initialize') return;
     if (scenario === 'tools_call') {

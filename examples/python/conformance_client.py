@@ -10,12 +10,20 @@ scenario and runs this with the scenario name in ``MCP_CONFORMANCE_SCENARIO``:
 - ``sse-retry`` (and anything else): call each tool; the transport resumes broken SSE streams
   with ``Last-Event-ID`` after the server's ``retry`` delay.
 
+The era comes from ``MCP_CONFORMANCE_PROTOCOL_VERSION``: ``2026-07-28`` runs the stateless
+client (``mode="modern"``: per-request ``_meta`` and ``Mcp-*`` headers, ``input_required``
+answered through the elicitation handler, tools with invalid ``x-mcp-header`` annotations
+dropped), which calls each tool (with the arguments ``MCP_CONFORMANCE_CONTEXT`` gives, else
+sample values of the required ones), reads every resource and gets every prompt; another
+revision runs the ``initialize`` handshake; unset, the client probes (``mode="auto"``).
+
 Exits 0 on success, 1 with a message otherwise.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 from typing import Any
@@ -30,9 +38,42 @@ def accept_defaults(params: dict[str, Any]) -> dict[str, Any]:
     return {"action": "accept", "content": content}
 
 
+def sample_arguments(schema: Any) -> dict[str, Any]:
+    """Sample values for a tool's required parameters."""
+    samples: dict[str, Any] = {"integer": 1, "number": 1, "boolean": True, "object": {}, "array": []}
+    props = schema.get("properties") or {}
+    out: dict[str, Any] = {}
+    for name in schema.get("required") or []:
+        kind = str((props.get(name) or {}).get("type"))
+        out[name] = samples.get(kind, "us-west1")
+    return out
+
+
+async def play_modern(client: Client) -> None:
+    caps = client.server_capabilities
+    if "tools" in caps:
+        tools = await client.list_tools()
+        calls = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}").get("toolCalls")
+        if calls is None:
+            calls = [{"name": t.name, "arguments": sample_arguments(t["inputSchema"])} for t in tools]
+        for call in calls:
+            result = await client.call_tool(call["name"], call.get("arguments") or {})
+            print(f"{call['name']}: {result.text}")
+    if "resources" in caps:
+        for resource in await client.list_resources():
+            await client.read_resource(resource.uri)
+    if "prompts" in caps:
+        for prompt in await client.list_prompts():
+            await client.get_prompt(prompt.name)
+
+
 async def play(scenario: str, url: str) -> None:
-    handler = accept_defaults if scenario.startswith("elicitation") else None
-    async with Client.http(url, name="hypermcp-conformance-client", elicitation_handler=handler) as client:
+    version = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION")
+    mode = "auto" if version is None else "modern" if version == "2026-07-28" else "legacy"
+    handler = accept_defaults if scenario.startswith("elicitation") or mode != "legacy" else None
+    async with Client.http(url, name="hypermcp-conformance-client", mode=mode, elicitation_handler=handler) as client:
+        if client.modern and scenario not in ("initialize", "tools_call"):
+            return await play_modern(client)
         tools = await client.list_tools() if "tools" in client.server_capabilities else []
         if scenario == "initialize":
             return

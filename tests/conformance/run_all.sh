@@ -16,7 +16,9 @@
 # of 0.1.16 against http://127.0.0.1:N/mcp (run_server.sh), then starts it once more and runs
 # the tier legs of 0.2.0-alpha.12 (`--requirements 2025-11-25` and `2026-07-28`, 67 scored
 # scenarios) against that one process (run_tier.sh); a client target runs the client scenarios
-# initialize, tools_call, elicitation-sep1034-client-defaults and sse-retry (run_client.sh).
+# initialize, tools_call, elicitation-sep1034-client-defaults and sse-retry (run_client.sh),
+# then the client tier legs of 0.2.0-alpha.12 (run_client_tier.sh: the scored non-auth
+# scenarios of 2025-11-25 and 2026-07-28, the era from MCP_CONFORMANCE_PROTOCOL_VERSION).
 # A target whose program is missing fails. Prints `PASS target` or `FAIL target` with the
 # failing checks, then `conformance: N passed, M failed`; exit 1 if M > 0.
 #
@@ -100,6 +102,13 @@ for t in "${targets[@]}"; do
       timeout --kill-after=10 "${CLIENT_TARGET_TIMEOUT:-300}" env RESULTS="$dir" \
         bash "$HERE/run_client.sh" "$cmd" >"$log" 2>&1 || rc=$?
       summary="$(grep -E '^client conformance: ' "$log" | tail -n 1 | sed 's/ (.*//')"
+      if [ "$t" != reference ]; then
+        # The tier legs (0.2.0-alpha.12): both eras' scored non-auth scenarios.
+        timeout --kill-after=10 "${CLIENT_TARGET_TIMEOUT:-300}" env RESULTS="$dir/tier" \
+          bash "$HERE/run_client_tier.sh" "$cmd" >>"$log" 2>&1 || rc=1
+        tier="$(grep -E '^client tier: ' "$log" | tail -n 1 | sed 's/^client tier: //; s/ scored.*//')"
+        summary="0.1.16 ${summary:-?}; tier ${tier:-?}"
+      fi
       ;;
   esac
   took=$(( $(date +%s) - start ))
@@ -109,7 +118,7 @@ for t in "${targets[@]}"; do
   else
     echo "FAIL $t (${summary:-exit $rc}; ${took}s; log: $log)"
     # The failing scenarios and checks (not the passing ones).
-    grep -vE '^(  \[[0-9-]+\] )?  (ok |unscored ok )|^(  \[[0-9-]+\] )?(checks|scored|unscored): |^client conformance: |^run_(server|client|tier): (conformance|/|results)' "$log" \
+    grep -vE '^(  \[[0-9-]+\] )?  (ok |unscored ok )|^(  \[[0-9-]+\] )?(checks|scored|unscored): |^client conformance: |^run_(server|client|tier|client_tier): (conformance|/|results|/)|^(client )?tier: ' "$log" \
       | sed 's/^/    /' | head -n 80
     failed=$((failed + 1))
   fi

@@ -2,7 +2,7 @@
 """Summarize the checks.json files the conformance CLI writes with ``-o DIR``.
 
     summarize.py [--strict-warnings] [--require-checks] [--cli-status N] [--stderr-tail N]
-                 [--unscored] [--expect-scored N] DIR
+                 [--unscored] [--expect-scored N] [--defer PREFIX] DIR
 
 The CLI writes one folder per scenario (``server-<scenario>-<timestamp>/`` in server mode,
 ``<scenario>-<timestamp>/`` in client mode), each with ``checks.json``: a list of
@@ -21,6 +21,9 @@ With --unscored (the 0.2.0 ``--requirements`` legs), the scenarios DIR/cli.log l
 ``Not scored for <rev>:`` (extension and pending scenarios) are reported on their own lines
 (``unscored ok`` / ``unscored FAIL``) and never fail the run; --expect-scored N also fails the
 run unless exactly N scored scenarios ran and passed (a leg that ran fewer is not a pass).
+--defer PREFIX reports the scored scenarios whose names start with PREFIX (``auth/``: the
+authorization scenarios, the next piece of work) on their own ``deferred`` lines, outside the
+verdict and the expected count.
 
 Exit status: 1 when a scenario failed or no checks.json was found, else 0. Standard library
 only.
@@ -88,6 +91,7 @@ def main(argv: list[str]) -> int:
     tail = 0
     unscored_mode = False
     expect = -1
+    defer: list[str] = []
     args: list[str] = []
     i = 0
     while i < len(argv):
@@ -97,6 +101,9 @@ def main(argv: list[str]) -> int:
             require = True
         elif argv[i] == "--cli-status" and i + 1 < len(argv):
             cli_status = int(argv[i + 1])
+            i += 1
+        elif argv[i] == "--defer" and i + 1 < len(argv):
+            defer.append(argv[i + 1])
             i += 1
         elif argv[i] == "--unscored":
             unscored_mode = True
@@ -128,8 +135,19 @@ def main(argv: list[str]) -> int:
     skip = unscored_names(root) if unscored_mode else set()
     scored = scored_ok = 0
     unscored_run = unscored_bad = 0
+    deferred_run = deferred_ok = 0
     for f in files:
         name = scenario_name(f.parent, root)
+        if any(name.startswith(p) for p in defer) and name not in skip:
+            try:
+                checks = json.loads(f.read_text())
+            except (OSError, ValueError):
+                checks = []
+            bad = sum(1 for c in checks if c.get("status") == "FAILURE")
+            deferred_run += 1
+            deferred_ok += 0 if bad else 1
+            print(f"  deferred {'FAIL' if bad else 'ok'} {name}: {bad} failed checks (not in this verdict)")
+            continue
         if name in skip:
             try:
                 checks = json.loads(f.read_text())
@@ -193,6 +211,8 @@ def main(argv: list[str]) -> int:
         f"checks: {total['SUCCESS']} passed, {total['FAILURE']} failed, {total['WARNING']} warnings "
         f"({scored} scenarios)"
     )
+    if defer:
+        print(f"deferred: {deferred_ok}/{deferred_run} scenarios passed ({', '.join(defer)}; reported, not judged)")
     if unscored_mode:
         print(f"scored: {scored_ok}/{scored} scenarios passed")
         print(f"unscored: {unscored_run} scenarios run, {unscored_bad} failing (reported, not scored)")

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The client tier legs of the official conformance suite 0.2.0-alpha.12 against a client:
+#
+#   run_client_tier.sh "CLIENT CMD"
+#
+# Runs `client --command CMD --requirements 2025-11-25` and `--requirements 2026-07-28`
+# (every scenario of a leg at once; the CLI appends each mock server's URL to CMD and sets
+# MCP_CONFORMANCE_SCENARIO and MCP_CONFORMANCE_PROTOCOL_VERSION). The non-authorization
+# scored scenarios (4 and 7) must all pass; the authorization ones (auth/*, the next issue)
+# and the unscored ones are run and reported, never failing the run. Prints each leg's
+# summary, then `client tier: N/11 scored non-auth scenarios passed`.
+#
+# Env: PEERS (.peers), NODE22, CONFORMANCE_ALPHA_JS, SUITE_TIMEOUT (s per leg, 600),
+#      CLIENT_TIMEOUT_MS (the CLI's per-scenario client timeout, 30000), RESULTS (default
+#      tests/.results/conformance/client-tier-<time>), VERBOSE=1.
+set -uo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=lib.sh
+. "$HERE/lib.sh"
+
+CMD="${1:?usage: run_client_tier.sh \"CLIENT CMD\"}"
+CONFORMANCE_JS="${CONFORMANCE_ALPHA_JS:-$PEERS/conformance-alpha/node_modules/@modelcontextprotocol/conformance/dist/index.js}"
+conf_require
+
+out="${RESULTS:-$REPO/tests/.results/conformance/client-tier-$(date +%Y%m%d-%H%M%S)-$$}"
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
+trap conf_cleanup EXIT
+trap 'exit 130' INT TERM
+
+echo "run_client_tier: $CMD"
+ok=0 total=0 rc=0
+for leg in "2025-11-25:4" "2026-07-28:7"; do
+  rev="${leg%%:*}" want="${leg#*:}"
+  dir="$out/$rev"
+  mkdir -p "$dir"
+  cli_rc=0
+  run_conformance "$dir" -- client --command "$CMD" --requirements "$rev" \
+    --timeout "${CLIENT_TIMEOUT_MS:-30000}" -o "$dir" || cli_rc=$?
+  [ "${VERBOSE:-0}" = 1 ] && cat "$dir/cli.log"
+  sum="$(python3 "$SUMMARIZE" --unscored --defer auth/ --expect-scored "$want" --stderr-tail 15 "$dir")" || rc=1
+  echo "$sum" | grep -v '^  deferred ' | sed "s/^/  [$rev] /"
+  got="$(echo "$sum" | sed -n 's/^scored: \([0-9]*\)\/.*/\1/p')"
+  ok=$((ok + ${got:-0})) total=$((total + want))
+  if ! grep -q '^Total: ' "$dir/cli.log"; then
+    echo "run_client_tier: the $rev leg ended without a summary (exit $cli_rc); last lines of $dir/cli.log:" >&2
+    tail -n 20 "$dir/cli.log" >&2
+    rc=1
+  fi
+done
+echo "client tier: $ok/$total scored non-auth scenarios passed"
+echo "run_client_tier: results in $out"
+[ "$rc" -eq 0 ] && [ "$ok" -eq "$total" ]
