@@ -19,7 +19,7 @@ use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
 use hypermcp::http::client::{HttpClientOptions, HttpTransport, HTTP_TRANSPORT_ERROR};
 use hypermcp::{
-    CallOptions, Client, ClientOptions, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult, Role,
+    CallOptions, Client, ClientMode, ClientOptions, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult, Role,
 };
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
@@ -29,6 +29,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::net::TcpListener;
+
+/// This file checks the legacy HTTP transports (sessions, the GET stream, resumption, the
+/// HTTP+SSE fallback): its clients open with `initialize` (the 2026-07-28 client over HTTP is
+/// covered by modern_http.rs and the conformance client legs).
+fn legacy() -> ClientOptions {
+    ClientOptions::default().mode(ClientMode::Legacy)
+}
 
 const EVERYTHING: &str = "npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js";
 const PY_SERVER: &str = "tests/peers/py_http_server.py";
@@ -288,7 +295,7 @@ fn text(r: &hypermcp::CallToolResult) -> String {
 }
 
 fn sampling_options() -> ClientOptions {
-    ClientOptions::new("hypermcp-http-test", "0.0.1").on_sampling(|p| async move {
+    ClientOptions::new("hypermcp-http-test", "0.0.1").mode(ClientMode::Legacy).on_sampling(|p| async move {
         let asked = p.messages.first().map(|m| serde_json::to_string(&m.content).unwrap_or_default());
         Ok(CreateMessageResult {
             role: Role::Assistant,
@@ -301,7 +308,7 @@ fn sampling_options() -> ClientOptions {
 }
 
 fn elicitation_options() -> ClientOptions {
-    ClientOptions::new("hypermcp-http-test", "0.0.1").on_elicitation(false, |p| async move {
+    ClientOptions::new("hypermcp-http-test", "0.0.1").mode(ClientMode::Legacy).on_elicitation(false, |p| async move {
         let ElicitParams::Form { requested_schema, .. } = p else {
             return Ok(ElicitResult { action: ElicitAction::Decline, content: None, meta: None });
         };
@@ -378,7 +385,7 @@ async fn forced_legacy_sse_against_server_everything() {
     let peer = Peer::everything(&script, "sse").await;
     bounded_for(LIMIT, async {
         let http = HttpClientOptions::default().transport(HttpTransport::Sse);
-        let client = Client::http(&peer.url("/sse"), http, ClientOptions::default())
+        let client = Client::http(&peer.url("/sse"), http, legacy())
             .await
             .unwrap_or_else(|e| panic!("connect: {e}; server log:\n{}", peer.output()));
         let r = client.call_tool("echo", json!({"message": "legacy"})).await.expect("echo");
@@ -496,7 +503,7 @@ async fn json_answers_and_get_stream_against_the_python_sdk() {
     bounded_for(LIMIT, async {
         let notes: Arc<Mutex<Vec<String>>> = Arc::default();
         let n = notes.clone();
-        let options = ClientOptions::default().on_notification(move |m, _| n.lock().unwrap().push(m.to_string()));
+        let options = legacy().on_notification(move |m, _| n.lock().unwrap().push(m.to_string()));
         let client = Client::http(&peer.url("/mcp"), HttpClientOptions::default(), options)
             .await
             .unwrap_or_else(|e| panic!("connect: {e}; server log:\n{}", peer.output()));
@@ -558,7 +565,7 @@ async fn expired_session_is_an_error_not_a_silent_reinitialize() {
     let peer = Peer::python(&py, &["streamable", "1"]).await;
     bounded_for(LIMIT, async {
         let http = HttpClientOptions { open_get_stream: false, ..Default::default() };
-        let client = Client::http(&peer.url("/mcp"), http, ClientOptions::default())
+        let client = Client::http(&peer.url("/mcp"), http, legacy())
             .await
             .unwrap_or_else(|e| panic!("connect: {e}; server log:\n{}", peer.output()));
         client.call_tool("echo", json!({"text": "a"})).await.expect("echo while the session lives");
@@ -583,7 +590,7 @@ async fn http_errors_become_clear_rpc_errors() {
     bounded_for(LIMIT, async {
         // 500 on initialize: the handshake fails with the status and the body.
         let (url, _) = canned(|_| (500, "text/plain", "internal kaboom\n  at line 3".into())).await;
-        let e = Client::http(&url, HttpClientOptions::default(), ClientOptions::default()).await.unwrap_err();
+        let e = Client::http(&url, HttpClientOptions::default(), legacy()).await.unwrap_err();
         let m = e.to_string();
         assert!(m.contains("HTTP 500 Internal Server Error") && m.contains("internal kaboom at line 3"), "{m}");
 
@@ -599,7 +606,7 @@ async fn http_errors_become_clear_rpc_errors() {
         })
         .await;
         let http = HttpClientOptions::default().header("Authorization", "Bearer abc");
-        let e = Client::http(&url, http, ClientOptions::default()).await.unwrap_err();
+        let e = Client::http(&url, http, legacy()).await.unwrap_err();
         let m = e.to_string();
         assert!(m.contains("HTTP 400 Bad Request") && m.contains("Bad Request: no way"), "{m}");
         assert!(m.contains("legacy HTTP+SSE") && m.contains("405"), "{m}");
@@ -611,7 +618,7 @@ async fn http_errors_become_clear_rpc_errors() {
         // Without the fallback, a 404 is reported as such.
         let (url, log) = canned(|_| (404, "text/plain", "nothing here".into())).await;
         let http = HttpClientOptions { legacy_fallback: false, ..Default::default() };
-        let e = Client::http(&url, http, ClientOptions::default()).await.unwrap_err();
+        let e = Client::http(&url, http, legacy()).await.unwrap_err();
         assert!(e.to_string().contains("HTTP 404 Not Found") && e.to_string().contains("nothing here"), "{e}");
         assert_eq!(requests(&log).len(), 1);
     })
@@ -650,7 +657,7 @@ async fn broken_streams_and_failed_calls_do_not_hang() {
         .await;
         let notes: Arc<Mutex<Vec<String>>> = Arc::default();
         let n = notes.clone();
-        let options = ClientOptions::default().on_notification(move |m, _| n.lock().unwrap().push(m.to_string()));
+        let options = legacy().on_notification(move |m, _| n.lock().unwrap().push(m.to_string()));
         let client = Client::http(&url, HttpClientOptions::default(), options).await.expect("connect");
         assert_eq!(client.protocol_version().as_str(), "2025-06-18");
 
@@ -692,14 +699,12 @@ async fn unreachable_and_unsupported_urls() {
     bounded_for(LIMIT, async {
         let port = free_port();
         let url = format!("http://127.0.0.1:{port}/mcp");
-        let e = Client::http(&url, HttpClientOptions::default(), ClientOptions::default()).await.unwrap_err();
+        let e = Client::http(&url, HttpClientOptions::default(), legacy()).await.unwrap_err();
         assert!(e.to_string().contains(&url), "{e}");
-        let e = Client::http("https://example.com/mcp", HttpClientOptions::default(), ClientOptions::default())
-            .await
-            .unwrap_err();
+        let e = Client::http("https://example.com/mcp", HttpClientOptions::default(), legacy()).await.unwrap_err();
         assert!(e.to_string().contains("TLS is not supported by this build"), "{e}");
         let http = HttpClientOptions::default().header("Bad Header", "x");
-        let e = Client::http("http://127.0.0.1:1/", http, ClientOptions::default()).await.unwrap_err();
+        let e = Client::http("http://127.0.0.1:1/", http, legacy()).await.unwrap_err();
         assert!(e.to_string().contains("invalid HTTP header name"), "{e}");
     })
     .await;

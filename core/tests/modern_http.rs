@@ -221,9 +221,17 @@ async fn refusals_carry_their_codes_and_statuses() {
                 .await;
             assert_eq!(r.status, 405, "{method}");
         }
-        // A tool call needing a capability the request did not declare: -32021, 400.
+        // A tool call needing a capability the request did not declare: -32021, 400. The tool
+        // asks for sampling and roots together (`join!` waits for both): the round asks only
+        // for what the client declared; the retry, where sampling is still refused, fails.
         let no_caps = json!({"name": "both", "_meta": meta(json!({"roots": {}}))});
         let (status, msg, _, _) = exchange(&ts, modern("tools/call", no_caps, 30)).await;
+        assert_eq!(status, 200, "{msg}");
+        let keys: Vec<String> = msg["result"]["inputRequests"].as_object().unwrap().keys().cloned().collect();
+        assert_eq!(keys, ["roots"], "never an input the client did not declare: {msg}");
+        let retry = json!({"name": "both", "_meta": meta(json!({"roots": {}})),
+            "inputResponses": {"roots": {"roots": []}}, "requestState": msg["result"]["requestState"]});
+        let (status, msg, _, _) = exchange(&ts, modern("tools/call", retry, 31)).await;
         assert_eq!((status, code(&msg)), (400, -32021), "{msg}");
         assert_eq!(msg["error"]["data"]["requiredCapabilities"], json!({"sampling": {}}));
         assert_valid(MODERN, &msg);
@@ -471,6 +479,75 @@ async fn listeners_are_capped_and_slow_ones_dropped() {
         assert_eq!(seen.load(std::sync::atomic::Ordering::Acquire), UPDATES, "the reading listener got every update");
         assert_eq!(ts.service.listener_count(), 1, "the listener that stopped reading was dropped");
         drop(b);
+    })
+    .await;
+}
+
+/// The Rust client over HTTP in auto mode finds 2026-07-28 on our server: its calls carry the
+/// revision's headers, an elicitation round is served by its handler, a resource subscription
+/// goes through its listen stream, and a legacy client shares the URL.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_rust_client_speaks_2026_over_http() {
+    use hypermcp::http::client::HttpClientOptions;
+    use hypermcp::{Client, ClientMode, ClientOptions, ElicitAction, ElicitResult};
+    bounded(async {
+        let s = server().resource(hypermcp::Resource::new("test://watched", "watched"), |r, _c| async move {
+            Ok(hypermcp::ReadResourceResult::text(r.uri, "v", None))
+        });
+        let ts = TestServer::start(&s, options()).await;
+        let url = format!("http://{}/mcp", ts.addr);
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = asked.clone();
+        let opts = ClientOptions::new("modern-rust-client", "1.0")
+            .on_elicitation(false, move |p| {
+                let seen = seen.clone();
+                async move {
+                    let ElicitParams::Form { message, .. } = p else { panic!("form") };
+                    seen.lock().unwrap().push(message.clone());
+                    let name = if message.contains("name") { "Ada" } else { "calm" };
+                    let content = serde_json::from_value(json!({"name": name})).unwrap();
+                    Ok(ElicitResult { action: ElicitAction::Accept, content: Some(content), meta: None })
+                }
+            })
+            .on_notification(move |m, p| {
+                let _ = tx.send((m.to_string(), p.clone()));
+            });
+        let client = Client::http(&url, HttpClientOptions::default(), opts).await.expect("connect");
+        assert!(client.is_modern());
+        assert_eq!(ts.service.session_count(), 0, "no session at 2026-07-28");
+        let r = client.call_tool("greet", json!({"city": "Paris"})).await.expect("greet");
+        assert_eq!(r.content[0].as_text(), Some("Ada in Paris feels calm"), "{r:?}");
+        assert_eq!(asked.lock().unwrap().len(), 2, "each question asked once");
+        // Removed in 2026-07-28, served by the client: ping, and a subscription through listen.
+        client.ping().await.expect("ping");
+        client.subscribe_resource("test://watched").await.expect("subscribe");
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+        loop {
+            // The listen stream may open just after the subscribe call returns.
+            s.notify_resource_updated("test://watched");
+            match tokio::time::timeout_at(
+                deadline.min(tokio::time::Instant::now() + Duration::from_millis(200)),
+                rx.recv(),
+            )
+            .await
+            {
+                Ok(Some((m, p))) if m == "notifications/resources/updated" => {
+                    assert_eq!(p, json!({"uri": "test://watched"}), "the subscription tag stays with the client");
+                    break;
+                }
+                _ if tokio::time::Instant::now() >= deadline => panic!("no resources/updated notification"),
+                _ => {}
+            }
+        }
+        // A legacy client on the same URL.
+        let old = Client::http(&url, HttpClientOptions::default(), ClientOptions::default().mode(ClientMode::Legacy))
+            .await
+            .expect("legacy connect");
+        assert!(!old.is_modern());
+        assert_eq!(old.call_tool("echo", json!({"text": "x"})).await.expect("echo").content.len(), 1);
+        old.close().await.expect("close");
+        client.close().await.expect("close");
     })
     .await;
 }

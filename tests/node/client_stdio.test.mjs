@@ -251,7 +251,9 @@ test('echo server: handshake, list, call, 200 concurrent calls, errors', async (
   const client = await Client.stdio(echoServer());
   try {
     assert.equal(client.serverInfo.name, 'hypermcp-echo');
-    assert.equal(client.protocolVersion, '2025-11-25');
+    // Our servers speak both eras: an auto client speaks 2026-07-28 with them.
+    assert.equal(client.protocolVersion, '2026-07-28');
+    assert.equal(client.modern, true);
     assert.ok('tools' in client.serverCapabilities);
     assert.equal(client.state, 'operating');
     assert.deepEqual(await client.ping(), {});
@@ -650,7 +652,8 @@ test('the transport interface: a loopback answering synchronously from write()',
       closed = true;
     },
   };
-  const client = await Client.connect(transport);
+  // A legacy server that ignores unknown requests: the legacy mode skips the discover probe.
+  const client = await Client.connect(transport, { mode: 'legacy' });
   assert.equal(client.serverInfo.name, 'loop');
   assert.equal((await client.callTool('echo', { text: 'mem' })).content[0].text, 'mem');
   const results = await Promise.all(Array.from({ length: 10 }, (_, i) => client.callTool('echo', { text: String(i) })));

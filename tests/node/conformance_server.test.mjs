@@ -354,7 +354,8 @@ test('resources and subscriptions', LIMIT, async () => {
 
     assert.deepEqual(await client.subscribeResource('test://watched-resource'), {});
     assert.deepEqual(await client.unsubscribeResource('test://watched-resource'), {});
-    await assert.rejects(client.readResource('test://missing'), ResourceNotFound);
+    // -32002 on a legacy session, -32602 (InvalidParams) at 2026-07-28.
+    await assert.rejects(client.readResource('test://missing'), client.modern ? InvalidParams : ResourceNotFound);
     assert.deepEqual(await client.ping(), {});
   } finally {
     await client.close();

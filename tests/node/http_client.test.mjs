@@ -383,6 +383,7 @@ test('the official Python SDK server: headers seen by its handler, progress, eli
     const people = [];
     const client = await within(
       Client.http(peer.url('/mcp'), {
+        mode: 'legacy',
         headers: { Authorization: 'Bearer py-token', 'X-Custom-Header': 'custom value' },
         onElicitation: (params) => {
           people.push(params);
@@ -428,7 +429,7 @@ test('our server: custom headers, session id, protocol version, the GET stream a
     const proxy = await recorder(http.port);
     try {
       const headers = { Authorization: 'Bearer our-token', 'X-Trace': 'abc-123' };
-      const client = await within(Client.http(proxy.url(), { headers }));
+      const client = await within(Client.http(proxy.url(), { mode: 'legacy', headers }));
       try {
         assert.equal(client.serverInfo.name, 'http-client-test');
         assert.equal(client.serverInfo.version, '0.9.0');
@@ -473,7 +474,7 @@ test('our server: openGetStream false, and the legacy SSE endpoint', async () =>
   await withServer({}, async (http) => {
     const proxy = await recorder(http.port);
     try {
-      const client = await within(Client.http(proxy.url(), { openGetStream: false }));
+      const client = await within(Client.http(proxy.url(), { mode: 'legacy', openGetStream: false }));
       assert.equal(text(await within(client.callTool('echo', { text: 'x' }))), 'x');
       await within(client.close());
       assert.equal(http.sessionCount, 0);
@@ -481,7 +482,7 @@ test('our server: openGetStream false, and the legacy SSE endpoint', async () =>
     } finally {
       await proxy.close();
     }
-    const legacy = await within(Client.http(http.sseUrl, { transport: 'sse' }));
+    const legacy = await within(Client.http(http.sseUrl, { mode: 'legacy', transport: 'sse' }));
     try {
       const progress = [];
       const r = await within(legacy.callTool('steps', { n: 2 }, { onProgress: (p) => progress.push(p.progress) }));
@@ -718,7 +719,7 @@ test('a server killed mid-call: pending calls reject with ConnectionClosed, the 
   const peer = await startPeer(process.execPath, ['--input-type=module', '-e', DOOMED_SERVER, String(port)], port);
   try {
     const url = peer.url('/mcp');
-    const client = await within(Client.http(url));
+    const client = await within(Client.http(url, { mode: 'legacy' }));
     assert.equal(text(await within(client.callTool('echo', { text: 'alive' }))), 'alive');
     const pending = Array.from({ length: 3 }, () => rejection(client.callTool('slow', { ms: 30_000 }, { timeout: 60_000 })));
     await sleep(300);
@@ -742,7 +743,7 @@ test('a server killed mid-call: pending calls reject with ConnectionClosed, the 
 
 test('a server stopped gracefully: the call in flight answers, then the client closes', async () => {
   const http = await makeServer().startHttp({ port: 0, retry: 200 });
-  const client = await within(Client.http(http.url));
+  const client = await within(Client.http(http.url, { mode: 'legacy' }));
   try {
     const call = client.callTool('slow', { ms: 300 });
     await sleep(100);
@@ -760,7 +761,7 @@ test('a server stopped gracefully: the call in flight answers, then the client c
 test('an expired session (404) is a clear error, and the client closes', async () => {
   await withServer({ sessionIdleTimeout: 200 }, async (http) => {
     // No GET stream: an open stream keeps the session busy (never idle).
-    const client = await within(Client.http(http.url, { openGetStream: false }));
+    const client = await within(Client.http(http.url, { mode: 'legacy', openGetStream: false }));
     try {
       assert.equal(text(await within(client.callTool('echo', { text: 'a' }))), 'a');
       await until(() => http.sessionCount === 0, 5000, 'the session expiring');
@@ -861,7 +862,7 @@ test('a process exits by itself when its server is killed, without close()', asy
   try {
     const script = `
       import { Client } from ${JSON.stringify(PACKAGE)};
-      const client = await Client.http(process.argv[1]);
+      const client = await Client.http(process.argv[1], { mode: 'legacy' });
       console.log((await client.callTool('echo', { text: 'up' })).content[0].text);
       client.callTool('slow', { ms: 60000 }).catch((e) => console.log(e.name));
     `;

@@ -189,6 +189,8 @@ test('URL elicitation (elicitationUrl: true): accept, decline, and the completio
   await withClient(
     server,
     {
+      // The completion notice is a legacy notification (2026-07-28 has none).
+      mode: 'legacy',
       elicitationUrl: true,
       onElicitation: async (params) => {
         asked.push(params);
@@ -291,7 +293,8 @@ test('ctx carries requestId, clientInfo, protocolVersion, clientCapabilities', a
         const who = json(await within(client.callTool('who', {}, { meta: { trace: `t${i}` } })));
         ids.push(who.requestId);
         assert.deepEqual(who.clientInfo, { name: 'identity-client', version: '3.2.1' });
-        assert.equal(who.protocolVersion, '2025-11-25');
+        // Per-request identity at 2026-07-28 (the auto client's era with our servers).
+        assert.equal(who.protocolVersion, '2026-07-28');
         assert.deepEqual(who.clientCapabilities, { sampling: { tools: {} }, roots: { listChanged: true } });
         assert.deepEqual(who.meta, { trace: `t${i}` });
         assert.equal(who.server, true);
@@ -322,17 +325,25 @@ test('a client without the handler: the ctx call rejects with MethodNotFound', a
   server.tool('elicitUrl', attempt((ctx) => ctx.elicitUrl('url?', 'https://example.com')));
   server.tool('sample', attempt((ctx) => ctx.sample('hi')));
   server.tool('roots', attempt((ctx) => ctx.listRoots()));
-  const expected = { isMethodNotFound: true, code: 'ERR_MCP_METHOD_NOT_FOUND', rpcCode: -32601 };
-  await withClient(server, async (client) => {
-    for (const name of ['elicit', 'elicitUrl', 'sample', 'roots']) {
-      assert.deepEqual(json(await within(client.callTool(name, {}))), expected, name);
-    }
-  });
-  // Form elicitation alone does not cover URL mode.
-  await withClient(server, { onElicitation: async () => ({ action: 'accept', content: { a: 'x' } }) }, async (client) => {
-    assert.deepEqual(json(await within(client.callTool('elicitUrl', {}))), expected);
-    assert.deepEqual(await within(client.callTool('elicit', {})), { content: [{ type: 'text', text: 'succeeded' }] });
-  });
+  // Legacy: the client answers -32601. 2026-07-28: the server never asks a client for what it
+  // did not declare; the ctx call rejects with MissingRequiredClientCapability (-32021).
+  const refusals = {
+    legacy: { isMethodNotFound: true, code: 'ERR_MCP_METHOD_NOT_FOUND', rpcCode: -32601 },
+    modern: { isMethodNotFound: false, code: 'ERR_MCP_MISSING_CAPABILITY', rpcCode: -32021 },
+  };
+  for (const [mode, expected] of Object.entries(refusals)) {
+    await withClient(server, { mode }, async (client) => {
+      for (const name of ['elicit', 'elicitUrl', 'sample', 'roots']) {
+        assert.deepEqual(json(await within(client.callTool(name, {}))), expected, `${mode} ${name}`);
+      }
+    });
+    // Form elicitation alone does not cover URL mode.
+    const onElicitation = async () => ({ action: 'accept', content: { a: 'x' } });
+    await withClient(server, { mode, onElicitation }, async (client) => {
+      assert.deepEqual(json(await within(client.callTool('elicitUrl', {}))), expected);
+      assert.deepEqual(await within(client.callTool('elicit', {})), { content: [{ type: 'text', text: 'succeeded' }] });
+    });
+  }
 });
 
 // ---- cancellation -------------------------------------------------------------------------------
@@ -381,9 +392,11 @@ test('cancellation reaches a ctx request in flight (the client handler sees its 
     }
     return 'never sent';
   });
+  // Legacy: the server's request to the client is cancelled with the call.
   await withClient(
     server,
     {
+      mode: 'legacy',
       onSampling: (_params, { signal }) => {
         sampling.resolve();
         signal.addEventListener('abort', () => samplingAborted.resolve(true));

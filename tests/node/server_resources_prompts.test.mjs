@@ -27,6 +27,14 @@ async function rejectsWith(promise, cls, code, rpcCode) {
 
 // ---- resources ----------------------------------------------------------------------------------
 
+
+/** How a missing resource fails: -32002 on a legacy session, -32602 at 2026-07-28. */
+function notFound(client) {
+  return client.modern
+    ? [InvalidParams, 'ERR_MCP_INVALID_PARAMS', -32602]
+    : [ResourceNotFound, 'ERR_MCP_RESOURCE_NOT_FOUND', -32002];
+}
+
 test('static resources: string text, Buffer blob, object JSON, full result', async () => {
   const server = new Server({ name: 'resources' });
   const bytes = Buffer.from([0, 1, 2, 254, 255]);
@@ -102,7 +110,7 @@ test('resource templates: the handler gets a URL and the variables', async () =>
     const profile = await within(client.readResource('users://ada/profile'));
     assert.deepEqual(JSON.parse(profile.contents[0].text), { id: 'ada' });
     // A handler can say "not found" itself.
-    const err = await rejectsWith(client.readResource('users://ghost/profile'), ResourceNotFound, 'ERR_MCP_RESOURCE_NOT_FOUND', -32002);
+    const err = await rejectsWith(client.readResource('users://ghost/profile'), ...notFound(client));
     assert.equal(err.message, 'no user ghost');
     assert.deepEqual(err.data, { uri: 'users://ghost/profile' });
   });
@@ -114,7 +122,7 @@ test('reading an unknown resource is ResourceNotFound', async () => {
   server.resource('users://{id}', () => 'y');
   await withClient(server, async (client) => {
     for (const uri of ['file:///missing', 'other://thing']) {
-      const err = await rejectsWith(client.readResource(uri), ResourceNotFound, 'ERR_MCP_RESOURCE_NOT_FOUND', -32002);
+      const err = await rejectsWith(client.readResource(uri), ...notFound(client));
       assert.deepEqual(err.data, { uri });
     }
   });
@@ -175,7 +183,7 @@ test('resources and templates added and removed at run time: list_changed and ne
     await within(client.ping());
     assert.equal(notes.length, 2);
     assert.deepEqual(await uris(), ['file:///second']);
-    await rejectsWith(client.readResource('file:///first'), ResourceNotFound, 'ERR_MCP_RESOURCE_NOT_FOUND', -32002);
+    await rejectsWith(client.readResource('file:///first'), ...notFound(client));
 
     server.resource('items://{n}', (_url, { n }) => `item ${n}`);
     await within(client.ping());

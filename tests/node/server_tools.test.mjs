@@ -219,7 +219,7 @@ const BAD_ARGS = [
 
 test('bad arguments never reach the handler: an isError result under 2025-11-25', async () => {
   const calls = [];
-  await withClient(validatingServer(calls), async (client) => {
+  await withClient(validatingServer(calls), { mode: 'legacy' }, async (client) => {
     assert.equal(client.protocolVersion, '2025-11-25');
     for (const [name, args] of BAD_ARGS) {
       const result = await within(client.callTool(name, args));

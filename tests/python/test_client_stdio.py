@@ -241,7 +241,8 @@ def test_echo_server_tools() -> None:
     async def main() -> None:
         async with Client.stdio(echo_server()) as client:
             assert client.server_info.name == "hypermcp-echo"
-            assert client.protocol_version == "2025-11-25"
+            # Our servers speak both eras: an auto client speaks 2026-07-28 with them.
+            assert client.protocol_version == "2026-07-28" and client.modern
             assert "tools" in client.server_capabilities
             assert client.state == "operating"
             await client.ping()
@@ -553,7 +554,7 @@ def test_connection_interface() -> None:
 
     async def main() -> Loopback:
         conn = Loopback()
-        async with Client(conn) as client:
+        async with Client(conn, mode="legacy") as client:
             assert client.server_info.name == "loop"
             assert (await client.call_tool("echo", {"text": "mem"})).text == "mem"
             results = await asyncio.gather(*(client.call_tool("echo", {"text": str(i)}) for i in range(10)))

@@ -404,7 +404,9 @@ def test_python_sdk_streamable_http(tmp_path: Path) -> None:
             return {"action": "accept", "content": {"name": "Ada", "age": 36}}
 
         headers = {"Authorization": "Bearer sdk-token", "X-Custom-Header": "custom value"}
-        async with Client.http(p.url("/mcp"), headers=headers, transport="http", elicitation_handler=elicit) as client:
+        async with Client.http(
+            p.url("/mcp"), mode="legacy", headers=headers, transport="http", elicitation_handler=elicit
+        ) as client:
             assert client.server_info.name == "py-http-test"
             assert client.protocol_version == LATEST
             assert (await within(client.call_tool("echo", {"text": "hi"}))).text == "echo: hi"
@@ -441,7 +443,7 @@ def test_python_sdk_streamable_http(tmp_path: Path) -> None:
 def test_python_sdk_json_answers_and_the_get_stream(tmp_path: Path) -> None:
     async def main(p: Peer) -> None:
         messages = Messages()
-        async with Client.http(p.url("/mcp"), message_handler=messages) as client:
+        async with Client.http(p.url("/mcp"), mode="legacy", message_handler=messages) as client:
             assert (await within(client.call_tool("echo", {"text": "json"}))).text == "echo: json"
             # A notification unrelated to any call travels on the standalone GET stream.
             assert (await within(client.call_tool("announce"))).text == "announced"
@@ -457,7 +459,9 @@ def test_python_sdk_legacy_sse_forced_and_by_fallback(tmp_path: Path) -> None:
             return {"action": "accept", "content": {"name": "Bob", "age": 7}}
 
         async def walk(transport: str) -> None:
-            async with Client.http(p.url("/sse"), transport=transport, elicitation_handler=elicit) as client:
+            async with Client.http(
+                p.url("/sse"), mode="legacy", transport=transport, elicitation_handler=elicit
+            ) as client:
                 assert client.server_info.name == "py-http-test"
                 r = await within(client.call_tool("echo", {"text": transport}))
                 assert r.text == f"echo: {transport}"
@@ -474,7 +478,7 @@ def test_python_sdk_legacy_sse_forced_and_by_fallback(tmp_path: Path) -> None:
 
         # Streamable HTTP only: the refusal is reported, no fallback.
         with pytest.raises(McpError) as info:
-            await within(Client.http(p.url("/sse"), transport="http").connect())
+            await within(Client.http(p.url("/sse"), mode="legacy", transport="http").connect())
         assert "405" in str(info.value) and p.url("/sse") in str(info.value), info.value
 
     with py_sdk_server(tmp_path, "sse") as p:
@@ -494,7 +498,7 @@ def test_headers_session_and_delete_on_the_wire() -> None:
             proxy = await Recorder(http.port).start()
             try:
                 headers = {"Authorization": "Bearer our-token", "X-Trace": "abc-123"}
-                client = Client.http(proxy.url(), headers=headers)
+                client = Client.http(proxy.url(), mode="legacy", headers=headers)
                 async with client:
                     assert client.server_info.name == "http-client-test"
                     assert client.server_info.version == "0.9.0"
@@ -533,7 +537,7 @@ def test_close_without_the_get_stream_sends_delete() -> None:
         async with serving() as http:
             proxy = await Recorder(http.port).start()
             try:
-                async with Client.http(proxy.url(), open_get_stream=False) as client:
+                async with Client.http(proxy.url(), mode="legacy", open_get_stream=False) as client:
                     await within(client.call_tool("echo", {"text": "x"}))
                     assert http.session_count == 1
                 assert http.session_count == 0
@@ -764,7 +768,7 @@ def test_server_killed_mid_call_fails_pending_calls_as_closed(tmp_path: Path) ->
     port = free_port()
 
     async def main(p: Peer) -> None:
-        client = Client.http(p.url("/mcp"))
+        client = Client.http(p.url("/mcp"), mode="legacy")
         await within(client.connect())
         assert (await within(client.call_tool("echo", {"text": "alive"}))).text == "alive"
         pending = [asyncio.ensure_future(client.call_tool("slow", {"ms": 30_000})) for _ in range(3)]
@@ -789,7 +793,7 @@ def test_server_killed_mid_call_fails_pending_calls_as_closed(tmp_path: Path) ->
 def test_server_stopped_ends_the_client_after_the_call_in_flight() -> None:
     async def main() -> None:
         http = await within(make_server([]).start_http("127.0.0.1", 0, retry=0.2))
-        client = Client.http(http.url)
+        client = Client.http(http.url, mode="legacy")
         await within(client.connect())
         try:
             call = asyncio.ensure_future(client.call_tool("slow", {"ms": 300}))
@@ -812,7 +816,7 @@ def test_an_expired_session_is_a_clear_error() -> None:
     async def main() -> None:
         async with serving(session_idle_timeout=0.2) as http:
             # No GET stream: an open stream would keep the session busy (never idle).
-            async with Client.http(http.url, open_get_stream=False) as client:
+            async with Client.http(http.url, mode="legacy", open_get_stream=False) as client:
                 assert (await within(client.call_tool("echo", {"text": "a"}))).text == "a"
                 await until(lambda: http.session_count == 0, 5)
                 with pytest.raises(McpError) as info:

@@ -41,13 +41,16 @@ def official_server() -> list[str]:
     return [str(PEER_PYTHON), str(SERVER)]
 
 
-def test_handshake_and_tools(official_server: list[str]) -> None:
+@pytest.mark.parametrize(("mode", "era"), [("auto", "2026-07-28"), ("modern", "2026-07-28"), ("legacy", "2025-11-25")])
+def test_handshake_and_tools(official_server: list[str], mode: str, era: str) -> None:
+    # The official SDK 2.3.0 speaks both eras: an auto client finds 2026-07-28 by its probe.
     async def main() -> None:
-        async with Client.stdio(*official_server) as client:
+        async with Client.stdio(*official_server, mode=mode) as client:
             assert client.server_info.name == "py-full-server"
             assert client.server_info.version == "2.3.0-peer"
             assert client.instructions == "An official-SDK peer for interop tests."
-            assert client.protocol_version == "2025-11-25"
+            assert client.protocol_version == era
+            assert client.modern == (era == "2026-07-28")
             caps = client.server_capabilities
             assert {"tools", "resources", "prompts", "completions"} <= set(caps)
             await client.ping()
@@ -138,13 +141,19 @@ def test_elicitation_and_sampling(official_server: list[str]) -> None:
         return {"role": "assistant", "content": {"type": "text", "text": "bring wool"}, "model": "test-model"}
 
     async def main() -> None:
-        async with Client.stdio(*official_server, elicitation_handler=elicit, sampling_handler=sample) as client:
+        # The official MCPServer sends ctx.elicit / ctx.sample only on a legacy session (on a
+        # 2026-07-28 request it refuses: "no back-channel for server-initiated requests").
+        async with Client.stdio(
+            *official_server, mode="legacy", elicitation_handler=elicit, sampling_handler=sample
+        ) as client:
             res = await client.call_tool("plan")
             assert res.is_error is False
             assert res.text == "Oslo: bring wool"
 
         # Declining is reported back to the tool.
-        async with Client.stdio(*official_server, elicitation_handler=lambda p: {"action": "decline"}) as client:
+        async with Client.stdio(
+            *official_server, mode="legacy", elicitation_handler=lambda p: {"action": "decline"}
+        ) as client:
             assert (await client.call_tool("plan")).text == "plan: decline"
 
     run(main())

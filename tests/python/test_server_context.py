@@ -13,7 +13,7 @@ from typing import Any, Optional
 import pytest
 
 from _helpers import Logs, Messages, run, until, within
-from hypermcp import Client, Context, McpError, MethodNotFound, Server
+from hypermcp import Client, Context, McpError, MethodNotFound, MissingRequiredClientCapability, Server
 from hypermcp.context import ElicitResult
 
 
@@ -293,7 +293,9 @@ def test_elicit_url_mode() -> None:
         return {"action": "accept"} if len(asked) == 1 else {"action": "decline"}
 
     async def main() -> None:
-        async with Client(server, elicitation_handler=elicitation, elicitation_url=True) as client:
+        # Legacy: each ctx.elicit is a request of its own (at 2026-07-28 the tool runs again per
+        # round, so `answers` would see the first answer once per round).
+        async with Client(server, mode="legacy", elicitation_handler=elicitation, elicitation_url=True) as client:
             assert (await within(client.call_tool("authorize"))).text == "ok"
 
     run(main())
@@ -391,7 +393,8 @@ def test_roots_list_changed_reaches_the_server() -> None:
         return [r["uri"] for r in await ctx.list_roots()]
 
     async def main() -> None:
-        async with Client(server, roots=["file:///one"]) as client:
+        # 2026-07-28 has no roots/list_changed notification: a legacy session.
+        async with Client(server, mode="legacy", roots=["file:///one"]) as client:
             assert (await within(client.call_tool("roots"))).structured_content == {"result": ["file:///one"]}
             await within(client.set_roots(["file:///two", "file:///three"]))
             await within(until(lambda: len(changes) == 1))
@@ -436,7 +439,8 @@ def test_request_identity() -> None:
         ) as client:
             await within(client.call_tool("who"))
             await within(client.call_tool("who", progress_handler=lambda p, t, m: None, meta={"trace": "t-1"}))
-            assert seen[0]["protocol_version"] == client.protocol_version == "2025-11-25"
+            # Per-request identity at 2026-07-28 (the auto client's era with our servers).
+            assert seen[0]["protocol_version"] == client.protocol_version == "2026-07-28"
         async with Client(server, protocol_version="2025-06-18", elicitation_handler=lambda p: {}) as old:
             await within(old.call_tool("who"))
 
@@ -479,19 +483,36 @@ def test_requests_to_a_client_without_the_handler_raise_method_not_found() -> No
         return out
 
     async def main() -> None:
-        async with Client(server) as bare:
+        # Legacy: the client answers each request -32601, which the tool may catch.
+        refused = ["MethodNotFound", -32601]
+        async with Client(server, mode="legacy") as bare:
             result = await within(bare.call_tool("try_all"))
             assert result.structured_content == {
-                "sample": ["MethodNotFound", -32601],
-                "elicit": ["MethodNotFound", -32601],
-                "elicit_url": ["MethodNotFound", -32601],
-                "list_roots": ["MethodNotFound", -32601],
+                "sample": refused,
+                "elicit": refused,
+                "elicit_url": refused,
+                "list_roots": refused,
             }
         # Form elicitation alone does not allow URL mode.
-        async with Client(server, elicitation_handler=lambda p: {"action": "cancel"}) as form_only:
+        async with Client(server, mode="legacy", elicitation_handler=lambda p: {"action": "cancel"}) as form_only:
             result = await within(form_only.call_tool("try_all"))
             assert result.structured_content["elicit"] == "no error"
-            assert result.structured_content["elicit_url"] == ["MethodNotFound", -32601]
+            assert result.structured_content["elicit_url"] == refused
+        # 2026-07-28: the server never asks a client for what it did not declare: the ctx call
+        # raises MissingRequiredClientCapability (-32021; uncaught, it fails the request).
+        refused = ["MissingRequiredClientCapability", -32021]
+        async with Client(server, mode="modern") as bare:
+            result = await within(bare.call_tool("try_all"))
+            assert result.structured_content == {
+                "sample": refused,
+                "elicit": refused,
+                "elicit_url": refused,
+                "list_roots": refused,
+            }
+        async with Client(server, mode="modern", elicitation_handler=lambda p: {"action": "cancel"}) as form_only:
+            result = await within(form_only.call_tool("try_all"))
+            assert result.structured_content["elicit"] == "no error"
+            assert result.structured_content["elicit_url"] == refused
 
     run(main())
 
@@ -505,8 +526,12 @@ def test_uncaught_method_not_found_from_a_ctx_call_fails_the_call() -> None:
         return "unreachable"
 
     async def main() -> None:
-        async with Client(server) as client:
+        async with Client(server, mode="legacy") as client:
             with pytest.raises(MethodNotFound):
+                await within(client.call_tool("needs_sampling"))
+            await within(client.ping())
+        async with Client(server, mode="modern") as client:
+            with pytest.raises(MissingRequiredClientCapability):
                 await within(client.call_tool("needs_sampling"))
             await within(client.ping())
 
@@ -588,7 +613,9 @@ def test_cancelling_a_call_cancels_its_request_to_the_client() -> None:
         return {}
 
     async def main() -> None:
-        async with Client(server, sampling_handler=sampling) as client:
+        # Legacy: the server's request to the client is cancelled with the call (at 2026-07-28
+        # the tool already ended with input_required; the client's handler is cancelled).
+        async with Client(server, mode="legacy", sampling_handler=sampling) as client:
             task = asyncio.ensure_future(client.call_tool("ask_model"))
             await within(sampling_started.wait())
             task.cancel()

@@ -178,6 +178,17 @@ def test_templates_convert_annotated_variables() -> None:
 def test_unknown_resources_and_failing_handlers() -> None:
     async def main() -> None:
         async with Client(resource_server()) as client:
+            # 2026-07-28 reports a missing resource as invalid params (-32602); legacy as -32002.
+            for uri in ("file:///missing.txt", "users://42", "other://thing"):
+                with pytest.raises(InvalidParams) as caught:
+                    await within(client.read_resource(uri))
+                assert caught.value.code == -32602
+                assert uri in caught.value.message
+            with pytest.raises(InvalidParams) as raised:
+                await within(client.read_resource("fail://mcp"))
+            assert raised.value.message == "gone for good"
+            assert raised.value.data == {"uri": "fail://mcp", "why": "deleted"}
+        async with Client(resource_server(), mode="legacy") as client:
             for uri in ("file:///missing.txt", "users://42", "other://thing"):
                 with pytest.raises(ResourceNotFound) as caught:
                     await within(client.read_resource(uri))
@@ -255,9 +266,9 @@ def test_add_and_remove_resources_while_connected() -> None:
             await within(until(lambda: messages.count(changed) == 4))
             assert [r.uri for r in await within(client.list_resources())] == before
             assert "shout://{word}" not in [t.uri_template for t in await within(client.list_resource_templates())]
-            with pytest.raises(ResourceNotFound):
+            with pytest.raises((ResourceNotFound, InvalidParams)):
                 await within(client.read_resource("file:///new.txt"))
-            with pytest.raises(ResourceNotFound):
+            with pytest.raises((ResourceNotFound, InvalidParams)):
                 await within(client.read_resource("shout://hey"))
 
             assert server.remove_resource("file:///new.txt") is False

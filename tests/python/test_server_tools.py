@@ -341,7 +341,7 @@ def test_bad_arguments_are_an_error_result_and_never_call_the_function(arguments
 
     async def main() -> None:
         async with Client(server) as client:
-            assert client.protocol_version == "2025-11-25"
+            assert client.protocol_version == "2026-07-28"  # as at 2025-11-25: an error result
             result = await within(client.call_tool("strict", arguments))
             assert result.is_error is True
             assert named in result.text

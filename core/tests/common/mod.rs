@@ -267,9 +267,10 @@ pub async fn try_connect_tapped(server: &Server, options: ClientOptions) -> Resu
     }
 }
 
-/// Options asking for one revision.
+/// Options asking for one legacy revision (the `initialize` handshake; 2026-07-28 is
+/// `ClientMode::Modern`).
 pub fn options_for(rev: ProtocolVersion) -> ClientOptions {
-    let mut o = ClientOptions::new("hypermcp-tests", "0.0.1");
+    let mut o = ClientOptions::new("hypermcp-tests", "0.0.1").mode(hypermcp::ClientMode::Legacy);
     o.protocol_version = rev;
     o
 }
