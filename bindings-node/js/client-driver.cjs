@@ -36,6 +36,8 @@ const E = require('./events.cjs');
  *   the server's `initialize` result (the fields read of it)
  */
 
+/** The `_meta` key tagging the notifications of a listen stream. */
+const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 const NO_LIMIT_MS = 1e12; // "no timeout" for one call (the session's default applies when undefined)
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
@@ -120,6 +122,8 @@ class ClientDriver {
     this._onError = options.onError ?? null;
     /** @type {Map<number, Pending>} */
     this._pending = new Map(); // outbound id -> {resolve, reject, onProgress, cleanup}
+    /** @type {Map<number, import('./client.cjs').Subscription>} open listen streams by id */
+    this._listeners = new Map();
     /** @type {Map<number, AbortController>} */
     this._serving = new Map(); // server request key -> AbortController
     /** @type {NodeJS.Timeout | null} */
@@ -274,7 +278,11 @@ class ClientDriver {
       case 'response': {
         const id = ev[E.RESPONSE_ID];
         const entry = this._pending.get(id);
-        if (entry === undefined) return;
+        if (entry === undefined) {
+          // A listen stream's answer: the server ended it.
+          this._listeners.get(id)?._end();
+          return;
+        }
         this._pending.delete(id);
         entry.cleanup?.();
         if (ev[E.RESPONSE_OK]) entry.resolve(ev[E.RESPONSE_RESULT]);
@@ -297,6 +305,14 @@ class ClientDriver {
       case 'notification': {
         const method = ev[E.NOTIFICATION_METHOD];
         const params = ev[E.NOTIFICATION_PARAMS] ?? undefined;
+        if (this._listeners.size > 0) {
+          const tag = params?._meta?.[SUBSCRIPTION_ID];
+          const listener = typeof tag === 'number' ? this._listeners.get(tag) : undefined;
+          if (listener !== undefined) {
+            listener._push(method, params);
+            return;
+          }
+        }
         if (method === 'notifications/message' && this._onLog) this._callback(this._onLog, params ?? {});
         else if (this._onNotification) this._callback(this._onNotification, method, params);
         return;

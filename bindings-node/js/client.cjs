@@ -89,6 +89,76 @@ function resourceRef(uri) {
 // Symbol.asyncDispose), typed as Symbol.asyncDispose (the type a class member's name takes).
 /** @type {typeof Symbol.asyncDispose} */
 const asyncDispose = /** @type {any} */ (Symbol.asyncDispose ?? Symbol.for('Symbol.asyncDispose'));
+const { EventEmitter } = require('node:events');
+
+/**
+ * An open `subscriptions/listen` stream (`client.listen()`): an EventEmitter
+ * (`'notification'` with `(method, params)`, `'end'` once) and an async iterator of
+ * `{ method, params }`. `close()` ends it (the server is told).
+ */
+class Subscription extends EventEmitter {
+  /**
+   * @param {Client} client
+   * @param {number} id
+   */
+  constructor(client, id) {
+    super();
+    this._client = client;
+    /** The stream's id: its notifications carry it in `_meta`. */
+    this.id = id;
+    /** @type {{ method: string, params: any }[]} */
+    this._queue = [];
+    /** @type {((v: IteratorResult<{ method: string, params: any }>) => void)[]} */
+    this._waiting = [];
+    this.ended = false;
+  }
+
+  /** @param {string} method @param {any} params */
+  _push(method, params) {
+    const item = { method, params };
+    const next = this._waiting.shift();
+    if (next) next({ value: item, done: false });
+    else if (this.listenerCount('notification') === 0) this._queue.push(item);
+    this.emit('notification', method, params);
+  }
+
+  _end() {
+    if (this.ended) return;
+    this.ended = true;
+    this._client._listeners.delete(this.id);
+    for (const w of this._waiting.splice(0)) w({ value: undefined, done: /** @type {const} */ (true) });
+    this.emit('end');
+  }
+
+  /** Closes the stream (the server is told); iteration ends. Idempotent. */
+  close() {
+    if (this.ended) return;
+    const client = this._client;
+    if (!client._closed) {
+      client._session.cancelRequest(this.id, 'the subscription was closed');
+      client._pump();
+    }
+    this._end();
+  }
+
+  /** @returns {AsyncIterator<{ method: string, params: any }>} */
+  [Symbol.asyncIterator]() {
+    /** @type {IteratorReturnResult<any>} */
+    const done = { value: undefined, done: true };
+    return {
+      next: () => {
+        const item = this._queue.shift();
+        if (item) return Promise.resolve({ value: item, done: false });
+        if (this.ended) return Promise.resolve(done);
+        return new Promise((resolve) => this._waiting.push(resolve));
+      },
+      return: () => {
+        this.close();
+        return Promise.resolve(done);
+      },
+    };
+  }
+}
 
 /** An MCP client session over one connection (see the top of this file). */
 class Client extends ClientDriver {
@@ -363,6 +433,25 @@ class Client extends ClientDriver {
   }
 
   /**
+   * Opens a `subscriptions/listen` stream (2026-07-28) of the changes asked for:
+   * `{ toolsListChanged, promptsListChanged, resourcesListChanged, resourceSubscriptions: [uri] }`.
+   * The first notification is `notifications/subscriptions/acknowledged` (`params.notifications`:
+   * what the server agreed to). On a legacy session it throws MethodNotFound: change
+   * notifications reach `onNotification` there (`subscribeResource` for resource updates).
+   * @param {import('./types/client').ListenFilter} filter
+   * @returns {Subscription}
+   */
+  listen(filter) {
+    if (filter == null || typeof filter !== 'object') throw argError('listen(filter): filter must be an object');
+    this._checkOpen();
+    const id = this._session.listen(JSON.stringify(filter));
+    const sub = new Subscription(this, id);
+    this._listeners.set(id, sub);
+    this._pump();
+    return sub;
+  }
+
+  /**
    * Asks for `notifications/resources/updated` about `uri` (to `onNotification`).
    * @param {string | URL} uri
    * @param {RequestOptions} [options]
@@ -509,4 +598,4 @@ class Client extends ClientDriver {
   }
 }
 
-module.exports = { Client, StdioTransport, HttpTransport, promptRef, resourceRef };
+module.exports = { Client, Subscription, StdioTransport, HttpTransport, promptRef, resourceRef };

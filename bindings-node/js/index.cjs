@@ -3,7 +3,7 @@
 // hypermcp for Node: MCP servers and clients on a Rust engine.
 
 const { Server } = require('./server.cjs');
-const { Client, StdioTransport, HttpTransport, promptRef, resourceRef } = require('./client.cjs');
+const { Client, Subscription, StdioTransport, HttpTransport, promptRef, resourceRef } = require('./client.cjs');
 const { Context, InputRequired } = require('./context.cjs');
 // The error classes and codes (not the factory the native module uses). (Two statements: tsc
 // takes a destructuring `require` for an import, which cannot have a rest element.)
@@ -15,6 +15,7 @@ const nativeModule = require('./native.cjs');
 module.exports = {
   Server,
   Client,
+  Subscription,
   StdioTransport,
   HttpTransport,
   promptRef,

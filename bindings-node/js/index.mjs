@@ -5,6 +5,7 @@ import pkg from './index.cjs';
 export const {
   Server,
   Client,
+  Subscription,
   StdioTransport,
   HttpTransport,
   promptRef,

@@ -100,6 +100,14 @@ impl ClientSession {
         self.inner.request(&method, params, &opts, Instant::now()).map(|id| id.0).map_err(|e| rpc_err(&env, &e))
     }
 
+    /// Opens a `subscriptions/listen` stream (2026-07-28) for `filter` (JSON text of a
+    /// `SubscriptionFilter`); returns its id, which tags its notifications.
+    #[napi]
+    pub fn listen(&mut self, env: Env, filter: String) -> napi::Result<i64> {
+        let filter: hypermcp::protocol::SubscriptionFilter = parse(&filter, "listen filter")?;
+        self.inner.listen(&filter, Instant::now()).map(|id| id.0).map_err(|e| rpc_err(&env, &e))
+    }
+
     /// Sends a notification (params as JSON text).
     #[napi]
     pub fn notify(&mut self, env: Env, method: String, params: Option<String>) -> napi::Result<()> {

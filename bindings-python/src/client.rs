@@ -81,6 +81,14 @@ impl ClientSession {
         self.inner.has_output()
     }
 
+    /// Opens a `subscriptions/listen` stream (2026-07-28) for `filter` (a dict of the
+    /// `SubscriptionFilter` shape); returns its id, which tags its notifications.
+    fn listen(&mut self, py: Python<'_>, filter: &Bound<'_, PyAny>) -> PyResult<i64> {
+        let filter: hypermcp::protocol::SubscriptionFilter = serde_json::from_value(from_py(filter)?)
+            .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("invalid listen filter: {e}")))?;
+        self.inner.listen(&filter, Instant::now()).map(|id| id.0).map_err(|e| rpc_err(py, &e))
+    }
+
     /// Sends a request (capability-checked); returns its id.
     #[pyo3(signature = (method, params=None, timeout=None, progress=false, reset_timeout_on_progress=false))]
     fn request(

@@ -44,7 +44,7 @@ mod util;
 
 pub use transport::http;
 
-pub use client::{CallOptions, Client, ClientOptions};
+pub use client::{CallOptions, Client, ClientOptions, Subscription};
 pub use engine::{ClientMode, InputRequired, RequestContext};
 pub use error::{Error, Result};
 pub use jsonrpc::{RequestId, RpcError};

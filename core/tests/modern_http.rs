@@ -540,11 +540,38 @@ async fn the_rust_client_speaks_2026_over_http() {
                 _ => {}
             }
         }
+        // The application's own listen stream: the acknowledgement, then tagged updates.
+        let filter = hypermcp::SubscriptionFilter {
+            resource_subscriptions: Some(vec!["test://watched".into()]),
+            ..Default::default()
+        };
+        let mut sub = client.listen(filter).await.expect("listen");
+        let (method, ack) = sub.next().await.expect("the acknowledgement");
+        assert_eq!(method, "notifications/subscriptions/acknowledged");
+        assert_eq!(ack["notifications"]["resourceSubscriptions"], json!(["test://watched"]));
+        let tag = ack["_meta"]["io.modelcontextprotocol/subscriptionId"].clone();
+        s.notify_resource_updated("test://watched");
+        let (method, p) = tokio::time::timeout(Duration::from_secs(5), async {
+            loop {
+                let item = sub.next().await.expect("an update");
+                if item.0 == "notifications/resources/updated" {
+                    return item;
+                }
+            }
+        })
+        .await
+        .expect("the update on the application's stream");
+        assert_eq!(method, "notifications/resources/updated");
+        assert_eq!(p["uri"], "test://watched");
+        assert_eq!(p["_meta"]["io.modelcontextprotocol/subscriptionId"], tag);
+        drop(sub);
         // A legacy client on the same URL.
         let old = Client::http(&url, HttpClientOptions::default(), ClientOptions::default().mode(ClientMode::Legacy))
             .await
             .expect("legacy connect");
         assert!(!old.is_modern());
+        let e = old.listen(Default::default()).await.expect_err("no listen on a legacy session");
+        assert!(e.to_string().contains("2026-07-28"), "{e}");
         assert_eq!(old.call_tool("echo", json!({"text": "x"})).await.expect("echo").content.len(), 1);
         old.close().await.expect("close");
         client.close().await.expect("close");

@@ -31,6 +31,7 @@ import type {
 import type { CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult } from './sampling.js';
 import type { AbortError, ConnectionClosed, McpError } from './errors.js'; // for {@link}s
 import type { MaybePromise, Server } from './server.js';
+import type { EventEmitter } from 'node:events';
 
 // =============================================================================================
 // Client
@@ -48,6 +49,30 @@ export interface ServerRequestExtra {
 
 /** What a client's `roots` option accepts: URIs, paths (made `file://` URIs), URLs or roots. */
 export type RootInput = string | URL | Root;
+
+/** What a `subscriptions/listen` stream carries (2026-07-28). */
+export interface ListenFilter {
+  toolsListChanged?: boolean;
+  promptsListChanged?: boolean;
+  resourcesListChanged?: boolean;
+  /** URIs whose `notifications/resources/updated` the stream carries. */
+  resourceSubscriptions?: string[];
+}
+
+/** An open listen stream: `'notification'` (method, params) and `'end'` events, or `for await`. */
+export declare class Subscription extends EventEmitter implements AsyncIterable<{ method: string; params: any }> {
+  /** Made by `client.listen()`. */
+  constructor(client: Client, id: number);
+  /** The stream's id: its notifications carry it in `_meta["io.modelcontextprotocol/subscriptionId"]`. */
+  readonly id: number;
+  /** Whether the stream ended. */
+  readonly ended: boolean;
+  /** Ends the stream (the server is told). Idempotent. */
+  close(): void;
+  on(event: 'notification', listener: (method: string, params: any) => void): this;
+  on(event: 'end', listener: () => void): this;
+  [Symbol.asyncIterator](): AsyncIterator<{ method: string; params: any }>;
+}
 
 /** Options of a client (`Client.connect`, `Client.stdio`, `Client.inMemory`). */
 export interface ClientOptions {
@@ -232,6 +257,11 @@ export declare class Client {
   /** Reads a resource. */
   readResource(uri: string | URL, options?: RequestOptions): Promise<ReadResourceResult>;
   /** Asks for `notifications/resources/updated` about `uri` (delivered to `onNotification`). */
+  /**
+   * Opens a `subscriptions/listen` stream (2026-07-28); the first notification is
+   * `notifications/subscriptions/acknowledged`. Throws MethodNotFound on a legacy session.
+   */
+  listen(filter: ListenFilter): Subscription;
   subscribeResource(uri: string | URL, options?: RequestOptions): Promise<EmptyResult>;
   /** Stops the updates about `uri`. */
   unsubscribeResource(uri: string | URL, options?: RequestOptions): Promise<EmptyResult>;

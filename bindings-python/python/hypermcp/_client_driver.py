@@ -50,6 +50,9 @@ if TYPE_CHECKING:
 
 _log = logging.getLogger("hypermcp.client")
 
+#: The `_meta` key tagging the notifications of a listen stream.
+SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
+
 
 def _spawn(coro: Awaitable[Any], tasks: set[asyncio.Future[Any]]) -> None:
     """Runs a callback's awaitable as a task, keeping a reference and logging failures."""
@@ -117,6 +120,8 @@ class ClientDriver:
         self._progress: dict[int, ProgressHandler] = {}
         self._handlers: dict[int, asyncio.Task[None]] = {}
         self._callbacks: set[asyncio.Future[Any]] = set()
+        # Open listen streams: their tagged notifications, then None when they end.
+        self._listeners: dict[int, asyncio.Queue[tuple[str, Any] | None]] = {}
         self._timer: asyncio.TimerHandle | None = None
         self._init_id: int | None = None
         self._server: Record = Record()
@@ -211,7 +216,12 @@ class ClientDriver:
             rid = ev[RESPONSE_ID]
             self._progress.pop(rid, None)
             fut = self._pending.pop(rid, None)
-            if fut is None or fut.done():
+            if fut is None:
+                listener = self._listeners.pop(rid, None)
+                if listener is not None:
+                    listener.put_nowait(None)  # the server ended the stream
+                return
+            if fut.done():
                 return
             if ev[RESPONSE_OK]:
                 fut.set_result(ev[RESPONSE_RESULT])
@@ -227,6 +237,12 @@ class ClientDriver:
         elif kind == "notification":
             method: str = ev[NOTIFICATION_METHOD]
             params = wrap(ev[NOTIFICATION_PARAMS])
+            if self._listeners:
+                tag = ((ev[NOTIFICATION_PARAMS] or {}).get("_meta") or {}).get(SUBSCRIPTION_ID)
+                listener = self._listeners.get(tag) if isinstance(tag, int) else None
+                if listener is not None:
+                    listener.put_nowait((method, params))
+                    return
             if method == "notifications/message" and self._logging_handler is not None:
                 self._callback(self._logging_handler, params if params is not None else Record())
             elif self._message_handler is not None:

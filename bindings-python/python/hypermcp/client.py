@@ -157,6 +157,65 @@ class _ClientConnection:
         return ""
 
 
+class Subscription:
+    """An open ``subscriptions/listen`` stream (:meth:`Client.listen`): an async iterator of
+    ``(method, params)`` notifications and an async context manager closing it on exit."""
+
+    def __init__(self, client: Client, notifications: dict[str, Any]) -> None:
+        self._client = client
+        self._filter = notifications
+        self._queue: asyncio.Queue[tuple[str, Any] | None] = asyncio.Queue()
+        self._id: int | None = None
+        self._ended = False
+
+    def _open(self) -> None:
+        if self._id is not None or self._ended:
+            return
+        client = self._client
+        client._check_open()  # pyright: ignore[reportPrivateUsage]
+        self._id = client._session.listen(self._filter)  # pyright: ignore[reportPrivateUsage]
+        client._listeners[self._id] = self._queue  # pyright: ignore[reportPrivateUsage]
+        client._pump()  # pyright: ignore[reportPrivateUsage]
+
+    @property
+    def id(self) -> int | None:
+        """The stream's id (its notifications carry it in ``_meta``); None until opened."""
+        return self._id
+
+    def close(self) -> None:
+        """Closes the stream (the server is told); iteration ends. Idempotent."""
+        if self._ended:
+            return
+        self._ended = True
+        client = self._client
+        if self._id is not None and client._listeners.pop(self._id, None) is not None:  # pyright: ignore[reportPrivateUsage]
+            if not client._closed:  # pyright: ignore[reportPrivateUsage]
+                client._session.cancel_request(self._id, "the subscription was closed")  # pyright: ignore[reportPrivateUsage]
+                client._pump()  # pyright: ignore[reportPrivateUsage]
+        self._queue.put_nowait(None)
+
+    async def __aenter__(self) -> Subscription:
+        self._open()
+        return self
+
+    async def __aexit__(
+        self, et: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def __aiter__(self) -> Subscription:
+        self._open()
+        return self
+
+    async def __anext__(self) -> tuple[str, Any]:
+        item = await self._queue.get()
+        if item is None:
+            self._ended = True
+            self._queue.put_nowait(None)  # later calls end too
+            raise StopAsyncIteration
+        return item
+
+
 class Client(ClientDriver):
     """An MCP client session over one connection.
 
@@ -492,6 +551,33 @@ class Client(ClientDriver):
         """Reads a resource: ``contents`` (and ``text``, the joined text contents)."""
         value = await self._request("resources/read", {"uri": str(uri)}, timeout=timeout)
         return ResourceResult(as_object(value))
+
+    def listen(
+        self,
+        *,
+        tools: bool = False,
+        prompts: bool = False,
+        resources: bool = False,
+        resource_uris: Sequence[str] = (),
+    ) -> Subscription:
+        """A ``subscriptions/listen`` stream (2026-07-28) of the changes asked for: tool,
+        prompt or resource list changes, updates of the resources named. Use it as ``async
+        with client.listen(tools=True) as sub: async for method, params in sub: ...``; the
+        first item is ``notifications/subscriptions/acknowledged`` (``params["notifications"]``:
+        what the server agreed to). The stream ends when the server or the client closes, or
+        on leaving the ``async with``. On a legacy session it raises ``MethodNotFound``:
+        change notifications reach ``message_handler`` there (``subscribe_resource`` for
+        resource updates)."""
+        flt: dict[str, Any] = {}
+        if tools:
+            flt["toolsListChanged"] = True
+        if prompts:
+            flt["promptsListChanged"] = True
+        if resources:
+            flt["resourcesListChanged"] = True
+        if resource_uris:
+            flt["resourceSubscriptions"] = [str(u) for u in resource_uris]
+        return Subscription(self, flt)
 
     async def subscribe_resource(self, uri: str, *, timeout: float | None = None) -> None:
         """Asks for ``notifications/resources/updated`` about ``uri`` (to ``message_handler``)."""

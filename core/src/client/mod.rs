@@ -165,9 +165,26 @@ impl std::fmt::Debug for CallOptions {
     }
 }
 
+type Listener = mpsc::UnboundedSender<(String, Value)>;
+
 enum Cmd {
-    Request { method: String, params: Option<Value>, opts: CallOptions, reply: Reply },
-    Notify { method: String, params: Option<Value>, reply: oneshot::Sender<std::result::Result<(), RpcError>> },
+    Request {
+        method: String,
+        params: Option<Value>,
+        opts: CallOptions,
+        reply: Reply,
+    },
+    Listen {
+        filter: SubscriptionFilter,
+        tx: Listener,
+        reply: oneshot::Sender<std::result::Result<OutboundId, RpcError>>,
+    },
+    Unlisten(OutboundId),
+    Notify {
+        method: String,
+        params: Option<Value>,
+        reply: oneshot::Sender<std::result::Result<(), RpcError>>,
+    },
     Close,
 }
 
@@ -406,6 +423,21 @@ impl Client {
         self.request("logging/setLevel", Some(json!({ "level": level })), CallOptions::default()).await.map(|_| ())
     }
 
+    /// Opens a `subscriptions/listen` stream (2026-07-28): the change notifications `filter`
+    /// asks for, as `(method, params)` items, the first being
+    /// `notifications/subscriptions/acknowledged` with what the server agreed to. The stream
+    /// ends when the server ends it or the client closes; dropping the [`Subscription`]
+    /// closes it. On a legacy session this is an error: change notifications reach
+    /// [`ClientOptions::on_notification`] there (after [`Client::subscribe_resource`] for
+    /// resources).
+    pub async fn listen(&self, filter: SubscriptionFilter) -> Result<Subscription> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let (reply, answer) = oneshot::channel();
+        self.tx.send(Cmd::Listen { filter, tx, reply }).map_err(|_| Error::Closed)?;
+        let id = answer.await.map_err(|_| Error::Closed)??;
+        Ok(Subscription { id, rx, cmds: self.tx.clone() })
+    }
+
     /// Tells the server the roots changed.
     pub async fn notify_roots_changed(&self) -> Result<()> {
         self.notify("notifications/roots/list_changed", None).await
@@ -423,6 +455,44 @@ impl Client {
             child.lock().await.shutdown(Duration::from_secs(2)).await?;
         }
         Ok(())
+    }
+}
+
+/// An open `subscriptions/listen` stream ([`Client::listen`]): the change notifications it
+/// carries, as `(method, params)`. Dropping it closes the stream.
+#[derive(Debug)]
+pub struct Subscription {
+    id: OutboundId,
+    rx: mpsc::UnboundedReceiver<(String, Value)>,
+    cmds: mpsc::UnboundedSender<Cmd>,
+}
+
+impl Subscription {
+    /// The next notification; `None` once the stream ended.
+    pub async fn next(&mut self) -> Option<(String, Value)> {
+        self.rx.recv().await
+    }
+}
+
+impl futures_util::Stream for Subscription {
+    type Item = (String, Value);
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Self::Item>> {
+        self.rx.poll_recv(cx)
+    }
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        let _ = self.cmds.send(Cmd::Unlisten(self.id));
+    }
+}
+
+impl std::fmt::Debug for Cmd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Cmd")
     }
 }
 
@@ -492,6 +562,7 @@ async fn drive<R, W>(
     let mut waiters: HashMap<OutboundId, (Reply, Option<ProgressFn>)> = HashMap::new();
     let mut tasks: FuturesUnordered<ServeTask> = FuturesUnordered::new();
     let mut running: HashMap<RequestKey, futures_util::future::AbortHandle> = HashMap::new();
+    let mut listeners: HashMap<OutboundId, Listener> = HashMap::new();
     let mut buf = vec![0u8; 64 * 1024];
     let mut out = Vec::new();
     let mut eof = false;
@@ -514,6 +585,9 @@ async fn drive<R, W>(
                 Event::Response { id, result } => {
                     if let Some((w, _)) = waiters.remove(&id) {
                         let _ = w.send(result);
+                    } else {
+                        // A listen stream's answer: the stream ended.
+                        listeners.remove(&id);
                     }
                 }
                 Event::Progress { id, progress, total, message } => {
@@ -522,6 +596,15 @@ async fn drive<R, W>(
                     }
                 }
                 Event::Notification { method, params } => {
+                    let tag = params
+                        .as_ref()
+                        .and_then(|p| p.get("_meta"))
+                        .and_then(|m| m.get(meta_keys::SUBSCRIPTION_ID))
+                        .and_then(Value::as_i64);
+                    if let Some(l) = tag.and_then(|t| listeners.get(&OutboundId(t))) {
+                        let _ = l.send((method, params.unwrap_or(Value::Null)));
+                        continue;
+                    }
                     if let Some(cb) = &options.notification {
                         cb(&method, params.as_ref().unwrap_or(&Value::Null));
                     }
@@ -614,6 +697,15 @@ async fn drive<R, W>(
                     }
                 }
                 Some(Cmd::Notify { method, params, reply }) => { let _ = reply.send(session.notify(&method, params)); }
+                Some(Cmd::Listen { filter, tx, reply }) => match session.listen(&filter, Instant::now()) {
+                    Ok(id) => { listeners.insert(id, tx); let _ = reply.send(Ok(id)); }
+                    Err(e) => { let _ = reply.send(Err(e)); }
+                },
+                Some(Cmd::Unlisten(id)) => {
+                    if listeners.remove(&id).is_some() {
+                        session.cancel_request(id, Some("the subscription was dropped"));
+                    }
+                }
             },
             _ = async { if let Some(d) = deadline { tokio::time::sleep_until(d.into()).await } }, if deadline.is_some() => {
                 session.handle_timeout(Instant::now());

@@ -108,6 +108,8 @@ struct ClientRole {
     /// Probes sent (a server that refuses the version it then lists as supported is asked
     /// once more).
     probes: u8,
+    /// The application's own listen streams (their notifications keep their tag).
+    user_listens: std::collections::HashSet<OutboundId>,
 }
 
 /// The client end of one MCP session.
@@ -152,6 +154,7 @@ impl ClientSession {
                 listen: None,
                 subscribed: Default::default(),
                 probes: 0,
+                user_listens: Default::default(),
             },
         }
     }
@@ -284,6 +287,16 @@ impl ClientSession {
             Some(Opening::Probe(p)) if p == id => return self.on_probe(result, now),
             Some(Opening::Initialize(p)) if p == id => return self.on_initialize(result),
             _ => {}
+        }
+        if self.role.user_listens.remove(&id) {
+            // The server ended an application's listen stream: its answer ends the stream.
+            return vec![Event::Response {
+                id,
+                result: result.map(|mut v| {
+                    cm::strip_plumbing(&mut v);
+                    v
+                }),
+            }];
         }
         if self.role.listen == Some(id) {
             // The server ended the session's listen stream (or refused it): not reopened
@@ -674,6 +687,35 @@ impl ClientSession {
         Ok(wire)
     }
 
+    /// Opens a `subscriptions/listen` stream (2026-07-28) for the changes `filter` asks for.
+    /// Its notifications arrive as [`Event::Notification`]s tagged with the returned id
+    /// (`_meta["io.modelcontextprotocol/subscriptionId"]`), the first being
+    /// `notifications/subscriptions/acknowledged` with the part of the filter the server
+    /// honours; the stream's [`Event::Response`] ends it; [`ClientSession::cancel_request`]
+    /// closes it. A legacy session has no listen streams: its change notifications arrive
+    /// untagged (after `resources/subscribe` for resources).
+    pub fn listen(&mut self, filter: &SubscriptionFilter, now: Instant) -> Result<OutboundId, RpcError> {
+        match self.role.state {
+            State::Operating => {}
+            State::Closed => return Err(RpcError::new(codes::CONNECTION_CLOSED, "the session is closed")),
+            _ => return Err(RpcError::invalid_request("cannot listen before the session is open")),
+        }
+        if !self.role.modern {
+            return Err(RpcError::new(
+                codes::METHOD_NOT_FOUND,
+                "subscriptions/listen needs a 2026-07-28 session; on a legacy session change notifications \
+                 arrive without one (resources/subscribe for resource updates)",
+            ));
+        }
+        let mut params = Map::new();
+        params.insert("notifications".into(), serde_json::to_value(filter).map_err(RpcError::internal)?);
+        params.insert("_meta".into(), Value::Object(self.role.meta.clone()));
+        let opts = RequestOptions { timeout: Some(Duration::from_secs(365 * 24 * 3600)), ..Default::default() };
+        let id = self.peer.send_request("subscriptions/listen", Some(Value::Object(params)), &opts, now);
+        self.role.user_listens.insert(id);
+        Ok(id)
+    }
+
     /// (Re)opens the session's listen stream for what the server announces (list changes)
     /// and the resources subscribed to; closes it when there is nothing to listen for.
     fn reopen_listen(&mut self, now: Instant) {
@@ -790,6 +832,7 @@ impl ClientSession {
             }
             return true;
         }
+        self.role.user_listens.remove(&id);
         let wire = self.role.calls.iter().find(|(_, c)| c.caller == id).map(|(w, _)| *w).unwrap_or(id);
         self.role.calls.remove(&wire);
         self.role.cacheable.remove(&wire);
