@@ -11,6 +11,9 @@ use std::time::Instant;
 /// The `initialize` request (id 0), newline-terminated.
 pub const INITIALIZE: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"loadgen\",\"version\":\"0.1\"}}}\n";
 
+/// The stateless revision `Requests::modern` speaks.
+pub const MODERN_VERSION: &str = "2026-07-28";
+
 /// The `notifications/initialized` notification, newline-terminated.
 pub const INITIALIZED: &[u8] = b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n";
 
@@ -31,6 +34,23 @@ impl Requests {
             prefix: b"{\"jsonrpc\":\"2.0\",\"id\":".to_vec(),
             suffix: format!(
                 ",\"method\":\"tools/call\",\"params\":{{\"name\":{tool},\"arguments\":{{\"text\":{text}}}}}}}\n"
+            )
+            .into_bytes(),
+        }
+    }
+
+    /// Prepares 2026-07-28 lines calling `tool` with `{"text": text}`: the request carries
+    /// its revision, the client's capabilities and identity in `_meta` (no handshake).
+    pub fn modern(tool: &str, text: &str) -> Self {
+        let tool = serde_json::to_string(tool).expect("string serializes");
+        let text = serde_json::to_string(text).expect("string serializes");
+        Requests {
+            prefix: b"{\"jsonrpc\":\"2.0\",\"id\":".to_vec(),
+            suffix: format!(
+                ",\"method\":\"tools/call\",\"params\":{{\"name\":{tool},\"arguments\":{{\"text\":{text}}},\
+                 \"_meta\":{{\"io.modelcontextprotocol/protocolVersion\":\"{MODERN_VERSION}\",\
+                 \"io.modelcontextprotocol/clientCapabilities\":{{}},\
+                 \"io.modelcontextprotocol/clientInfo\":{{\"name\":\"loadgen\",\"version\":\"0.1\"}}}}}}}}\n"
             )
             .into_bytes(),
         }

@@ -19,7 +19,7 @@ use hypermcp_loadgen::async_http::AsyncConn;
 use hypermcp_loadgen::http::{
     check_echo, exchange, Answer, Conn, Expect, Failure, ResponseParser, Url, PROTOCOL_VERSION,
 };
-use hypermcp_loadgen::request::{Requests, INITIALIZE, INITIALIZED};
+use hypermcp_loadgen::request::{Requests, INITIALIZE, INITIALIZED, MODERN_VERSION};
 use hypermcp_loadgen::stats::{median_summary, percentile_us, Summary};
 
 use std::net::{TcpStream, ToSocketAddrs};
@@ -64,6 +64,10 @@ OPTIONS:
     --runs R           repeat R times (new connections and sessions each
                        time) and also report the median                 [default: 1]
     --stateless        no handshake: calls go out without a session
+    --modern           the 2026-07-28 revision: no handshake, each call
+                       carries its revision, capabilities and identity in
+                       _meta and the MCP-Protocol-Version, Mcp-Method and
+                       Mcp-Name headers (implies --stateless)
     --sessions N       with --idle-only: open N sessions over the
                        connections (initialize + notifications/initialized
                        each, nothing else) and exit, leaving them open
@@ -104,6 +108,7 @@ struct Config {
     warmup: u64,
     runs: u32,
     stateless: bool,
+    modern: bool,
     sessions: Option<u64>,
     idle_only: bool,
     text: String,
@@ -133,6 +138,7 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
         warmup: 1_000,
         runs: 1,
         stateless: false,
+        modern: false,
         sessions: None,
         idle_only: false,
         text: "hello".into(),
@@ -172,10 +178,14 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
             "--text" => cfg.text = value(&flag)?,
             "--tool" => cfg.tool = value(&flag)?,
             "--timeout" => cfg.timeout = Duration::from_secs(number(&flag, &value(&flag)?)?),
-            "--stateless" | "--idle-only" | "--json" | "--blocking" if inline.is_some() => {
+            "--stateless" | "--modern" | "--idle-only" | "--json" | "--blocking" if inline.is_some() => {
                 return Err(format!("{flag} takes no value"));
             }
             "--stateless" => cfg.stateless = true,
+            "--modern" => {
+                cfg.modern = true;
+                cfg.stateless = true;
+            }
             "--idle-only" => cfg.idle_only = true,
             "--json" => cfg.json = true,
             "--blocking" => cfg.blocking = true,
@@ -215,8 +225,22 @@ struct Request {
 impl Request {
     fn new(cfg: &Config) -> Self {
         let mut r = Request { head: Vec::new(), body: Vec::new(), bytes: Vec::new() };
-        r.set_session(&cfg.url, None, cfg.stateless);
+        if cfg.modern {
+            r.set_modern(&cfg.url, &cfg.tool);
+        } else {
+            r.set_session(&cfg.url, None, cfg.stateless);
+        }
         r
+    }
+
+    /// The head of a 2026-07-28 `tools/call` of `tool`: no session, the revision and the
+    /// routing headers the body must match.
+    fn set_modern(&mut self, u: &Url, tool: &str) {
+        self.set_session(u, None, false);
+        self.head.extend_from_slice(
+            format!("MCP-Protocol-Version: {MODERN_VERSION}\r\nMcp-Method: tools/call\r\nMcp-Name: {tool}\r\n")
+                .as_bytes(),
+        );
     }
 
     /// Rebuilds the request head for this session (and protocol version).
@@ -454,7 +478,7 @@ impl Shared {
     fn new(cfg: &Config, parties: usize) -> Self {
         Shared {
             cfg: cfg.clone(),
-            req: Requests::new(&cfg.tool, &cfg.text),
+            req: if cfg.modern { Requests::modern(&cfg.tool, &cfg.text) } else { Requests::new(&cfg.tool, &cfg.text) },
             text_json: serde_json::to_string(&cfg.text).expect("string serializes"),
             warmup_tickets: AtomicU64::new(0),
             call_tickets: AtomicU64::new(0),
@@ -756,7 +780,13 @@ fn run_calls(cfg: &Config) -> ExitCode {
                 format!("event-driven, {} thread(s)", workers(cfg))
             },
             cfg.runs,
-            if cfg.stateless { ", stateless" } else { "" }
+            if cfg.modern {
+                ", 2026-07-28"
+            } else if cfg.stateless {
+                ", stateless"
+            } else {
+                ""
+            }
         );
     }
     let mut summaries = Vec::new();
