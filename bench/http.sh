@@ -32,7 +32,9 @@
 #
 # Systems: "label=LOAD_CMD" or "label=LOAD_CMD|MEM_CMD", {PORT} in the commands
 # replaced by the port; MEM_CMD defaults to LOAD_CMD, "-" skips the memory
-# measurement (stateless servers keep no sessions). Commands are split on
+# measurement (stateless servers keep no sessions); a label ending in "-modern" is
+# measured at the 2026-07-28 revision (httpload --modern: no handshake, per-request
+# _meta and headers). Commands are split on
 # whitespace (no quoting). Built in: rust (default mode: sessions, JSON answers
 # for fast calls) and rust-stateless (--stateless --json).
 #
@@ -125,7 +127,8 @@ if [[ -n ${SYSTEMS:-} ]]; then
   systems=()
   EXTRA_SYSTEMS="$SYSTEMS${EXTRA_SYSTEMS:+;$EXTRA_SYSTEMS}"
 else
-  systems=("rust=$ECHO_RUST --http {PORT}" "rust-stateless=$ECHO_RUST --http {PORT} --stateless --json|-")
+  systems=("rust=$ECHO_RUST --http {PORT}" "rust-stateless=$ECHO_RUST --http {PORT} --stateless --json|-"
+    "rust-modern=$ECHO_RUST --http {PORT}|-")
 fi
 if [[ -n $EXTRA_SYSTEMS ]]; then
   while IFS= read -r entry; do
@@ -156,7 +159,7 @@ group3() { sed -e ':a' -e 's/^\([0-9]\+\)\([0-9]\{3\}\)/\1,\2/' -e 'ta'; }
 fmt0() { if [[ -z $1 || $1 == null || $1 == - ]]; then echo "-"; else LC_ALL=C printf '%.0f\n' "$1" | group3; fi; }
 fmt1() { if [[ -z $1 || $1 == null ]]; then echo "-"; else LC_ALL=C printf '%.1f\n' "$1" | group3; fi; }
 
-SERVER_PID="" SERVER_LOG="" PORT=""
+SERVER_PID="" SERVER_LOG="" PORT="" LOAD_FLAGS=()
 group_pids() { pgrep -g "$SERVER_PID" 2>/dev/null || true; }
 
 stop_server() {
@@ -258,7 +261,7 @@ measure_phase() {
   local threads=1
   [[ $c -gt 1 ]] && threads=$THREADS
   PH_OUT=$("${pin[@]}" "$HTTPLOAD" --json --url "$url" --connections "$c" --threads "$threads" --calls "$CALLS" --duration "$DURATION" \
-    --warmup "$WARMUP" --runs "$RUNS" --timeout "$TIMEOUT" 2>"$errlog") || PH_RC=$?
+    --warmup "$WARMUP" --runs "$RUNS" --timeout "$TIMEOUT" "${LOAD_FLAGS[@]}" 2>"$errlog") || PH_RC=$?
   t1=$(cpu_ticks) m1=$(machine_ticks) w1=$EPOCHREALTIME
   [[ ${#pin[@]} -gt 0 ]] && pin_group "$ALL_CPUS"
   PH_ERR=$(cat "$errlog")
@@ -320,6 +323,9 @@ for sys in "${systems[@]}"; do
     continue
   fi
   url="http://127.0.0.1:$PORT/mcp"
+  # A label ending in -modern is measured at the 2026-07-28 revision (httpload --modern).
+  LOAD_FLAGS=()
+  [[ $label == *-modern ]] && LOAD_FLAGS=(--modern)
   for c in "${conn_counts[@]}"; do
     printf '%s, %s connection(s) ... ' "$label" "$c" >&2
     # Retry a phase that ran beside too much foreign load; keep the quietest attempt.

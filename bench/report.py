@@ -150,7 +150,7 @@ def http_table(r: Results, conns: str, title: str) -> list[str]:
     ]
     for lang in language_order(r):
         for s in r.lang_systems(lang):
-            for suffix, mode in (("", "sessions"), ("-stateless", "stateless JSON")):
+            for suffix, mode in (("", "sessions"), ("-stateless", "stateless JSON"), ("-modern", "2026-07-28")):
                 label = s["label"] + suffix
                 if label not in r.http_labels:
                     continue
@@ -278,7 +278,7 @@ def not_ahead(r: Results) -> list[str]:
                 if a and b and a <= b:
                     misses.append(f"{title}: {ours} {a:,.0f} vs {pl} {b:,.0f} calls/s")
             for conns, title in HTTP:
-                for suffix in ("", "-stateless"):
+                for suffix in ("", "-stateless", "-modern"):
                     a = (r.h(ours + suffix, conns) or {}).get("calls_per_s")
                     b = (r.h(pl + suffix, conns) or {}).get("calls_per_s")
                     if a and b and a <= b:

@@ -57,6 +57,10 @@ class System:
     ours: bool
     command: list[str]
     stateless_json: bool = True
+    # Serves the 2026-07-28 revision over HTTP (measured as "<label>-modern").
+    modern: bool = False
+    # Measured over HTTP in its legacy session mode too (a modern-only peer is not).
+    http_legacy: bool = True
     version: str = ""
     missing: str = ""
     notes: list[str] = field(default_factory=list)
@@ -103,18 +107,24 @@ def systems() -> list[System]:
     rmcp_bin = PEERS / "bench" / "rmcp-target" / "release" / "rmcp-bench-server"
     ours_version = read_version_file(ROOT / "package.json")
     out = [
-        System("hypermcp-rust", "Rust", True, [str(TARGET / "bench_server")], version=ours_version),
+        System("hypermcp-rust", "Rust", True, [str(TARGET / "bench_server")], modern=True, version=ours_version),
         System(
             "rmcp", "Rust", False, [str(rmcp_bin)], version=cargo_lock_version(SERVERS / "rmcp" / "Cargo.lock", "rmcp")
         ),
         System(
-            "hypermcp-python", "Python", True, [str(venv_py), str(SERVERS / "hypermcp_server.py")], version=ours_version
+            "hypermcp-python",
+            "Python",
+            True,
+            [str(venv_py), str(SERVERS / "hypermcp_server.py")],
+            modern=True,
+            version=ours_version,
         ),
         System(
             "official-python",
             "Python",
             False,
             [str(peers_py), str(SERVERS / "official_python.py")],
+            modern=True,
             version=py_dist_version(peers_py, "mcp"),
         ),
         System(
@@ -124,7 +134,14 @@ def systems() -> list[System]:
             [str(fastmcp_py), str(SERVERS / "fastmcp_server.py")],
             version=py_dist_version(fastmcp_py, "fastmcp"),
         ),
-        System("hypermcp-node", "Node", True, ["node", str(SERVERS / "hypermcp_server.mjs")], version=ours_version),
+        System(
+            "hypermcp-node",
+            "Node",
+            True,
+            ["node", str(SERVERS / "hypermcp_server.mjs")],
+            modern=True,
+            version=ours_version,
+        ),
         System(
             "official-typescript",
             "Node",
@@ -132,6 +149,18 @@ def systems() -> list[System]:
             ["node", str(SERVERS / "official_ts.mjs")],
             version=read_version_file(
                 PEERS / "npm" / "node_modules" / "@modelcontextprotocol" / "sdk" / "package.json"
+            ),
+        ),
+        System(
+            "official-typescript-v2",
+            "Node",
+            False,
+            ["node", str(SERVERS / "official_ts_v2.mjs")],
+            stateless_json=False,
+            modern=True,
+            http_legacy=False,
+            version=read_version_file(
+                PEERS / "npm" / "node_modules" / "@modelcontextprotocol" / "server" / "package.json"
             ),
         ),
     ]
@@ -304,9 +333,12 @@ class Bench:
         entries = []
         for s in systems_:
             cmd = " ".join(shlex.quote(x) for x in s.argv())
-            entries.append(f"{s.label}={cmd} --http {{PORT}}")
+            if s.http_legacy:
+                entries.append(f"{s.label}={cmd} --http {{PORT}}")
             if s.stateless_json:
                 entries.append(f"{s.label}-stateless={cmd} --http {{PORT}} --stateless-json|-")
+            if s.modern:
+                entries.append(f"{s.label}-modern={cmd} --http {{PORT}}|-")
         env = dict(
             os.environ,
             BUILD="0",

@@ -1,0 +1,115 @@
+// The benchmark server (bench/servers/README.md) written with the official TypeScript SDK v2
+// (@modelcontextprotocol/server 2.4.0), which serves the 2026-07-28 revision.
+//   node bench/servers/official_ts_v2.mjs              stdio (serveStdio: the opening message
+//                                                      picks the era of the connection)
+//   node bench/servers/official_ts_v2.mjs --http PORT  Streamable HTTP on 127.0.0.1:PORT at /mcp
+//                                   (createMcpHandler: a fresh McpServer per request, the
+//                                   2026-07-28 requests served statelessly, 2025-era traffic
+//                                   statelessly too; GET and DELETE get 405)
+// An `McpServer` with `registerTool` (zod input schemas, async handlers) for `echo` and the 49
+// catalogue tools, and `registerResource` for bench://blob, as official_ts.mjs. HTTP is served
+// by node:http on 127.0.0.1 with the SDK's Host and Origin checks in front of the handler (the
+// wiring of tests/interop/peers/ts_v2_server.mjs). The SDK and zod come from
+// ${PEERS:-<repo>/.peers}/npm (tests/interop/setup_peers.sh).
+import http from 'node:http';
+import { Readable } from 'node:stream';
+import { importPeer } from '../../tests/interop/peer_import.mjs';
+
+const { McpServer, createMcpHandler, hostHeaderValidationResponse, localhostAllowedHostnames, originValidationResponse, localhostAllowedOrigins } =
+  await importPeer('@modelcontextprotocol/server');
+const { z } = await importPeer('zod');
+
+const BLOB_URI = 'bench://blob';
+let blob; // 1,048,576 bytes, built on the first read and kept
+
+function makeServer() {
+  const server = new McpServer({ name: 'official-ts-v2-bench', version: '1.0.0' }, { capabilities: { tools: {}, resources: {} } });
+  server.registerTool(
+    'echo',
+    { description: 'Echo the text back', inputSchema: z.object({ text: z.string().describe('Text to echo back') }) },
+    async ({ text }) => ({ content: [{ type: 'text', text }] }),
+  );
+  for (let n = 1; n <= 49; n++) {
+    const name = `tool_${String(n).padStart(2, '0')}`;
+    server.registerTool(
+      name,
+      {
+        description: `Catalogue tool ${String(n).padStart(2, '0')}: the forecast for a city over a number of days`,
+        inputSchema: z.object({
+          city: z.string().describe('City name'),
+          days: z.number().int().optional().describe('Days ahead, 1 to 7'),
+        }),
+      },
+      async ({ city, days = 1 }) => ({ content: [{ type: 'text', text: `${name}: ${city} ${days}` }] }),
+    );
+  }
+  server.registerResource('blob', BLOB_URI, { mimeType: 'text/plain' }, async (uri) => ({
+    contents: [{ uri: uri.href, mimeType: 'text/plain', text: (blob ??= '0123456789abcdef'.repeat(65536)) }],
+  }));
+  return server;
+}
+
+function usage(msg) {
+  process.stderr.write(`official_ts_v2: ${msg}\nusage: official_ts_v2.mjs [--http PORT]\n`);
+  process.exit(2);
+}
+
+const argv = process.argv.slice(2);
+let port = null;
+for (let i = 0; i < argv.length; i++) {
+  if (argv[i] === '--http' && i + 1 < argv.length && port === null) port = Number(argv[++i]);
+  else usage(`unknown argument ${argv[i]}`);
+}
+if (port !== null && !(Number.isInteger(port) && port >= 0 && port < 65536)) usage('bad PORT');
+
+if (port === null) {
+  const { serveStdio } = await importPeer('@modelcontextprotocol/server/stdio');
+  serveStdio(makeServer);
+} else {
+  const handler = createMcpHandler(makeServer);
+  const hostnames = localhostAllowedHostnames();
+  const origins = localhostAllowedOrigins();
+  const server = http.createServer(async (req, res) => {
+    const abort = new AbortController();
+    res.on('close', () => abort.abort());
+    try {
+      const url = new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`);
+      if (url.pathname !== '/mcp') {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+        return;
+      }
+      const headers = new Headers();
+      for (const [k, v] of Object.entries(req.headers)) {
+        if (Array.isArray(v)) for (const x of v) headers.append(k, x);
+        else if (v !== undefined) headers.set(k, v);
+      }
+      const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+      const request = new Request(url, {
+        method: req.method,
+        headers,
+        body: hasBody ? Readable.toWeb(req) : undefined,
+        duplex: hasBody ? 'half' : undefined,
+        signal: abort.signal,
+      });
+      const response =
+        hostHeaderValidationResponse(request, hostnames) ??
+        originValidationResponse(request, origins) ??
+        (await handler.fetch(request));
+      res.writeHead(response.status, Object.fromEntries(response.headers));
+      if (response.body) {
+        for await (const chunk of response.body) {
+          if (!res.write(chunk)) await new Promise((r) => res.once('drain', r));
+        }
+      }
+      res.end();
+    } catch {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end();
+    }
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(port, '127.0.0.1');
+  const stop = () => handler.close().finally(() => process.exit(0));
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
