@@ -70,7 +70,9 @@ pub(crate) fn is_modern(method: &str, raw: Option<&RawValue>) -> bool {
     }
     let Some(raw) = raw else { return false };
     // Most legacy requests never mention the reserved prefix: no parse for them.
-    if memchr::memmem::find(raw.get().as_bytes(), PREFIX.as_bytes()).is_none() {
+    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(PREFIX));
+    if FINDER.find(raw.get().as_bytes()).is_none() {
         return false;
     }
     #[derive(Deserialize)]

@@ -176,9 +176,11 @@ impl super::server::ServerRole {
         ctx: &mut RequestContext,
     ) -> Result<(), RpcError> {
         let text = raw.map_or("", RawValue::get);
-        if memchr::memmem::find(text.as_bytes(), b"\"inputResponses\"").is_none()
-            && memchr::memmem::find(text.as_bytes(), b"\"requestState\"").is_none()
-        {
+        static INPUTS: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+            std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\"inputResponses\""));
+        static STATE: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+            std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\"requestState\""));
+        if INPUTS.find(text.as_bytes()).is_none() && STATE.find(text.as_bytes()).is_none() {
             return Ok(());
         }
         let b: Binding = serde_json::from_str(text).map_err(RpcError::invalid_params)?;

@@ -132,7 +132,9 @@ fn modern_headers(
     tools: &HashMap<String, Vec<HeaderParam>>,
 ) -> Option<Vec<(HeaderName, HeaderValue)>> {
     const KEY: &[u8] = b"io.modelcontextprotocol/protocolVersion";
-    memchr::memmem::find(raw.get().as_bytes(), KEY)?;
+    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(KEY));
+    FINDER.find(raw.get().as_bytes())?;
     let meta = serde_json::from_str::<ModernPeek>(raw.get()).ok()?.meta?;
     let version = meta.get(meta_keys::PROTOCOL_VERSION)?.as_str()?;
     let mut out = vec![(HeaderName::from_static("mcp-protocol-version"), HeaderValue::from_str(version).ok()?)];

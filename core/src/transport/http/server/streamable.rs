@@ -428,7 +428,9 @@ pub(super) fn request_headers<B>(req: &Request<B>) -> RequestHeaders {
 /// the server does not have. `None`: a result, or an error that keeps 200.
 fn refusal_status(body: &[u8]) -> Option<StatusCode> {
     // Our own writer puts `error` right after the id; anything else is a result.
-    memchr::memmem::find(body, b",\"error\":{\"code\":")?;
+    static ERROR: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b",\"error\":{\"code\":"));
+    ERROR.find(body)?;
     #[derive(serde::Deserialize)]
     struct Code {
         code: i32,
