@@ -92,3 +92,83 @@ test('drives the hypermcp Python weather server', async (t) => {
     await client.close();
   }
 });
+
+// ---- 2026-07-28 ----------------------------------------------------------------------------
+
+test('the official TypeScript SDK 1.32.2 server (legacy-only): an auto client falls back to initialize', async (t) => {
+  if (!need(path.join(PEERS, 'npm/node_modules/@modelcontextprotocol/sdk/package.json'), 'the TypeScript SDK', t)) return;
+  const client = await within(Client.stdio('node', [path.join(REPO, 'tests/interop/peers/ts_echo_server.mjs')], { env: { PEERS } }));
+  try {
+    assert.equal(client.modern, false);
+    assert.equal(client.protocolVersion, '2025-11-25');
+    assert.deepEqual((await within(client.callTool('echo', { text: 'x' }))).content, [{ type: 'text', text: 'x' }]);
+  } finally {
+    await client.close();
+  }
+});
+
+test('the official Python SDK 2.3.0 server at 2026-07-28 (auto and modern)', async (t) => {
+  const python = path.join(PEERS, 'venv/bin/python');
+  if (!need(python, 'the Python SDK venv', t)) return;
+  for (const mode of ['auto', 'modern']) {
+    const client = await within(Client.stdio(python, [path.join(REPO, 'tests/interop/peers/py_full_server.py')], { mode }));
+    try {
+      assert.equal(client.modern, true, mode);
+      assert.equal(client.protocolVersion, '2026-07-28');
+      assert.equal(client.serverInfo.name, 'py-full-server');
+      const names = (await within(client.listTools())).tools.map((x) => x.name);
+      assert.ok(names.includes('forecast'), String(names));
+      const forecast = await within(client.callTool('forecast', { city: 'Paris' }));
+      assert.equal(forecast.isError ?? false, false);
+      assert.equal(typeof forecast.structuredContent, 'object');
+    } finally {
+      await client.close();
+    }
+  }
+});
+
+test('a TypeScript SDK v2 server at 2026-07-28: input_required served by onElicitation (stdio and HTTP)', async (t) => {
+  if (!need(path.join(PEERS, 'npm/node_modules/@modelcontextprotocol/server/package.json'), 'the TypeScript SDK v2', t)) return;
+  const server = path.join(REPO, 'tests/interop/peers/ts_v2_server.mjs');
+  const asked = [];
+  const onElicitation = (params) => {
+    asked.push(params.message);
+    return { action: 'accept', content: { name: 'Ada' } };
+  };
+  const check = async (client) => {
+    assert.equal(client.modern, true);
+    assert.equal(client.serverInfo.name, 'ts-v2-server');
+    assert.equal((await within(client.callTool('echo', { text: 'hi' }))).content[0].text, 'echo: hi');
+    assert.equal((await within(client.callTool('ask_name', {}))).content[0].text, 'hello Ada');
+  };
+  const stdio = await within(Client.stdio('node', [server, '--stdio'], { env: { PEERS }, onElicitation }));
+  try {
+    await check(stdio);
+  } finally {
+    await stdio.close();
+  }
+  const { spawn } = await import('node:child_process');
+  const child = spawn('node', [server, '--port', '0'], { env: { ...process.env, PEERS }, stdio: ['ignore', 'ignore', 'pipe'] });
+  try {
+    const url = await within(
+      new Promise((resolve, reject) => {
+        let text = '';
+        child.stderr.on('data', (d) => {
+          text += d;
+          const m = /listening on (\S+)/.exec(text);
+          if (m) resolve(m[1]);
+        });
+        child.on('exit', (code) => reject(new Error(`the v2 server exited (${code}): ${text}`)));
+      }),
+    );
+    const http = await within(Client.http(url, { onElicitation }));
+    try {
+      await check(http);
+    } finally {
+      await http.close();
+    }
+  } finally {
+    child.kill();
+  }
+  assert.deepEqual(asked, ['What is your name?', 'What is your name?']);
+});

@@ -107,5 +107,18 @@ def test_http(node: str, mode: str) -> None:
     run(main())
 
 
+def test_a_legacy_only_typescript_server_through_the_fallback(node: str) -> None:
+    # The TypeScript SDK 1.32.2 speaks only the legacy revisions: the probe is refused and the
+    # auto client runs initialize.
+    legacy = ROOT / "tests" / "interop" / "peers" / "ts_echo_server.mjs"
+
+    async def main() -> None:
+        async with Client.stdio(node, str(legacy), env={"PEERS": str(PEERS)}) as client:
+            assert not client.modern and client.protocol_version == "2025-11-25"
+            assert (await client.call_tool("echo", {"text": "x"})).text == "x"
+
+    run(main())
+
+
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-q"]))
