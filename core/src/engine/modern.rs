@@ -86,22 +86,35 @@ pub(crate) fn is_modern(method: &str, raw: Option<&RawValue>) -> bool {
         .is_some_and(|m| m.contains_key(PROTOCOL_VERSION) || m.contains_key(CLIENT_CAPABILITIES))
 }
 
+/// The revision's `_meta` keys, borrowed from the request's text (each parsed into its type
+/// once: no `Value` in between).
 #[derive(Deserialize)]
-struct MetaFields {
-    #[serde(rename = "io.modelcontextprotocol/protocolVersion", default)]
-    version: Option<Value>,
-    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default)]
-    capabilities: Option<Value>,
-    #[serde(rename = "io.modelcontextprotocol/clientInfo", default)]
-    client_info: Option<Value>,
-    #[serde(rename = "io.modelcontextprotocol/logLevel", default)]
-    log_level: Option<Value>,
+struct MetaFields<'a> {
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion", default, borrow)]
+    version: Option<&'a RawValue>,
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default, borrow)]
+    capabilities: Option<&'a RawValue>,
+    #[serde(rename = "io.modelcontextprotocol/clientInfo", default, borrow)]
+    client_info: Option<&'a RawValue>,
+    #[serde(rename = "io.modelcontextprotocol/logLevel", default, borrow)]
+    log_level: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
-struct MetaEnvelope {
-    #[serde(rename = "_meta", default)]
-    meta: Option<MetaFields>,
+struct MetaEnvelope<'a> {
+    #[serde(rename = "_meta", default, borrow)]
+    meta: Option<MetaFields<'a>>,
+}
+
+/// A `_meta` value parsed into `T`; `None` when absent or null.
+fn meta_value<'a, T: Deserialize<'a>>(raw: Option<&'a RawValue>, key: &str) -> Result<Option<T>, RpcError> {
+    match raw {
+        None => Ok(None),
+        Some(r) if r.get() == "null" => Ok(None),
+        Some(r) => {
+            serde_json::from_str(r.get()).map(Some).map_err(|e| RpcError::invalid_params(format!("invalid {key}: {e}")))
+        }
+    }
 }
 
 /// -32020: a header does not match the body, or a required one is missing.
@@ -172,8 +185,8 @@ pub(crate) fn request_context(
         return Err(RpcError::invalid_params(format!("missing _meta keys: {}", missing.join(", ")))
             .with_data(serde_json::json!({ "missing": missing })));
     }
-    let requested = match &meta.version {
-        Some(Value::String(s)) => s.clone(),
+    let requested: String = match meta.version.map(|r| serde_json::from_str::<String>(r.get())) {
+        Some(Ok(s)) => s,
         _ => return Err(RpcError::invalid_params(format!("{PROTOCOL_VERSION} must be a string"))),
     };
     if let Some(h) = headers {
@@ -191,20 +204,13 @@ pub(crate) fn request_context(
         Ok(v) if v.era() == Era::Modern && supported.contains(&v) => v,
         _ => return Err(unsupported_version(&requested, supported)),
     };
-    let client_capabilities: ClientCapabilities = serde_json::from_value(meta.capabilities.unwrap_or_default())
-        .map_err(|e| RpcError::invalid_params(format!("invalid {CLIENT_CAPABILITIES}: {e}")))?;
-    let client_info = match meta.client_info {
-        None | Some(Value::Null) => None,
-        Some(v) => Some(
-            serde_json::from_value(v).map_err(|e| RpcError::invalid_params(format!("invalid {CLIENT_INFO}: {e}")))?,
-        ),
+    let client_capabilities: ClientCapabilities = match meta.capabilities {
+        Some(r) => serde_json::from_str(r.get())
+            .map_err(|e| RpcError::invalid_params(format!("invalid {CLIENT_CAPABILITIES}: {e}")))?,
+        None => ClientCapabilities::default(),
     };
-    let log_level = match meta.log_level {
-        None | Some(Value::Null) => None,
-        Some(v) => {
-            Some(serde_json::from_value(v).map_err(|e| RpcError::invalid_params(format!("invalid {LOG_LEVEL}: {e}")))?)
-        }
-    };
+    let client_info = meta_value(meta.client_info, CLIENT_INFO)?;
+    let log_level = meta_value(meta.log_level, LOG_LEVEL)?;
     if let Some(h) = headers {
         check_standard_headers(method, text, h)?;
     }
@@ -229,9 +235,18 @@ fn check_standard_headers(method: &str, params: &str, h: &RequestHeaders) -> Res
         Some(_) => {}
     }
     let Some(field) = name_field(method) else { return Ok(()) };
-    let body: Option<String> = serde_json::from_str::<serde_json::Map<String, Value>>(params)
-        .ok()
-        .and_then(|m| m.get(field).and_then(Value::as_str).map(str::to_string));
+    // Only the two fields the header mirrors: the rest (arguments) is skipped, not built.
+    #[derive(Deserialize)]
+    struct Names {
+        #[serde(default)]
+        name: Option<Value>,
+        #[serde(default)]
+        uri: Option<Value>,
+    }
+    let body: Option<String> = serde_json::from_str::<Names>(params).ok().and_then(|n| {
+        let v = if field == "uri" { n.uri } else { n.name };
+        v.and_then(|v| v.as_str().map(str::to_string))
+    });
     let Some(body) = body else { return Ok(()) }; // the handler reports the missing field
     match &h.name {
         None => Err(header_mismatch("the Mcp-Name header is missing")),
