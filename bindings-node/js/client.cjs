@@ -91,6 +91,7 @@ function resourceRef(uri) {
 const asyncDispose = /** @type {any} */ (Symbol.asyncDispose ?? Symbol.for('Symbol.asyncDispose'));
 const { EventEmitter } = require('node:events');
 
+
 /**
  * An open `subscriptions/listen` stream (`client.listen()`): an EventEmitter
  * (`'notification'` with `(method, params)`, `'end'` once) and an async iterator of
@@ -118,7 +119,15 @@ class Subscription extends EventEmitter {
     const item = { method, params };
     const next = this._waiting.shift();
     if (next) next({ value: item, done: false });
-    else if (this.listenerCount('notification') === 0) this._queue.push(item);
+    else if (this.listenerCount('notification') === 0) {
+      if (this._queue.length >= Subscription.backlog) {
+        // Never buffered without limit: a stream nobody reads is closed.
+        process.emitWarning(`listen stream ${this.id}: ${Subscription.backlog} notifications unread; closing it`);
+        this.close();
+        return;
+      }
+      this._queue.push(item);
+    }
     this.emit('notification', method, params);
   }
 
@@ -142,6 +151,9 @@ class Subscription extends EventEmitter {
   }
 
   /** @returns {AsyncIterator<{ method: string, params: any }>} */
+  /** Notifications a stream holds unread (no 'notification' listener) before it is closed. */
+  static backlog = 10_000;
+
   [Symbol.asyncIterator]() {
     /** @type {IteratorReturnResult<any>} */
     const done = { value: undefined, done: true };

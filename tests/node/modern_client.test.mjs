@@ -3,7 +3,7 @@
 // handlers, and the legacy mode beside it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Server, MethodNotFound } from 'hypermcp';
+import { Server, MethodNotFound, Subscription } from 'hypermcp';
 import { within, withClient } from './_helpers.mjs';
 
 function server() {
@@ -77,4 +77,25 @@ test('listen streams: async iteration, events, close', async () => {
   await withClient(s, { mode: 'legacy' }, async (client) => {
     assert.throws(() => client.listen({ toolsListChanged: true }), MethodNotFound);
   });
+});
+
+test('a listen stream nobody reads is closed, not buffered without limit', async () => {
+  const s = server();
+  const saved = Subscription.backlog;
+  Subscription.backlog = 3;
+  try {
+    await withClient(s, async (client) => {
+      const sub = client.listen({ resourceSubscriptions: ['file:///watched.txt'] });
+      for (let i = 0; i < 10; i++) s.notifyResourceUpdated('file:///watched.txt');
+      await new Promise((r) => setTimeout(r, 200));
+      const items = [];
+      for await (const { method } of sub) items.push(method);
+      assert.equal(items.length, 3, String(items));
+      assert.equal(items[0], 'notifications/subscriptions/acknowledged');
+      assert.equal(sub.ended, true);
+      assert.equal((await within(client.callTool('echo', { text: 'alive' }))).content[0].text, 'alive');
+    });
+  } finally {
+    Subscription.backlog = saved;
+  }
 });

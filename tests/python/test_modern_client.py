@@ -111,3 +111,24 @@ def test_lists_are_cached_for_their_ttl() -> None:
             assert after == [*first, "added"]
 
     run(main())
+
+
+def test_an_unread_listen_stream_is_closed_not_buffered(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hypermcp import _client_driver
+
+    monkeypatch.setattr(_client_driver, "LISTEN_BACKLOG", 3)
+
+    async def main() -> None:
+        s = server()
+        async with Client(s) as client:
+            async with client.listen(resource_uris=["file:///watched.txt"]) as sub:
+                for _ in range(10):
+                    s.notify_resource_updated("file:///watched.txt")
+                await asyncio.sleep(0.2)  # the notifications arrive, nobody reads
+                items = [m async for m, _ in sub]
+                # The acknowledgement and two updates were kept; then the stream was closed.
+                assert len(items) == 3, items
+                assert items[0] == "notifications/subscriptions/acknowledged"
+            assert (await client.call_tool("echo", {"text": "alive"})).text == "alive"
+
+    run(main())

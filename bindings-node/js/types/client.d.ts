@@ -63,6 +63,8 @@ export interface ListenFilter {
 export declare class Subscription extends EventEmitter implements AsyncIterable<{ method: string; params: any }> {
   /** Made by `client.listen()`. */
   constructor(client: Client, id: number);
+  /** Notifications a stream holds unread (no 'notification' listener) before it is closed (10,000). */
+  static backlog: number;
   /** The stream's id: its notifications carry it in `_meta["io.modelcontextprotocol/subscriptionId"]`. */
   readonly id: number;
   /** Whether the stream ended. */

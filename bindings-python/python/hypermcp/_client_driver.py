@@ -52,6 +52,8 @@ _log = logging.getLogger("hypermcp.client")
 
 #: The `_meta` key tagging the notifications of a listen stream.
 SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
+#: Notifications a listen stream holds unread before it is closed.
+LISTEN_BACKLOG = 10_000
 
 
 def _spawn(coro: Awaitable[Any], tasks: set[asyncio.Future[Any]]) -> None:
@@ -241,6 +243,13 @@ class ClientDriver:
                 tag = ((ev[NOTIFICATION_PARAMS] or {}).get("_meta") or {}).get(SUBSCRIPTION_ID)
                 listener = self._listeners.get(tag) if isinstance(tag, int) else None
                 if listener is not None:
+                    if listener.qsize() >= LISTEN_BACKLOG:
+                        # Never buffered without limit: a stream nobody reads is closed.
+                        _log.warning("listen stream %s: %d notifications unread; closing it", tag, LISTEN_BACKLOG)
+                        del self._listeners[tag]
+                        self._session.cancel_request(tag, "the application did not read the stream")
+                        listener.put_nowait(None)
+                        return
                     listener.put_nowait((method, params))
                     return
             if method == "notifications/message" and self._logging_handler is not None:
