@@ -165,7 +165,11 @@ impl std::fmt::Debug for CallOptions {
     }
 }
 
-type Listener = mpsc::UnboundedSender<(String, Value)>;
+type Listener = mpsc::Sender<(String, Value)>;
+
+/// Notifications a [`Subscription`] holds unread before it is closed (never buffered without
+/// limit).
+pub const LISTEN_BACKLOG: usize = 10_000;
 
 enum Cmd {
     Request {
@@ -427,11 +431,11 @@ impl Client {
     /// asks for, as `(method, params)` items, the first being
     /// `notifications/subscriptions/acknowledged` with what the server agreed to. The stream
     /// ends when the server ends it or the client closes; dropping the [`Subscription`]
-    /// closes it. On a legacy session this is an error: change notifications reach
+    /// closes it, and so does leaving [`LISTEN_BACKLOG`] notifications unread. On a legacy session this is an error: change notifications reach
     /// [`ClientOptions::on_notification`] there (after [`Client::subscribe_resource`] for
     /// resources).
     pub async fn listen(&self, filter: SubscriptionFilter) -> Result<Subscription> {
-        let (tx, rx) = mpsc::unbounded_channel();
+        let (tx, rx) = mpsc::channel(LISTEN_BACKLOG);
         let (reply, answer) = oneshot::channel();
         self.tx.send(Cmd::Listen { filter, tx, reply }).map_err(|_| Error::Closed)?;
         let id = answer.await.map_err(|_| Error::Closed)??;
@@ -463,7 +467,7 @@ impl Client {
 #[derive(Debug)]
 pub struct Subscription {
     id: OutboundId,
-    rx: mpsc::UnboundedReceiver<(String, Value)>,
+    rx: mpsc::Receiver<(String, Value)>,
     cmds: mpsc::UnboundedSender<Cmd>,
 }
 
@@ -601,8 +605,18 @@ async fn drive<R, W>(
                         .and_then(|p| p.get("_meta"))
                         .and_then(|m| m.get(meta_keys::SUBSCRIPTION_ID))
                         .and_then(Value::as_i64);
-                    if let Some(l) = tag.and_then(|t| listeners.get(&OutboundId(t))) {
-                        let _ = l.send((method, params.unwrap_or(Value::Null)));
+                    if let Some(id) = tag.map(OutboundId).filter(|id| listeners.contains_key(id)) {
+                        let full = listeners.get(&id).is_some_and(|l| {
+                            matches!(
+                                l.try_send((method.clone(), params.clone().unwrap_or(Value::Null))),
+                                Err(mpsc::error::TrySendError::Full(_))
+                            )
+                        });
+                        if full {
+                            // Nobody reads it: closed (the stream ends), never buffered without limit.
+                            listeners.remove(&id);
+                            session.cancel_request(id, Some("the application did not read the stream"));
+                        }
                         continue;
                     }
                     if let Some(cb) = &options.notification {
