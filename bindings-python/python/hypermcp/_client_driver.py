@@ -242,7 +242,7 @@ class ClientDriver:
             if self._listeners:
                 tag = ((ev[NOTIFICATION_PARAMS] or {}).get("_meta") or {}).get(SUBSCRIPTION_ID)
                 listener = self._listeners.get(tag) if isinstance(tag, int) else None
-                if listener is not None:
+                if listener is not None and isinstance(tag, int):
                     if listener.qsize() >= LISTEN_BACKLOG:
                         # Never buffered without limit: a stream nobody reads is closed.
                         _log.warning("listen stream %s: %d notifications unread; closing it", tag, LISTEN_BACKLOG)
