@@ -98,10 +98,6 @@ struct ClientRole {
     /// Which call each made-up input invocation belongs to (caller id, input key).
     inputs: HashMap<RequestKey, OutboundId>,
     cache: ResultCache,
-    /// Cache key of a request on the wire whose result may be kept.
-    cacheable: HashMap<OutboundId, String>,
-    /// `tools/list` requests on the wire (their results lose invalid tools).
-    tool_lists: std::collections::HashSet<OutboundId>,
     /// The session's own listen stream (wire id), and the resources subscribed through it.
     listen: Option<OutboundId>,
     subscribed: std::collections::BTreeSet<String>,
@@ -149,8 +145,6 @@ impl ClientSession {
                 waiting: HashMap::new(),
                 inputs: HashMap::new(),
                 cache: ResultCache::default(),
-                cacheable: HashMap::new(),
-                tool_lists: Default::default(),
                 listen: None,
                 subscribed: Default::default(),
                 probes: 0,
@@ -304,9 +298,7 @@ impl ClientSession {
             self.role.listen = None;
             return Vec::new();
         }
-        let cache_key = self.role.cacheable.remove(&id);
-        let tool_list = self.role.tool_lists.remove(&id);
-        let Some(mut call) = self.role.calls.remove(&id) else {
+        let Some(call) = self.role.calls.remove(&id) else {
             return vec![Event::Response { id, result }];
         };
         let caller = call.caller;
@@ -317,15 +309,16 @@ impl ClientSession {
             }
         }
         if let Ok(v) = &mut result {
-            if tool_list {
+            if call.method == "tools/list" {
                 cm::drop_invalid_tools(v);
             }
-            if let (Some(k), true) = (cache_key, self.role.config.cache_results) {
-                self.role.cache.put(k, v, now);
+            if self.role.config.cache_results {
+                if let Some(k) = ResultCache::key(&call.method, Some(&call.params)) {
+                    self.role.cache.put(k, v, now);
+                }
             }
             cm::strip_plumbing(v);
         }
-        call.awaiting.clear();
         vec![Event::Response { id: caller, result }]
     }
 
@@ -665,12 +658,6 @@ impl ClientSession {
         }
         let params = cm::with_meta(params, &self.role.meta)?;
         let wire = self.peer.send_request(method, Some(params.clone()), opts, now);
-        if let Some(k) = cache_key {
-            self.role.cacheable.insert(wire, k);
-        }
-        if method == "tools/list" {
-            self.role.tool_lists.insert(wire);
-        }
         self.role.calls.insert(
             wire,
             ModernCall {
@@ -835,8 +822,6 @@ impl ClientSession {
         self.role.user_listens.remove(&id);
         let wire = self.role.calls.iter().find(|(_, c)| c.caller == id).map(|(w, _)| *w).unwrap_or(id);
         self.role.calls.remove(&wire);
-        self.role.cacheable.remove(&wire);
-        self.role.tool_lists.remove(&wire);
         if self.role.modern {
             self.peer.cancel_with_meta(wire, reason, Some(&self.role.meta))
         } else {

@@ -9,7 +9,6 @@ use super::pool::Pool;
 use super::url::Target;
 use super::HTTP_TRANSPORT_ERROR;
 use crate::catalogue::headers::{client_headers, header_params, HeaderParam};
-use crate::protocol::meta_keys;
 use bytes::Bytes;
 use http::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE, HOST};
 use http::{Method, Request, Uri};
@@ -84,10 +83,17 @@ pub(super) struct Outgoing {
     pub(super) local: bool,
 }
 
+/// The revision a message's `_meta` names (borrowed: nothing else of it is built).
 #[derive(Deserialize)]
-struct ModernPeek {
-    #[serde(rename = "_meta", default)]
-    meta: Option<serde_json::Map<String, Value>>,
+struct ModernPeek<'a> {
+    #[serde(rename = "_meta", default, borrow)]
+    meta: Option<MetaVersion<'a>>,
+}
+
+#[derive(Deserialize)]
+struct MetaVersion<'a> {
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion", default, borrow)]
+    version: Option<std::borrow::Cow<'a, str>>,
 }
 
 #[derive(Deserialize)]
@@ -135,9 +141,8 @@ fn modern_headers(
     static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
         std::sync::LazyLock::new(|| memchr::memmem::Finder::new(KEY));
     FINDER.find(raw.get().as_bytes())?;
-    let meta = serde_json::from_str::<ModernPeek>(raw.get()).ok()?.meta?;
-    let version = meta.get(meta_keys::PROTOCOL_VERSION)?.as_str()?;
-    let mut out = vec![(HeaderName::from_static("mcp-protocol-version"), HeaderValue::from_str(version).ok()?)];
+    let version = serde_json::from_str::<ModernPeek<'_>>(raw.get()).ok()?.meta?.version?;
+    let mut out = vec![(HeaderName::from_static("mcp-protocol-version"), HeaderValue::from_str(&version).ok()?)];
     let wants_params = matches!(method, "tools/call" | "prompts/get" | "resources/read");
     let params: Value = if wants_params { serde_json::from_str(raw.get()).ok()? } else { Value::Null };
     let tool = if method == "tools/call" {
