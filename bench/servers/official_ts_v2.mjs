@@ -8,15 +8,13 @@
 //                                   statelessly too; GET and DELETE get 405)
 // An `McpServer` with `registerTool` (zod input schemas, async handlers) for `echo` and the 49
 // catalogue tools, and `registerResource` for bench://blob, as official_ts.mjs. HTTP is served
-// by node:http on 127.0.0.1 with the SDK's Host and Origin checks in front of the handler (the
-// wiring of tests/interop/peers/ts_v2_server.mjs). The SDK and zod come from
+// by node:http on 127.0.0.1 with the SDK's Host and Origin checks in front of the handler
+// (tests/interop/peers/v2_http.mjs, shared with the interop peer). The SDK and zod come from
 // ${PEERS:-<repo>/.peers}/npm (tests/interop/setup_peers.sh).
-import http from 'node:http';
-import { Readable } from 'node:stream';
 import { importPeer } from '../../tests/interop/peer_import.mjs';
+import { serveV2Http } from '../../tests/interop/peers/v2_http.mjs';
 
-const { McpServer, createMcpHandler, hostHeaderValidationResponse, localhostAllowedHostnames, originValidationResponse, localhostAllowedOrigins } =
-  await importPeer('@modelcontextprotocol/server');
+const { McpServer, createMcpHandler } = await importPeer('@modelcontextprotocol/server');
 const { z } = await importPeer('zod');
 
 const BLOB_URI = 'bench://blob';
@@ -66,50 +64,5 @@ if (port === null) {
   const { serveStdio } = await importPeer('@modelcontextprotocol/server/stdio');
   serveStdio(makeServer);
 } else {
-  const handler = createMcpHandler(makeServer);
-  const hostnames = localhostAllowedHostnames();
-  const origins = localhostAllowedOrigins();
-  const server = http.createServer(async (req, res) => {
-    const abort = new AbortController();
-    res.on('close', () => abort.abort());
-    try {
-      const url = new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`);
-      if (url.pathname !== '/mcp') {
-        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
-        return;
-      }
-      const headers = new Headers();
-      for (const [k, v] of Object.entries(req.headers)) {
-        if (Array.isArray(v)) for (const x of v) headers.append(k, x);
-        else if (v !== undefined) headers.set(k, v);
-      }
-      const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-      const request = new Request(url, {
-        method: req.method,
-        headers,
-        body: hasBody ? Readable.toWeb(req) : undefined,
-        duplex: hasBody ? 'half' : undefined,
-        signal: abort.signal,
-      });
-      const response =
-        hostHeaderValidationResponse(request, hostnames) ??
-        originValidationResponse(request, origins) ??
-        (await handler.fetch(request));
-      res.writeHead(response.status, Object.fromEntries(response.headers));
-      if (response.body) {
-        for await (const chunk of response.body) {
-          if (!res.write(chunk)) await new Promise((r) => res.once('drain', r));
-        }
-      }
-      res.end();
-    } catch {
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
-      res.end();
-    }
-  });
-  server.keepAliveTimeout = 60_000;
-  server.listen(port, '127.0.0.1');
-  const stop = () => handler.close().finally(() => process.exit(0));
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  await serveV2Http(createMcpHandler(makeServer), { port });
 }

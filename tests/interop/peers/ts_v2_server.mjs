@@ -14,25 +14,16 @@
 //                                                           the era for the connection)
 //
 // HTTP is served by node:http on 127.0.0.1 only, with the SDK's Host and Origin checks (localhost
-// names) in front of the handler, which has none of its own. PORT 0 picks a free port. Once
-// listening, one line goes to stderr:
+// names) in front of the handler, which has none of its own (./v2_http.mjs). PORT 0 picks a
+// free port. Once listening, one line goes to stderr:
 //   ts_v2_server: listening on http://127.0.0.1:PORT/mcp
 // The SDK comes from ${PEERS:-<repo>/.peers}/npm (setup_peers.sh); zod is the copy installed there.
-import http from 'node:http';
-import { Readable } from 'node:stream';
 import { importPeer } from '../peer_import.mjs';
+import { serveV2Http } from './v2_http.mjs';
 
-const {
-  McpServer,
-  acceptedContent,
-  createMcpHandler,
-  hostHeaderValidationResponse,
-  inputRequired,
-  inputResponse,
-  localhostAllowedHostnames,
-  localhostAllowedOrigins,
-  originValidationResponse,
-} = await importPeer('@modelcontextprotocol/server');
+const { McpServer, acceptedContent, createMcpHandler, inputRequired, inputResponse } = await importPeer(
+  '@modelcontextprotocol/server',
+);
 const { z } = await importPeer('zod');
 
 const NAME_FORM = z.object({ name: z.string().describe('Your name') });
@@ -86,60 +77,6 @@ if (stdio) {
   const { serveStdio } = await importPeer('@modelcontextprotocol/server/stdio');
   serveStdio(makeServer, { onerror });
 } else {
-  const handler = createMcpHandler(makeServer, { onerror });
-  const hostnames = localhostAllowedHostnames();
-  const origins = localhostAllowedOrigins();
-
-  // node:http <-> the handler's web-standard fetch face (what @modelcontextprotocol/node's
-  // toNodeHandler does): the body streams both ways, so SSE answers flow as they are written.
-  const server = http.createServer(async (req, res) => {
-    const abort = new AbortController();
-    res.on('close', () => abort.abort());
-    try {
-      const url = new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`);
-      if (url.pathname !== '/mcp') {
-        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
-        return;
-      }
-      const headers = new Headers();
-      for (const [k, v] of Object.entries(req.headers)) {
-        if (Array.isArray(v)) for (const x of v) headers.append(k, x);
-        else if (v !== undefined) headers.set(k, v);
-      }
-      const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-      const request = new Request(url, {
-        method: req.method,
-        headers,
-        body: hasBody ? Readable.toWeb(req) : undefined,
-        duplex: hasBody ? 'half' : undefined,
-        signal: abort.signal,
-      });
-      const response =
-        hostHeaderValidationResponse(request, hostnames) ??
-        originValidationResponse(request, origins) ??
-        (await handler.fetch(request));
-      res.writeHead(response.status, Object.fromEntries(response.headers));
-      res.flushHeaders();
-      if (response.body) {
-        for await (const chunk of response.body) {
-          if (!res.write(chunk)) await new Promise((r) => res.once('drain', r));
-        }
-      }
-      res.end();
-    } catch (e) {
-      if (abort.signal.aborted) return; // the client went away
-      onerror(e);
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
-      res.end();
-    }
-  });
-  server.listen(port, '127.0.0.1', () => {
-    process.stderr.write(`ts_v2_server: listening on http://127.0.0.1:${server.address().port}/mcp\n`);
-  });
-  const stop = () => {
-    handler.close().finally(() => process.exit(0));
-    setTimeout(() => process.exit(0), 1000).unref();
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  const server = await serveV2Http(createMcpHandler(makeServer, { onerror }), { port, onerror });
+  process.stderr.write(`ts_v2_server: listening on http://127.0.0.1:${server.address().port}/mcp\n`);
 }
