@@ -6,6 +6,12 @@
 #   run_conformance DIR -- ARGS...        runs the conformance CLI (bounded, own process group,
 #                                         HOME in a temp dir), output to DIR/cli.log; returns its status
 #   conf_cleanup                          kills a CLI run still going (call it from an EXIT trap)
+#   conf_serve ME URL LOG                 with SERVER_CMD set: starts it (own process group,
+#                                         output to LOG), waits until URL answers HTTP
+#                                         (READY_TIMEOUT, 20 s) and sets SERVER_PID, exits 1
+#                                         naming ME when it does not; the EXIT trap it sets
+#                                         stops it (and any CLI run); without SERVER_CMD only
+#                                         the trap
 
 CONF_HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=../../scripts/lib.sh
@@ -49,4 +55,20 @@ run_conformance() {
   conf_cleanup
   [ "$rc" -ne 124 ] || echo "conformance: the CLI exceeded ${SUITE_TIMEOUT:-600}s (SUITE_TIMEOUT)" >>"$dir/cli.log"
   return "$rc"
+}
+
+SERVER_PID=""
+conf_serve() {
+  local me="$1" url="$2" log="$3"
+  trap 'conf_cleanup; stop_group "$SERVER_PID"; SERVER_PID=""' EXIT
+  trap 'exit 130' INT TERM
+  [ -n "${SERVER_CMD:-}" ] || return 0
+  start_group "$log" "$SERVER_CMD"
+  SERVER_PID=$GROUP_PID
+  if ! wait_http "$url" "${READY_TIMEOUT:-20}" "$SERVER_PID"; then
+    echo "$me: the server did not answer at $url within ${READY_TIMEOUT:-20}s (or exited): $SERVER_CMD" >&2
+    echo "----- last lines of $log -----" >&2
+    tail -n 30 "$log" >&2
+    exit 1
+  fi
 }

@@ -19,6 +19,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$HERE/lib.sh"
 
 CMD="${1:?usage: run_client_tier.sh \"CLIENT CMD\"}"
+# shellcheck disable=SC2034 # read by lib.sh's conf_require and run_conformance
 CONFORMANCE_JS="${CONFORMANCE_ALPHA_JS:-$PEERS/conformance-alpha/node_modules/@modelcontextprotocol/conformance/dist/index.js}"
 conf_require
 

@@ -46,22 +46,7 @@ fi
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 
-SERVER_PID=""
-cleanup() { conf_cleanup; stop_group "$SERVER_PID"; SERVER_PID=""; }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-if [ -n "${SERVER_CMD:-}" ]; then
-  log="${SERVER_LOG:-$out/server.log}"
-  start_group "$log" "$SERVER_CMD"
-  SERVER_PID=$GROUP_PID
-  if ! wait_http "$URL" "${READY_TIMEOUT:-20}" "$SERVER_PID"; then
-    echo "run_server: the server did not answer at $URL within ${READY_TIMEOUT:-20}s (or exited): $SERVER_CMD" >&2
-    echo "----- last lines of $log -----" >&2
-    tail -n 30 "$log" >&2
-    exit 1
-  fi
-fi
+conf_serve run_server "$URL" "${SERVER_LOG:-$out/server.log}"
 
 echo "run_server: conformance server --url $URL ${args[*]}"
 cli_rc=0

@@ -21,6 +21,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$HERE/lib.sh"
 
 URL="${1:?usage: run_tier.sh URL}"
+# shellcheck disable=SC2034 # read by lib.sh's conf_require and run_conformance
 CONFORMANCE_JS="${CONFORMANCE_ALPHA_JS:-$PEERS/conformance-alpha/node_modules/@modelcontextprotocol/conformance/dist/index.js}"
 conf_require
 
@@ -28,21 +29,7 @@ out="${RESULTS:-$REPO/tests/.results/conformance/tier-$(date +%Y%m%d-%H%M%S)-$$}
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 
-SERVER_PID=""
-cleanup() { conf_cleanup; stop_group "$SERVER_PID"; SERVER_PID=""; }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-if [ -n "${SERVER_CMD:-}" ]; then
-  log="${SERVER_LOG:-$out/server.log}"
-  start_group "$log" "$SERVER_CMD"
-  SERVER_PID=$GROUP_PID
-  if ! wait_http "$URL" "${READY_TIMEOUT:-20}" "$SERVER_PID"; then
-    echo "run_tier: the server did not answer at $URL within ${READY_TIMEOUT:-20}s (or exited): $SERVER_CMD" >&2
-    tail -n 30 "$log" >&2
-    exit 1
-  fi
-fi
+conf_serve run_tier "$URL" "${SERVER_LOG:-$out/server.log}"
 
 ok=0 total=0 rc=0
 for leg in "2025-11-25:30" "2026-07-28:37"; do
