@@ -36,8 +36,6 @@ const E = require('./events.cjs');
  *   the server's `initialize` result (the fields read of it)
  */
 
-/** The `_meta` key tagging the notifications of a listen stream. */
-const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 const NO_LIMIT_MS = 1e12; // "no timeout" for one call (the session's default applies when undefined)
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
@@ -305,9 +303,9 @@ class ClientDriver {
       case 'notification': {
         const method = ev[E.NOTIFICATION_METHOD];
         const params = ev[E.NOTIFICATION_PARAMS] ?? undefined;
-        if (this._listeners.size > 0) {
-          const tag = params?._meta?.[SUBSCRIPTION_ID];
-          const listener = typeof tag === 'number' ? this._listeners.get(tag) : undefined;
+        const tag = ev[E.NOTIFICATION_SUBSCRIPTION];
+        if (tag !== null && tag !== undefined) {
+          const listener = this._listeners.get(tag);
           if (listener !== undefined) {
             listener._push(method, params);
             return;

@@ -61,4 +61,5 @@ module.exports = {
   PROGRESS_MESSAGE: at('progress', 'message'),
   NOTIFICATION_METHOD: at('notification', 'method'),
   NOTIFICATION_PARAMS: at('notification', 'params'),
+  NOTIFICATION_SUBSCRIPTION: at('notification', 'subscription'),
 };

@@ -210,6 +210,7 @@ fn field<'py>(py: Python<'py>, f: Field<'_>) -> PyResult<Bound<'py, PyAny>> {
         Field::OptStr(s) => s.map_or_else(none, |s| PyString::new(py, s).into_any()),
         Field::Float(x) => x.into_pyobject(py)?.into_any(),
         Field::OptFloat(x) => x.map_or_else(|| Ok(none()), |x| x.into_pyobject(py).map(Bound::into_any))?,
+        Field::OptInt(x) => x.map_or_else(|| Ok(none()), |x| x.into_pyobject(py).map(Bound::into_any))?,
         Field::Bool(b) => PyBool::new(py, b).to_owned().into_any(),
         Field::Object(Some(m)) => map_to_py(py, m)?.into_any(),
         Field::Object(None) | Field::Json(None) => none(),

@@ -25,6 +25,7 @@ from ._events import (
     KIND,
     NOTIFICATION_METHOD,
     NOTIFICATION_PARAMS,
+    NOTIFICATION_SUBSCRIPTION,
     PROGRESS_ID,
     PROGRESS_MESSAGE,
     PROGRESS_TOTAL,
@@ -50,8 +51,6 @@ if TYPE_CHECKING:
 
 _log = logging.getLogger("hypermcp.client")
 
-#: The `_meta` key tagging the notifications of a listen stream.
-SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 #: Notifications a listen stream holds unread before it is closed.
 LISTEN_BACKLOG = 10_000
 
@@ -239,10 +238,10 @@ class ClientDriver:
         elif kind == "notification":
             method: str = ev[NOTIFICATION_METHOD]
             params = wrap(ev[NOTIFICATION_PARAMS])
-            if self._listeners:
-                tag = ((ev[NOTIFICATION_PARAMS] or {}).get("_meta") or {}).get(SUBSCRIPTION_ID)
-                listener = self._listeners.get(tag) if isinstance(tag, int) else None
-                if listener is not None and isinstance(tag, int):
+            tag: int | None = ev[NOTIFICATION_SUBSCRIPTION]
+            if tag is not None:
+                listener = self._listeners.get(tag)
+                if listener is not None:
                     if listener.qsize() >= LISTEN_BACKLOG:
                         # Never buffered without limit: a stream nobody reads is closed.
                         _log.warning("listen stream %s: %d notifications unread; closing it", tag, LISTEN_BACKLOG)

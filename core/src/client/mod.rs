@@ -599,13 +599,8 @@ async fn drive<R, W>(
                         cb(progress, total, message.as_deref());
                     }
                 }
-                Event::Notification { method, params } => {
-                    let tag = params
-                        .as_ref()
-                        .and_then(|p| p.get("_meta"))
-                        .and_then(|m| m.get(meta_keys::SUBSCRIPTION_ID))
-                        .and_then(Value::as_i64);
-                    if let Some(id) = tag.map(OutboundId).filter(|id| listeners.contains_key(id)) {
+                Event::Notification { method, params, subscription } => {
+                    if let Some(id) = subscription.filter(|id| listeners.contains_key(id)) {
                         let full = listeners.get(&id).is_some_and(|l| {
                             matches!(
                                 l.try_send((method.clone(), params.clone().unwrap_or(Value::Null))),

@@ -240,19 +240,24 @@ impl ClientSession {
                     }
                     i += 1;
                 }
-                Event::Notification { method, params } => {
+                Event::Notification { method, params, .. } => {
                     if self.role.config.cache_results {
                         self.role.cache.invalidate(method, params.as_ref());
                     }
-                    let ours = self.role.listen.is_some_and(|l| {
-                        params
-                            .as_ref()
-                            .and_then(|p| p.get("_meta"))
-                            .and_then(|m| m.get(meta_keys::SUBSCRIPTION_ID))
-                            .and_then(Value::as_i64)
-                            == Some(l.0)
-                    });
-                    if ours && method == "notifications/subscriptions/acknowledged" {
+                    let tag = params
+                        .as_ref()
+                        .and_then(|p| p.get("_meta"))
+                        .and_then(|m| m.get(meta_keys::SUBSCRIPTION_ID))
+                        .and_then(Value::as_i64)
+                        .map(OutboundId);
+                    let ours = tag.is_some() && tag == self.role.listen;
+                    let ack = method == "notifications/subscriptions/acknowledged";
+                    if let Some(t) = tag.filter(|t| self.role.user_listens.contains(t)) {
+                        if let Some(Event::Notification { subscription, .. }) = self.peer.events.get_mut(i) {
+                            *subscription = Some(t);
+                        }
+                    }
+                    if ours && ack {
                         self.peer.events.remove(i);
                     } else {
                         if ours {
@@ -675,8 +680,8 @@ impl ClientSession {
     }
 
     /// Opens a `subscriptions/listen` stream (2026-07-28) for the changes `filter` asks for.
-    /// Its notifications arrive as [`Event::Notification`]s tagged with the returned id
-    /// (`_meta["io.modelcontextprotocol/subscriptionId"]`), the first being
+    /// Its notifications arrive as [`Event::Notification`]s whose `subscription` is the
+    /// returned id (their `_meta` keeps the server's tag), the first being
     /// `notifications/subscriptions/acknowledged` with the part of the filter the server
     /// honours; the stream's [`Event::Response`] ends it; [`ClientSession::cancel_request`]
     /// closes it. A legacy session has no listen streams: its change notifications arrive
@@ -931,7 +936,7 @@ impl Role for ClientRole {
 
     fn on_notification(&mut self, peer: &mut Peer, method: &str, raw: Option<&RawValue>) {
         let params = raw.and_then(|r| serde_json::from_str(r.get()).ok());
-        peer.events.push_back(Event::Notification { method: method.to_string(), params });
+        peer.events.push_back(Event::Notification { method: method.to_string(), params, subscription: None });
     }
 
     fn batchable(&self, _method: &str) -> bool {

@@ -192,6 +192,9 @@ pub enum Event {
         method: String,
         /// The params.
         params: Option<Value>,
+        /// The application's listen stream it came on ([`ClientSession::listen`]'s id, from
+        /// its `_meta` subscription tag); `None` for any other.
+        subscription: Option<OutboundId>,
     },
 }
 

@@ -781,7 +781,7 @@ impl Role for ServerRole {
                     return;
                 }
                 let params = raw.and_then(|r| serde_json::from_str(r.get()).ok());
-                peer.events.push_back(Event::Notification { method: method.to_string(), params });
+                peer.events.push_back(Event::Notification { method: method.to_string(), params, subscription: None });
             }
         }
     }

@@ -245,7 +245,7 @@ fn log_messages_reach_the_client_as_notifications() {
     assert_eq!(transcript, vec![(Dir::ToClient, notification("notifications/message", expected.clone()))]);
     let ev = events(&mut c);
     assert!(
-        matches!(ev.as_slice(), [Event::Notification { method, params: Some(p) }] if method == "notifications/message" && *p == expected),
+        matches!(ev.as_slice(), [Event::Notification { method, params: Some(p), .. }] if method == "notifications/message" && *p == expected),
         "{ev:?}"
     );
 

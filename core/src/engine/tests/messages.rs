@@ -64,10 +64,10 @@ fn notifications_are_never_answered() {
     let ev = events(&mut s);
     assert_eq!(ev.len(), 3, "{ev:?}");
     assert!(
-        matches!(&ev[0], Event::Notification { method, params: None } if method == "notifications/roots/list_changed")
+        matches!(&ev[0], Event::Notification { method, params: None, .. } if method == "notifications/roots/list_changed")
     );
     assert!(
-        matches!(&ev[1], Event::Notification { method, params: Some(p) } if method == "notifications/unknown/thing" && *p == json!({"a": 1}))
+        matches!(&ev[1], Event::Notification { method, params: Some(p), .. } if method == "notifications/unknown/thing" && *p == json!({"a": 1}))
     );
     assert!(matches!(&ev[2], Event::Notification { method, .. } if method == "tools/call"));
 
@@ -82,7 +82,7 @@ fn notifications_are_never_answered() {
     assert!(raw_lines(&mut c).is_empty());
     let ev = events(&mut c);
     assert!(
-        matches!(ev.as_slice(), [Event::Notification { method, params: None }] if method == "notifications/whatever")
+        matches!(ev.as_slice(), [Event::Notification { method, params: None, .. }] if method == "notifications/whatever")
     );
 }
 

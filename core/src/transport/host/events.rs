@@ -37,7 +37,7 @@ pub const LAYOUTS: &[(&str, &[&str])] = &[
     ("response", &["id", "ok", "result"]),
     ("progress", &["id", "progress", "total", "message"]),
     ("initialized", &[]),
-    ("notification", &["method", "params"]),
+    ("notification", &["method", "params", "subscription"]),
 ];
 
 /// One value of an event, borrowed from it where it can be.
@@ -55,6 +55,8 @@ pub enum Field<'a> {
     Float(f64),
     /// A number, or nothing.
     OptFloat(Option<f64>),
+    /// An outbound id, or nothing.
+    OptInt(Option<i64>),
     /// A flag.
     Bool(bool),
     /// A JSON object (arguments, `_meta`), or nothing.
@@ -176,9 +178,10 @@ pub fn visit<'a>(ev: &'a Event, mut f: impl FnMut(Field<'a>)) {
             f(Field::OptStr(message.as_deref()));
         }
         Event::Initialized => {}
-        Event::Notification { method, params } => {
+        Event::Notification { method, params, subscription } => {
             f(Field::Str(method));
             f(Field::Json(params.as_ref()));
+            f(Field::OptInt(subscription.map(|s| s.0)));
         }
     }
 }
@@ -193,6 +196,7 @@ impl serde::Serialize for Field<'_> {
             Field::OptStr(v) => v.serialize(s),
             Field::Float(x) => s.serialize_f64(*x),
             Field::OptFloat(x) => x.serialize(s),
+            Field::OptInt(x) => x.serialize(s),
             Field::Bool(b) => s.serialize_bool(*b),
             Field::Object(m) => m.serialize(s),
             Field::Strings(m) => m.serialize(s),
@@ -266,7 +270,7 @@ mod tests {
             Event::Response { id: OutboundId(1), result: Err(RpcError::new(1, "x")) },
             Event::Progress { id: OutboundId(1), progress: 1.0, total: None, message: None },
             Event::Initialized,
-            Event::Notification { method: "m".into(), params: None },
+            Event::Notification { method: "m".into(), params: None, subscription: None },
         ];
         for ev in &events {
             let mut n = 0;
