@@ -484,35 +484,25 @@ def test_requests_to_a_client_without_the_handler_raise_method_not_found() -> No
 
     async def main() -> None:
         # Legacy: the client answers each request -32601, which the tool may catch.
-        refused = ["MethodNotFound", -32601]
-        async with Client(server, mode="legacy") as bare:
-            result = await within(bare.call_tool("try_all"))
-            assert result.structured_content == {
-                "sample": refused,
-                "elicit": refused,
-                "elicit_url": refused,
-                "list_roots": refused,
-            }
-        # Form elicitation alone does not allow URL mode.
-        async with Client(server, mode="legacy", elicitation_handler=lambda p: {"action": "cancel"}) as form_only:
-            result = await within(form_only.call_tool("try_all"))
-            assert result.structured_content["elicit"] == "no error"
-            assert result.structured_content["elicit_url"] == refused
         # 2026-07-28: the server never asks a client for what it did not declare: the ctx call
         # raises MissingRequiredClientCapability (-32021; uncaught, it fails the request).
-        refused = ["MissingRequiredClientCapability", -32021]
-        async with Client(server, mode="modern") as bare:
-            result = await within(bare.call_tool("try_all"))
-            assert result.structured_content == {
-                "sample": refused,
-                "elicit": refused,
-                "elicit_url": refused,
-                "list_roots": refused,
-            }
-        async with Client(server, mode="modern", elicitation_handler=lambda p: {"action": "cancel"}) as form_only:
-            result = await within(form_only.call_tool("try_all"))
-            assert result.structured_content["elicit"] == "no error"
-            assert result.structured_content["elicit_url"] == refused
+        for mode, refused in (
+            ("legacy", ["MethodNotFound", -32601]),
+            ("modern", ["MissingRequiredClientCapability", -32021]),
+        ):
+            async with Client(server, mode=mode) as bare:
+                result = await within(bare.call_tool("try_all"))
+                assert result.structured_content == {
+                    "sample": refused,
+                    "elicit": refused,
+                    "elicit_url": refused,
+                    "list_roots": refused,
+                }
+            # Form elicitation alone does not allow URL mode.
+            async with Client(server, mode=mode, elicitation_handler=lambda p: {"action": "cancel"}) as form_only:
+                result = await within(form_only.call_tool("try_all"))
+                assert result.structured_content["elicit"] == "no error"
+                assert result.structured_content["elicit_url"] == refused
 
     run(main())
 

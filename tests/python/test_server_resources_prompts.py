@@ -177,32 +177,23 @@ def test_templates_convert_annotated_variables() -> None:
 
 def test_unknown_resources_and_failing_handlers() -> None:
     async def main() -> None:
-        async with Client(resource_server()) as client:
-            # 2026-07-28 reports a missing resource as invalid params (-32602); legacy as -32002.
-            for uri in ("file:///missing.txt", "users://42", "other://thing"):
-                with pytest.raises(InvalidParams) as caught:
-                    await within(client.read_resource(uri))
-                assert caught.value.code == -32602
-                assert uri in caught.value.message
-            with pytest.raises(InvalidParams) as raised:
-                await within(client.read_resource("fail://mcp"))
-            assert raised.value.message == "gone for good"
-            assert raised.value.data == {"uri": "fail://mcp", "why": "deleted"}
-        async with Client(resource_server(), mode="legacy") as client:
-            for uri in ("file:///missing.txt", "users://42", "other://thing"):
-                with pytest.raises(ResourceNotFound) as caught:
-                    await within(client.read_resource(uri))
-                assert caught.value.code == -32002
-                assert uri in caught.value.message
-            with pytest.raises(ResourceNotFound) as raised:
-                await within(client.read_resource("fail://mcp"))
-            assert raised.value.message == "gone for good"
-            assert raised.value.data == {"uri": "fail://mcp", "why": "deleted"}
-            with pytest.raises(InternalError) as internal:
-                await within(client.read_resource("fail://other"))
-            assert "disk on fire" in internal.value.message
-            # Still serving.
-            assert (await within(client.read_resource("file:///notes.txt"))).text == "remember the milk"
+        # 2026-07-28 reports a missing resource as invalid params (-32602); legacy as -32002.
+        for mode, missing, code in (("legacy", ResourceNotFound, -32002), ("auto", InvalidParams, -32602)):
+            async with Client(resource_server(), mode=mode) as client:
+                for uri in ("file:///missing.txt", "users://42", "other://thing"):
+                    with pytest.raises(missing) as caught:
+                        await within(client.read_resource(uri))
+                    assert caught.value.code == code
+                    assert uri in caught.value.message
+                with pytest.raises(missing) as raised:
+                    await within(client.read_resource("fail://mcp"))
+                assert raised.value.message == "gone for good"
+                assert raised.value.data == {"uri": "fail://mcp", "why": "deleted"}
+                with pytest.raises(InternalError) as internal:
+                    await within(client.read_resource("fail://other"))
+                assert "disk on fire" in internal.value.message
+                # Still serving.
+                assert (await within(client.read_resource("file:///notes.txt"))).text == "remember the milk"
 
     run(main())
 
