@@ -121,12 +121,18 @@ test-conformance: build peers
 	PEERS=$(PEERS) VENV=$(VENV) RUST_EXAMPLES=$(RELEASE_DIR)/examples bash tests/conformance/run_all.sh $(CONFORMANCE_TARGETS)
 
 ## test-examples: every example runs (clients against servers of the other languages), and the
-## hypermcp benchmark servers answer every bench scenario
+## hypermcp benchmark servers answer every bench scenario (the 2026-07-28 ones too: MRTR round
+## trips and the listen fan-out over stdio and HTTP)
 test-examples: build peers
 	for server in "$(RELEASE_DIR)/bench_server" "$(PY) bench/servers/hypermcp_server.py" "node bench/servers/hypermcp_server.mjs"; do \
 		for scenario in echo list read; do \
 			$(RELEASE_DIR)/loadgen --scenario $$scenario --calls 50 --warmup 5 -- $$server > /dev/null; \
 		done; \
+		BENCH_MODERN=1 $(RELEASE_DIR)/loadgen --listeners 50 --triggers 2 -- $$server > /dev/null; \
+		BENCH_MODERN=1 bash examples/http_demo.sh "$$server --http {PORT}" \
+			"$(RELEASE_DIR)/httpload --url {URL} --mrtr --calls 50 --warmup 5" > /dev/null; \
+		BENCH_MODERN=1 bash examples/http_demo.sh "$$server --http {PORT}" \
+			"$(RELEASE_DIR)/httpload --url {URL} --listeners 50 --triggers 2" > /dev/null; \
 	done
 	$(CLIENT_RUST) --tool echo --args '{"text":"smoke"}' -- $(ECHO_NODE) > /dev/null
 	$(CLIENT_RUST) --tool echo --args '{"text":"smoke"}' -- $(ECHO_PY) > /dev/null

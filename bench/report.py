@@ -85,6 +85,15 @@ class Results:
         http = data.get("http") or {}
         self.http = {s["label"]: s for s in http.get("systems", []) if "load" in s}
         self.http_labels = {s["label"] for s in http.get("systems", [])}
+        modern = data.get("modern") or {}
+        self.modern = {s["label"]: s for s in modern.get("systems", []) if "mrtr" in s}
+        self.modern_config = modern.get("config") or {}
+
+    def mrtr(self, label: str, conns: str) -> dict | None:
+        return ((self.modern.get(label) or {}).get("mrtr") or {}).get(conns)
+
+    def listen(self, label: str, transport: str) -> dict | None:
+        return (self.modern.get(label) or {}).get("listen" if transport == "http" else "listen_stdio")
 
     def s(self, label: str, key: str) -> dict | None:
         return (self.stdio.get(label) or {}).get(key)
@@ -212,6 +221,116 @@ def footprint_table(r: Results) -> list[str]:
     return out
 
 
+# Issue 13: ours ÷ the peer of its language (2026-07-28 echo over HTTP and MRTR round trips, at
+# 50 connections), at least this much.
+MODERN_RATIOS = [("official-python", 20), ("official-typescript-v2", 10), ("rmcp", 3)]
+LISTENER_BYTES = 4096
+
+
+def modern_tables(r: Results) -> list[str]:
+    if not r.modern:
+        return []
+    c = r.modern_config
+    conns = [str(x) for x in c.get("connections", [1, 50])]
+    out = [
+        "#### 2026-07-28: multi round-trip requests (MRTR) over HTTP",
+        "",
+        "Round trips per second of `ask`: the call, its `input_required` answer (one elicitation), the retry "
+        "with the accepted answer and the echoed `requestState`, the result; two HTTP requests each "
+        f"(bench/modern.sh, medians of {c.get('runs')} runs of {c.get('duration_s')} s). Server CPU is per "
+        "round trip.",
+        "",
+        "| system | "
+        + " | ".join(f"round trips/s, {n} conn. | p50 µs | server CPU µs" for n in conns)
+        + " | ours ÷ it |",
+        "|---|" + "---:|---:|---:|" * len(conns) + "---:|",
+    ]
+    for lang in language_order(r):
+        for s in r.lang_systems(lang):
+            label = s["label"]
+            if label not in r.modern:
+                continue
+            name = f"**{label}**" if s["ours"] else label
+            cells = []
+            for n in conns:
+                m = r.mrtr(label, n) or {}
+                cpu = num(m.get("server_cpu_us_per_round_trip"), 1)
+                cells.append(f"{num(m.get('calls_per_s'))} | {lat(m.get('p50_us'))} | {cpu}")
+            rel = "–"
+            if not s["ours"]:
+                top = conns[-1]
+                rel = ratio(
+                    (r.mrtr(OURS[lang], top) or {}).get("calls_per_s"), (r.mrtr(label, top) or {}).get("calls_per_s")
+                )
+            out.append(f"| {name} | " + " | ".join(cells) + f" | {rel} |")
+    out += [
+        "",
+        "#### 2026-07-28: `subscriptions/listen` fan-out",
+        "",
+        f"{c.get('listeners')} streams (tools `list_changed`) open at once on a fresh server, then {c.get('triggers')} "
+        "calls of `touch`, each timed until every stream has its notification (medians). Over HTTP every stream is "
+        "its own connection, so bytes per listener include the server's cost of an open HTTP connection; over stdio "
+        "they share the one connection and the figure is the SDK's own per-subscription state.",
+        "",
+        "| system | transport | all open, ms | all notified, ms | median stream, ms | bytes per idle listener |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for lang in language_order(r):
+        for s in r.lang_systems(lang):
+            label = s["label"]
+            if label not in r.modern:
+                continue
+            name = f"**{label}**" if s["ours"] else label
+            for tr in ("http", "stdio"):
+                m = r.listen(label, tr)
+                if not m:
+                    out.append(f"| {name} | {tr} | failed or not run | | | |")
+                    continue
+                out.append(
+                    f"| {name} | {tr} | {num(m.get('open_ms'), 1)} | {num(m.get('all_ms'), 1)} | "
+                    f"{num(m.get('p50_ms'), 1)} | {num(m.get('bytes_per_listener'))} |"
+                )
+    out.append("")
+    return out
+
+
+def modern_target_rows(r: Results) -> list[tuple[str, str, str, bool | None]]:
+    """Issue 13's targets: modern echo within 10% of legacy stateless; ratios against the peers
+    that speak 2026-07-28 (echo and MRTR at 50 connections); bytes per idle listener."""
+    rows: list[tuple[str, str, str, bool | None]] = []
+    if not any(label.endswith("-modern") for label in r.http_labels) and not r.modern:
+        return rows
+    for lang in language_order(r):
+        ours = OURS[lang]
+        for n in ("1", "50"):
+            a = (r.h(ours + "-modern", n) or {}).get("calls_per_s")
+            b = (r.h(ours + "-stateless", n) or {}).get("calls_per_s")
+            met = None if not (a and b) else a >= 0.9 * b
+            shown = f"{a:,.0f} vs {b:,.0f} calls/s ({a / b:.0%})" if a and b else "–"
+            rows.append((f"{lang} 2026-07-28 echo, HTTP, {n} conn., vs its legacy stateless", "≥ 90%", shown, met))
+    for peer, want in MODERN_RATIOS:
+        p = r.by_label.get(peer)
+        if not p or p.get("missing"):
+            continue
+        ours = OURS[p["language"]]
+        for what, get in (
+            ("2026-07-28 echo", lambda label: (r.h(label + "-modern", "50") or {}).get("calls_per_s")),
+            ("MRTR round trips", lambda label: (r.mrtr(label, "50") or {}).get("calls_per_s")),
+        ):
+            a, b = get(ours), get(peer)
+            met = None if not (a and b) else a >= want * b
+            shown = f"{a / b:.1f}× ({a:,.0f} vs {b:,.0f}/s)" if a and b else "–"
+            rows.append((f"{ours} ÷ {peer}, {what}, HTTP, 50 conn.", f"≥ {want}×", shown, met))
+    for lang in language_order(r):
+        ours = OURS[lang]
+        for tr in ("stdio", "http"):
+            b = (r.listen(ours, tr) or {}).get("bytes_per_listener")
+            met = None if b is None else b < LISTENER_BYTES
+            shown = "–" if b is None else f"{b:,.0f} bytes" + (" (each one HTTP connection)" if tr == "http" else "")
+            rows.append((f"{ours} bytes per idle listener, {tr}", f"< {LISTENER_BYTES:,}", shown, met))
+    return rows
+
+
 def target_rows(r: Results) -> list[tuple[str, str, str, bool | None]]:
     rows = []
     eng = (r.d.get("engine") or {}).get("engine-tools-list") or {}
@@ -287,6 +406,17 @@ def not_ahead(r: Results) -> list[str]:
             for k, what, unit in (("init_ms", "spawn → initialize", "ms"), ("rss_kb", "idle RSS", "kB")):
                 if so.get(k) and sp.get(k) and so[k] >= sp[k]:
                     misses.append(f"{what}: {ours} {so[k]:,.1f} vs {pl} {sp[k]:,.1f} {unit}")
+            a, b = (r.mrtr(ours, "50") or {}).get("calls_per_s"), (r.mrtr(pl, "50") or {}).get("calls_per_s")
+            if a and b and a <= b:
+                misses.append(f"MRTR round trips, 50 connections: {ours} {a:,.0f} vs {pl} {b:,.0f}/s")
+            for tr in ("http", "stdio"):
+                lo, lp = r.listen(ours, tr) or {}, r.listen(pl, tr) or {}
+                for k, what in (
+                    ("all_ms", "ms until every listener is notified"),
+                    ("bytes_per_listener", "bytes per listener"),
+                ):
+                    if lo.get(k) is not None and lp.get(k) is not None and lo[k] >= lp[k]:
+                        misses.append(f"listen fan-out over {tr}, {what}: {ours} {lo[k]:,.1f} vs {pl} {lp[k]:,.1f}")
             mo, mp = (r.mem(ours) or {}).get("bytes_per_session"), (r.mem(pl) or {}).get("bytes_per_session")
             if isinstance(mo, (int, float)) and isinstance(mp, (int, float)) and mo >= mp:
                 misses.append(f"bytes per idle HTTP session: {ours} {mo:,} vs {pl} {mp:,}")
@@ -314,6 +444,19 @@ def markdown(r: Results) -> str:
     for desc, want, shown, met in target_rows(r):
         out.append(f"| {desc} | {want} | {shown} | {'met' if met else 'not met' if met is False else 'not measured'} |")
     out.append("")
+    modern_rows = modern_target_rows(r)
+    if modern_rows:
+        out += [
+            "### Targets (issue 13: the 2026-07-28 revision)",
+            "",
+            "| target | wanted | measured | |",
+            "|---|---|---|---|",
+        ]
+        for desc, want, shown, met in modern_rows:
+            out.append(
+                f"| {desc} | {want} | {shown} | {'met' if met else 'not met' if met is False else 'not measured'} |"
+            )
+        out.append("")
     misses = not_ahead(r)
     out += ["### hypermcp against every peer of its language", ""]
     if misses:
@@ -331,6 +474,7 @@ def markdown(r: Results) -> str:
     out += throughput_table(r, STDIO[3][1] + " (calls/s = MiB/s)", lambda label: r.s(label, "read-seq"))
     for conns, title in HTTP:
         out += http_table(r, conns, title)
+    out += modern_tables(r)
     out += footprint_table(r)
     eng = d.get("engine") or {}
     if eng:

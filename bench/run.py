@@ -109,7 +109,12 @@ def systems() -> list[System]:
     out = [
         System("hypermcp-rust", "Rust", True, [str(TARGET / "bench_server")], modern=True, version=ours_version),
         System(
-            "rmcp", "Rust", False, [str(rmcp_bin)], version=cargo_lock_version(SERVERS / "rmcp" / "Cargo.lock", "rmcp")
+            "rmcp",
+            "Rust",
+            False,
+            [str(rmcp_bin)],
+            modern=True,
+            version=cargo_lock_version(SERVERS / "rmcp" / "Cargo.lock", "rmcp"),
         ),
         System(
             "hypermcp-python",
@@ -371,6 +376,43 @@ class Bench:
             return None
         return json.loads(path.read_text())
 
+    # --------------------------------------------------------------------- modern
+
+    def modern(self, systems_: list[System]) -> dict | None:
+        """bench/modern.sh: MRTR round trips and the listen fan-out of every 2026-07-28 server."""
+        entries = [
+            f"{s.label}={' '.join(shlex.quote(x) for x in s.argv())} --http {{PORT}}" for s in systems_ if s.modern
+        ]
+        quick = self.args.quick
+        env = dict(
+            os.environ,
+            SYSTEMS=";".join(entries),
+            DURATION=str(self.args.http_seconds),
+            RUNS=str(self.args.runs),
+            LISTENERS="100" if quick else "1000",
+            TRIGGERS="1" if quick else "5",
+        )
+        say(f"2026-07-28 MRTR and listen fan-out: {len(entries)} servers (bench/modern.sh)")
+        proc = subprocess.run(
+            ["bash", str(ROOT / "bench" / "modern.sh")],
+            env=env,
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        sys.stderr.write("".join("    " + x + "\n" for x in proc.stderr.splitlines()))
+        path = None
+        for line in proc.stderr.splitlines():
+            if line.startswith("results: "):
+                path = ROOT / line.split()[1]
+        if proc.returncode != 0:
+            self.failures.append(f"modern: bench/modern.sh exited {proc.returncode}")
+        if not path or not path.exists():
+            self.failures.append("modern: no results file")
+            return None
+        return json.loads(path.read_text())
+
     # --------------------------------------------------------------------- engine
 
     def engine(self) -> dict | None:
@@ -454,7 +496,7 @@ def main() -> int:
     ap.add_argument("--pin-seq", default=os.environ.get("PIN_SEQ", "0"))
     ap.add_argument("--quick", action="store_true", help="one short run each (a smoke test, not a measurement)")
     ap.add_argument("--only", default="", help="comma-separated system labels")
-    ap.add_argument("--skip", default="", help="comma-separated parts to skip: stdio, http, engine")
+    ap.add_argument("--skip", default="", help="comma-separated parts to skip: stdio, http, modern, engine")
     ap.add_argument("--report-only", metavar="RESULTS_JSON", help="render the report from an earlier results file")
     args = ap.parse_args()
     if args.quick:
@@ -497,7 +539,12 @@ def main() -> int:
             for s in chosen
         ],
     }
-    parts = {"engine": bench.engine, "stdio": lambda: bench.stdio(ready), "http": lambda: bench.http(ready)}
+    parts = {
+        "engine": bench.engine,
+        "stdio": lambda: bench.stdio(ready),
+        "http": lambda: bench.http(ready),
+        "modern": lambda: bench.modern(ready),
+    }
     out["elapsed_parts_s"] = {}
     for part, run in parts.items():
         if part not in skip:

@@ -1,5 +1,6 @@
 // The hypermcp (Node) benchmark server: the contract of bench/servers/README.md (an `echo`
-// tool, the catalogue tool_01 … tool_49, the 1 MiB resource bench://blob), written the way a
+// tool, the catalogue tool_01 … tool_49, the 1 MiB resource bench://blob; with BENCH_MODERN=1
+// the 2026-07-28 tools ask and touch), written the way a
 // user of the package writes a server.
 //
 //   node bench/servers/hypermcp_server.mjs                               # stdio
@@ -44,7 +45,25 @@ for (let n = 1; n <= 49; n++) {
   );
 }
 
-// Built once at start, not per read.
+// The 2026-07-28 scenarios, with BENCH_MODERN=1 only (the catalogue the other scenarios list
+// stays 50 tools): `ask` elicits a name (one input_required round trip at 2026-07-28), `touch`
+// changes the tool list so that every listen stream gets list_changed.
+const noArgs = { type: 'object', properties: {} };
+const nameForm = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };
+if (process.env.BENCH_MODERN) {
+  server.tool('ask', { description: 'Ask for a name, then greet it', inputSchema: noArgs }, async (_args, ctx) => {
+    const answer = await ctx.elicit('What is your name?', nameForm);
+    if (answer.action !== 'accept' || !answer.content) throw new Error(`no name given (${answer.action})`);
+    return `hello ${answer.content.name}`;
+  });
+  server.tool('touch', { description: 'Change the tool list (add or remove `touched`)', inputSchema: noArgs }, async () => {
+    if (!server.removeTool('touched')) {
+      server.tool('touched', { description: 'Added by touch', inputSchema: noArgs }, async () => 'touched');
+    }
+    return 'touched';
+  });
+}
+
 let blob; // built on the first read and kept (bench/servers/README.md)
 server.resource('bench://blob', { name: 'blob', mimeType: 'text/plain' }, async () => (blob ??= '0123456789abcdef'.repeat(65_536)));
 

@@ -1,5 +1,6 @@
 """The hypermcp (Python) benchmark server: the contract of ``bench/servers/README.md`` (an
-``echo`` tool, the catalogue ``tool_01`` ... ``tool_49``, the 1 MiB resource ``bench://blob``),
+``echo`` tool, the catalogue ``tool_01`` ... ``tool_49``, the 1 MiB resource ``bench://blob``; with
+``BENCH_MODERN=1`` the 2026-07-28 tools ``ask`` and ``touch``),
 written the way a user of the package writes a server.
 
     python bench/servers/hypermcp_server.py                               # stdio
@@ -9,9 +10,10 @@ written the way a user of the package writes a server.
 HTTP serves ``http://127.0.0.1:PORT/mcp`` until SIGINT or SIGTERM.
 """
 
+import os
 import sys
 
-from hypermcp import Server
+from hypermcp import Context, Server
 
 server = Server("hypermcp-bench", version="1.0.0")
 
@@ -45,6 +47,34 @@ def catalogue_tool(n: int) -> None:
 
 for n in range(1, 50):
     catalogue_tool(n)
+
+# The 2026-07-28 scenarios, with BENCH_MODERN=1 only (the catalogue the other scenarios list
+# stays 50 tools): ``ask`` elicits a name (one ``input_required`` round trip at 2026-07-28),
+# ``touch`` changes the tool list so every listen stream gets ``list_changed``.
+NAME_FORM = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+
+
+async def ask(ctx: Context) -> str:
+    answer = await ctx.elicit("What is your name?", NAME_FORM)
+    if answer.action != "accept" or not answer.content:
+        raise ValueError(f"no name given ({answer.action})")
+    return f"hello {answer.content['name']}"
+
+
+async def touched() -> str:
+    """Added by touch"""
+    return "touched"
+
+
+async def touch() -> str:
+    if not server.remove_tool("touched"):
+        server.add_tool(touched)
+    return "touched"
+
+
+if os.environ.get("BENCH_MODERN"):
+    server.add_tool(ask, description="Ask for a name, then greet it")
+    server.add_tool(touch, description="Change the tool list (add or remove `touched`)")
 
 # Built on the first read and kept (bench/servers/README.md).
 _blob: list[str] = []

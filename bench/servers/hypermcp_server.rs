@@ -1,5 +1,6 @@
 //! The hypermcp (Rust) benchmark server: the contract of `bench/servers/README.md` (an `echo`
-//! tool, the catalogue `tool_01` … `tool_49`, the 1 MiB resource `bench://blob`), written the
+//! tool, the catalogue `tool_01` … `tool_49`, the 1 MiB resource `bench://blob`; with
+//! `BENCH_MODERN=1` the 2026-07-28 tools `ask` and `touch`), written the
 //! way a user of the crate writes a server.
 //!
 //!     bench_server                               # stdio
@@ -12,7 +13,7 @@
 use std::sync::Arc;
 
 use hypermcp::http::HttpOptions;
-use hypermcp::{CallToolResult, ReadResourceResult, Resource, Server, Tool};
+use hypermcp::{CallToolResult, ElicitAction, ElicitParams, ReadResourceResult, Resource, Server, Tool};
 use serde_json::json;
 
 fn main() -> hypermcp::Result<()> {
@@ -97,11 +98,54 @@ pub fn build() -> Server {
         });
     }
 
-    // Built once at start; each read hands out a copy of the text.
+    // The 2026-07-28 scenarios (bench/servers/README.md), with BENCH_MODERN=1 only (the
+    // catalogue the other scenarios list stays 50 tools): `ask` elicits a name (one
+    // `input_required` round trip at 2026-07-28), `touch` changes the tool list (adds or
+    // removes `touched`) so that every `subscriptions/listen` stream gets `list_changed`.
+    if std::env::var_os("BENCH_MODERN").is_some() {
+        server = modern_tools(server);
+    }
+
     // Built on the first read and kept (bench/servers/README.md).
     static BLOB: std::sync::OnceLock<Arc<str>> = std::sync::OnceLock::new();
     server.resource(Resource::new("bench://blob", "blob").mime_type("text/plain"), move |req, _ctx| {
         let blob = BLOB.get_or_init(|| "0123456789abcdef".repeat(65_536).into()).clone();
         async move { Ok(ReadResourceResult::text(req.uri, &*blob, Some("text/plain"))) }
     })
+}
+
+/// `ask` and `touch`, the tools of the 2026-07-28 scenarios (bench/modern.sh).
+fn modern_tools(mut server: Server) -> Server {
+    let no_args = json!({ "type": "object", "properties": {} });
+    server = server.tool(
+        Tool::new("ask").description("Ask for a name, then greet it").input_schema(no_args.clone()),
+        |_args, ctx| async move {
+            let form =
+                json!({ "type": "object", "properties": { "name": { "type": "string" } }, "required": ["name"] });
+            let answer = ctx.elicit(ElicitParams::form("What is your name?", form)).await?;
+            let name = answer.content.as_ref().and_then(|c| c.get("name")).and_then(|n| n.as_str());
+            match (answer.action, name) {
+                (ElicitAction::Accept, Some(name)) => {
+                    Ok::<_, hypermcp::Error>(CallToolResult::text(format!("hello {name}")))
+                }
+                _ => Ok(CallToolResult::error(format!("no name given ({:?})", answer.action))),
+            }
+        },
+    );
+    let handle = server.clone();
+    server = server.tool(
+        Tool::new("touch").description("Change the tool list (add or remove `touched`)").input_schema(no_args.clone()),
+        move |_args, _ctx| {
+            let server = handle.clone();
+            let no_args = no_args.clone();
+            async move {
+                if !server.remove_tool("touched") {
+                    let touched = Tool::new("touched").description("Added by touch").input_schema(no_args);
+                    server.add_tool(touched, |_args, _ctx| async { CallToolResult::text("touched") })?;
+                }
+                Ok::<_, hypermcp::Error>(CallToolResult::text("touched"))
+            }
+        },
+    );
+    server
 }

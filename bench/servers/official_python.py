@@ -18,11 +18,12 @@ made by hand with protocol 0 does not, and every answer then waits ~44 ms for th
 delayed ACK). Nothing is printed once listening (uvicorn's log level is warning).
 """
 
+import os
 import sys
 from typing import Annotated
 
-from mcp.server.mcpserver import MCPServer
-from pydantic import Field
+from mcp.server.mcpserver import Context, Elicit, MCPServer, Resolve
+from pydantic import BaseModel, Field
 
 _blob: list[str] = []  # 1,048,576 bytes, built on the first read and kept
 
@@ -51,6 +52,32 @@ for _n in range(1, 50):
         name=_name,
         description=f"Catalogue tool {_n:02d}: the forecast for a city over a number of days",
     )
+
+
+class Name(BaseModel):
+    name: str
+
+
+async def ask_name() -> Elicit[Name]:
+    return Elicit("What is your name?", Name)
+
+
+# The 2026-07-28 MRTR scenario, the SDK's way (a resolver that returns an `Elicit` marker: one
+# input_required round trip at 2026-07-28, a real elicitation request before).
+async def ask(name: Annotated[Name, Resolve(ask_name)]) -> str:
+    return f"hello {name.name}"
+
+
+# The listen fan-out's trigger, the SDK's way: publish on the server's subscription bus, which
+# every subscriptions/listen stream reads (adding or removing a tool does not notify them).
+async def touch(ctx: Context) -> str:
+    await ctx.notify_tools_changed()
+    return "touched"
+
+
+if os.environ.get("BENCH_MODERN"):  # bench/modern.sh only: elsewhere the catalogue stays 50 tools
+    mcp.add_tool(ask, description="Ask for a name, then greet it")
+    mcp.add_tool(touch, description="Send tools/list_changed to every listener")
 
 
 @mcp.resource("bench://blob", name="blob", mime_type="text/plain")

@@ -14,10 +14,16 @@
 import { importPeer } from '../../tests/interop/peer_import.mjs';
 import { serveV2Http } from '../../tests/interop/peers/v2_http.mjs';
 
-const { McpServer, createMcpHandler } = await importPeer('@modelcontextprotocol/server');
+const { InMemoryServerEventBus, McpServer, acceptedContent, createMcpHandler, inputRequired } = await importPeer(
+  '@modelcontextprotocol/server',
+);
 const { z } = await importPeer('zod');
 
 const BLOB_URI = 'bench://blob';
+const NAME_FORM = z.object({ name: z.string() });
+// The bus createMcpHandler's subscriptions/listen streams read (the McpServer of one request
+// cannot reach the streams of others): the listen fan-out's trigger publishes on it.
+const bus = new InMemoryServerEventBus();
 let blob; // 1,048,576 bytes, built on the first read and kept
 
 function makeServer() {
@@ -41,10 +47,39 @@ function makeServer() {
       async ({ city, days = 1 }) => ({ content: [{ type: 'text', text: `${name}: ${city} ${days}` }] }),
     );
   }
+  if (process.env.BENCH_MODERN) modernTools(server); // bench/modern.sh only: elsewhere 50 tools
   server.registerResource('blob', BLOB_URI, { mimeType: 'text/plain' }, async (uri) => ({
     contents: [{ uri: uri.href, mimeType: 'text/plain', text: (blob ??= '0123456789abcdef'.repeat(65536)) }],
   }));
   return server;
+}
+
+/** `ask` and `touch`, the tools of the 2026-07-28 scenarios (bench/modern.sh). */
+function modernTools(server) {
+  // The 2026-07-28 MRTR scenario, the SDK's way: the tool reads the retry's inputResponses
+  // and answers inputRequired(...) when the name is not there yet.
+  server.registerTool(
+    'ask',
+    { description: 'Ask for a name, then greet it', inputSchema: z.object({}) },
+    async (_args, ctx) => {
+      const answer = acceptedContent(ctx.mcpReq.inputResponses, 'name', NAME_FORM);
+      if (answer) return { content: [{ type: 'text', text: `hello ${answer.name}` }] };
+      return inputRequired({
+        inputRequests: { name: inputRequired.elicit({ message: 'What is your name?', requestedSchema: NAME_FORM }) },
+      });
+    },
+  );
+  server.registerTool(
+    'touch',
+    { description: 'Send tools/list_changed to every listener', inputSchema: z.object({}) },
+    async () => {
+      // Over HTTP the listen streams read the handler's bus; over stdio they belong to the
+      // connection's one pinned McpServer, which notifies them itself.
+      if (port === null) server.sendToolListChanged();
+      else bus.publish({ kind: 'tools_list_changed' });
+      return { content: [{ type: 'text', text: 'touched' }] };
+    },
+  );
 }
 
 function usage(msg) {
@@ -64,5 +99,5 @@ if (port === null) {
   const { serveStdio } = await importPeer('@modelcontextprotocol/server/stdio');
   serveStdio(makeServer);
 } else {
-  await serveV2Http(createMcpHandler(makeServer), { port });
+  await serveV2Http(createMcpHandler(makeServer, { bus }), { port });
 }

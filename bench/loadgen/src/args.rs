@@ -48,6 +48,14 @@ OPTIONS:
     --stderr         let the child's stderr through (default: /dev/null)
     --timeout SECS   kill the child when no response arrives for
                      SECS seconds                                   [default: 10]
+    --listeners N    the 2026-07-28 listen fan-out instead of a scenario:
+                     N `subscriptions/listen` requests (tools
+                     list_changed) on the one connection, every
+                     acknowledgement awaited, the child's memory read
+                     (VmRSS with descendants), then --triggers calls of
+                     --tool (default `touch` here), each timed until every
+                     subscription has its list_changed. No handshake
+    --triggers K     with --listeners: trigger calls                [default: 5]
     --gen-bench      only measure how fast request lines are generated
                      (no child is spawned)
     -h, --help       print this help
@@ -134,6 +142,10 @@ pub struct Config {
     pub timeout: Duration,
     /// Only benchmark request generation.
     pub gen_bench: bool,
+    /// The listen fan-out with this many subscriptions instead of a scenario.
+    pub listeners: Option<u64>,
+    /// Trigger calls of the fan-out.
+    pub triggers: u32,
     /// The server command and its arguments.
     pub command: Vec<String>,
 }
@@ -157,6 +169,8 @@ impl Default for Config {
             stderr: false,
             timeout: Duration::from_secs(10),
             gen_bench: false,
+            listeners: None,
+            triggers: 5,
             command: Vec::new(),
         }
     }
@@ -178,6 +192,7 @@ fn number<T: std::str::FromStr>(flag: &str, value: &str) -> Result<T, String> {
 /// Parses the arguments that follow the program name.
 pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Parsed, String> {
     let mut cfg = Config::default();
+    let mut tool = None;
     let mut it = args.into_iter();
     while let Some(arg) = it.next() {
         if arg == "--" {
@@ -214,7 +229,9 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Parsed, String> 
             "--expect-bytes" => cfg.expect_bytes = number(&flag, &value(&flag)?)?,
             "--rss-after" => cfg.rss_after = Some(Duration::from_millis(number(&flag, &value(&flag)?)?)),
             "--text" => cfg.text = value(&flag)?,
-            "--tool" => cfg.tool = value(&flag)?,
+            "--tool" => tool = Some(value(&flag)?),
+            "--listeners" => cfg.listeners = Some(number(&flag, &value(&flag)?)?),
+            "--triggers" => cfg.triggers = number(&flag, &value(&flag)?)?,
             "--floor" | "--json" | "--stderr" | "--gen-bench" if inline.is_some() => {
                 return Err(format!("{flag} takes no value"));
             }
@@ -224,6 +241,10 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Parsed, String> 
             "--gen-bench" => cfg.gen_bench = true,
             _ => return Err(format!("unknown option {arg:?} (see --help)")),
         }
+    }
+    cfg.tool = tool.unwrap_or_else(|| if cfg.listeners.is_some() { "touch" } else { "echo" }.to_owned());
+    if cfg.listeners == Some(0) || cfg.triggers == 0 {
+        return Err("--listeners and --triggers must be at least 1".into());
     }
     if cfg.inflight == 0 {
         return Err("--inflight must be at least 1".into());

@@ -413,8 +413,50 @@ impl<'de> Deserialize<'de> for Key<'de> {
     }
 }
 
+/// The first round of a 2026-07-28 multi round-trip call (response `id`): an
+/// `input_required` result whose `inputRequests` are all `elicitation/create`. Returns
+/// their keys and the `requestState` to echo, if any.
+pub fn input_required(message: &[u8], id: u64) -> Result<(Vec<String>, Option<String>), String> {
+    let v: Value = serde_json::from_slice(message).map_err(|e| format!("invalid JSON ({e})"))?;
+    if v.get("id").and_then(Value::as_u64) != Some(id) {
+        return Err(format!("not the response to {id}: {}", shorten(&String::from_utf8_lossy(message))));
+    }
+    let result = v.get("result").ok_or_else(|| format!("no result: {}", shorten(&v.to_string())))?;
+    if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+        return Err(format!("expected resultType input_required: {}", shorten(&v.to_string())));
+    }
+    let requests = result.get("inputRequests").and_then(Value::as_object).filter(|r| !r.is_empty());
+    let requests = requests.ok_or_else(|| format!("no inputRequests: {}", shorten(&v.to_string())))?;
+    if let Some((k, _)) =
+        requests.iter().find(|(_, r)| r.get("method").and_then(Value::as_str) != Some("elicitation/create"))
+    {
+        return Err(format!("input request {k:?} is not an elicitation: {}", shorten(&v.to_string())));
+    }
+    let state = result.get("requestState").and_then(Value::as_str).map(str::to_owned);
+    Ok((requests.keys().cloned().collect(), state))
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn input_required_rounds() {
+        let first = br#"{"jsonrpc":"2.0","id":4,"result":{"resultType":"input_required","inputRequests":{"name":{"method":"elicitation/create","params":{}}},"requestState":"s1"}}"#;
+        assert_eq!(input_required(first, 4), Ok((vec!["name".to_string()], Some("s1".to_string()))));
+        let stateless = br#"{"jsonrpc":"2.0","id":4,"result":{"resultType":"input_required","inputRequests":{"a":{"method":"elicitation/create"}}}}"#;
+        assert_eq!(input_required(stateless, 4), Ok((vec!["a".to_string()], None)));
+        for (bad, why) in [
+            (&br#"{"jsonrpc":"2.0","id":5,"result":{"resultType":"input_required"}}"#[..], "not the response"),
+            (br#"{"jsonrpc":"2.0","id":4,"result":{"content":[]}}"#, "expected resultType"),
+            (br#"{"jsonrpc":"2.0","id":4,"result":{"resultType":"input_required","inputRequests":{}}}"#, "no inputRequests"),
+            (br#"{"jsonrpc":"2.0","id":4,"result":{"resultType":"input_required","inputRequests":{"r":{"method":"roots/list"}}}}"#, "not an elicitation"),
+            (br#"{"jsonrpc":"2.0","id":4,"error":{"code":-32021,"message":"no"}}"#, "no result"),
+            (b"nope", "invalid JSON"),
+        ] {
+            let err = input_required(bad, 4).unwrap_err();
+            assert!(err.contains(why), "{err}");
+        }
+    }
+
     use super::*;
 
     fn c(s: &str) -> Reply {

@@ -7,9 +7,11 @@
 //! - [`http`]: a minimal HTTP/1.1 keep-alive client (Content-Length, chunked and
 //!   `text/event-stream` bodies) for `httpload`.
 //! - [`async_http`]: the same client over tokio, for `httpload`'s event-driven engine.
+//! - [`listen`]: `subscriptions/listen` fan-out, for `httpload --listeners`.
 
 pub mod async_http;
 pub mod check;
 pub mod http;
+pub mod listen;
 pub mod request;
 pub mod stats;

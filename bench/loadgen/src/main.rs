@@ -40,12 +40,65 @@ fn main() -> ExitCode {
         Scenario::List => Requests::list(),
         Scenario::Read => Requests::read(&cfg.uri),
     };
+    if let Some(n) = cfg.listeners {
+        return listeners(&cfg, n);
+    }
     if cfg.gen_bench {
         let (lines, bytes) = request::gen_bench(&req, cfg.calls.max(1));
         println!("generated {} request lines: {:.2} M lines/s, {:.0} MB/s", cfg.calls.max(1), lines / 1e6, bytes / 1e6);
         return ExitCode::SUCCESS;
     }
     run(&cfg, &req)
+}
+
+/// `--listeners N`: the listen fan-out over stdio.
+fn listeners(cfg: &Config, n: u64) -> ExitCode {
+    let r = hypermcp_loadgen::listen::run_stdio(
+        &cfg.command,
+        n,
+        cfg.triggers,
+        &cfg.tool,
+        cfg.timeout,
+        &session::tree_rss_kb,
+    );
+    for m in &r.messages {
+        eprintln!("loadgen: failure: {m}");
+    }
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    let all = median(r.deliveries.iter().map(|(a, _)| Some(ms(*a))).collect::<Vec<_>>());
+    let p50 = median(r.deliveries.iter().map(|(_, p)| Some(ms(*p))).collect::<Vec<_>>());
+    let num = |x: Option<f64>, d: usize| x.map_or("null".to_owned(), |x| format!("{x:.d$}"));
+    let (before, after) = r.rss_kb.map_or((None, None), |(a, b)| (Some(a as f64), Some(b as f64)));
+    if cfg.json {
+        println!(
+            "{{\"mode\":\"listeners\",\"transport\":\"stdio\",\"listeners\":{n},\"acknowledged\":{},\"open_ms\":{:.1},\"rss_kb_before\":{},\"rss_kb_after\":{},\"bytes_per_listener\":{},\"triggers\":{},\"all_ms\":{},\"p50_ms\":{},\"failures\":{}}}",
+            r.acknowledged,
+            ms(r.open),
+            num(before, 0),
+            num(after, 0),
+            num(r.bytes_per_listener(), 0),
+            r.deliveries.len(),
+            num(all, 2),
+            num(p50, 2),
+            r.failures
+        );
+    } else {
+        println!(
+            "loadgen: {}/{n} subscriptions acknowledged in {:.1} ms; {} bytes per listener; all notified in {} ms (median of {}), median subscription {} ms; {} failure(s)",
+            r.acknowledged,
+            ms(r.open),
+            num(r.bytes_per_listener(), 0),
+            num(all, 2),
+            r.deliveries.len(),
+            num(p50, 2),
+            r.failures
+        );
+    }
+    if r.failures > 0 || r.deliveries.len() < cfg.triggers as usize {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
 }
 
 fn run(cfg: &Config, req: &Requests) -> ExitCode {

@@ -42,15 +42,19 @@ impl Requests {
     /// Prepares 2026-07-28 lines calling `tool` with `{"text": text}`: the request carries
     /// its revision, the client's capabilities and identity in `_meta` (no handshake).
     pub fn modern(tool: &str, text: &str) -> Self {
-        let tool = serde_json::to_string(tool).expect("string serializes");
         let text = serde_json::to_string(text).expect("string serializes");
+        Self::modern_call(tool, &format!("{{\"text\":{text}}}"), "{}")
+    }
+
+    /// Prepares 2026-07-28 lines calling `tool` with `arguments` and declaring
+    /// `capabilities` (both JSON objects, as text).
+    pub fn modern_call(tool: &str, arguments: &str, capabilities: &str) -> Self {
+        let tool = serde_json::to_string(tool).expect("string serializes");
         Requests {
             prefix: b"{\"jsonrpc\":\"2.0\",\"id\":".to_vec(),
             suffix: format!(
-                ",\"method\":\"tools/call\",\"params\":{{\"name\":{tool},\"arguments\":{{\"text\":{text}}},\
-                 \"_meta\":{{\"io.modelcontextprotocol/protocolVersion\":\"{MODERN_VERSION}\",\
-                 \"io.modelcontextprotocol/clientCapabilities\":{{}},\
-                 \"io.modelcontextprotocol/clientInfo\":{{\"name\":\"loadgen\",\"version\":\"0.1\"}}}}}}}}\n"
+                ",\"method\":\"tools/call\",\"params\":{{\"name\":{tool},\"arguments\":{arguments},{}}}}}\n",
+                modern_meta(capabilities)
             )
             .into_bytes(),
         }
@@ -82,6 +86,47 @@ impl Requests {
         out.extend_from_slice(decimal(id, &mut [0; 20]));
         out.extend_from_slice(&self.suffix);
     }
+}
+
+/// The client capabilities of the MRTR scenario: form elicitation.
+pub const ELICITATION_CAPABILITIES: &str = "{\"elicitation\":{\"form\":{}}}";
+
+/// The `"_meta"` member of a 2026-07-28 request (no braces around it).
+fn modern_meta(capabilities: &str) -> String {
+    format!(
+        "\"_meta\":{{\"io.modelcontextprotocol/protocolVersion\":\"{MODERN_VERSION}\",\
+         \"io.modelcontextprotocol/clientCapabilities\":{capabilities},\
+         \"io.modelcontextprotocol/clientInfo\":{{\"name\":\"loadgen\",\"version\":\"0.1\"}}}}"
+    )
+}
+
+/// The retry of a 2026-07-28 `tools/call` of `tool` (no arguments) that answers each
+/// elicitation of `keys` with `accept` and `{"name": name}`, echoing `state` if any.
+pub fn mrtr_retry(out: &mut Vec<u8>, id: u64, tool: &str, keys: &[String], state: Option<&str>, name: &str) {
+    let answer = serde_json::json!({ "action": "accept", "content": { "name": name } });
+    let responses: serde_json::Map<String, serde_json::Value> =
+        keys.iter().map(|k| (k.clone(), answer.clone())).collect();
+    let mut params = serde_json::json!({ "name": tool, "arguments": {}, "inputResponses": responses });
+    if let Some(state) = state {
+        params["requestState"] = state.into();
+    }
+    let mut params = serde_json::to_string(&params).expect("JSON serializes");
+    params.pop();
+    out.clear();
+    out.extend_from_slice(
+        format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":").as_bytes(),
+    );
+    out.extend_from_slice(params.as_bytes());
+    out.extend_from_slice(format!(",{}}}}}", modern_meta(ELICITATION_CAPABILITIES)).as_bytes());
+}
+
+/// A 2026-07-28 `subscriptions/listen` request for `notifications/tools/list_changed`.
+pub fn listen_request(id: u64) -> Vec<u8> {
+    format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"subscriptions/listen\",\"params\":{{\"notifications\":{{\"toolsListChanged\":true}},{}}}}}",
+        modern_meta("{}")
+    )
+    .into_bytes()
 }
 
 /// Writes `n` in decimal into the end of `buf` and returns the digits.
@@ -161,6 +206,33 @@ mod tests {
         assert_eq!(v["id"], 12);
         assert_eq!(v["method"], "resources/read");
         assert_eq!(v["params"]["uri"], "bench://blob?\"x\"");
+    }
+
+    #[test]
+    fn modern_lines() {
+        let mut out = Vec::new();
+        Requests::modern("echo", "hi").push(&mut out, 7);
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(v["params"]["arguments"]["text"], "hi");
+        assert_eq!(v["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"], MODERN_VERSION);
+        out.clear();
+        Requests::modern_call("ask", "{}", ELICITATION_CAPABILITIES).push(&mut out, 8);
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(
+            v["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]["elicitation"]["form"],
+            serde_json::json!({})
+        );
+        mrtr_retry(&mut out, 9, "ask", &["a".into(), "b".into()], Some("s\"1"), "Ada");
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(v["id"], 9);
+        assert_eq!(v["params"]["inputResponses"]["b"]["content"]["name"], "Ada");
+        assert_eq!(v["params"]["requestState"], "s\"1");
+        assert_eq!(v["params"]["_meta"]["io.modelcontextprotocol/clientInfo"]["name"], "loadgen");
+        mrtr_retry(&mut out, 10, "ask", &["a".into()], None, "Ada");
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert!(v["params"].get("requestState").is_none());
+        let v: serde_json::Value = serde_json::from_slice(&listen_request(3)).unwrap();
+        assert_eq!(v["params"]["notifications"]["toolsListChanged"], true);
     }
 
     #[test]

@@ -22,7 +22,14 @@ export async function serveV2Http(handler, { port, onerror = () => {} }) {
   const origins = localhostAllowedOrigins();
   const server = http.createServer(async (req, res) => {
     const abort = new AbortController();
-    res.on('close', () => abort.abort());
+    // The Request is kept alive until the socket closes: once garbage-collected, Node 20's
+    // Request stops passing its signal's abort on, and the handler's subscriptions/listen
+    // streams would never learn that their client left (their slots would leak).
+    let request;
+    res.on('close', () => {
+      abort.abort();
+      void request;
+    });
     try {
       const url = new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`);
       if (url.pathname !== '/mcp') {
@@ -35,7 +42,7 @@ export async function serveV2Http(handler, { port, onerror = () => {} }) {
         else if (v !== undefined) headers.set(k, v);
       }
       const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-      const request = new Request(url, {
+      request = new Request(url, {
         method: req.method,
         headers,
         body: hasBody ? Readable.toWeb(req) : undefined,

@@ -16,10 +16,13 @@
 //! Run `httpload --help` for the options.
 
 use hypermcp_loadgen::async_http::AsyncConn;
+use hypermcp_loadgen::check::input_required;
 use hypermcp_loadgen::http::{
     check_echo, exchange, Answer, Conn, Expect, Failure, ResponseParser, Url, PROTOCOL_VERSION,
 };
-use hypermcp_loadgen::request::{Requests, INITIALIZE, INITIALIZED, MODERN_VERSION};
+use hypermcp_loadgen::request::{
+    mrtr_retry, Requests, ELICITATION_CAPABILITIES, INITIALIZE, INITIALIZED, MODERN_VERSION,
+};
 use hypermcp_loadgen::stats::{median_summary, percentile_us, Summary};
 
 use std::net::{TcpStream, ToSocketAddrs};
@@ -72,6 +75,23 @@ OPTIONS:
                        connections (initialize + notifications/initialized
                        each, nothing else) and exit, leaving them open
     --idle-only        see --sessions
+    --mrtr             the 2026-07-28 multi round-trip scenario (implies
+                       --modern; tool `ask` unless --tool): each measured
+                       call is two requests, the call (declaring form
+                       elicitation) answered `input_required` with
+                       elicitations, then the retry that accepts each with
+                       {\"name\": TEXT} and echoes requestState, answered
+                       `hello TEXT`. Latency and calls/s count round trips
+    --listeners N      the 2026-07-28 listen fan-out scenario (implies
+                       --modern): open N `subscriptions/listen` streams
+                       (tools list_changed), wait for every acknowledgement,
+                       then --triggers times call the tool (`touch` unless
+                       --tool) on one more connection and time until every
+                       stream has its `notifications/tools/list_changed`.
+                       With --pid, the server's memory per idle listener
+    --triggers K       with --listeners: trigger calls                  [default: 5]
+    --pid PID          with --listeners: the server's process group; its
+                       VmRSS (summed) before and after the listeners open
     --text STR         value of the `text` argument                     [default: hello]
     --tool NAME        tool to call                                     [default: echo]
     --timeout SECS     connect, socket read and write timeout           [default: 10]
@@ -88,6 +108,12 @@ on the median line, the total over all runs), \"client_cpu_us\" (httpload's own 
 time per request, all threads, Linux only)}.
 Sessions mode: {\"mode\":\"sessions\", \"sessions\", \"opened\", \"with_session_id\",
 \"failures\", \"secs\", \"sessions_per_s\"}.
+
+Listeners mode: {\"mode\":\"listeners\", \"listeners\", \"open_ms\" (all
+acknowledged), \"rss_kb_before\", \"rss_kb_after\", \"bytes_per_listener\" (with
+--pid), \"triggers\", \"all_ms\" (median over the triggers of the time until the
+last stream got its notification), \"p50_ms\" (median per-stream delivery time),
+\"max_all_ms\", \"failures\"}.
 
 EXIT STATUS: 0 no failure; 1 a call, handshake or connection failed; 2 usage error.
 ";
@@ -111,6 +137,10 @@ struct Config {
     modern: bool,
     sessions: Option<u64>,
     idle_only: bool,
+    mrtr: bool,
+    listeners: Option<u64>,
+    triggers: u32,
+    pid: Option<u32>,
     text: String,
     tool: String,
     timeout: Duration,
@@ -141,11 +171,16 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
         modern: false,
         sessions: None,
         idle_only: false,
+        mrtr: false,
+        listeners: None,
+        triggers: 5,
+        pid: None,
         text: "hello".into(),
         tool: "echo".into(),
         timeout: Duration::from_secs(10),
         json: false,
     };
+    let mut tool = None;
     let mut it = args.into_iter();
     while let Some(arg) = it.next() {
         let (flag, inline) = match arg.split_once('=') {
@@ -176,9 +211,12 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
             "--runs" => cfg.runs = number(&flag, &value(&flag)?)?,
             "--sessions" => cfg.sessions = Some(number(&flag, &value(&flag)?)?),
             "--text" => cfg.text = value(&flag)?,
-            "--tool" => cfg.tool = value(&flag)?,
+            "--tool" => tool = Some(value(&flag)?),
+            "--listeners" => cfg.listeners = Some(number(&flag, &value(&flag)?)?),
+            "--triggers" => cfg.triggers = number(&flag, &value(&flag)?)?,
+            "--pid" => cfg.pid = Some(number(&flag, &value(&flag)?)?),
             "--timeout" => cfg.timeout = Duration::from_secs(number(&flag, &value(&flag)?)?),
-            "--stateless" | "--modern" | "--idle-only" | "--json" | "--blocking" if inline.is_some() => {
+            "--stateless" | "--modern" | "--mrtr" | "--idle-only" | "--json" | "--blocking" if inline.is_some() => {
                 return Err(format!("{flag} takes no value"));
             }
             "--stateless" => cfg.stateless = true,
@@ -186,6 +224,7 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
                 cfg.modern = true;
                 cfg.stateless = true;
             }
+            "--mrtr" => cfg.mrtr = true,
             "--idle-only" => cfg.idle_only = true,
             "--json" => cfg.json = true,
             "--blocking" => cfg.blocking = true,
@@ -193,6 +232,29 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
         }
     }
     cfg.url = url.ok_or("--url is required (see --help)")?;
+    if cfg.mrtr || cfg.listeners.is_some() {
+        cfg.modern = true;
+        cfg.stateless = true;
+    }
+    let default_tool = if cfg.mrtr {
+        "ask"
+    } else if cfg.listeners.is_some() {
+        "touch"
+    } else {
+        "echo"
+    };
+    cfg.tool = tool.unwrap_or_else(|| default_tool.to_owned());
+    if cfg.mrtr && (cfg.blocking || cfg.listeners.is_some() || cfg.sessions.is_some()) {
+        return Err(
+            "--mrtr runs calls on the event-driven engine: not with --blocking, --listeners or --sessions".into()
+        );
+    }
+    if cfg.listeners == Some(0) || cfg.triggers == 0 {
+        return Err("--listeners and --triggers must be at least 1".into());
+    }
+    if cfg.pid.is_some() && cfg.listeners.is_none() {
+        return Err("--pid goes with --listeners".into());
+    }
     if cfg.connections == 0 {
         return Err("--connections must be at least 1".into());
     }
@@ -478,14 +540,29 @@ impl Shared {
     fn new(cfg: &Config, parties: usize) -> Self {
         Shared {
             cfg: cfg.clone(),
-            req: if cfg.modern { Requests::modern(&cfg.tool, &cfg.text) } else { Requests::new(&cfg.tool, &cfg.text) },
-            text_json: serde_json::to_string(&cfg.text).expect("string serializes"),
+            req: if cfg.mrtr {
+                Requests::modern_call(&cfg.tool, "{}", ELICITATION_CAPABILITIES)
+            } else if cfg.modern {
+                Requests::modern(&cfg.tool, &cfg.text)
+            } else {
+                Requests::new(&cfg.tool, &cfg.text)
+            },
+            text_json: serde_json::to_string(&expected_text(cfg)).expect("string serializes"),
             warmup_tickets: AtomicU64::new(0),
             call_tickets: AtomicU64::new(0),
             barrier: Barrier::new(parties),
             opened: AtomicU64::new(0),
             with_sid: AtomicU64::new(0),
         }
+    }
+}
+
+/// The text of the answer: the echo, or in MRTR mode the greeting of the name given.
+fn expected_text(cfg: &Config) -> String {
+    if cfg.mrtr {
+        format!("hello {}", cfg.text)
+    } else {
+        cfg.text.clone()
     }
 }
 
@@ -532,7 +609,7 @@ impl Phase<'_> {
     /// point spinning through the tickets).
     fn record(&self, sh: &Shared, out: &mut ThreadOut, id: u64, sent: Instant, r: Result<Answer, Failure>) -> bool {
         match r {
-            Ok(a) => match check_echo(&a.message, id, &sh.cfg.text, &sh.text_json) {
+            Ok(a) => match check_echo(&a.message, id, &expected_text(&sh.cfg), &sh.text_json) {
                 Ok(()) => {
                     if self.measure {
                         out.latencies.push(a.at.duration_since(sent).as_nanos() as u64);
@@ -565,11 +642,27 @@ fn calls(client: &mut Client<'_>, sh: &Shared, phase: Phase<'_>, out: &mut Threa
 async fn calls_async(client: &mut AsyncClient, sh: &Shared, phase: Phase<'_>, out: &mut ThreadOut) {
     while let Some(id) = phase.next(sh, &mut client.rq.body) {
         let sent = Instant::now();
-        let r = client.post(Expect::Response(id)).await;
+        let mut r = client.post(Expect::Response(id)).await;
+        if sh.cfg.mrtr {
+            r = retry_with_input(client, sh, id, r).await;
+        }
         if !phase.record(sh, out, id, sent, r) {
             return;
         }
     }
+}
+
+/// MRTR: the answer to the first round must be `input_required`; the retry answering
+/// its elicitations goes out on the same connection, and its answer is the call's.
+async fn retry_with_input(
+    client: &mut AsyncClient,
+    sh: &Shared,
+    id: u64,
+    first: Result<Answer, Failure>,
+) -> Result<Answer, Failure> {
+    let (keys, state) = input_required(&first?.message, id).map_err(|m| Failure::Bad(format!("first round: {m}")))?;
+    mrtr_retry(&mut client.rq.body, id, &sh.cfg.tool, &keys, state.as_deref(), &sh.cfg.text);
+    client.post(Expect::Response(id)).await
 }
 
 /// Blocking engine: one connection, on its own thread.
@@ -780,7 +873,9 @@ fn run_calls(cfg: &Config) -> ExitCode {
                 format!("event-driven, {} thread(s)", workers(cfg))
             },
             cfg.runs,
-            if cfg.modern {
+            if cfg.mrtr {
+                ", 2026-07-28, multi round-trip"
+            } else if cfg.modern {
                 ", 2026-07-28"
             } else if cfg.stateless {
                 ", stateless"
@@ -954,6 +1049,63 @@ fn run_sessions(cfg: &Config, n: u64) -> ExitCode {
     }
 }
 
+fn run_listeners(cfg: &Config, n: u64) -> ExitCode {
+    use hypermcp_loadgen::listen::{run, ListenConfig};
+    let lc = ListenConfig {
+        url: cfg.url.clone(),
+        listeners: n,
+        triggers: cfg.triggers,
+        tool: cfg.tool.clone(),
+        timeout: cfg.timeout,
+        pid: cfg.pid,
+    };
+    let r = run(&lc);
+    for m in &r.messages {
+        eprintln!("httpload: failure: {m}");
+    }
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let all: Vec<Option<f64>> = r.deliveries.iter().map(|(all, _)| Some(ms(*all))).collect();
+    let p50: Vec<Option<f64>> = r.deliveries.iter().map(|(_, p50)| Some(ms(*p50))).collect();
+    let max_all =
+        r.deliveries.iter().map(|(all, _)| ms(*all)).fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))));
+    let median = |v: Vec<Option<f64>>| hypermcp_loadgen::stats::median(v);
+    let num = |x: Option<f64>, digits: usize| x.map_or("null".to_owned(), |x| format!("{x:.digits$}"));
+    let (before, after) = r.rss_kb.map_or((None, None), |(a, b)| (Some(a as f64), Some(b as f64)));
+    if cfg.json {
+        println!(
+            "{{\"mode\":\"listeners\",\"listeners\":{n},\"acknowledged\":{},\"open_ms\":{:.1},\"rss_kb_before\":{},\"rss_kb_after\":{},\"bytes_per_listener\":{},\"triggers\":{},\"all_ms\":{},\"p50_ms\":{},\"max_all_ms\":{},\"failures\":{}}}",
+            r.acknowledged,
+            ms(r.open),
+            num(before, 0),
+            num(after, 0),
+            num(r.bytes_per_listener(), 0),
+            r.deliveries.len(),
+            num(median(all), 2),
+            num(median(p50), 2),
+            num(max_all, 2),
+            r.failures
+        );
+    } else {
+        println!(
+            "httpload: {}/{n} listeners acknowledged in {:.1} ms; memory {} bytes per listener; {} trigger(s): all notified in {} ms (median; max {} ms), median stream {} ms; {} failure(s)",
+            r.acknowledged,
+            ms(r.open),
+            num(r.bytes_per_listener(), 0),
+            r.deliveries.len(),
+            num(median(all), 2),
+            num(max_all, 2),
+            num(median(p50), 2),
+            r.failures
+        );
+    }
+    if r.failures > 0 || r.deliveries.len() < cfg.triggers as usize {
+        eprintln!("httpload: FAILED (see messages above)");
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
 fn main() -> ExitCode {
     let cfg = match parse(std::env::args().skip(1)) {
         Ok(Parsed::Run(cfg)) => cfg,
@@ -966,9 +1118,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match cfg.sessions {
-        Some(n) => run_sessions(&cfg, n),
-        None => run_calls(&cfg),
+    match (cfg.sessions, cfg.listeners) {
+        (Some(n), _) => run_sessions(&cfg, n),
+        (None, Some(n)) => run_listeners(&cfg, n),
+        (None, None) => run_calls(&cfg),
     }
 }
 
@@ -1021,6 +1174,13 @@ mod tests {
             panic!()
         };
         assert_eq!(workers(&c), 3);
+        let Parsed::Run(c) = p(&["--url", "http://h:1/", "--mrtr"]).unwrap() else { panic!() };
+        assert!(c.modern && c.stateless && c.tool == "ask");
+        let Parsed::Run(c) = p(&["--url", "http://h:1/", "--listeners", "10", "--pid", "7", "--tool", "t"]).unwrap()
+        else {
+            panic!()
+        };
+        assert!(c.modern && c.listeners == Some(10) && c.pid == Some(7) && c.tool == "t");
     }
 
     #[test]
@@ -1046,6 +1206,9 @@ mod tests {
             &["--url", "http://h:1/", "--blocking=yes"],
             &["--url", "http://h:1/", "--threads", "0"],
             &["--url", "http://h:1/", "--bogus"],
+            &["--url", "http://h:1/", "--mrtr", "--blocking"],
+            &["--url", "http://h:1/", "--listeners", "0"],
+            &["--url", "http://h:1/", "--pid", "1"],
         ] {
             assert!(p(bad).is_err(), "{bad:?}");
         }

@@ -10,7 +10,10 @@
 //! `StreamableHttpService` with a `LocalSessionManager` nested at /mcp in an axum router for
 //! HTTP (with TCP_NODELAY: see `main`). The 49 catalogue tools are added at run time to one
 //! router that every server value shares (`ToolRoute::new` with one handler that reads the
-//! tool's name from `ToolName`), as an rmcp user with a generated catalogue would. `--stateless-json` is rmcp's
+//! tool's name from `ToolName`), as an rmcp user with a generated catalogue would. `ask` is the
+//! multi round-trip tool of the 2026-07-28 scenarios, `touch` the trigger of their listen
+//! fan-out (`subscriptions/listen` implemented as rmcp asks: `accepted_subscription_filter`
+//! and a `listen` per stream fed by a broadcast channel). `--stateless-json` is rmcp's
 //! `legacy_session_mode: false` with `json_response: true`.
 //! No tracing subscriber is installed: nothing is logged.
 
@@ -21,15 +24,17 @@ use rmcp::{
     handler::server::{
         common::schema_for_type,
         router::tool::{ToolRoute, ToolRouter},
-        tool::ToolName,
+        tool::{InputResponses, ToolName},
         wrapper::Parameters,
     },
     model::{
-        Implementation, ListResourcesResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-        ReadResourceResult, Resource, ResourceContents, ServerCapabilities, ServerConfig, Tool,
+        CallToolResponse, CallToolResult, ContentBlock, ElicitRequest, ElicitRequestParams, ElicitationSchema,
+        Implementation, InputRequest, InputRequiredResult, ListResourcesResult, PaginatedRequestParams,
+        ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource, ResourceContents,
+        ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
     },
     schemars,
-    service::RequestContext,
+    service::{RequestContext, SubscriptionContext},
     tool, tool_handler, tool_router,
     transport::{
         stdio,
@@ -74,6 +79,14 @@ fn forecast(ToolName(name): ToolName, Parameters(args): Parameters<ForecastArgs>
     format!("{name}: {} {}", args.city, args.days)
 }
 
+/// The listen fan-out's bus: rmcp leaves delivering to `subscriptions/listen` streams to the
+/// server (`ServerHandler::listen` runs once per stream); `touch` sends on it and every
+/// stream's `listen` forwards it as `notifications/tools/list_changed`.
+fn tools_changed() -> &'static tokio::sync::broadcast::Sender<()> {
+    static TX: OnceLock<tokio::sync::broadcast::Sender<()>> = OnceLock::new();
+    TX.get_or_init(|| tokio::sync::broadcast::channel(64).0)
+}
+
 #[derive(Clone)]
 struct BenchServer {
     tool_router: Arc<ToolRouter<Self>>,
@@ -106,6 +119,12 @@ impl BenchServer {
         let tool_router = ROUTER
             .get_or_init(|| {
                 let mut tool_router = Self::tool_router();
+                // The tools of the 2026-07-28 scenarios, with BENCH_MODERN=1 only (bench/modern.sh):
+                // elsewhere the catalogue every SDK lists stays 50 tools.
+                if std::env::var_os("BENCH_MODERN").is_none() {
+                    tool_router.remove_route("ask");
+                    tool_router.remove_route("touch");
+                }
                 for tool in catalogue() {
                     tool_router.add_route(ToolRoute::new(tool.clone(), forecast));
                 }
@@ -119,13 +138,64 @@ impl BenchServer {
     async fn echo(&self, Parameters(EchoArgs { text }): Parameters<EchoArgs>) -> String {
         text
     }
+
+    /// The MRTR scenario (2026-07-28): the first round answers `input_required` with one form
+    /// elicitation, key `name`; the retry carrying the accepted answer gets `hello NAME`. rmcp's
+    /// way: the tool reads the `InputResponses` of the retry and returns an
+    /// `InputRequiredResult` when there are none (no `requestState`: nothing to carry over).
+    #[tool(description = "Ask for a name, then greet it")]
+    async fn ask(&self, InputResponses(responses): InputResponses) -> CallToolResponse {
+        let name = responses.as_ref().and_then(|r| r.get("name")).and_then(|answer| {
+            (answer.get("action")?.as_str()? == "accept").then(|| answer.get("content")?.get("name")?.as_str())?
+        });
+        if let Some(name) = name {
+            return CallToolResult::success(vec![ContentBlock::text(format!("hello {name}"))]).into();
+        }
+        let params = ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message: "What is your name?".to_string(),
+            requested_schema: ElicitationSchema::builder().required_string("name").build().expect("a valid schema"),
+        };
+        let requests = [("name".to_string(), InputRequest::Elicitation(ElicitRequest::new(params)))];
+        InputRequiredResult::from_input_requests(requests.into_iter().collect()).into()
+    }
+
+    #[tool(description = "Send tools/list_changed to every listener")]
+    async fn touch(&self) -> String {
+        let _ = tools_changed().send(());
+        "touched".to_string()
+    }
 }
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for BenchServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().build())
-            .with_server_info(Implementation::new("rmcp-bench-server", env!("CARGO_PKG_VERSION")))
+        ServerConfig::new(
+            ServerCapabilities::builder().enable_tools().enable_tool_list_changed().enable_resources().build(),
+        )
+        .with_server_info(Implementation::new("rmcp-bench-server", env!("CARGO_PKG_VERSION")))
+    }
+
+    fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+        Some(requested.supported_by(&self.get_info().capabilities))
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        use tokio::sync::broadcast::error::RecvError;
+        let mut rx = tools_changed().subscribe();
+        loop {
+            tokio::select! {
+                _ = context.cancelled() => return Ok(()),
+                r = rx.recv() => match r {
+                    Ok(()) | Err(RecvError::Lagged(_)) => {
+                        if context.sink().notify_tool_list_changed().await.is_err() {
+                            return Ok(());
+                        }
+                    }
+                    Err(RecvError::Closed) => return Ok(()),
+                },
+            }
+        }
     }
 
     async fn list_resources(
@@ -144,9 +214,9 @@ impl ServerHandler for BenchServer {
         if request.uri != BLOB_URI {
             return Err(ErrorData::resource_not_found(format!("unknown resource {}", request.uri), None));
         }
-        Ok(ReadResourceResult::new(vec![
-            ResourceContents::text(blob().as_str(), BLOB_URI).with_mime_type("text/plain")
-        ])
+        Ok(ReadResourceResult::new(
+            vec![ResourceContents::text(blob().as_str(), BLOB_URI).with_mime_type("text/plain")],
+        )
         .into())
     }
 }
