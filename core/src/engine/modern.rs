@@ -18,7 +18,6 @@ use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// What a modern request declares about itself in `_meta`, and the inputs it brings.
@@ -75,15 +74,59 @@ pub(crate) fn is_modern(method: &str, raw: Option<&RawValue>) -> bool {
     if FINDER.find(raw.get().as_bytes()).is_none() {
         return false;
     }
+    // Whether the two keys are there, nothing built (no map, no key strings).
+    #[derive(Deserialize)]
+    struct Keys {
+        #[serde(rename = "io.modelcontextprotocol/protocolVersion", default)]
+        version: Option<IgnoredAny>,
+        #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default)]
+        capabilities: Option<IgnoredAny>,
+    }
     #[derive(Deserialize)]
     struct Probe {
         #[serde(rename = "_meta", default)]
-        meta: Option<HashMap<String, IgnoredAny>>,
+        meta: Option<Keys>,
     }
     serde_json::from_str::<Probe>(raw.get())
         .ok()
         .and_then(|p| p.meta)
-        .is_some_and(|m| m.contains_key(PROTOCOL_VERSION) || m.contains_key(CLIENT_CAPABILITIES))
+        .is_some_and(|m| m.version.is_some() || m.capabilities.is_some())
+}
+
+/// A request's `_meta` as its handler sees it (`deserialize_with`): the caller's own keys,
+/// without the revision's reserved ones (`protocolVersion`, `clientCapabilities`,
+/// `clientInfo`, `logLevel`: what they say is in the request's context). Those are skipped
+/// while parsing, never built; an empty `_meta` is `None`.
+pub(crate) fn caller_meta<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Meta>, D::Error> {
+    struct V;
+    impl<'de> serde::de::Visitor<'de> for V {
+        type Value = Option<Meta>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an object or null")
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_map(self)
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut out = Meta::new();
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                if matches!(&*key, PROTOCOL_VERSION | CLIENT_CAPABILITIES | CLIENT_INFO | LOG_LEVEL) {
+                    map.next_value::<IgnoredAny>()?;
+                } else {
+                    let value = map.next_value::<Value>()?;
+                    out.insert(key.into_owned(), value);
+                }
+            }
+            Ok((!out.is_empty()).then_some(out))
+        }
+    }
+    d.deserialize_option(V)
 }
 
 /// The revision's `_meta` keys, borrowed from the request's text (each parsed into its type
@@ -100,10 +143,16 @@ struct MetaFields<'a> {
     log_level: Option<&'a RawValue>,
 }
 
+/// What a modern request's params are read for before dispatch, in one pass: its `_meta`
+/// keys, and the fields the `Mcp-Name` header mirrors.
 #[derive(Deserialize)]
 struct MetaEnvelope<'a> {
     #[serde(rename = "_meta", default, borrow)]
     meta: Option<MetaFields<'a>>,
+    #[serde(default, borrow)]
+    name: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    uri: Option<&'a RawValue>,
 }
 
 /// A `_meta` value parsed into `T`; `None` when absent or null.
@@ -212,7 +261,8 @@ pub(crate) fn request_context(
     let client_info = meta_value(meta.client_info, CLIENT_INFO)?;
     let log_level = meta_value(meta.log_level, LOG_LEVEL)?;
     if let Some(h) = headers {
-        check_standard_headers(method, text, h)?;
+        let named = if name_field(method) == Some("uri") { env.uri } else { env.name };
+        check_standard_headers(method, named, h)?;
     }
     Ok(RequestContext {
         version,
@@ -226,7 +276,7 @@ pub(crate) fn request_context(
 }
 
 /// `Mcp-Method` and `Mcp-Name` against the body.
-fn check_standard_headers(method: &str, params: &str, h: &RequestHeaders) -> Result<(), RpcError> {
+fn check_standard_headers(method: &str, named: Option<&RawValue>, h: &RequestHeaders) -> Result<(), RpcError> {
     match &h.method {
         None => return Err(header_mismatch("the Mcp-Method header is missing")),
         Some(m) if m != method => {
@@ -235,19 +285,10 @@ fn check_standard_headers(method: &str, params: &str, h: &RequestHeaders) -> Res
         Some(_) => {}
     }
     let Some(field) = name_field(method) else { return Ok(()) };
-    // Only the two fields the header mirrors: the rest (arguments) is skipped, not built.
-    #[derive(Deserialize)]
-    struct Names {
-        #[serde(default)]
-        name: Option<Value>,
-        #[serde(default)]
-        uri: Option<Value>,
-    }
-    let body: Option<String> = serde_json::from_str::<Names>(params).ok().and_then(|n| {
-        let v = if field == "uri" { n.uri } else { n.name };
-        v.and_then(|v| v.as_str().map(str::to_string))
-    });
-    let Some(body) = body else { return Ok(()) }; // the handler reports the missing field
+    // A name that is not a string: the handler reports it.
+    let Some(body) = named.and_then(|r| serde_json::from_str::<std::borrow::Cow<'_, str>>(r.get()).ok()) else {
+        return Ok(());
+    };
     match &h.name {
         None => Err(header_mismatch("the Mcp-Name header is missing")),
         Some(raw) => match decode_header_value(raw) {
@@ -310,6 +351,31 @@ pub(crate) fn write_stamped(out: &mut Vec<u8>, id: &crate::jsonrpc::RequestId, f
     out.push(b'}');
 }
 
+/// [`write_stamped`] of a value serialized straight into `out` (no copy of its own): the
+/// value's opening brace becomes the separator after `fields`.
+fn write_result_stamped<T: serde::Serialize + ?Sized>(
+    out: &mut Vec<u8>,
+    id: &crate::jsonrpc::RequestId,
+    fields: &[u8],
+    value: &T,
+) {
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    id.write_json(out);
+    out.extend_from_slice(b",\"result\":{");
+    out.extend_from_slice(fields);
+    let start = out.len();
+    let written = fastser::to_writer(out, value).is_ok();
+    match out.get(start..start + 2) {
+        Some([b'{', b'}']) => out.truncate(start),
+        Some([b'{', _]) if written => {
+            out[start] = b',';
+            out.pop(); // its closing brace; the result's comes below
+        }
+        _ => out.truncate(start), // not an object (never a result): the fields alone
+    }
+    out.extend_from_slice(b"}}");
+}
+
 /// The members a modern result starts with: `resultType`, caching hints when the result is
 /// cacheable, and `_meta` with the server's identity (`identity` is its JSON, or empty).
 pub(crate) fn stamp(hints: Option<CacheHints>, identity: &[u8]) -> Vec<u8> {
@@ -357,14 +423,16 @@ impl ServerRole {
         &self.identity().1
     }
 
-    fn identity(&self) -> &(Vec<u8>, Value) {
+    fn identity(&self) -> &(Vec<u8>, Value, Vec<u8>) {
         self.identity.get_or_init(|| {
             if !self.config.identify_in_results {
-                return (Vec::new(), Value::Null);
+                return (Vec::new(), Value::Null, stamp(None, b""));
             }
             let info = edge::implementation(&self.config.info, ProtocolVersion::V2026_07_28);
             let value = serde_json::to_value(&*info).unwrap_or(Value::Null);
-            (serde_json::to_vec(&value).unwrap_or_default(), value)
+            let json = serde_json::to_vec(&value).unwrap_or_default();
+            let plain = stamp(None, &json);
+            (json, value, plain)
         })
     }
 
@@ -462,12 +530,22 @@ impl ServerRole {
         hints: Option<CacheHints>,
         value: &T,
     ) {
-        let mut body = Vec::new();
-        if fastser::to_writer(&mut body, value).is_err() {
-            body.extend_from_slice(b"{}");
-        }
         let fields = stamp(hints, b"");
-        peer.respond(batch, route, |out| write_stamped(out, id, &fields, &body));
+        peer.respond(batch, route, |out| write_result_stamped(out, id, &fields, value));
+    }
+
+    /// [`ServerRole::write_modern`] of a result that has no `_meta` of its own and is not
+    /// cacheable: the server's identity goes in with `resultType` (those members made once).
+    pub(super) fn write_identified<T: serde::Serialize + ?Sized>(
+        &self,
+        peer: &mut Peer,
+        id: &RequestId,
+        batch: Option<u64>,
+        route: Route,
+        value: &T,
+    ) {
+        let fields = &self.identity().2;
+        peer.respond(batch, route, |out| write_result_stamped(out, id, fields, value));
     }
 }
 
@@ -480,9 +558,16 @@ impl ServerSession {
         let (id, batch, route) = (&inf.id, inf.batch, Route::Reply(key));
         match outcome {
             Outcome::Tool(result) => {
-                let mut r = edge::call_tool_result(&checked_tool_result(&inf, result), v).into_owned();
-                identify(&mut r.meta, identity);
-                role.write_modern(peer, id, batch, route, None, &r);
+                let checked = checked_tool_result(&inf, result);
+                let r = edge::call_tool_result(&checked, v);
+                if r.meta.is_none() {
+                    // The common case: the identity goes in with the stamp, nothing copied.
+                    role.write_identified(peer, id, batch, route, &*r);
+                } else {
+                    let mut r = r.into_owned();
+                    identify(&mut r.meta, identity);
+                    role.write_modern(peer, id, batch, route, None, &r);
+                }
             }
             Outcome::InvalidArguments(errors) => {
                 let tool = inf.tool.as_ref().map_or("", |t| t.tool.name.as_str());

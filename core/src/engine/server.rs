@@ -55,8 +55,9 @@ pub(super) struct ServerRole {
     subscriptions: HashSet<String>,
     /// The headers of the HTTP request being handled (2026-07-28 checks them).
     pub(super) headers: Option<RequestHeaders>,
-    /// The server's identity as JSON, for modern results (empty: not sent).
-    pub(super) identity: std::sync::OnceLock<(Vec<u8>, Value)>,
+    /// The server's identity for modern results: its JSON, its value, and the stamp of a
+    /// plain result (`resultType` and `_meta` with it).
+    pub(super) identity: std::sync::OnceLock<(Vec<u8>, Value, Vec<u8>)>,
     /// Open `subscriptions/listen` streams.
     pub(super) listens: super::KeyMap<RequestKey, Listen>,
 }
@@ -89,7 +90,7 @@ struct CallToolParams<'a> {
     name: Cow<'a, str>,
     #[serde(default)]
     arguments: Option<Value>,
-    #[serde(rename = "_meta", default)]
+    #[serde(rename = "_meta", default, deserialize_with = "modern::caller_meta")]
     meta: Option<Meta>,
 }
 
@@ -102,7 +103,7 @@ struct CursorParams {
 #[derive(Deserialize)]
 struct UriParams {
     uri: String,
-    #[serde(rename = "_meta", default)]
+    #[serde(rename = "_meta", default, deserialize_with = "modern::caller_meta")]
     meta: Option<Meta>,
 }
 
@@ -111,7 +112,7 @@ struct GetPromptParams {
     name: String,
     #[serde(default)]
     arguments: Option<HashMap<String, String>>,
-    #[serde(rename = "_meta", default)]
+    #[serde(rename = "_meta", default, deserialize_with = "modern::caller_meta")]
     meta: Option<Meta>,
 }
 
@@ -707,7 +708,8 @@ impl Role for ServerRole {
         batch: Option<u64>,
         _now: Instant,
     ) {
-        if modern::is_modern(method, raw) || self.headers.as_ref().is_some_and(RequestHeaders::declares_modern) {
+        // The version header first: when it names 2026-07-28 the params need no probing.
+        if self.headers.as_ref().is_some_and(RequestHeaders::declares_modern) || modern::is_modern(method, raw) {
             return self.modern_request(peer, id, method, raw, batch);
         }
         if method == "initialize" {

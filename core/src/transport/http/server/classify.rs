@@ -29,7 +29,7 @@ struct Peek<'a> {
 /// The common case, a single well-formed request, classified at a third of the cost of a
 /// full parse (the engine parses the body again anyway). `None`: anything else, for the
 /// full [`classify`] to judge (notifications, batches, odd ids, errors of any kind).
-fn classify_request(body: &[u8]) -> Option<Class> {
+fn classify_request(body: &[u8], probe_modern: bool) -> Option<Class> {
     if body.first() != Some(&b'{') || std::str::from_utf8(body).is_err() {
         return None;
     }
@@ -41,13 +41,15 @@ fn classify_request(body: &[u8]) -> Option<Class> {
     Some(Class {
         requests: true,
         initialize: method == "initialize",
-        modern: crate::engine::is_modern(method, peek.params),
+        modern: probe_modern && crate::engine::is_modern(method, peek.params),
         listen: method == "subscriptions/listen",
     })
 }
 
-pub(super) fn classify(body: &[u8]) -> std::result::Result<Class, RpcError> {
-    if let Some(class) = classify_request(body) {
+/// `probe_modern`: look in the params for the 2026-07-28 `_meta` keys (`Class::modern`); a
+/// caller that already knows the request's era from its headers saves that parse.
+pub(super) fn classify(body: &[u8], probe_modern: bool) -> std::result::Result<Class, RpcError> {
+    if let Some(class) = classify_request(body, probe_modern) {
         return Ok(class);
     }
     match jsonrpc::parse_message(body) {
@@ -58,7 +60,7 @@ pub(super) fn classify(body: &[u8]) -> std::result::Result<Class, RpcError> {
             Ok(Class {
                 requests: request,
                 initialize: request && method == "initialize",
-                modern: request && crate::engine::is_modern(method, env.params),
+                modern: request && probe_modern && crate::engine::is_modern(method, env.params),
                 listen: request && method == "subscriptions/listen",
             })
         }
@@ -99,8 +101,8 @@ mod tests {
             "",
         ];
         for case in cases {
-            if let Some(fast) = classify_request(case.as_bytes()) {
-                let full = classify(case.as_bytes()).expect("the fast path accepted what the full parse rejects");
+            if let Some(fast) = classify_request(case.as_bytes(), true) {
+                let full = classify(case.as_bytes(), true).expect("the fast path accepted what the full parse rejects");
                 let slow = match jsonrpc::parse_message(case.as_bytes()) {
                     Ok(Incoming::Single(env)) => {
                         (env.method.is_some() && env.id.is_some(), env.method.as_deref() == Some("initialize"))
@@ -111,9 +113,17 @@ mod tests {
                 assert_eq!((full.requests, full.initialize), slow, "{case}");
             }
         }
-        assert!(classify_request(cases[0].as_bytes()).is_some());
-        assert!(classify_request(cases[1].as_bytes()).is_some_and(|c| c.initialize));
-        assert!(classify_request(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"x\":\"\xff\"}}")
-            .is_none());
+        assert!(classify_request(cases[0].as_bytes(), true).is_some());
+        assert!(classify_request(cases[1].as_bytes(), true).is_some_and(|c| c.initialize));
+        assert!(classify_request(
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"x\":\"\xff\"}}",
+            true
+        )
+        .is_none());
+        // The `_meta` probe, and its absence when the caller knows the era already.
+        let modern = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+        assert!(classify(modern, true).unwrap().modern);
+        assert!(!classify(modern, false).unwrap().modern);
+        assert!(!classify(cases[0].as_bytes(), true).unwrap().modern);
     }
 }

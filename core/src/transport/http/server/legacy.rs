@@ -64,7 +64,7 @@ impl HttpService {
             Ok(b) => b,
             Err(r) => return *r,
         };
-        if let Err(e) = classify(&body) {
+        if let Err(e) = classify(&body, true) {
             let mut out = Vec::new();
             jsonrpc::write_error(&mut out, None, &e);
             let mut r = Response::new(HttpBody::Full(Some(out.into())));

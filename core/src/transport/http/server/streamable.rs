@@ -48,7 +48,9 @@ impl HttpService {
             Ok(b) => b,
             Err(r) => return *r,
         };
-        let class = match classify(&body) {
+        // A request whose version header names 2026-07-28 is served as one whatever its body
+        // says (the engine checks the two agree): no need to look for the `_meta` keys.
+        let class = match classify(&body, !headers.declares_modern()) {
             Ok(c) => c,
             Err(e) => {
                 let mut out = Vec::new();
