@@ -69,9 +69,9 @@ pub(crate) fn is_modern(method: &str, raw: Option<&RawValue>) -> bool {
     }
     let Some(raw) = raw else { return false };
     // Most legacy requests never mention the reserved prefix: no parse for them.
-    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
-        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(PREFIX));
-    if FINDER.find(raw.get().as_bytes()).is_none() {
+    // (A byte search, not a `memmem::Finder`: building one on the first legacy request pulls
+    // ~300 KB of searcher code into a small server's resident memory.)
+    if !mentions(raw.get().as_bytes(), PREFIX.as_bytes()) {
         return false;
     }
     // Whether the two keys are there, nothing built (no map, no key strings).
@@ -127,6 +127,18 @@ pub(crate) fn caller_meta<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Opti
         }
     }
     d.deserialize_option(V)
+}
+
+/// Whether `needle` (not empty) occurs in `hay`: `memchr` for its first byte, then a compare.
+fn mentions(hay: &[u8], needle: &[u8]) -> bool {
+    let mut at = 0;
+    while let Some(i) = memchr::memchr(needle[0], &hay[at..]) {
+        if hay[at + i..].starts_with(needle) {
+            return true;
+        }
+        at += i + 1;
+    }
+    false
 }
 
 /// The revision's `_meta` keys, borrowed from the request's text (each parsed into its type
@@ -612,6 +624,16 @@ impl ServerSession {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn mentions_is_a_substring_search() {
+        assert!(mentions(b"{\"_meta\":{\"io.modelcontextprotocol/x\":1}}", b"io.modelcontextprotocol/"));
+        assert!(mentions(b"io.", b"io."));
+        assert!(!mentions(b"iiiio.modelcontextprotocol", b"io.modelcontextprotocol/"));
+        assert!(!mentions(b"", b"io."));
+        assert!(!mentions(b"i", b"io."));
+    }
+
     use super::*;
     use crate::jsonrpc::RequestId;
 
