@@ -101,6 +101,20 @@ start() {
   return 1
 }
 
+# fan_out TOOL ARGS...: a listen fan-out (`httpload` or `loadgen`, which put the options they
+# share before ARGS); its JSON line in OUT, a line of progress on stderr.
+fan_out() {
+  local tool=$1
+  shift
+  if OUT=$("$tool" --json --listeners "$LISTENERS" --triggers "$TRIGGERS" --timeout "$TIMEOUT" "$@" 2>"$LOGF.err"); then
+    echo "all notified in $(fmt1 "$(field all_ms "$OUT")") ms, $(fmt0 "$(field bytes_per_listener "$OUT")") bytes per listener" >&2
+  else
+    failed=1
+    echo "FAILED" >&2
+    sed 's/^/    /' "$LOGF.err" | head -n 6 >&2
+  fi
+}
+
 mkdir -p bench/results
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 json_out=bench/results/modern-$stamp.json table=bench/results/modern-$stamp.md
@@ -146,16 +160,8 @@ while IFS= read -r entry; do
     # A warm server: the first few listeners and a trigger allocate what every later one reuses.
     "$HTTPLOAD" --url "http://127.0.0.1:$PORT/mcp" --listeners 20 --triggers 1 --timeout "$TIMEOUT" >/dev/null 2>&1 || true
     sleep 0.5
-    if out=$("$HTTPLOAD" --json --url "http://127.0.0.1:$PORT/mcp" --listeners "$LISTENERS" --triggers "$TRIGGERS" \
-      --pid "$SERVER_PID" --timeout "$TIMEOUT" 2>"$LOGF.err"); then
-      listen[$label]=$out
-      echo "all notified in $(fmt1 "$(field all_ms "$out")") ms, $(fmt0 "$(field bytes_per_listener "$out")") bytes per listener" >&2
-    else
-      failed=1
-      listen[$label]=$out
-      echo "FAILED" >&2
-      sed 's/^/    /' "$LOGF.err" | head -n 6 >&2
-    fi
+    fan_out "$HTTPLOAD" --url "http://127.0.0.1:$PORT/mcp" --pid "$SERVER_PID"
+    listen[$label]=$OUT
     stop_group "$SERVER_PID"
     SERVER_PID=""
   else
@@ -163,15 +169,8 @@ while IFS= read -r entry; do
   fi
   printf '%s, %s listeners over stdio ... ' "$label" "$LISTENERS" >&2
   read -r -a stdio_cmd <<<"${cmd/ --http \{PORT\}/}"
-  if out=$("$T/loadgen" --json --listeners "$LISTENERS" --triggers "$TRIGGERS" --timeout "$TIMEOUT" -- "${stdio_cmd[@]}" 2>"$LOGF.err"); then
-    stdio[$label]=$out
-    echo "all notified in $(fmt1 "$(field all_ms "$out")") ms, $(fmt0 "$(field bytes_per_listener "$out")") bytes per listener" >&2
-  else
-    failed=1
-    stdio[$label]=$out
-    echo "FAILED" >&2
-    sed 's/^/    /' "$LOGF.err" | head -n 6 >&2
-  fi
+  fan_out "$T/loadgen" -- "${stdio_cmd[@]}"
+  stdio[$label]=$OUT
 done < <(tr ';' '\n' <<<"$SYSTEMS")
 rm -f "$LOGF.err"
 

@@ -227,6 +227,14 @@ MODERN_RATIOS = [("official-python", 20), ("official-typescript-v2", 10), ("rmcp
 LISTENER_BYTES = 4096
 
 
+def modern_systems(r: Results):
+    """(language, system, label, name as shown) of each system bench/modern.sh measured."""
+    for lang in language_order(r):
+        for s in r.lang_systems(lang):
+            if s["label"] in r.modern:
+                yield lang, s, s["label"], f"**{s['label']}**" if s["ours"] else s["label"]
+
+
 def modern_tables(r: Results) -> list[str]:
     if not r.modern:
         return []
@@ -245,24 +253,19 @@ def modern_tables(r: Results) -> list[str]:
         + " | ours ÷ it |",
         "|---|" + "---:|---:|---:|" * len(conns) + "---:|",
     ]
-    for lang in language_order(r):
-        for s in r.lang_systems(lang):
-            label = s["label"]
-            if label not in r.modern:
-                continue
-            name = f"**{label}**" if s["ours"] else label
-            cells = []
-            for n in conns:
-                m = r.mrtr(label, n) or {}
-                cpu = num(m.get("server_cpu_us_per_round_trip"), 1)
-                cells.append(f"{num(m.get('calls_per_s'))} | {lat(m.get('p50_us'))} | {cpu}")
-            rel = "–"
-            if not s["ours"]:
-                top = conns[-1]
-                rel = ratio(
-                    (r.mrtr(OURS[lang], top) or {}).get("calls_per_s"), (r.mrtr(label, top) or {}).get("calls_per_s")
-                )
-            out.append(f"| {name} | " + " | ".join(cells) + f" | {rel} |")
+    for lang, s, label, name in modern_systems(r):
+        cells = []
+        for n in conns:
+            m = r.mrtr(label, n) or {}
+            cpu = num(m.get("server_cpu_us_per_round_trip"), 1)
+            cells.append(f"{num(m.get('calls_per_s'))} | {lat(m.get('p50_us'))} | {cpu}")
+        rel = "–"
+        if not s["ours"]:
+            top = conns[-1]
+            rel = ratio(
+                (r.mrtr(OURS[lang], top) or {}).get("calls_per_s"), (r.mrtr(label, top) or {}).get("calls_per_s")
+            )
+        out.append(f"| {name} | " + " | ".join(cells) + f" | {rel} |")
     out += [
         "",
         "#### 2026-07-28: `subscriptions/listen` fan-out",
@@ -275,21 +278,16 @@ def modern_tables(r: Results) -> list[str]:
         "| system | transport | all open, ms | all notified, ms | median stream, ms | bytes per idle listener |",
         "|---|---|---:|---:|---:|---:|",
     ]
-    for lang in language_order(r):
-        for s in r.lang_systems(lang):
-            label = s["label"]
-            if label not in r.modern:
+    for _, _, label, name in modern_systems(r):
+        for tr in ("http", "stdio"):
+            m = r.listen(label, tr)
+            if not m:
+                out.append(f"| {name} | {tr} | failed or not run | | | |")
                 continue
-            name = f"**{label}**" if s["ours"] else label
-            for tr in ("http", "stdio"):
-                m = r.listen(label, tr)
-                if not m:
-                    out.append(f"| {name} | {tr} | failed or not run | | | |")
-                    continue
-                out.append(
-                    f"| {name} | {tr} | {num(m.get('open_ms'), 1)} | {num(m.get('all_ms'), 1)} | "
-                    f"{num(m.get('p50_ms'), 1)} | {num(m.get('bytes_per_listener'))} |"
-                )
+            out.append(
+                f"| {name} | {tr} | {num(m.get('open_ms'), 1)} | {num(m.get('all_ms'), 1)} | "
+                f"{num(m.get('p50_ms'), 1)} | {num(m.get('bytes_per_listener'))} |"
+            )
     out.append("")
     return out
 

@@ -356,8 +356,13 @@ class Bench:
             PIN_SEQ=self.args.pin_seq,
         )
         say(f"HTTP: {len(entries)} server configurations (bench/http.sh)")
+        return self.script("http", env)
+
+    def script(self, part: str, env: dict) -> dict | None:
+        """Runs bench/PART.sh, shows its progress (stderr) and loads the results file its last
+        `results: PATH ...` line names; a failure is recorded."""
         proc = subprocess.run(
-            ["bash", str(ROOT / "bench" / "http.sh")],
+            ["bash", str(ROOT / "bench" / f"{part}.sh")],
             env=env,
             cwd=ROOT,
             stdout=subprocess.DEVNULL,
@@ -370,9 +375,9 @@ class Bench:
             if line.startswith("results: "):
                 path = ROOT / line.split()[1]
         if proc.returncode != 0:
-            self.failures.append(f"http: bench/http.sh exited {proc.returncode}")
+            self.failures.append(f"{part}: bench/{part}.sh exited {proc.returncode}")
         if not path or not path.exists():
-            self.failures.append("http: no results file")
+            self.failures.append(f"{part}: no results file")
             return None
         return json.loads(path.read_text())
 
@@ -393,25 +398,7 @@ class Bench:
             TRIGGERS="1" if quick else "5",
         )
         say(f"2026-07-28 MRTR and listen fan-out: {len(entries)} servers (bench/modern.sh)")
-        proc = subprocess.run(
-            ["bash", str(ROOT / "bench" / "modern.sh")],
-            env=env,
-            cwd=ROOT,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        sys.stderr.write("".join("    " + x + "\n" for x in proc.stderr.splitlines()))
-        path = None
-        for line in proc.stderr.splitlines():
-            if line.startswith("results: "):
-                path = ROOT / line.split()[1]
-        if proc.returncode != 0:
-            self.failures.append(f"modern: bench/modern.sh exited {proc.returncode}")
-        if not path or not path.exists():
-            self.failures.append("modern: no results file")
-            return None
-        return json.loads(path.read_text())
+        return self.script("modern", env)
 
     # --------------------------------------------------------------------- engine
 

@@ -68,6 +68,58 @@ impl ListenReport {
         let (a, b) = self.rss_kb?;
         (self.acknowledged > 0).then(|| (b as f64 - a as f64) * 1024.0 / self.acknowledged as f64)
     }
+
+    /// Whether everything asked was done without a failure.
+    pub fn ok(&self, triggers: u32) -> bool {
+        self.failures == 0 && self.deliveries.len() >= triggers as usize
+    }
+
+    /// The medians over the triggers (ms): until the last stream, the median stream; and the
+    /// slowest trigger's time until the last stream.
+    fn times_ms(&self) -> (Option<f64>, Option<f64>, Option<f64>) {
+        let ms = |d: &Duration| Some(d.as_secs_f64() * 1e3);
+        let all = crate::stats::median(self.deliveries.iter().map(|(a, _)| ms(a)).collect::<Vec<_>>());
+        let p50 = crate::stats::median(self.deliveries.iter().map(|(_, p)| ms(p)).collect::<Vec<_>>());
+        let max = self.deliveries.iter().filter_map(|(a, _)| ms(a)).reduce(f64::max);
+        (all, p50, max)
+    }
+
+    /// One flat JSON object (the `--json` output of `httpload` and `loadgen --listeners`).
+    pub fn to_json(&self, transport: &str, listeners: u64) -> String {
+        let num = |x: Option<f64>, d: usize| x.map_or("null".to_owned(), |x| format!("{x:.d$}"));
+        let (all, p50, max) = self.times_ms();
+        let (before, after) = self.rss_kb.map_or((None, None), |(a, b)| (Some(a as f64), Some(b as f64)));
+        format!(
+            "{{\"mode\":\"listeners\",\"transport\":\"{transport}\",\"listeners\":{listeners},\"acknowledged\":{},\"open_ms\":{:.1},\"rss_kb_before\":{},\"rss_kb_after\":{},\"bytes_per_listener\":{},\"triggers\":{},\"all_ms\":{},\"p50_ms\":{},\"max_all_ms\":{},\"failures\":{}}}",
+            self.acknowledged,
+            self.open.as_secs_f64() * 1e3,
+            num(before, 0),
+            num(after, 0),
+            num(self.bytes_per_listener(), 0),
+            self.deliveries.len(),
+            num(all, 2),
+            num(p50, 2),
+            num(max, 2),
+            self.failures
+        )
+    }
+
+    /// One line for people.
+    pub fn to_text(&self, listeners: u64) -> String {
+        let num = |x: Option<f64>, d: usize| x.map_or("-".to_owned(), |x| format!("{x:.d$}"));
+        let (all, p50, max) = self.times_ms();
+        format!(
+            "{}/{listeners} listeners acknowledged in {:.1} ms; {} bytes per listener; {} trigger(s): all notified in {} ms (median; max {} ms), median stream {} ms; {} failure(s)",
+            self.acknowledged,
+            self.open.as_secs_f64() * 1e3,
+            num(self.bytes_per_listener(), 0),
+            self.deliveries.len(),
+            num(all, 2),
+            num(max, 2),
+            num(p50, 2),
+            self.failures
+        )
+    }
 }
 
 enum Event {

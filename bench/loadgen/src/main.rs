@@ -64,40 +64,15 @@ fn listeners(cfg: &Config, n: u64) -> ExitCode {
     for m in &r.messages {
         eprintln!("loadgen: failure: {m}");
     }
-    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
-    let all = median(r.deliveries.iter().map(|(a, _)| Some(ms(*a))).collect::<Vec<_>>());
-    let p50 = median(r.deliveries.iter().map(|(_, p)| Some(ms(*p))).collect::<Vec<_>>());
-    let num = |x: Option<f64>, d: usize| x.map_or("null".to_owned(), |x| format!("{x:.d$}"));
-    let (before, after) = r.rss_kb.map_or((None, None), |(a, b)| (Some(a as f64), Some(b as f64)));
     if cfg.json {
-        println!(
-            "{{\"mode\":\"listeners\",\"transport\":\"stdio\",\"listeners\":{n},\"acknowledged\":{},\"open_ms\":{:.1},\"rss_kb_before\":{},\"rss_kb_after\":{},\"bytes_per_listener\":{},\"triggers\":{},\"all_ms\":{},\"p50_ms\":{},\"failures\":{}}}",
-            r.acknowledged,
-            ms(r.open),
-            num(before, 0),
-            num(after, 0),
-            num(r.bytes_per_listener(), 0),
-            r.deliveries.len(),
-            num(all, 2),
-            num(p50, 2),
-            r.failures
-        );
+        println!("{}", r.to_json("stdio", n));
     } else {
-        println!(
-            "loadgen: {}/{n} subscriptions acknowledged in {:.1} ms; {} bytes per listener; all notified in {} ms (median of {}), median subscription {} ms; {} failure(s)",
-            r.acknowledged,
-            ms(r.open),
-            num(r.bytes_per_listener(), 0),
-            num(all, 2),
-            r.deliveries.len(),
-            num(p50, 2),
-            r.failures
-        );
+        println!("loadgen: {}", r.to_text(n));
     }
-    if r.failures > 0 || r.deliveries.len() < cfg.triggers as usize {
-        ExitCode::FAILURE
-    } else {
+    if r.ok(cfg.triggers) {
         ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
     }
 }
 

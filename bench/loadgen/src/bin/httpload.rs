@@ -1063,46 +1063,16 @@ fn run_listeners(cfg: &Config, n: u64) -> ExitCode {
     for m in &r.messages {
         eprintln!("httpload: failure: {m}");
     }
-    let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    let all: Vec<Option<f64>> = r.deliveries.iter().map(|(all, _)| Some(ms(*all))).collect();
-    let p50: Vec<Option<f64>> = r.deliveries.iter().map(|(_, p50)| Some(ms(*p50))).collect();
-    let max_all =
-        r.deliveries.iter().map(|(all, _)| ms(*all)).fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))));
-    let median = |v: Vec<Option<f64>>| hypermcp_loadgen::stats::median(v);
-    let num = |x: Option<f64>, digits: usize| x.map_or("null".to_owned(), |x| format!("{x:.digits$}"));
-    let (before, after) = r.rss_kb.map_or((None, None), |(a, b)| (Some(a as f64), Some(b as f64)));
     if cfg.json {
-        println!(
-            "{{\"mode\":\"listeners\",\"listeners\":{n},\"acknowledged\":{},\"open_ms\":{:.1},\"rss_kb_before\":{},\"rss_kb_after\":{},\"bytes_per_listener\":{},\"triggers\":{},\"all_ms\":{},\"p50_ms\":{},\"max_all_ms\":{},\"failures\":{}}}",
-            r.acknowledged,
-            ms(r.open),
-            num(before, 0),
-            num(after, 0),
-            num(r.bytes_per_listener(), 0),
-            r.deliveries.len(),
-            num(median(all), 2),
-            num(median(p50), 2),
-            num(max_all, 2),
-            r.failures
-        );
+        println!("{}", r.to_json("http", n));
     } else {
-        println!(
-            "httpload: {}/{n} listeners acknowledged in {:.1} ms; memory {} bytes per listener; {} trigger(s): all notified in {} ms (median; max {} ms), median stream {} ms; {} failure(s)",
-            r.acknowledged,
-            ms(r.open),
-            num(r.bytes_per_listener(), 0),
-            r.deliveries.len(),
-            num(median(all), 2),
-            num(max_all, 2),
-            num(median(p50), 2),
-            r.failures
-        );
+        println!("httpload: {}", r.to_text(n));
     }
-    if r.failures > 0 || r.deliveries.len() < cfg.triggers as usize {
+    if r.ok(cfg.triggers) {
+        ExitCode::SUCCESS
+    } else {
         eprintln!("httpload: FAILED (see messages above)");
         ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
     }
 }
 
