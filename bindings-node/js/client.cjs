@@ -250,12 +250,13 @@ class Client extends ClientDriver {
   }
 
   /**
-   * Connects to a server over HTTP at `url` (`http://host:port/mcp`). Extra options:
+   * Connects to a server over HTTP at `url` (`http://host:port/mcp` or `https://...`). Extra options:
    * `headers` (sent with every request, e.g. `{ Authorization: 'Bearer ...' }`), `transport`
    * (`'auto'`: Streamable HTTP, falling back to the legacy HTTP+SSE transport when the server
    * refuses the `initialize` POST with 400, 404 or 405; `'http'`: Streamable HTTP only;
    * `'sse'`: `url` is a legacy SSE endpoint), `connectTimeout` (ms, 10 s), `openGetStream`
-   * (default true). Broken SSE streams resume with `Last-Event-ID` after the server's `retry`;
+   * (default true), `caFile` (PEM CA certificates trusted for `https://` URLs besides the
+   * system's store, which honours `SSL_CERT_FILE`). Broken SSE streams resume with `Last-Event-ID` after the server's `retry`;
    * `close()` ends the session with DELETE. A server that cannot be reached rejects with
    * ConnectionClosed naming the URL; once nothing listens at its address any more, pending and
    * later calls reject with ConnectionClosed too. While the session is open it keeps Node alive.

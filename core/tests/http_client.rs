@@ -701,8 +701,8 @@ async fn unreachable_and_unsupported_urls() {
         let url = format!("http://127.0.0.1:{port}/mcp");
         let e = Client::http(&url, HttpClientOptions::default(), legacy()).await.unwrap_err();
         assert!(e.to_string().contains(&url), "{e}");
-        let e = Client::http("https://example.com/mcp", HttpClientOptions::default(), legacy()).await.unwrap_err();
-        assert!(e.to_string().contains("TLS is not supported by this build"), "{e}");
+        let e = Client::http("gopher://example.com/mcp", HttpClientOptions::default(), legacy()).await.unwrap_err();
+        assert!(e.to_string().contains("unsupported URL scheme"), "{e}");
         let http = HttpClientOptions::default().header("Bad Header", "x");
         let e = Client::http("http://127.0.0.1:1/", http, legacy()).await.unwrap_err();
         assert!(e.to_string().contains("invalid HTTP header name"), "{e}");

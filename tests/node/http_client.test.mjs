@@ -628,10 +628,12 @@ test('nothing listening: Client.http rejects at once with ConnectionClosed namin
 });
 
 test('https://, other schemes, bad headers and bad options are clear errors', async () => {
-  let err = await rejection(Client.http('https://example.com/mcp'));
+  // https:// is spoken (core/tests/http_tls.rs connects through TLS); the CA file option
+  // reaches the engine, which reads it before connecting.
+  let err = await rejection(Client.http('https://127.0.0.1:1/mcp', { caFile: '/nonexistent/ca.pem' }));
   assert.ok(err instanceof ConnectionClosed, String(err));
-  assert.match(err.message, /TLS is not supported/);
-  assert.ok(err.message.includes('https://example.com/mcp'));
+  assert.match(err.message, /cannot read the CA file \/nonexistent\/ca\.pem/);
+  assert.ok(err.message.includes('https://127.0.0.1:1/mcp'));
   err = await rejection(Client.http('ftp://example.com/'));
   assert.match(err.message, /unsupported URL scheme/);
   err = await rejection(Client.http('http://127.0.0.1:1/mcp', { headers: { 'Bad Header': 'x' } }));

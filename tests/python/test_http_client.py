@@ -663,9 +663,12 @@ def test_nothing_listening_fails_at_connect_naming_the_url() -> None:
 
 def test_https_and_bad_options_are_clear_errors() -> None:
     async def main() -> None:
+        # https:// is spoken (core/tests/http_tls.rs connects through TLS); ca_file reaches the
+        # engine, which reads it before connecting.
         with pytest.raises(ConnectionClosed) as info:
-            await within(Client.http("https://example.com/mcp").connect())
-        assert "TLS is not supported" in str(info.value) and "https://example.com/mcp" in str(info.value)
+            await within(Client.http("https://127.0.0.1:1/mcp", ca_file="/nonexistent/ca.pem").connect())
+        assert "cannot read the CA file /nonexistent/ca.pem" in str(info.value), info.value
+        assert "https://127.0.0.1:1/mcp" in str(info.value)
         with pytest.raises(ConnectionClosed) as info:
             await within(Client.http("ftp://example.com/").connect())
         assert "unsupported URL scheme" in str(info.value)

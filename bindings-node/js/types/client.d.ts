@@ -134,6 +134,11 @@ export interface HttpTransportOptions {
   /** Milliseconds to establish a connection (default 10,000). */
   connectTimeout?: number;
   /**
+   * A PEM file of CA certificates trusted for `https://` URLs besides the system's store (which
+   * honours `SSL_CERT_FILE` and `SSL_CERT_DIR`). Host names are always verified.
+   */
+  caFile?: string;
+  /**
    * Open the standalone GET stream for server messages unrelated to any call (default true).
    */
   openGetStream?: boolean;

@@ -357,6 +357,7 @@ class Client(ClientDriver):
         transport: str = "auto",
         connect_timeout: float = 10.0,
         open_get_stream: bool = True,
+        ca_file: str | os.PathLike[str] | None = None,
         name: str = "hypermcp-client",
         version: str | None = None,
         protocol_version: str | None = None,
@@ -370,7 +371,7 @@ class Client(ClientDriver):
         message_handler: MessageHandler | None = None,
         progress_handler: ProgressHandler | None = None,
     ) -> Client:
-        """A client of a server over HTTP at ``url`` (``http://host:port/mcp``).
+        """A client of a server over HTTP at ``url`` (``http://host:port/mcp`` or ``https://...``).
 
         ``transport``: ``"auto"`` (Streamable HTTP, falling back to the legacy HTTP+SSE
         transport when the server refuses the ``initialize`` POST with 400, 404 or 405, as the
@@ -383,10 +384,14 @@ class Client(ClientDriver):
         ``connect_timeout`` (s) bounds opening each TCP connection. A server that cannot be
         reached fails :meth:`connect` with :class:`~hypermcp.errors.ConnectionClosed` naming
         the URL; once nothing listens at its address any more, pending and later calls fail
-        with ``ConnectionClosed`` too. Other options: see :class:`Client`."""
+        with ``ConnectionClosed`` too. ``https://`` trusts the system's certificate store (which
+        honours ``SSL_CERT_FILE`` and ``SSL_CERT_DIR``) and, with ``ca_file``, the CA certificates
+        of that PEM file; host names are always verified. Other options: see :class:`Client`."""
         from ._http_client import _HttpConnection
 
         options = {"transport": transport, "connect_timeout": connect_timeout, "open_get_stream": open_get_stream}
+        if ca_file is not None:
+            options["ca_file"] = os.fspath(ca_file)
         return cls(
             _HttpConnection(url, headers, options),
             name=name,

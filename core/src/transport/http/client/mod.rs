@@ -44,6 +44,7 @@ mod pool;
 mod response;
 mod state;
 mod streamable;
+mod tls;
 mod url;
 
 pub use ends::{HttpReader, HttpWriter};
@@ -95,7 +96,14 @@ pub async fn connect(url: &str, options: HttpClientOptions) -> Result<(HttpReade
             .map_err(|_| Error::Message(format!("invalid value of the HTTP header {name:?}")))?;
         headers.append(n, v);
     }
-    let pool = Arc::new(Pool::new(base.host.clone(), base.port, options.connect_timeout));
+    let tls = match base.tls {
+        true => Some(
+            tls::Tls::new(&base.host, options.ca_file.as_deref())
+                .map_err(|e| Error::Message(format!("cannot connect to {url}: {e}")))?,
+        ),
+        false => None,
+    };
+    let pool = Arc::new(Pool::new(base.host.clone(), base.port, options.connect_timeout, tls));
     let sender = pool.open().await.map_err(|e| Error::Message(format!("cannot connect to {url}: {e}")))?;
     pool.put(sender);
     let mode = match options.transport {

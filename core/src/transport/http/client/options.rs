@@ -75,6 +75,10 @@ pub struct HttpClientOptions {
     /// (default true).
     #[serde(alias = "openGetStream")]
     pub open_get_stream: bool,
+    /// PEM file of CA certificates trusted for `https://` besides the system's store (which
+    /// honours `SSL_CERT_FILE` and `SSL_CERT_DIR`).
+    #[serde(alias = "caFile")]
+    pub ca_file: Option<std::path::PathBuf>,
 }
 
 /// Headers as an object of strings or a list of `[name, value]` pairs.
@@ -112,6 +116,7 @@ impl Default for HttpClientOptions {
             max_message: crate::jsonrpc::DEFAULT_MAX_MESSAGE_SIZE,
             reconnect: ReconnectPolicy::default(),
             open_get_stream: true,
+            ca_file: None,
         }
     }
 }
@@ -128,6 +133,7 @@ impl std::fmt::Debug for HttpClientOptions {
             .field("max_message", &self.max_message)
             .field("reconnect", &self.reconnect)
             .field("open_get_stream", &self.open_get_stream)
+            .field("ca_file", &self.ca_file)
             .finish()
     }
 }

@@ -24,7 +24,21 @@ pub(super) struct Pool {
     host: String,
     port: u16,
     timeout: Duration,
+    /// `https://`: each connection starts with this TLS handshake.
+    tls: Option<super::tls::Tls>,
     idle: Mutex<Vec<(Sender, Instant)>>,
+}
+
+/// The HTTP/1.1 handshake over `io` (TCP, or TLS over it); the connection runs in a task.
+async fn handshake<T>(io: T) -> io::Result<Sender>
+where
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let (sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(io)).await.map_err(io::Error::other)?;
+    tokio::spawn(async move {
+        let _ = conn.await;
+    });
+    Ok(sender)
 }
 
 /// A connection lent to one exchange; given back once the response body was read to its end
@@ -42,8 +56,8 @@ impl Lease {
 
 impl Pool {
     /// An empty pool for `host:port`; `timeout` limits establishing one connection.
-    pub(super) fn new(host: String, port: u16, timeout: Duration) -> Pool {
-        Pool { host, port, timeout, idle: Mutex::new(Vec::new()) }
+    pub(super) fn new(host: String, port: u16, timeout: Duration, tls: Option<super::tls::Tls>) -> Pool {
+        Pool { host, port, timeout, tls, idle: Mutex::new(Vec::new()) }
     }
 
     pub(super) async fn open(&self) -> io::Result<Sender> {
@@ -58,12 +72,14 @@ impl Pool {
             }
         };
         let _ = stream.set_nodelay(true);
-        let (sender, conn) =
-            hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(io::Error::other)?;
-        tokio::spawn(async move {
-            let _ = conn.await;
-        });
-        Ok(sender)
+        let Some(tls) = &self.tls else { return handshake(stream).await };
+        match tokio::time::timeout(self.timeout, tls.handshake(stream)).await {
+            Ok(r) => handshake(r?).await,
+            Err(_) => Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                format!("the TLS handshake timed out after {:?}", self.timeout),
+            )),
+        }
     }
 
     pub(super) fn put(&self, sender: Sender) {

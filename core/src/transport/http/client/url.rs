@@ -8,6 +8,8 @@ use http::Uri;
 #[derive(Debug, Clone)]
 pub(super) struct Target {
     pub(super) url: String,
+    /// `https://`: the connection is TLS.
+    pub(super) tls: bool,
     pub(super) host: String,
     pub(super) port: u16,
     pub(super) authority: HeaderValue,
@@ -17,20 +19,20 @@ pub(super) struct Target {
 impl Target {
     pub(super) fn parse(url: &str) -> std::result::Result<Target, String> {
         let uri: Uri = url.trim().parse().map_err(|e| format!("invalid URL {url:?}: {e}"))?;
-        match uri.scheme_str() {
-            Some("http") => {}
-            Some("https") => {
-                return Err(format!("TLS is not supported by this build: cannot connect to {url} (use an http:// URL)"))
+        let tls = match uri.scheme_str() {
+            Some("http") => false,
+            Some("https") => true,
+            Some(other) => {
+                return Err(format!("unsupported URL scheme {other:?} in {url} (expected http:// or https://)"))
             }
-            Some(other) => return Err(format!("unsupported URL scheme {other:?} in {url} (expected http://)")),
-            None => return Err(format!("{url:?} is not an absolute http:// URL")),
-        }
+            None => return Err(format!("{url:?} is not an absolute http:// or https:// URL")),
+        };
         let Some(auth) = uri.authority() else { return Err(format!("{url:?} has no host")) };
         let host = auth.host();
         if host.is_empty() {
             return Err(format!("{url:?} has no host"));
         }
-        let port = auth.port_u16().unwrap_or(80);
+        let port = auth.port_u16().unwrap_or(if tls { 443 } else { 80 });
         let authority = match auth.port() {
             Some(p) => format!("{host}:{p}"),
             None => host.to_string(),
@@ -41,7 +43,15 @@ impl Target {
             _ => "/".to_string(),
         };
         let host = host.trim_start_matches('[').trim_end_matches(']').to_string();
-        Ok(Target { url: url.trim().to_string(), host, port, authority, path })
+        Ok(Target { url: url.trim().to_string(), tls, host, port, authority, path })
+    }
+
+    fn scheme(&self) -> &'static str {
+        if self.tls {
+            "https"
+        } else {
+            "http"
+        }
     }
 
     /// Resolves a reference (an absolute URL, or a path, relative or absolute) against this
@@ -51,7 +61,7 @@ impl Target {
         let target = if r.contains("://") {
             Target::parse(r)?
         } else if let Some(rest) = r.strip_prefix("//") {
-            Target::parse(&format!("http://{rest}"))?
+            Target::parse(&format!("{}://{rest}", self.scheme()))?
         } else {
             let base_path = self.path.split(['?', '#']).next().unwrap_or("/");
             let path = if r.starts_with('/') {
@@ -66,9 +76,9 @@ impl Target {
             let path = path.split('#').next().unwrap_or_default().to_string();
             http::uri::PathAndQuery::try_from(path.as_str()).map_err(|_| format!("invalid endpoint {r:?}"))?;
             let authority = self.authority.to_str().unwrap_or_default();
-            Target { url: format!("http://{authority}{path}"), path, ..self.clone() }
+            Target { url: format!("{}://{authority}{path}", self.scheme()), path, ..self.clone() }
         };
-        if !target.host.eq_ignore_ascii_case(&self.host) || target.port != self.port {
+        if !target.host.eq_ignore_ascii_case(&self.host) || target.port != self.port || target.tls != self.tls {
             return Err(format!(
                 "the endpoint {r:?} is on another origin than {}; refusing to send messages there",
                 self.url
@@ -93,8 +103,11 @@ mod tests {
         let t = Target::parse("http://[::1]:9000/a/b?x=1").unwrap();
         assert_eq!((t.host.as_str(), t.port, t.path.as_str()), ("::1", 9000, "/a/b?x=1"));
         assert_eq!(t.authority, "[::1]:9000");
-        let e = Target::parse("https://example.com/mcp").unwrap_err();
-        assert!(e.contains("TLS is not supported by this build"), "{e}");
+        let t = Target::parse("https://example.com/mcp").unwrap();
+        assert!(t.tls && t.port == 443 && t.host == "example.com");
+        assert!(!Target::parse("http://example.com/mcp").unwrap().tls);
+        let e = Target::parse("gopher://example.com/mcp").unwrap_err();
+        assert!(e.contains("unsupported URL scheme"), "{e}");
         assert!(Target::parse("ftp://x/").is_err());
         assert!(Target::parse("/relative").is_err());
         assert!(Target::parse("not a url").is_err());
