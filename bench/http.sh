@@ -81,6 +81,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # die, free_port, start_group, stop_group
 # shellcheck source=../scripts/lib.sh
 . scripts/lib.sh
+# note, trim, field, fmt0, fmt1, group_pids, cpu_ticks
+# shellcheck source=lib.sh
+. bench/lib.sh
 
 CONNECTIONS=${CONNECTIONS:-"1 50"}
 DURATION=${DURATION:-2}
@@ -105,7 +108,6 @@ HTTPLOAD=${CARGO_TARGET_DIR:-target}/release/httpload
 CLK_TCK=$(getconf CLK_TCK)
 ALL_CPUS=0-$(($(nproc) - 1))
 
-note() { printf 'note: %s\n' "$*" >&2; }
 
 for tool in setsid pgrep python3; do
   command -v "$tool" >/dev/null || die "$tool not found"
@@ -148,19 +150,11 @@ table=bench/results/http-$stamp.md
 
 # --- helpers -----------------------------------------------------------------
 
-trim() { local s=$1; s=${s#"${s%%[![:space:]]*}"}; printf '%s' "${s%"${s##*[![:space:]]}"}"; }
-# field NAME JSON_LINE -> the value (httpload prints flat objects).
-field() { sed -n "s/.*\"$1\":\([^,}]*\).*/\1/p" <<<"$2"; }
 json_str() { local s=${1//\\/\\\\}; s=${s//\"/\\\"}; printf '"%s"' "$s"; }
 num_or_null() { if [[ -z $1 || $1 == - ]]; then printf null; else printf '%s' "$1"; fi; }
 cell() { if [[ -z $1 || $1 == null ]]; then echo "-"; else echo "$1"; fi; }
-# Numbers with thousands separators: fmt0 (integer), fmt1 (one decimal).
-group3() { sed -e ':a' -e 's/^\([0-9]\+\)\([0-9]\{3\}\)/\1,\2/' -e 'ta'; }
-fmt0() { if [[ -z $1 || $1 == null || $1 == - ]]; then echo "-"; else LC_ALL=C printf '%.0f\n' "$1" | group3; fi; }
-fmt1() { if [[ -z $1 || $1 == null ]]; then echo "-"; else LC_ALL=C printf '%.1f\n' "$1" | group3; fi; }
 
 SERVER_PID="" SERVER_LOG="" PORT="" LOAD_FLAGS=()
-group_pids() { pgrep -g "$SERVER_PID" 2>/dev/null || true; }
 
 stop_server() {
   stop_group "$SERVER_PID"
@@ -224,16 +218,6 @@ rss_kb() {
   for p in $(group_pids); do
     v=$(awk '/^VmRSS:/ { print $2 }' "/proc/$p/status" 2>/dev/null || true)
     total=$((total + ${v:-0}))
-  done
-  echo "$total"
-}
-cpu_ticks() {
-  local p total=0 s
-  for p in $(group_pids); do
-    s=$(cat "/proc/$p/stat" 2>/dev/null) || continue
-    s=${s##*) }
-    read -r -a f <<<"$s"
-    total=$((total + f[11] + f[12]))
   done
   echo "$total"
 }

@@ -7,7 +7,7 @@
 #      (`httpload --mrtr`, medians of $RUNS runs of $DURATION s), with the server's CPU
 #      time per round trip (utime + stime of its process group over all the runs);
 #   2. listen fan-out, on a fresh server: $LISTENERS `subscriptions/listen` streams
-#      (tools list_changed) open at once; the server's RSS (process group, VmRSS) before
+#      (tools list_changed) open at once; the server's RSS (VmRSS, with its children's) before
 #      and after they open gives bytes per idle listener (each one HTTP connection); then
 #      $TRIGGERS calls of `touch`, each timed until every stream has its
 #      `notifications/tools/list_changed` (`httpload --listeners`);
@@ -33,6 +33,9 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # shellcheck source=../scripts/lib.sh
 . scripts/lib.sh
+# note, trim, field, fmt0, fmt1, cpu_ticks
+# shellcheck source=lib.sh
+. bench/lib.sh
 
 CONNECTIONS=${CONNECTIONS:-"1 50"}
 DURATION=${DURATION:-1.5}
@@ -57,24 +60,7 @@ export BENCH_MODERN=1
 # Each listener is a connection on both sides.
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
-note() { printf 'note: %s\n' "$*" >&2; }
-trim() { local s=$1; s=${s#"${s%%[![:space:]]*}"}; printf '%s' "${s%"${s##*[![:space:]]}"}"; }
-field() { sed -n "s/.*\"$1\":\([^,}]*\).*/\1/p" <<<"$2"; }
-fmt0() { if [[ -z $1 || $1 == null ]]; then echo "-"; else LC_ALL=C printf '%.0f\n' "$1" | sed -e ':a' -e 's/^\([0-9]\+\)\([0-9]\{3\}\)/\1,\2/' -e 'ta'; fi; }
-fmt1() { if [[ -z $1 || $1 == null ]]; then echo "-"; else LC_ALL=C printf '%.1f\n' "$1"; fi; }
-
 CLK_TCK=$(getconf CLK_TCK)
-# utime + stime (ticks) of the server's process group.
-cpu_ticks() {
-  local p total=0 s f
-  for p in $(pgrep -g "$SERVER_PID" 2>/dev/null || true); do
-    s=$(cat "/proc/$p/stat" 2>/dev/null) || continue
-    s=${s##*) }
-    read -r -a f <<<"$s"
-    total=$((total + f[11] + f[12]))
-  done
-  echo "$total"
-}
 
 SERVER_PID="" PORT="" LOGF=$(mktemp)
 trap 'stop_group "$SERVER_PID"; rm -f "$LOGF"' EXIT
@@ -82,7 +68,7 @@ trap 'exit 130' INT TERM
 
 # start LABEL CMD: on a free port, until a 2026-07-28 echo call succeeds (20 s).
 start() {
-  local cmd=${2//\{PORT\}/$PORT} i
+  local cmd i
   PORT=$(free_port)
   cmd=${2//\{PORT\}/$PORT}
   start_group "$LOGF" "exec $cmd"

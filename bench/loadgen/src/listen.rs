@@ -9,6 +9,7 @@
 
 use crate::async_http::AsyncConn;
 use crate::http::{check_echo, Body, Expect, HeadParser, ResponseParser, SseParser, Url};
+use crate::procfs::tree_rss_kb;
 use crate::request::{listen_request, Requests, MODERN_VERSION};
 
 use std::time::{Duration, Instant};
@@ -33,7 +34,7 @@ pub struct ListenConfig {
     pub tool: String,
     /// Connect, acknowledgement and delivery timeout.
     pub timeout: Duration,
-    /// The server's process group, for its memory.
+    /// The server's process, for its memory (with its descendants').
     pub pid: Option<u32>,
 }
 
@@ -70,7 +71,7 @@ impl ListenReport {
     }
 
     /// Whether everything asked was done without a failure.
-    pub fn ok(&self, triggers: u32) -> bool {
+    fn ok(&self, triggers: u32) -> bool {
         self.failures == 0 && self.deliveries.len() >= triggers as usize
     }
 
@@ -85,7 +86,7 @@ impl ListenReport {
     }
 
     /// One flat JSON object (the `--json` output of `httpload` and `loadgen --listeners`).
-    pub fn to_json(&self, transport: &str, listeners: u64) -> String {
+    fn to_json(&self, transport: &str, listeners: u64) -> String {
         let num = |x: Option<f64>, d: usize| x.map_or("null".to_owned(), |x| format!("{x:.d$}"));
         let (all, p50, max) = self.times_ms();
         let (before, after) = self.rss_kb.map_or((None, None), |(a, b)| (Some(a as f64), Some(b as f64)));
@@ -104,8 +105,22 @@ impl ListenReport {
         )
     }
 
+    /// The failures on stderr, then the report on stdout (one JSON object, or a line for
+    /// people), both tagged `prog`; whether everything asked was done without a failure.
+    pub fn print(&self, prog: &str, transport: &str, listeners: u64, json: bool, triggers: u32) -> bool {
+        for m in &self.messages {
+            eprintln!("{prog}: failure: {m}");
+        }
+        if json {
+            println!("{}", self.to_json(transport, listeners));
+        } else {
+            println!("{prog}: {}", self.to_text(listeners));
+        }
+        self.ok(triggers)
+    }
+
     /// One line for people.
-    pub fn to_text(&self, listeners: u64) -> String {
+    fn to_text(&self, listeners: u64) -> String {
         let num = |x: Option<f64>, d: usize| x.map_or("-".to_owned(), |x| format!("{x:.d$}"));
         let (all, p50, max) = self.times_ms();
         format!(
@@ -122,37 +137,25 @@ impl ListenReport {
     }
 }
 
+/// A 2026-07-28 POST of `body` (method `method`, name `name`) to `url`, head and body.
+fn post(url: &Url, method: &str, name: Option<&str>, body: &[u8]) -> Vec<u8> {
+    let name = name.map_or(String::new(), |n| format!("Mcp-Name: {n}\r\n"));
+    let mut request = format!(
+        "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+         MCP-Protocol-Version: {MODERN_VERSION}\r\nMcp-Method: {method}\r\n{name}Content-Length: {}\r\n\r\n",
+        url.path,
+        url.authority(),
+        body.len()
+    )
+    .into_bytes();
+    request.extend_from_slice(body);
+    request
+}
+
 enum Event {
     Acked,
     Changed(u64, Instant),
     Failed(u64, String),
-}
-
-/// Sum of VmRSS (kB) over the processes of group `pgid` (or of process `pgid` alone if
-/// it leads no group).
-pub fn group_rss_kb(pgid: u32) -> Option<u64> {
-    let mut total = 0;
-    let mut found = false;
-    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
-        // pid (comm) state ppid pgrp ...
-        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 2..]) else { continue };
-        if rest.split_ascii_whitespace().nth(2).and_then(|g| g.parse::<u32>().ok()) != Some(pgid) {
-            continue;
-        }
-        let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else { continue };
-        if let Some(kb) = status.lines().find_map(|l| l.strip_prefix("VmRSS:")) {
-            total += kb.trim().trim_end_matches("kB").trim().parse::<u64>().unwrap_or(0);
-            found = true;
-        }
-    }
-    if found {
-        return Some(total);
-    }
-    // Not a group leader: the process alone.
-    let status = std::fs::read_to_string(format!("/proc/{pgid}/status")).ok()?;
-    status.lines().find_map(|l| l.strip_prefix("VmRSS:"))?.trim().trim_end_matches("kB").trim().parse().ok()
 }
 
 /// One stream: sends the listen request, then reports its acknowledgement and every
@@ -174,16 +177,7 @@ async fn listener(
         Err(_) => return fail("connect: timed out".into()),
     };
     let _ = stream.set_nodelay(true);
-    let body = listen_request(id);
-    let mut request = format!(
-        "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
-         MCP-Protocol-Version: {MODERN_VERSION}\r\nMcp-Method: subscriptions/listen\r\nContent-Length: {}\r\n\r\n",
-        cfg.url.path,
-        cfg.url.authority(),
-        body.len()
-    )
-    .into_bytes();
-    request.extend_from_slice(&body);
+    let request = post(&cfg.url, "subscriptions/listen", None, &listen_request(id));
     if let Err(e) = stream.write_all(&request).await {
         return fail(format!("send: {e}"));
     }
@@ -262,7 +256,7 @@ pub fn run(cfg: &ListenConfig) -> ListenReport {
 
 async fn fan_out(cfg: &ListenConfig) -> ListenReport {
     let mut report = ListenReport::default();
-    let rss_before = cfg.pid.and_then(group_rss_kb);
+    let rss_before = cfg.pid.and_then(tree_rss_kb);
     let (tx, mut rx) = mpsc::unbounded_channel();
     let (stop_tx, stop_rx) = watch::channel(false);
     let start = Instant::now();
@@ -297,7 +291,7 @@ async fn fan_out(cfg: &ListenConfig) -> ListenReport {
     if report.failures == 0 {
         // Let the server settle (buffers allocated on the first write, etc.) before reading memory.
         tokio::time::sleep(Duration::from_millis(500)).await;
-        report.rss_kb = rss_before.zip(cfg.pid.and_then(group_rss_kb));
+        report.rss_kb = rss_before.zip(cfg.pid.and_then(tree_rss_kb));
         trigger_all(cfg, &mut report, &mut rx).await;
     }
     let _ = stop_tx.send(true);
@@ -321,16 +315,7 @@ async fn trigger_all(cfg: &ListenConfig, report: &mut ListenReport, rx: &mut mps
         let mut body = Vec::new();
         requests.push(&mut body, k);
         body.pop();
-        let mut request = format!(
-            "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
-             MCP-Protocol-Version: {MODERN_VERSION}\r\nMcp-Method: tools/call\r\nMcp-Name: {}\r\nContent-Length: {}\r\n\r\n",
-            cfg.url.path,
-            cfg.url.authority(),
-            cfg.tool,
-            body.len()
-        )
-        .into_bytes();
-        request.extend_from_slice(&body);
+        let request = post(&cfg.url, "tools/call", Some(&cfg.tool), &body);
         let sent = Instant::now();
         match conn.exchange(&request, Expect::Response(k), &mut parser).await {
             Ok(a) => {
@@ -376,16 +361,9 @@ async fn trigger_all(cfg: &ListenConfig, report: &mut ListenReport, rx: &mut mps
 /// `command`, sends `listeners` `subscriptions/listen` requests, waits for every
 /// acknowledgement (matched by `io.modelcontextprotocol/subscriptionId`), reads the
 /// child's memory, then calls `tool` `triggers` times and times each until every
-/// subscription has its `list_changed`. The memory is the child's VmRSS (with its
-/// descendants' if `tree_rss` is given one).
-pub fn run_stdio(
-    command: &[String],
-    listeners: u64,
-    triggers: u32,
-    tool: &str,
-    timeout: Duration,
-    rss: &dyn Fn(u32) -> Option<u64>,
-) -> ListenReport {
+/// subscription has its `list_changed`. The memory is the child's VmRSS, with its
+/// descendants'.
+pub fn run_stdio(command: &[String], listeners: u64, triggers: u32, tool: &str, timeout: Duration) -> ListenReport {
     use std::io::{BufRead, BufReader, Write};
     use std::process::{Command, Stdio};
 
@@ -443,7 +421,7 @@ pub fn run_stdio(
             Err(_) => return Err("warm-up call: no answer".into()),
         }
         std::thread::sleep(Duration::from_millis(300));
-        let before = rss(pid);
+        let before = tree_rss_kb(pid);
         let start = Instant::now();
         let mut batch = Vec::new();
         for id in 1..=listeners {
@@ -460,7 +438,7 @@ pub fn run_stdio(
         }
         report.open = start.elapsed();
         std::thread::sleep(Duration::from_millis(500));
-        report.rss_kb = before.zip(rss(pid));
+        report.rss_kb = before.zip(tree_rss_kb(pid));
         for k in 1..=u64::from(triggers) {
             let id = first + k;
             let sent = Instant::now();

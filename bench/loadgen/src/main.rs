@@ -53,23 +53,8 @@ fn main() -> ExitCode {
 
 /// `--listeners N`: the listen fan-out over stdio.
 fn listeners(cfg: &Config, n: u64) -> ExitCode {
-    let r = hypermcp_loadgen::listen::run_stdio(
-        &cfg.command,
-        n,
-        cfg.triggers,
-        &cfg.tool,
-        cfg.timeout,
-        &session::tree_rss_kb,
-    );
-    for m in &r.messages {
-        eprintln!("loadgen: failure: {m}");
-    }
-    if cfg.json {
-        println!("{}", r.to_json("stdio", n));
-    } else {
-        println!("loadgen: {}", r.to_text(n));
-    }
-    if r.ok(cfg.triggers) {
+    let r = hypermcp_loadgen::listen::run_stdio(&cfg.command, n, cfg.triggers, &cfg.tool, cfg.timeout);
+    if r.print("loadgen", "stdio", n, cfg.json, cfg.triggers) {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

@@ -351,16 +351,21 @@ pub(crate) fn check_param_headers(tool: &ToolEntry, arguments: &Value, h: &Reque
 /// braces) followed by the members of the object `body`: how modern results get
 /// `resultType`, caching hints and `_meta` in front of cached or serialized bytes.
 pub(crate) fn write_stamped(out: &mut Vec<u8>, id: &crate::jsonrpc::RequestId, fields: &[u8], body: &[u8]) {
-    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
-    id.write_json(out);
-    out.extend_from_slice(b",\"result\":{");
-    out.extend_from_slice(fields);
+    open_result(out, id, fields);
     let rest = body.strip_prefix(b"{").unwrap_or(body);
     if rest.first() != Some(&b'}') {
         out.push(b',');
     }
     out.extend_from_slice(rest);
     out.push(b'}');
+}
+
+/// The answer up to the result's first members: `{"jsonrpc":"2.0","id":ID,"result":{FIELDS`.
+fn open_result(out: &mut Vec<u8>, id: &crate::jsonrpc::RequestId, fields: &[u8]) {
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    id.write_json(out);
+    out.extend_from_slice(b",\"result\":{");
+    out.extend_from_slice(fields);
 }
 
 /// [`write_stamped`] of a value serialized straight into `out` (no copy of its own): the
@@ -371,10 +376,7 @@ fn write_result_stamped<T: serde::Serialize + ?Sized>(
     fields: &[u8],
     value: &T,
 ) {
-    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
-    id.write_json(out);
-    out.extend_from_slice(b",\"result\":{");
-    out.extend_from_slice(fields);
+    open_result(out, id, fields);
     let start = out.len();
     let written = fastser::to_writer(out, value).is_ok();
     match out.get(start..start + 2) {

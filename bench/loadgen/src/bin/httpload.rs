@@ -90,8 +90,9 @@ OPTIONS:
                        stream has its `notifications/tools/list_changed`.
                        With --pid, the server's memory per idle listener
     --triggers K       with --listeners: trigger calls                  [default: 5]
-    --pid PID          with --listeners: the server's process group; its
-                       VmRSS (summed) before and after the listeners open
+    --pid PID          with --listeners: the server's process; its VmRSS
+                       (with its descendants') before and after the
+                       listeners open
     --text STR         value of the `text` argument                     [default: hello]
     --tool NAME        tool to call                                     [default: echo]
     --timeout SECS     connect, socket read and write timeout           [default: 10]
@@ -1059,16 +1060,7 @@ fn run_listeners(cfg: &Config, n: u64) -> ExitCode {
         timeout: cfg.timeout,
         pid: cfg.pid,
     };
-    let r = run(&lc);
-    for m in &r.messages {
-        eprintln!("httpload: failure: {m}");
-    }
-    if cfg.json {
-        println!("{}", r.to_json("http", n));
-    } else {
-        println!("httpload: {}", r.to_text(n));
-    }
-    if r.ok(cfg.triggers) {
+    if run(&lc).print("httpload", "http", n, cfg.json, cfg.triggers) {
         ExitCode::SUCCESS
     } else {
         eprintln!("httpload: FAILED (see messages above)");

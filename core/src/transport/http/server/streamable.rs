@@ -43,14 +43,15 @@ impl HttpService {
         }
         let headers = request_headers(&req);
         let existing = header_str(&req, header::HeaderName::from_static("mcp-session-id")).map(str::to_string);
-        let legacy_version = if headers.declares_modern() { Ok(None) } else { self.version_header(&req) };
+        let modern_header = headers.declares_modern();
+        let legacy_version = if modern_header { Ok(None) } else { self.version_header(&req) };
         let body = match self.read_body(req).await {
             Ok(b) => b,
             Err(r) => return *r,
         };
         // A request whose version header names 2026-07-28 is served as one whatever its body
         // says (the engine checks the two agree): no need to look for the `_meta` keys.
-        let class = match classify(&body, !headers.declares_modern()) {
+        let class = match classify(&body, !modern_header) {
             Ok(c) => c,
             Err(e) => {
                 let mut out = Vec::new();
@@ -64,10 +65,10 @@ impl HttpService {
         // 2026-07-28: a request that says so (in `_meta` or in its version header) is served
         // on its own, whatever session header it carries; unsupported versions included (the
         // engine answers them with the versions it speaks).
-        if class.modern || (headers.declares_modern() && class.requests) {
+        if class.modern || (modern_header && class.requests) {
             return self.post_modern(headers, &body, &class).await;
         }
-        if headers.declares_modern() {
+        if modern_header {
             // No client-to-server notification is defined over HTTP at 2026-07-28.
             let mut r = Response::new(HttpBody::Empty);
             *r.status_mut() = StatusCode::ACCEPTED;
