@@ -341,9 +341,11 @@ class HttpServer {
    * @param {string} address
    * @param {number} port
    * @param {string} path
+   * @param {boolean} [tls] served over HTTPS
    */
-  constructor(host, address, port, path) {
+  constructor(host, address, port, path, tls = false) {
     this._host = host;
+    this._scheme = tls ? 'https' : 'http';
     /** @type {Promise<void> | null} */
     this._stopping = null;
     /** The address it listens on. */
@@ -354,15 +356,15 @@ class HttpServer {
     this.path = path;
   }
 
-  /** The Streamable HTTP endpoint, e.g. `http://127.0.0.1:8000/mcp`. */
+  /** The Streamable HTTP endpoint, e.g. `http://127.0.0.1:8000/mcp` (`https://` with TLS). */
   get url() {
-    return `${base(this.host, this.port)}${this.path}`;
+    return `${base(this.host, this.port, this._scheme)}${this.path}`;
   }
 
   /** The legacy HTTP+SSE endpoint, e.g. `http://127.0.0.1:8000/sse`. */
   get sseUrl() {
     const sse = this._host.native.ssePath;
-    return sse == null ? null : `${base(this.host, this.port)}${sse}`;
+    return sse == null ? null : `${base(this.host, this.port, this._scheme)}${sse}`;
   }
 
   /** Open sessions. */
@@ -392,9 +394,10 @@ class HttpServer {
 /**
  * @param {string} host
  * @param {number} port
+ * @param {string} [scheme]
  */
-function base(host, port) {
-  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+function base(host, port, scheme = 'http') {
+  return `${scheme}://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 /**
@@ -447,7 +450,7 @@ async function startHttp(server, options = {}) {
     await server._exit();
     throw err;
   }
-  return new HttpServer(h, bound[0], bound[1], h.path);
+  return new HttpServer(h, bound[0], bound[1], h.path, opts?.tlsCert != null);
 }
 
 /**

@@ -4,6 +4,8 @@
 //! certificate for another name is refused as not valid for the host, both in clear words.
 
 use hypermcp::http::client::HttpClientOptions;
+use hypermcp::http::server::{bind, serve_http, tls_acceptor};
+use hypermcp::http::HttpOptions;
 use hypermcp::{CallToolResult, Client, ClientOptions, Server, Tool};
 use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
@@ -13,6 +15,8 @@ use tokio::net::TcpListener;
 
 struct Pki {
     ca_pem: String,
+    cert_pem: String,
+    key_pem: String,
     cert: CertificateDer<'static>,
     key: PrivateKeyDer<'static>,
 }
@@ -31,6 +35,8 @@ fn pki(names: &[&str]) -> Pki {
         .unwrap();
     Pki {
         ca_pem: ca.pem(),
+        cert_pem: leaf.pem(),
+        key_pem: key.serialize_pem(),
         cert: leaf.der().clone(),
         key: PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der())),
     }
@@ -134,4 +140,57 @@ async fn https_with_a_trusted_ca_then_untrusted_and_wrong_name() {
     let opts = HttpClientOptions { ca_file: Some("/nonexistent/ca.pem".into()), ..Default::default() };
     let e = Client::http(&url, opts, ClientOptions::default()).await.unwrap_err().to_string();
     assert!(e.contains("cannot read the CA file"), "{e}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_serves_https_from_a_certificate_and_key_file() {
+    let p = pki(&["localhost", "127.0.0.1"]);
+    let cert = tempfile_path::Path::new(&p.cert_pem);
+    let key = tempfile_path::Path::new(&p.key_pem);
+    let ca = ca_file(&p);
+    let server = Server::new("https-test", "1.0.0").tool(
+        Tool::new("echo").input_schema(json!({"type": "object", "properties": {"text": {"type": "string"}}})),
+        |args, _ctx| async move { CallToolResult::text(args.get("text").and_then(|t| t.as_str()).unwrap_or_default()) },
+    );
+    let mut options =
+        HttpOptions { tls_cert: Some(cert.0.clone()), tls_key: Some(key.0.clone()), ..Default::default() };
+    let listener = bind("127.0.0.1:0", &mut options).await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(serve_http(server.http_service(options), listener, async {
+        let _ = stopped.await;
+    }));
+
+    let opts = HttpClientOptions { ca_file: Some(ca.0.clone()), ..Default::default() };
+    let client = Client::http(&format!("https://localhost:{port}/mcp"), opts, ClientOptions::default()).await.unwrap();
+    let r = client.call_tool("echo", json!({"text": "served over tls"})).await.unwrap();
+    assert_eq!(r.content[0].as_text(), Some("served over tls"));
+    let _ = client.close().await;
+
+    // Plain HTTP to the HTTPS port gets no MCP answer, and the server keeps serving.
+    let plain =
+        Client::http(&format!("http://127.0.0.1:{port}/mcp"), HttpClientOptions::default(), ClientOptions::default())
+            .await;
+    assert!(plain.is_err());
+    let opts = HttpClientOptions { ca_file: Some(ca.0.clone()), ..Default::default() };
+    let again = Client::http(&format!("https://127.0.0.1:{port}/mcp"), opts, ClientOptions::default()).await.unwrap();
+    assert_eq!(again.call_tool("echo", json!({"text": "still"})).await.unwrap().content[0].as_text(), Some("still"));
+    let _ = again.close().await;
+    let _ = stop.send(());
+    serving.await.unwrap().unwrap();
+
+    // Bad files are explained before anything is served.
+    let missing = HttpOptions {
+        tls_cert: Some("/nonexistent/cert.pem".into()),
+        tls_key: Some(key.0.clone()),
+        ..Default::default()
+    };
+    let e = tls_acceptor(&missing).err().expect("a missing file fails").to_string();
+    assert!(e.contains("cannot read the TLS file /nonexistent/cert.pem"), "{e}");
+    let half = HttpOptions { tls_cert: Some(cert.0.clone()), ..Default::default() };
+    assert!(tls_acceptor(&half).err().expect("half a pair fails").to_string().contains("both tls_cert and tls_key"));
+    let swapped = HttpOptions { tls_cert: Some(key.0.clone()), tls_key: Some(cert.0.clone()), ..Default::default() };
+    assert!(tls_acceptor(&swapped).is_err());
+    let opts: HttpOptions = serde_json::from_value(json!({"tlsCert": "/a.pem", "tlsKey": "/b.pem"})).unwrap();
+    assert_eq!(opts.tls_cert.as_deref(), Some(std::path::Path::new("/a.pem")));
 }

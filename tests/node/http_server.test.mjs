@@ -715,3 +715,38 @@ test('examples serve HTTP: echo_server.mjs --http, weather_server.mjs --http, ht
     }
   }
 });
+
+test('startHttp serves HTTPS from a certificate and key file', async () => {
+  const { execFileSync } = await import('node:child_process');
+  const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
+  const os = await import('node:os');
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'hypermcp-tls-'));
+  try {
+    const f = (n) => path.join(dir, n);
+    writeFileSync(f('ext'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
+    const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
+    const openssl = (...args) => execFileSync('openssl', args, { stdio: 'pipe' });
+    openssl('req', '-x509', ...ec, '-keyout', f('ca.key'), '-out', f('ca.pem'), '-days', '2', '-subj', '/CN=hypermcp test CA');
+    openssl('req', ...ec, '-keyout', f('key.pem'), '-out', f('c.csr'), '-subj', '/CN=localhost');
+    openssl('x509', '-req', '-in', f('c.csr'), '-CA', f('ca.pem'), '-CAkey', f('ca.key'), '-CAcreateserial',
+      '-out', f('cert.pem'), '-extfile', f('ext'));
+    const server = new Server({ name: 'tls', version: '1.0.0' });
+    server.tool('echo', 'Echo', { type: 'object', properties: { text: { type: 'string' } } }, ({ text }) => text);
+    await assert.rejects(server.startHttp({ port: 0, tlsCert: f('cert.pem') }), /both tls_cert and tls_key/);
+    await assert.rejects(server.startHttp({ port: 0, tlsCert: f('missing.pem'), tlsKey: f('key.pem') }), /cannot read the TLS file/);
+    const running = await server.startHttp({ port: 0, tlsCert: f('cert.pem'), tlsKey: f('key.pem') });
+    try {
+      assert.match(running.url, /^https:\/\/127\.0\.0\.1:\d+\/mcp$/);
+      const client = await within(Client.http(running.url, { caFile: f('ca.pem') }));
+      const r = await within(client.callTool('echo', { text: 'over tls' }));
+      assert.equal(r.content[0].text, 'over tls');
+      await client.close();
+      // Without the CA the certificate is not trusted, in clear words.
+      await assert.rejects(Client.http(running.url), /not trusted/);
+    } finally {
+      await running.stop();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

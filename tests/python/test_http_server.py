@@ -1450,3 +1450,58 @@ def test_a_port_in_use_fails_and_leaves_nothing_behind() -> None:
         assert log == ["enter", "exit", "enter", "exit"]
 
     run(main())
+
+
+def make_pki(folder: Path) -> tuple[Path, Path, Path]:
+    """A CA and a certificate it signs for localhost and 127.0.0.1 (openssl): (ca, cert, key)."""
+    import shutil
+    import subprocess
+
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed")
+    ca_key, ca, key, csr, cert, ext = (folder / n for n in ("ca.key", "ca.pem", "key.pem", "c.csr", "cert.pem", "ext"))
+    ext.write_text("subjectAltName=DNS:localhost,IP:127.0.0.1\n")
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
+    for argv in (
+        ["req", "-x509", *ec, "-keyout", ca_key, "-out", ca, "-days", "2", "-subj", "/CN=hypermcp test CA"],
+        ["req", *ec, "-keyout", key, "-out", csr, "-subj", "/CN=localhost"],
+        ["x509", "-req", "-in", csr, "-CA", ca, "-CAkey", ca_key, "-CAcreateserial", "-out", cert, "-extfile", ext],
+    ):
+        subprocess.run(["openssl", *map(str, argv)], check=True, capture_output=True)
+    return ca, cert, key
+
+
+def test_https_serving_with_our_client_and_the_official_one() -> None:
+    async def main() -> None:
+        from hypermcp import Client
+
+        with tempfile.TemporaryDirectory() as tmp:
+            ca, cert, key = make_pki(Path(tmp))
+            server = make_server()
+            with pytest.raises(ValueError, match="both tls_cert and tls_key"):
+                await server.start_http(port=0, tls_cert=cert)
+            with pytest.raises(Exception, match="cannot read the TLS file"):
+                await server.start_http(port=0, tls_cert=Path(tmp) / "missing.pem", tls_key=key)
+            async with await server.start_http(port=0, tls_cert=cert, tls_key=key) as http:
+                assert http.url.startswith("https://127.0.0.1:"), http.url
+                async with Client.http(http.url, ca_file=ca) as client:
+                    assert (await client.call_tool("echo", {"text": "over tls"})).text == "over tls"
+                # The official Python SDK client (httpx) trusting the CA through SSL_CERT_FILE.
+                script = (
+                    "import asyncio, sys\n"
+                    "from mcp import ClientSession\n"
+                    "from mcp.client.streamable_http import streamable_http_client\n"
+                    "async def main():\n"
+                    "    async with streamable_http_client(sys.argv[1]) as s:\n"
+                    "        async with ClientSession(s[0], s[1]) as c:\n"
+                    "            await c.initialize()\n"
+                    "            r = await c.call_tool('echo', {'text': 'official over tls'})\n"
+                    "            print(r.content[0].text)\n"
+                    "asyncio.run(main())\n"
+                )
+                env = {**os.environ, "SSL_CERT_FILE": str(ca)}
+                code, out, err = await run_process(str(peers_python()), "-c", script, http.url, env=env)
+                assert code == 0, err
+                assert out.strip() == "official over tls", out
+
+    run(main())

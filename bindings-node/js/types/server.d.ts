@@ -161,6 +161,13 @@ export interface HttpOptions {
   ssePath?: string;
   /** The legacy message endpoint (default `"/messages"`). */
   messagesPath?: string;
+  /**
+   * Serve HTTPS: a PEM file of the certificate chain (with `tlsKey`). Only where the engine
+   * listens (`run`, `startHttp`); a mounted `httpHandler()` is served by your own server.
+   */
+  tlsCert?: string;
+  /** The PEM file of the certificate's private key (PKCS#8, PKCS#1 or SEC1). */
+  tlsKey?: string;
 }
 
 /** Where `server.startHttp()` and `server.run({transport: "http"})` listen. */

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 import sys
 import urllib.parse
@@ -32,8 +33,11 @@ Send = Callable[[Message], Awaitable[None]]
 
 
 def _options(options: dict[str, Any]) -> dict[str, Any]:
-    """The HTTP options as given, checked by the engine (``OptionError`` names the first it
-    cannot take; ``None`` values mean the default)."""
+    """The HTTP options as given (TLS file paths as strings), checked by the engine
+    (``OptionError`` names the first it cannot take; ``None`` values mean the default)."""
+    for key in ("tls_cert", "tls_key"):
+        if options.get(key) is not None:
+            options = {**options, key: os.fspath(options[key])}
     _core.HttpServer.check_options(options)
     return options
 
@@ -235,8 +239,9 @@ async def _send_plain(send: Send, status: int, text: bytes) -> None:
 class HttpServer:
     """A running HTTP server (from :meth:`Server.start_http`)."""
 
-    def __init__(self, host: HttpHost, address: tuple[str, int], path: str) -> None:
+    def __init__(self, host: HttpHost, address: tuple[str, int], path: str, tls: bool = False) -> None:
         self._host = host
+        self._scheme = "https" if tls else "http"
         self._stopping: asyncio.Future[None] | None = None
         #: The address it listens on.
         self.host, self.port = address
@@ -245,9 +250,9 @@ class HttpServer:
 
     @property
     def url(self) -> str:
-        """The Streamable HTTP endpoint, e.g. ``http://127.0.0.1:8000/mcp``."""
+        """The Streamable HTTP endpoint, e.g. ``http://127.0.0.1:8000/mcp`` (``https://`` with TLS)."""
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}{self.path}"
+        return f"{self._scheme}://{host}:{self.port}{self.path}"
 
     @property
     def session_count(self) -> int:
@@ -286,7 +291,7 @@ async def start(server: Server, host: str, port: int, options: dict[str, Any]) -
             h.close()
         await server._exit()
         raise
-    return HttpServer(h, address, h.mount_path)
+    return HttpServer(h, address, h.mount_path, tls=options.get("tls_cert") is not None)
 
 
 async def run(server: Server, host: str, port: int, options: dict[str, Any], announce: str) -> None:

@@ -759,7 +759,9 @@ class Server:
         never SSE), ``allowed_hosts`` / ``allowed_origins`` (DNS-rebinding allow-lists;
         default localhost), ``max_body`` (bytes, 4 MiB), ``session_idle_timeout`` (s, 600),
         ``max_sessions`` (10,000), ``keep_alive`` (s, 15), ``retry`` (s, 1),
-        ``json_wait`` (s, 0.1), ``legacy_sse`` (True), ``sse_path``, ``messages_path``."""
+        ``json_wait`` (s, 0.1), ``legacy_sse`` (True), ``sse_path``, ``messages_path``,
+        ``tls_cert`` / ``tls_key`` (PEM files: serve HTTPS, for deployments without a
+        TLS-terminating proxy)."""
         from . import _http
 
         await _http.run(self, host, port, {"path": path, **options}, _announce)

@@ -13,7 +13,7 @@ use super::runtime::io_runtime;
 use super::session::HostSession;
 use crate::catalogue::Registry;
 use crate::engine::{Event, State};
-use crate::transport::http::server::{bind, serve_http, Dispatcher, HttpService, Session};
+use crate::transport::http::server::{bind, serve_http, tls_acceptor, Dispatcher, HttpService, Session};
 use bytes::Bytes;
 use http_body_util::BodyExt;
 use serde_json::Value;
@@ -219,6 +219,8 @@ impl HostHttpServer {
         let rt = io_runtime();
         let mut service = lock(&self.service);
         let mut options = service.options().clone();
+        // Bad TLS files fail here, not later in the serving task.
+        tls_acceptor(&options)?;
         let listener = rt.block_on(bind((host, port), &mut options)).map_err(|e| {
             let shown = if host.contains(':') { format!("[{host}]:{port}") } else { format!("{host}:{port}") };
             crate::Error::msg(format!("cannot listen on {shown}: {e}"))

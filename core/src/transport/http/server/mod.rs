@@ -31,7 +31,7 @@ mod table;
 
 pub use events::{EventStore, InMemoryEventStore};
 pub use options::HttpOptions;
-pub use serve::{bind, serve_http, shutdown_signal};
+pub use serve::{bind, serve_http, shutdown_signal, tls_acceptor};
 pub use service::HttpService;
 pub use session::{Dispatcher, Session};
 pub use stream::HttpBody;

@@ -83,6 +83,13 @@ pub struct HttpOptions {
     /// protection). `None`: never. Default 30 s.
     #[serde(alias = "headerReadTimeout", deserialize_with = "units::optional_duration")]
     pub header_read_timeout: Option<Duration>,
+    /// A PEM file of the certificate chain to serve HTTPS with (with [`HttpOptions::tls_key`]);
+    /// `None`: plain HTTP (behind a TLS-terminating proxy, say).
+    #[serde(alias = "tlsCert")]
+    pub tls_cert: Option<std::path::PathBuf>,
+    /// The PEM file of the certificate's private key (PKCS#8, PKCS#1 or SEC1).
+    #[serde(alias = "tlsKey")]
+    pub tls_key: Option<std::path::PathBuf>,
 }
 
 impl Default for HttpOptions {
@@ -106,6 +113,8 @@ impl Default for HttpOptions {
             backlog: 64,
             listener_buffer: 256 * 1024,
             header_read_timeout: Some(Duration::from_secs(30)),
+            tls_cert: None,
+            tls_key: None,
         }
     }
 }
@@ -125,6 +134,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("json_wait", &self.json_wait)
             .field("legacy_sse", &self.legacy_sse)
             .field("listener_buffer", &self.listener_buffer)
+            .field("tls_cert", &self.tls_cert)
             .finish_non_exhaustive()
     }
 }

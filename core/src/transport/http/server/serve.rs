@@ -17,7 +17,9 @@ pub async fn serve_http(
     listener: tokio::net::TcpListener,
     shutdown: impl Future<Output = ()>,
 ) -> Result<()> {
-    use hyper_util::rt::{TokioIo, TokioTimer};
+    use hyper_util::rt::TokioTimer;
+    let tls = tls_acceptor(service.options())?;
+    let handshake_timeout = service.options().header_read_timeout.unwrap_or(Duration::from_secs(30));
     let mut http1 = hyper::server::conn::http1::Builder::new();
     http1.keep_alive(true).timer(TokioTimer::new()).header_read_timeout(service.options().header_read_timeout);
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
@@ -38,23 +40,23 @@ pub async fn serve_http(
                 };
                 let _ = tcp.set_nodelay(true);
                 let svc = service.clone();
-                let mut stop = stop_rx.clone();
+                let stop = stop_rx.clone();
                 let http1 = http1.clone();
-                conns.spawn(async move {
-                    let conn = http1
-                        .serve_connection(TokioIo::new(tcp), hyper::service::service_fn(move |req| {
-                            let svc = svc.clone();
-                            async move { Ok::<_, Infallible>(svc.handle(req).await) }
-                        }));
-                    let mut conn = std::pin::pin!(conn);
-                    tokio::select! {
-                        _ = conn.as_mut() => {}
-                        _ = async { let _ = stop.wait_for(|s| *s).await; } => {
-                            conn.as_mut().graceful_shutdown();
-                            let _ = conn.await;
-                        }
+                match &tls {
+                    None => {
+                        conns.spawn(serve_connection(http1, tcp, svc, stop));
                     }
-                });
+                    Some(acceptor) => {
+                        let acceptor = acceptor.clone();
+                        conns.spawn(async move {
+                            // A client that never finishes the handshake is dropped like one
+                            // that never sends its headers.
+                            if let Ok(Ok(tls)) = tokio::time::timeout(handshake_timeout, acceptor.accept(tcp)).await {
+                                serve_connection(http1, tls, svc, stop).await;
+                            }
+                        });
+                    }
+                }
             }
             Some(_) = conns.join_next(), if !conns.is_empty() => {}
         }
@@ -68,6 +70,72 @@ pub async fn serve_http(
     let _ = stop_tx.send(true);
     let _ = tokio::time::timeout(Duration::from_secs(5), async { while conns.join_next().await.is_some() {} }).await;
     Ok(())
+}
+
+/// Serves HTTP/1.1 on one connection (TCP, or TLS over it) until it ends, or gracefully once
+/// `stop` is set.
+async fn serve_connection<T>(
+    http1: hyper::server::conn::http1::Builder,
+    io: T,
+    svc: HttpService,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) where
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let conn = http1.serve_connection(
+        hyper_util::rt::TokioIo::new(io),
+        hyper::service::service_fn(move |req| {
+            let svc = svc.clone();
+            async move { Ok::<_, Infallible>(svc.handle(req).await) }
+        }),
+    );
+    let mut conn = std::pin::pin!(conn);
+    tokio::select! {
+        _ = conn.as_mut() => {}
+        _ = async { let _ = stop.wait_for(|s| *s).await; } => {
+            conn.as_mut().graceful_shutdown();
+            let _ = conn.await;
+        }
+    }
+}
+
+/// The TLS acceptor of `options` (`tls_cert` and `tls_key`), or `None` for plain HTTP. Fails
+/// with a message naming the file when one is missing, unreadable or holds no certificate or
+/// key, or when only one of the two is set.
+pub fn tls_acceptor(options: &HttpOptions) -> Result<Option<tokio_rustls::TlsAcceptor>> {
+    let (cert, key) = match (&options.tls_cert, &options.tls_key) {
+        (None, None) => return Ok(None),
+        (Some(c), Some(k)) => (c, k),
+        _ => return Err(Error::msg("HTTPS needs both tls_cert and tls_key (PEM files)")),
+    };
+    let read = |p: &std::path::Path| {
+        std::fs::read(p).map_err(|e| Error::msg(format!("cannot read the TLS file {}: {e}", p.display())))
+    };
+    let cert_pem = read(cert)?;
+    let certs: Vec<_> = rustls_pemfile::certs(&mut cert_pem.as_slice())
+        .collect::<std::result::Result<_, _>>()
+        .map_err(|e| Error::msg(format!("{}: not a PEM certificate file: {e}", cert.display())))?;
+    if certs.is_empty() {
+        return Err(Error::msg(format!("{} holds no PEM certificate", cert.display())));
+    }
+    let key_pem = read(key)?;
+    let key_der = rustls_pemfile::private_key(&mut key_pem.as_slice())
+        .map_err(|e| Error::msg(format!("{}: not a PEM key file: {e}", key.display())))?
+        .ok_or_else(|| Error::msg(format!("{} holds no PEM private key", key.display())))?;
+    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| Error::msg(format!("TLS: {e}")))?
+        .with_no_client_auth()
+        .with_single_cert(certs, key_der)
+        .map_err(|e| {
+            Error::msg(format!(
+                "the TLS certificate {} and key {} do not make a server identity: {e}",
+                cert.display(),
+                key.display()
+            ))
+        })?;
+    Ok(Some(tokio_rustls::TlsAcceptor::from(std::sync::Arc::new(config))))
 }
 
 /// Resolves on SIGINT or SIGTERM.
