@@ -256,7 +256,10 @@ class Client extends ClientDriver {
    * refuses the `initialize` POST with 400, 404 or 405; `'http'`: Streamable HTTP only;
    * `'sse'`: `url` is a legacy SSE endpoint), `connectTimeout` (ms, 10 s), `openGetStream`
    * (default true), `caFile` (PEM CA certificates trusted for `https://` URLs besides the
-   * system's store, which honours `SSL_CERT_FILE`). Broken SSE streams resume with `Last-Event-ID` after the server's `retry`;
+   * system's store, which honours `SSL_CERT_FILE`), `auth` (OAuth 2.1: on 401, or 403 with
+   * `insufficient_scope`, the engine discovers the authorization server, registers, has the
+   * user authorize, gets a token and sends the request again; a request that cannot be
+   * authorized rejects with Unauthorized). Broken SSE streams resume with `Last-Event-ID` after the server's `retry`;
    * `close()` ends the session with DELETE. A server that cannot be reached rejects with
    * ConnectionClosed naming the URL; once nothing listens at its address any more, pending and
    * later calls reject with ConnectionClosed too. While the session is open it keeps Node alive.

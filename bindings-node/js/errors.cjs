@@ -28,6 +28,9 @@ const HEADER_MISMATCH = -32020;
 const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
 /** 2026-07-28: the server does not speak the requested protocol version. */
 const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+/** hypermcp's code for a request the server refused for want of authorization that the client
+ * could not get (OAuth failed, or no `auth` option); never sent on the wire. */
+const UNAUTHORIZED = -32011;
 
 const NAMES = new Map([
   [PARSE_ERROR, 'ERR_MCP_PARSE'],
@@ -43,6 +46,7 @@ const NAMES = new Map([
   [HEADER_MISMATCH, 'ERR_MCP_HEADER_MISMATCH'],
   [MISSING_REQUIRED_CLIENT_CAPABILITY, 'ERR_MCP_MISSING_CAPABILITY'],
   [UNSUPPORTED_PROTOCOL_VERSION, 'ERR_MCP_UNSUPPORTED_VERSION'],
+  [UNAUTHORIZED, 'ERR_MCP_UNAUTHORIZED'],
 ]);
 
 /** A JSON-RPC error: `rpcCode` (number), `message`, `data`; `code` is the stable string. */
@@ -105,6 +109,7 @@ const MissingRequiredClientCapability = /** @type {Declared['MissingRequiredClie
 const UnsupportedProtocolVersion = /** @type {Declared['UnsupportedProtocolVersion']} */ (
   coded('UnsupportedProtocolVersion', UNSUPPORTED_PROTOCOL_VERSION)
 );
+const Unauthorized = /** @type {Declared['Unauthorized']} */ (coded('Unauthorized', UNAUTHORIZED));
 
 /** A call aborted through its AbortSignal. */
 class AbortError extends McpError {
@@ -159,6 +164,7 @@ const BY_CODE = new Map(/** @type {[number, CodedError][]} */ ([
   [HEADER_MISMATCH, HeaderMismatch],
   [MISSING_REQUIRED_CLIENT_CAPABILITY, MissingRequiredClientCapability],
   [UNSUPPORTED_PROTOCOL_VERSION, UnsupportedProtocolVersion],
+  [UNAUTHORIZED, Unauthorized],
 ]));
 
 /**
@@ -200,6 +206,7 @@ module.exports = {
   HEADER_MISMATCH,
   MISSING_REQUIRED_CLIENT_CAPABILITY,
   UNSUPPORTED_PROTOCOL_VERSION,
+  UNAUTHORIZED,
   McpError,
   ParseError,
   InvalidRequest,
@@ -213,6 +220,7 @@ module.exports = {
   HeaderMismatch,
   MissingRequiredClientCapability,
   UnsupportedProtocolVersion,
+  Unauthorized,
   AbortError,
   DefinitionError,
   OptionError,

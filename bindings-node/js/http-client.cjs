@@ -39,7 +39,8 @@ class HttpTransport {
   /**
    * Options: `headers`, `transport` ('auto' | 'http' | 'sse'), `connectTimeout` (ms),
    * `openGetStream` (default true: the standalone GET stream for messages unrelated to a call),
-   * `caFile` (a PEM file of CA certificates trusted for https:// besides the system's store).
+   * `caFile` (a PEM file of CA certificates trusted for https:// besides the system's store),
+   * `auth` (OAuth options: see OAuthOptions in types/client.d.ts).
    * @param {string} url
    * @param {import('./types/client').HttpTransportOptions & {legacyFallback?: boolean, maxMessage?: number}} [options]
    *   (also `legacyFallback` and `maxMessage`, which the engine takes)
@@ -48,9 +49,9 @@ class HttpTransport {
     this.url = String(url);
     // The transport's options (the rest are the client's, when Client.http passes them all);
     // the engine checks them now (an OptionError, a TypeError) and connects on start().
-    const { headers, transport, connectTimeout, openGetStream, legacyFallback, maxMessage, caFile } = options ?? {};
+    const { headers, transport, connectTimeout, openGetStream, legacyFallback, maxMessage, caFile, auth } = options ?? {};
     /** @type {{[key: string]: unknown}} */
-    const wire = { transport, connectTimeout, openGetStream, legacyFallback, maxMessage, caFile };
+    const wire = { transport, connectTimeout, openGetStream, legacyFallback, maxMessage, caFile, auth };
     if (isObject(headers)) wire.headers = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, String(v)]));
     else if (headers != null) wire.headers = headers;
     this._native = new nativeModule.HttpClientStream(this.url, JSON.stringify(wire), () => this._wake());

@@ -11,6 +11,7 @@
 //! required ones), then, on a modern server, reads every resource and gets every prompt.
 //! Exits 0 on success, 1 with a message otherwise.
 
+use hypermcp::auth::client::{AuthorizeMode, Grant, OAuthOptions};
 use hypermcp::http::client::HttpClientOptions;
 use hypermcp::{Client, ClientMode, ClientOptions, ElicitAction, ElicitParams, ElicitResult};
 use serde_json::{json, Map, Value};
@@ -34,6 +35,30 @@ async fn main() {
             std::process::exit(1);
         }
     }
+}
+
+/// The harness's Client ID Metadata Document URL (its authorization servers accept it as is).
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// OAuth for the `auth/*` scenarios: the harness's authorization servers approve at once, so
+/// the headless handler follows their redirect; `MCP_CONFORMANCE_CONTEXT` carries the
+/// pre-registered credentials of the scenarios that have them.
+fn conformance_auth(scenario: &str) -> OAuthOptions {
+    let ctx: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or(Value::Null);
+    let text = |k: &str| ctx.get(k).and_then(Value::as_str).map(str::to_string);
+    let mut o = OAuthOptions::new("http://localhost:3000/callback").client_metadata_url(CLIENT_METADATA_URL);
+    o.client_name = "hypermcp-conformance-client".into();
+    o.authorize = AuthorizeMode::Headless;
+    if let Some(id) = text("client_id") {
+        o = o.client(id, text("client_secret"));
+    }
+    if scenario.starts_with("auth/client-credentials") {
+        o = o.grant(Grant::ClientCredentials);
+    }
+    o
 }
 
 /// Accepts an elicitation form with every property's `default` filled in.
@@ -62,7 +87,11 @@ async fn run(scenario: &str, url: &str) -> hypermcp::Result<()> {
     if scenario.starts_with("elicitation") || mode != ClientMode::Legacy {
         options = options.on_elicitation(false, accept_defaults);
     }
-    let client = Client::http(url, HttpClientOptions::default(), options).await?;
+    let mut http = HttpClientOptions::default();
+    if scenario.starts_with("auth/") {
+        http = http.auth(conformance_auth(scenario));
+    }
+    let client = Client::http(url, http, options).await?;
     let outcome = play(scenario, &client).await;
     client.close().await?;
     outcome

@@ -32,6 +32,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod auth;
 pub mod catalogue;
 pub mod client;
 pub mod engine;

@@ -14,8 +14,30 @@
 // (with the arguments MCP_CONFORMANCE_CONTEXT gives, else sample values of the required
 // ones), reads every resource and gets every prompt; another revision runs the initialize
 // handshake; unset, the client probes (mode "auto").
+// The auth/* scenarios put an OAuth-protected server before the same plays: the client
+// authorizes with the `auth` option (authorize 'headless', since the harness's authorization
+// servers approve at once; its Client ID Metadata Document URL; the pre-registered
+// credentials MCP_CONFORMANCE_CONTEXT gives, and client_credentials for the scenarios of that
+// grant).
 // Exits 0 on success, 1 with a message otherwise.
 import { Client } from '../../bindings-node/js/index.mjs';
+
+/** The harness's Client ID Metadata Document URL (its authorization servers accept it as is). */
+const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
+
+/** OAuth options for an auth/* scenario. */
+function conformanceAuth(scenario) {
+  const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || '{}');
+  return {
+    clientId: context.client_id,
+    clientSecret: context.client_secret,
+    clientMetadataUrl: CLIENT_METADATA_URL,
+    clientName: 'hypermcp-conformance-client',
+    redirectUri: 'http://localhost:3000/callback',
+    grant: scenario.startsWith('auth/client-credentials') ? 'client_credentials' : 'authorization_code',
+    authorize: 'headless',
+  };
+}
 
 /** Accepts a form elicitation with the defaults of its schema applied. */
 function acceptDefaults(params) {
@@ -63,6 +85,7 @@ async function play(scenario, url) {
     name: 'hypermcp-conformance-client',
     mode,
     onElicitation: scenario.startsWith('elicitation') || mode !== 'legacy' ? acceptDefaults : undefined,
+    auth: scenario.startsWith('auth/') ? conformanceAuth(scenario) : undefined,
   });
   try {
     if (client.modern && scenario !== 'initialize' && scenario !== 'tools_call') {

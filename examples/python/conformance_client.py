@@ -17,6 +17,12 @@ dropped), which calls each tool (with the arguments ``MCP_CONFORMANCE_CONTEXT`` 
 sample values of the required ones), reads every resource and gets every prompt; another
 revision runs the ``initialize`` handshake; unset, the client probes (``mode="auto"``).
 
+The ``auth/*`` scenarios put an OAuth-protected server before the same plays: the client
+authorizes with :class:`~hypermcp.OAuth` (``authorize="headless"``, since the harness's
+authorization servers approve at once; its Client ID Metadata Document URL; the
+pre-registered credentials ``MCP_CONFORMANCE_CONTEXT`` gives, and ``client_credentials`` for
+the scenarios of that grant).
+
 Exits 0 on success, 1 with a message otherwise.
 """
 
@@ -28,7 +34,24 @@ import os
 import sys
 from typing import Any
 
-from hypermcp import Client
+from hypermcp import Client, OAuth
+
+#: The harness's Client ID Metadata Document URL (its authorization servers accept it as is).
+CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
+
+
+def conformance_auth(scenario: str) -> OAuth:
+    """OAuth for an ``auth/*`` scenario."""
+    ctx = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    return OAuth(
+        client_id=ctx.get("client_id"),
+        client_secret=ctx.get("client_secret"),
+        client_metadata_url=CLIENT_METADATA_URL,
+        client_name="hypermcp-conformance-client",
+        redirect_uri="http://localhost:3000/callback",
+        grant="client_credentials" if scenario.startswith("auth/client-credentials") else "authorization_code",
+        authorize="headless",
+    )
 
 
 def accept_defaults(params: dict[str, Any]) -> dict[str, Any]:
@@ -71,7 +94,10 @@ async def play(scenario: str, url: str) -> None:
     version = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION")
     mode = "auto" if version is None else "modern" if version == "2026-07-28" else "legacy"
     handler = accept_defaults if scenario.startswith("elicitation") or mode != "legacy" else None
-    async with Client.http(url, name="hypermcp-conformance-client", mode=mode, elicitation_handler=handler) as client:
+    auth = conformance_auth(scenario) if scenario.startswith("auth/") else None
+    async with Client.http(
+        url, name="hypermcp-conformance-client", mode=mode, elicitation_handler=handler, auth=auth
+    ) as client:
         if client.modern and scenario not in ("initialize", "tools_call"):
             return await play_modern(client)
         tools = await client.list_tools() if "tools" in client.server_capabilities else []

@@ -17,8 +17,9 @@
 # the tier legs of 0.2.0-alpha.12 (`--requirements 2025-11-25` and `2026-07-28`, 67 scored
 # scenarios) against that one process (run_tier.sh); a client target runs the client scenarios
 # initialize, tools_call, elicitation-sep1034-client-defaults and sse-retry (run_client.sh),
-# then the client tier legs of 0.2.0-alpha.12 (run_client_tier.sh: the scored non-auth
-# scenarios of 2025-11-25 and 2026-07-28, the era from MCP_CONFORMANCE_PROTOCOL_VERSION).
+# then the client tier legs of 0.2.0-alpha.12 (run_client_tier.sh: every scored scenario of
+# 2025-11-25 and 2026-07-28, the authorization ones included, the era from
+# MCP_CONFORMANCE_PROTOCOL_VERSION, and the two 2025-03-26 authorization back-compat ones).
 # A target whose program is missing fails. Prints `PASS target` or `FAIL target` with the
 # failing checks, then `conformance: N passed, M failed`; exit 1 if M > 0.
 #
@@ -103,10 +104,10 @@ for t in "${targets[@]}"; do
         bash "$HERE/run_client.sh" "$cmd" >"$log" 2>&1 || rc=$?
       summary="$(grep -E '^client conformance: ' "$log" | tail -n 1 | sed 's/ (.*//')"
       if [ "$t" != reference ]; then
-        # The tier legs (0.2.0-alpha.12): both eras' scored non-auth scenarios.
+        # The tier legs (0.2.0-alpha.12): both eras' scored scenarios, and the back-compat pair.
         timeout --kill-after=10 "${CLIENT_TARGET_TIMEOUT:-300}" env RESULTS="$dir/tier" \
           bash "$HERE/run_client_tier.sh" "$cmd" >>"$log" 2>&1 || rc=1
-        tier="$(grep -E '^client tier: ' "$log" | tail -n 1 | sed 's/^client tier: //; s/ scored.*//')"
+        tier="$(grep -E '^client tier: ' "$log" | tail -n 1 | sed 's/^client tier: //; s/ scored scenarios passed//')"
         summary="0.1.16 ${summary:-?}; tier ${tier:-?}"
       fi
       ;;

@@ -5,10 +5,14 @@
 #
 # Runs `client --command CMD --requirements 2025-11-25` and `--requirements 2026-07-28`
 # (every scenario of a leg at once; the CLI appends each mock server's URL to CMD and sets
-# MCP_CONFORMANCE_SCENARIO and MCP_CONFORMANCE_PROTOCOL_VERSION). The non-authorization
-# scored scenarios (4 and 7) must all pass; the authorization ones (auth/*, the next issue)
-# and the unscored ones are run and reported, never failing the run. Prints each leg's
-# summary, then `client tier: N/11 scored non-auth scenarios passed`.
+# MCP_CONFORMANCE_SCENARIO, MCP_CONFORMANCE_PROTOCOL_VERSION and, for the scenarios with
+# credentials, MCP_CONFORMANCE_CONTEXT). Every scored scenario (18 and 32, the authorization
+# ones included: the Tier-1 client bar) must pass; the unscored ones (the auth extensions, a
+# scenario added after the release) are run and reported, never failing the run. Then the
+# two 2025-03-26 back-compat scenarios (auth/2025-03-26-oauth-metadata-backcompat and
+# auth/2025-03-26-oauth-endpoint-fallback, `--spec-version 2025-03-26`), which must pass
+# too. Prints each leg's summary, then `client tier: N/50 scored scenarios passed; 2025-03-26
+# back-compat: M/2`.
 #
 # Env: PEERS (.peers), NODE22, CONFORMANCE_ALPHA_JS, SUITE_TIMEOUT (s per leg, 600),
 #      CLIENT_TIMEOUT_MS (the CLI's per-scenario client timeout, 30000), RESULTS (default
@@ -31,7 +35,7 @@ trap 'exit 130' INT TERM
 
 echo "run_client_tier: $CMD"
 ok=0 total=0 rc=0
-for leg in "2025-11-25:4" "2026-07-28:7"; do
+for leg in "2025-11-25:18" "2026-07-28:32"; do
   rev="${leg%%:*}" want="${leg#*:}"
   dir="$out/$rev"
   mkdir -p "$dir"
@@ -39,8 +43,8 @@ for leg in "2025-11-25:4" "2026-07-28:7"; do
   run_conformance "$dir" -- client --command "$CMD" --requirements "$rev" \
     --timeout "${CLIENT_TIMEOUT_MS:-30000}" -o "$dir" || cli_rc=$?
   [ "${VERBOSE:-0}" = 1 ] && cat "$dir/cli.log"
-  sum="$(python3 "$SUMMARIZE" --unscored --defer auth/ --expect-scored "$want" --stderr-tail 15 "$dir")" || rc=1
-  echo "$sum" | grep -v '^  deferred ' | sed "s/^/  [$rev] /"
+  sum="$(python3 "$SUMMARIZE" --unscored --expect-scored "$want" --stderr-tail 15 "$dir")" || rc=1
+  echo "$sum" | sed "s/^/  [$rev] /"
   got="$(echo "$sum" | sed -n 's/^scored: \([0-9]*\)\/.*/\1/p')"
   ok=$((ok + ${got:-0})) total=$((total + want))
   if ! grep -q '^Total: ' "$dir/cli.log"; then
@@ -49,6 +53,19 @@ for leg in "2025-11-25:4" "2026-07-28:7"; do
     rc=1
   fi
 done
-echo "client tier: $ok/$total scored non-auth scenarios passed"
+back=0
+for s in auth/2025-03-26-oauth-metadata-backcompat auth/2025-03-26-oauth-endpoint-fallback; do
+  dir="$out/2025-03-26/${s//\//_}"
+  mkdir -p "$dir"
+  cli_rc=0
+  SUITE_TIMEOUT=120 run_conformance "$dir" -- client --command "$CMD" --scenario "$s" \
+    --spec-version 2025-03-26 --timeout "${CLIENT_TIMEOUT_MS:-30000}" -o "$dir" || cli_rc=$?
+  sum_rc=0
+  sum="$(python3 "$SUMMARIZE" --strict-warnings --require-checks --cli-status "$cli_rc" --stderr-tail 15 "$dir")" \
+    || sum_rc=$?
+  printf '%s\n' "$sum" | grep -v '^checks: ' | sed "s/^/  [2025-03-26] /"
+  if [ "$cli_rc" -eq 0 ] && [ "$sum_rc" -eq 0 ]; then back=$((back + 1)); else rc=1; fi
+done
+echo "client tier: $ok/$total scored scenarios passed; 2025-03-26 back-compat: $back/2"
 echo "run_client_tier: results in $out"
 [ "$rc" -eq 0 ] && [ "$ok" -eq "$total" ]

@@ -21,7 +21,7 @@ import { existsSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Client, ConnectionClosed, HttpTransport, McpError, RequestTimeout, Server } from 'hypermcp';
+import { Client, ConnectionClosed, HttpTransport, McpError, RequestTimeout, Server, Unauthorized } from 'hypermcp';
 import { within, sleep } from './_helpers.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -642,6 +642,44 @@ test('https://, other schemes, bad headers and bad options are clear errors', as
   await assert.rejects(Client.http('http://127.0.0.1:1/mcp', { headers: ['x'] }), TypeError);
   await assert.rejects(Client.http('http://127.0.0.1:1/mcp', { connectTimeout: -1 }), /connectTimeout/);
   await assert.rejects(Client.http('http://127.0.0.1:1/mcp', { connectTimeout: 'soon' }), /connectTimeout/);
+});
+
+/** An HTTP server answering every request with 401 and a bare Bearer challenge. */
+async function refusingServer() {
+  const { createServer } = await import('node:http');
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(401, { 'www-authenticate': 'Bearer', 'content-type': 'application/json', connection: 'close' });
+      res.end('{"error":"invalid_token"}');
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${server.address().port}/mcp`, close: () => server.close() };
+}
+
+test('OAuth options and refusals are clear errors', async () => {
+  // The engine checks the auth options when the client is made.
+  await assert.rejects(Client.http('http://127.0.0.1:1/mcp', { auth: { redirectUri: 'http://example.com/cb' } }), /loopback/);
+  await assert.rejects(Client.http('http://127.0.0.1:1/mcp', { auth: { grant: 'client_credentials' } }), /client_credentials grant needs/);
+  await assert.rejects(Client.http('http://127.0.0.1:1/mcp', { auth: { bogus: 1 } }), /unknown/);
+  const server = await refusingServer();
+  try {
+    // No auth: the refusal says what to do.
+    let err = await rejection(Client.http(server.url, { mode: 'legacy' }));
+    assert.ok(err instanceof Unauthorized, String(err));
+    assert.equal(err.code, 'ERR_MCP_UNAUTHORIZED');
+    assert.match(err.message, /401.*auth/);
+    // With auth, a server that refuses even the authorization endpoint: the flow's reason,
+    // not a hang (the headless handler cannot log a user in).
+    err = await rejection(
+      Client.http(server.url, { mode: 'legacy', auth: { authorize: 'headless', redirectUri: 'http://127.0.0.1:9/cb' } }),
+    );
+    assert.ok(err instanceof Unauthorized, String(err));
+    assert.match(err.message, /authorization failed.*401/);
+  } finally {
+    server.close();
+  }
 });
 
 test('connectTimeout bounds a connect nobody answers', async () => {

@@ -31,9 +31,9 @@ from typing import Any
 import pytest
 
 from _helpers import Logs, Messages, run, until, within
-from hypermcp import Client, Context, Server
+from hypermcp import Client, Context, OAuth, Server
 from hypermcp.client import _HttpConnection  # pyright: ignore[reportPrivateUsage]
-from hypermcp.errors import ConnectionClosed, McpError, RequestTimeout
+from hypermcp.errors import ConnectionClosed, McpError, RequestTimeout, Unauthorized
 
 ROOT = Path(__file__).resolve().parents[2]
 PEERS = Path(os.environ.get("HYPERMCP_PEERS") or os.environ.get("PEERS") or ROOT / ".peers")
@@ -683,6 +683,63 @@ def test_https_and_bad_options_are_clear_errors() -> None:
         with pytest.raises(ValueError, match="option"):
             await within(Client(_HttpConnection("http://127.0.0.1:1/mcp", None, {"bogus": 1})).connect())
         assert time.monotonic() - started < 1
+
+    run(main())
+
+
+@asynccontextmanager
+async def refusing_server() -> AsyncIterator[str]:
+    """An HTTP server answering every request with 401 and a bare Bearer challenge."""
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = next(
+                (int(h.split(b":")[1]) for h in head.split(b"\r\n") if h.lower().startswith(b"content-length:")), 0
+            )
+            await reader.readexactly(length)
+            body = b'{"error":"invalid_token"}'
+            writer.write(
+                b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer\r\ncontent-type: application/json\r\n"
+                b"content-length: %d\r\nconnection: close\r\n\r\n%s" % (len(body), body)
+            )
+            await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+    server = await asyncio.start_server(handle, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        server.close()
+
+
+def test_oauth_options_and_refusals_are_clear_errors() -> None:
+    async def main() -> None:
+        # The engine checks the auth options when the client is made.
+        with pytest.raises(ValueError, match="loopback"):
+            Client.http("http://127.0.0.1:1/mcp", auth=OAuth(redirect_uri="http://example.com/cb"))
+        with pytest.raises(ValueError, match="client_credentials grant needs"):
+            Client.http("http://127.0.0.1:1/mcp", auth=OAuth(grant="client_credentials"))
+        with pytest.raises(ValueError, match="unknown"):
+            Client.http("http://127.0.0.1:1/mcp", auth={"bogus": 1})
+        assert "<set>" in repr(OAuth(client_id="c", client_secret="hush")) and "hush" not in repr(
+            OAuth(client_secret="hush")
+        )
+        async with refusing_server() as url:
+            # No auth: the refusal says what to do.
+            with pytest.raises(Unauthorized) as info:
+                await within(Client.http(url, mode="legacy").connect())
+            assert "401" in str(info.value) and "auth" in str(info.value), info.value
+            # With auth, a server that refuses even the authorization endpoint: the flow's
+            # reason, not a hang (the headless handler cannot log a user in).
+            auth = OAuth(authorize="headless", redirect_uri="http://127.0.0.1:9/cb")
+            with pytest.raises(Unauthorized) as info:
+                await within(Client.http(url, mode="legacy", auth=auth).connect())
+            assert "authorization failed" in str(info.value) and "401" in str(info.value), info.value
 
     run(main())
 

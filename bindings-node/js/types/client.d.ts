@@ -122,6 +122,45 @@ export interface StdioClientOptions extends ClientOptions {
 }
 
 /** How `Client.http` / {@link HttpTransport} connect. */
+/**
+ * OAuth for `Client.http` (every field optional). The flows run in the engine: Protected
+ * Resource Metadata and authorization server discovery, registration (pre-registered client,
+ * Client ID Metadata Document, or Dynamic Client Registration), the authorization code grant
+ * with PKCE (or `client_credentials`), refresh before expiry, step-up on `insufficient_scope`.
+ */
+export interface OAuthOptions {
+  /** A pre-registered client id (used first). */
+  clientId?: string;
+  /** The pre-registered client's secret. */
+  clientSecret?: string;
+  /** How the pre-registered client authenticates at the token endpoint (default: what the server supports). */
+  tokenEndpointAuthMethod?: 'client_secret_basic' | 'client_secret_post' | 'none';
+  /** The HTTPS URL of this client's Client ID Metadata Document (used as the client id where supported). */
+  clientMetadataUrl?: string;
+  /** The name Dynamic Client Registration sends. */
+  clientName?: string;
+  /** Where the authorization server sends the user back (default `http://127.0.0.1:8765/callback`). */
+  redirectUri?: string;
+  /** `native` or `web` for Dynamic Client Registration (default from the redirect URI). */
+  applicationType?: 'native' | 'web';
+  /** Scopes always asked for, besides those the server challenges with. */
+  scopes?: string | string[];
+  /** Ask for a refresh token where the authorization server offers it (default true). */
+  offlineAccess?: boolean;
+  /** `authorization_code` (a user authorizes; default) or `client_credentials` (needs clientId and clientSecret). */
+  grant?: 'authorization_code' | 'client_credentials';
+  /**
+   * `browser` (open the system browser, receive the redirect on the loopback redirectUri; the
+   * URL is printed too) or `headless` (follow the server's redirects without a browser, for
+   * authorization servers that approve without user interaction).
+   */
+  authorize?: 'browser' | 'headless';
+  /** A JSON file keeping registrations and tokens across runs (mode 0600; default: memory). */
+  tokenStore?: string;
+  /** Authorizations one request may trigger (default 3). */
+  maxAuthorizations?: number;
+}
+
 export interface HttpTransportOptions {
   /** Headers sent with every request, e.g. `{ Authorization: "Bearer ..." }`. */
   headers?: { [name: string]: string };
@@ -138,6 +177,11 @@ export interface HttpTransportOptions {
    * honours `SSL_CERT_FILE` and `SSL_CERT_DIR`). Host names are always verified.
    */
   caFile?: string;
+  /**
+   * OAuth 2.1: how the client authorizes when the server answers 401 (or 403 with
+   * `insufficient_scope`). A request that cannot be authorized rejects with `Unauthorized`.
+   */
+  auth?: OAuthOptions;
   /**
    * Open the standalone GET stream for server messages unrelated to any call (default true).
    */

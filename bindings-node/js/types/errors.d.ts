@@ -35,6 +35,9 @@ export declare const HEADER_MISMATCH: -32020;
 export declare const MISSING_REQUIRED_CLIENT_CAPABILITY: -32021;
 /** MCP (2026-07-28): the server does not speak the requested protocol version. */
 export declare const UNSUPPORTED_PROTOCOL_VERSION: -32022;
+/** hypermcp's code for a request refused for want of an authorization the client could not get
+ * (never sent on the wire): {@link Unauthorized}. */
+export declare const UNAUTHORIZED: -32011;
 
 /**
  * The stable string codes of hypermcp's errors (`err.code`). Besides these, a few plain
@@ -55,6 +58,7 @@ export type McpErrorCode =
   | 'ERR_MCP_HEADER_MISMATCH'
   | 'ERR_MCP_MISSING_CAPABILITY'
   | 'ERR_MCP_UNSUPPORTED_VERSION'
+  | 'ERR_MCP_UNAUTHORIZED'
   | 'ERR_MCP_DEFINITION'
   | 'ERR_MCP_OPTION'
   | 'ERR_MCP_RPC';
@@ -184,6 +188,18 @@ export declare class UnsupportedProtocolVersion extends McpError {
   constructor(message: string, data?: unknown);
   /** `"ERR_MCP_UNSUPPORTED_VERSION"`. */
   code: 'ERR_MCP_UNSUPPORTED_VERSION';
+}
+
+/**
+ * The server refused the request for want of authorization (HTTP 401, or 403 with
+ * `insufficient_scope`) and the client could not get it: OAuth failed (the message says why),
+ * or no `auth` option was given.
+ */
+export declare class Unauthorized extends McpError {
+  /** @param message why */
+  constructor(message: string, data?: unknown);
+  /** `"ERR_MCP_UNAUTHORIZED"`. */
+  code: 'ERR_MCP_UNAUTHORIZED';
 }
 
 /** A call aborted through its AbortSignal (or a server request the peer cancelled). */

@@ -43,12 +43,14 @@ from .errors import (
     RequestTimeout,
     ResourceNotFound,
     ToolError,
+    Unauthorized,
     UnsupportedProtocolVersion,
     UrlElicitationRequired,
 )
 from .server import Server
 
 if TYPE_CHECKING:
+    from .auth import OAuth
     from .client import Client
 
 __version__: str = _core.__version__
@@ -72,6 +74,7 @@ __all__ = [
     "InvalidParams",
     "InvalidRequest",
     "McpError",
+    "OAuth",
     "MethodNotFound",
     "MissingRequiredClientCapability",
     "OptionError",
@@ -84,6 +87,7 @@ __all__ = [
     "Server",
     "Text",
     "ToolError",
+    "Unauthorized",
     "UnsupportedProtocolVersion",
     "UrlElicitationRequired",
     "__version__",
@@ -96,4 +100,8 @@ def __getattr__(name: str) -> Any:
         from .client import Client
 
         return Client
+    if name == "OAuth":
+        from .auth import OAuth
+
+        return OAuth
     raise AttributeError(f"module 'hypermcp' has no attribute {name!r}")

@@ -64,6 +64,7 @@ if TYPE_CHECKING:
     # use (see __getattr__ below), and stay importable from here.
     from ._http_client import _HttpConnection as _HttpConnection
     from ._stdio_client import _StdioConnection as _StdioConnection
+    from .auth import OAuth
 
 __all__ = [
     "Client",
@@ -358,6 +359,7 @@ class Client(ClientDriver):
         connect_timeout: float = 10.0,
         open_get_stream: bool = True,
         ca_file: str | os.PathLike[str] | None = None,
+        auth: OAuth | Mapping[str, Any] | None = None,
         name: str = "hypermcp-client",
         version: str | None = None,
         protocol_version: str | None = None,
@@ -386,12 +388,21 @@ class Client(ClientDriver):
         the URL; once nothing listens at its address any more, pending and later calls fail
         with ``ConnectionClosed`` too. ``https://`` trusts the system's certificate store (which
         honours ``SSL_CERT_FILE`` and ``SSL_CERT_DIR``) and, with ``ca_file``, the CA certificates
-        of that PEM file; host names are always verified. Other options: see :class:`Client`."""
+        of that PEM file; host names are always verified. ``auth`` (an :class:`~hypermcp.OAuth`,
+        or a dict of its options) authorizes with OAuth 2.1 when the server answers ``401``
+        (or ``403`` with ``insufficient_scope``): discovery, registration, the user's
+        authorization, tokens and their refresh run in the engine; a request the client cannot
+        get authorized fails with :class:`~hypermcp.errors.Unauthorized`. Other options: see
+        :class:`Client`."""
         from ._http_client import _HttpConnection
 
         options = {"transport": transport, "connect_timeout": connect_timeout, "open_get_stream": open_get_stream}
         if ca_file is not None:
             options["ca_file"] = os.fspath(ca_file)
+        if auth is not None:
+            from .auth import OAuth as _OAuth
+
+            options["auth"] = dict(auth.options) if isinstance(auth, _OAuth) else dict(auth)
         return cls(
             _HttpConnection(url, headers, options),
             name=name,

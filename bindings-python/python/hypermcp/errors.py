@@ -38,6 +38,7 @@ __all__ = [
     "MissingRequiredClientCapability",
     "UnsupportedProtocolVersion",
     "ToolError",
+    "Unauthorized",
     "DefinitionError",
     "OptionError",
     "error_for_code",
@@ -63,6 +64,9 @@ HEADER_MISMATCH = -32020
 MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
 #: 2026-07-28: the server does not speak the requested protocol version.
 UNSUPPORTED_PROTOCOL_VERSION = -32022
+#: hypermcp's code for a request the server refused for want of an authorization the client
+#: could not get (OAuth failed, or no ``auth`` option); never sent on the wire.
+UNAUTHORIZED = -32011
 
 
 class McpError(Exception):
@@ -176,6 +180,14 @@ class UnsupportedProtocolVersion(_Coded):
     default_code = UNSUPPORTED_PROTOCOL_VERSION
 
 
+class Unauthorized(_Coded, PermissionError):
+    """The server refused the request for want of authorization (HTTP 401, or 403 with
+    ``insufficient_scope``) and the client could not get it: OAuth failed (the message says
+    why), or ``Client.http`` was given no ``auth``."""
+
+    default_code = UNAUTHORIZED
+
+
 class ToolError(Exception):
     """Raise in a tool to fail it with ``isError: true`` and exactly this message.
 
@@ -206,6 +218,7 @@ _BY_CODE: dict[int, type[_Coded]] = {
     HEADER_MISMATCH: HeaderMismatch,
     MISSING_REQUIRED_CLIENT_CAPABILITY: MissingRequiredClientCapability,
     UNSUPPORTED_PROTOCOL_VERSION: UnsupportedProtocolVersion,
+    UNAUTHORIZED: Unauthorized,
 }
 
 

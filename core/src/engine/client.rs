@@ -510,6 +510,10 @@ impl ClientSession {
                 };
                 self.fail_open(open, RpcError { message: why, ..e })
             }
+            // Not an era question: the server wants an authorization the client lacks.
+            Err(e) if e.code == codes::UNAUTHORIZED => self.fail_open(open, e),
+            // Not an era question: the server wants an authorization the client lacks.
+            Err(e) if e.code == codes::UNAUTHORIZED => self.fail_open(open, e),
             Err(e) if mode == ClientMode::Auto => {
                 let _ = e;
                 fall_back(self)

@@ -26,6 +26,9 @@ pub mod codes {
     pub const CONNECTION_CLOSED: i32 = -32000;
     /// hypermcp: the caller cancelled an outbound request (never sent on the wire).
     pub const REQUEST_CANCELLED: i32 = -32800;
+    /// hypermcp: the HTTP client could not get the authorization the server requires (OAuth
+    /// failed, or no `auth` option answers its `401`); never sent on the wire.
+    pub const UNAUTHORIZED: i32 = -32011;
     /// MCP 2026-07-28: HTTP headers that do not match the body, or are missing.
     pub const HEADER_MISMATCH: i32 = -32020;
     /// MCP 2026-07-28: the request needs a client capability it did not declare.

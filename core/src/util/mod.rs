@@ -19,6 +19,21 @@ pub(crate) fn base64_encode(data: &[u8]) -> String {
     out
 }
 
+/// Base64url without padding (RFC 4648 §5), as JOSE and PKCE write it.
+pub(crate) fn base64url_encode(data: &[u8]) -> String {
+    let mut s = base64_encode(data);
+    while s.ends_with('=') {
+        s.pop();
+    }
+    s.chars()
+        .map(|c| match c {
+            '+' => '-',
+            '/' => '_',
+            c => c,
+        })
+        .collect()
+}
+
 /// Decodes standard base64 (padding optional); `None` on any invalid character.
 pub(crate) fn base64_decode(text: &str) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(text.len() / 4 * 3);

@@ -168,12 +168,20 @@ pub fn server_config(value: Value, unit: TimeUnit) -> Result<ServerConfig, Optio
 
 /// The options of an HTTP server (see [`HttpOptions`] for each).
 pub fn http_options(value: Value, unit: TimeUnit) -> Result<HttpOptions, OptionError> {
-    parse(value, unit, "HTTP option")
+    let options: HttpOptions = parse(value, unit, "HTTP option")?;
+    if options.tls_cert.is_some() != options.tls_key.is_some() {
+        return Err(OptionError("HTTPS needs both tls_cert and tls_key (PEM files)".into()));
+    }
+    Ok(options)
 }
 
 /// The options of an HTTP client connection (see [`HttpClientOptions`] for each).
 pub fn http_client_options(value: Value, unit: TimeUnit) -> Result<HttpClientOptions, OptionError> {
-    parse(value, unit, "HTTP client option")
+    let options: HttpClientOptions = parse(value, unit, "HTTP client option")?;
+    if let Some(auth) = &options.auth {
+        auth.validate().map_err(OptionError)?;
+    }
+    Ok(options)
 }
 
 /// How a client session presents itself, and its defaults.

@@ -36,8 +36,10 @@
 // the GET stream, reading and resuming SSE streams), `legacy` (the HTTP+SSE event stream),
 // `state` (what the tasks share), `url` (Target), `pool` (connections), `response`
 // (reading responses).
+mod authorize;
 mod dispatcher;
 mod ends;
+mod fetch;
 mod legacy;
 mod options;
 mod pool;
@@ -47,9 +49,12 @@ mod streamable;
 mod tls;
 mod url;
 
+pub use authorize::LoopbackBrowser;
 pub use ends::{HttpReader, HttpWriter};
+pub use fetch::HttpFetch;
 pub use options::{HttpClientOptions, HttpTransport, ReconnectPolicy};
 
+use crate::auth::client::{AuthorizationHandler, AuthorizeMode, Authorizer, Fetch, Headless};
 use crate::client::{Client, ClientOptions};
 use crate::error::{Error, Result};
 use http::header::{HeaderMap, HeaderName, HeaderValue};
@@ -103,6 +108,7 @@ pub async fn connect(url: &str, options: HttpClientOptions) -> Result<(HttpReade
         ),
         false => None,
     };
+    let auth = authorizer(url, &options)?;
     let pool = Arc::new(Pool::new(base.host.clone(), base.port, options.connect_timeout, tls));
     let sender = pool.open().await.map_err(|e| Error::Message(format!("cannot connect to {url}: {e}")))?;
     pool.put(sender);
@@ -119,6 +125,7 @@ pub async fn connect(url: &str, options: HttpClientOptions) -> Result<(HttpReade
         opts: options,
         headers,
         pool,
+        auth,
         state: Mutex::new(State { mode, ..State::default() }),
         stop: watch::Sender::new(false),
         closing: watch::Sender::new(false),
@@ -135,4 +142,19 @@ pub async fn connect(url: &str, options: HttpClientOptions) -> Result<(HttpReade
     }
     tokio::spawn(dispatcher::dispatch(shared.clone(), cmd_rx, item_tx));
     Ok((HttpReader::new(item_rx), HttpWriter::new(cmd_tx, shared)))
+}
+
+/// The OAuth client of this connection, when the options ask for one.
+fn authorizer(url: &str, options: &HttpClientOptions) -> Result<Option<Arc<Authorizer>>> {
+    let Some(o) = options.auth.clone() else { return Ok(None) };
+    let fetch: Arc<dyn Fetch> = Arc::new(HttpFetch::new(options.ca_file.clone(), options.connect_timeout));
+    let handler: Arc<dyn AuthorizationHandler> = match (&o.handler, o.authorize) {
+        (Some(h), _) => h.clone(),
+        (None, AuthorizeMode::Headless) => Arc::new(Headless::new(fetch.clone())),
+        (None, AuthorizeMode::Browser) => Arc::new(LoopbackBrowser::new()),
+        (None, AuthorizeMode::Host) => {
+            return Err(Error::Message("auth.authorize = \"host\" needs a handler from the host language".into()))
+        }
+    };
+    Authorizer::new(url, o, fetch, handler).map(|a| Some(Arc::new(a))).map_err(|e| Error::Message(format!("auth: {e}")))
 }

@@ -79,6 +79,10 @@ pub struct HttpClientOptions {
     /// honours `SSL_CERT_FILE` and `SSL_CERT_DIR`).
     #[serde(alias = "caFile")]
     pub ca_file: Option<std::path::PathBuf>,
+    /// OAuth: on `401` (or `403` with `insufficient_scope`) the client discovers the
+    /// authorization server, gets a token and sends the request again (see
+    /// [`crate::auth::client`]).
+    pub auth: Option<crate::auth::client::OAuthOptions>,
 }
 
 /// Headers as an object of strings or a list of `[name, value]` pairs.
@@ -117,6 +121,7 @@ impl Default for HttpClientOptions {
             reconnect: ReconnectPolicy::default(),
             open_get_stream: true,
             ca_file: None,
+            auth: None,
         }
     }
 }
@@ -134,6 +139,7 @@ impl std::fmt::Debug for HttpClientOptions {
             .field("reconnect", &self.reconnect)
             .field("open_get_stream", &self.open_get_stream)
             .field("ca_file", &self.ca_file)
+            .field("auth", &self.auth)
             .finish()
     }
 }
@@ -148,6 +154,11 @@ impl HttpClientOptions {
     pub fn bearer_token(self, token: impl AsRef<str>) -> Self {
         let value = format!("Bearer {}", token.as_ref());
         self.header("Authorization", value)
+    }
+    /// Authorizes with OAuth when the server asks for it.
+    pub fn auth(mut self, auth: crate::auth::client::OAuthOptions) -> Self {
+        self.auth = Some(auth);
+        self
     }
     /// Sets the transport.
     pub fn transport(mut self, transport: HttpTransport) -> Self {

@@ -60,6 +60,8 @@ pub(super) struct Shared {
     pub(super) max_message: usize,
     pub(super) headers: HeaderMap,
     pub(super) pool: Arc<Pool>,
+    /// The OAuth client, when the options configure one.
+    pub(super) auth: Option<Arc<crate::auth::client::Authorizer>>,
     pub(super) state: Mutex<State>,
     /// Set when the transport ends: every task stops.
     pub(super) stop: watch::Sender<bool>,
@@ -204,10 +206,6 @@ fn peek<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Option<Vec<T>> {
     }
 }
 
-fn error_line(id: &Value, message: &str) -> Bytes {
-    error_line_with(id, HTTP_TRANSPORT_ERROR, message)
-}
-
 fn error_line_with(id: &Value, code: i32, message: &str) -> Bytes {
     let v = json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
     let mut s = v.to_string();
@@ -255,6 +253,11 @@ impl Shared {
             h.append(n, v.clone());
         }
         h.insert(HOST, target.authority.clone());
+        if let Some(v) = self.auth.as_ref().and_then(|a| a.authorization()) {
+            if let Ok(v) = HeaderValue::from_str(&v) {
+                h.insert(http::header::AUTHORIZATION, v);
+            }
+        }
         if method == Method::POST {
             h.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
             h.insert(ACCEPT, HeaderValue::from_static("application/json, text/event-stream"));
@@ -388,12 +391,17 @@ impl Shared {
 
     /// Answers the still pending requests among `keys` with an error.
     pub(super) async fn fail_requests(&self, tx: &mpsc::Sender<Item>, keys: &[String], message: &str) {
+        self.fail_requests_with(tx, keys, HTTP_TRANSPORT_ERROR, message).await
+    }
+
+    /// [`Shared::fail_requests`] with this error code.
+    pub(super) async fn fail_requests_with(&self, tx: &mpsc::Sender<Item>, keys: &[String], code: i32, message: &str) {
         let ids: Vec<Value> = {
             let mut st = self.state();
             keys.iter().filter_map(|k| st.pending.remove(k)).collect()
         };
         for id in ids {
-            if tx.send(Ok(error_line(&id, message))).await.is_err() {
+            if tx.send(Ok(error_line_with(&id, code, message))).await.is_err() {
                 return;
             }
         }
@@ -451,7 +459,7 @@ mod tests {
             peek(br#"{"jsonrpc":"2.0","id":"x","result":{"protocolVersion":"2025-06-18"}}"#).unwrap();
         assert!(inc[0].result.is_some() && inc[0].method.is_none());
         assert!(peek::<PeekOut>(b"not json").is_none());
-        let line = error_line(&json!(7), "HTTP 500");
+        let line = error_line_with(&json!(7), HTTP_TRANSPORT_ERROR, "HTTP 500");
         let v: Value = serde_json::from_slice(&line).unwrap();
         assert_eq!(v["error"]["code"], HTTP_TRANSPORT_ERROR);
         assert_eq!(v["id"], 7);

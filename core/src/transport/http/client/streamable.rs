@@ -9,6 +9,7 @@ use super::pool::Lease;
 use super::response::{drain, media_type, read_limited, snippet, status_text};
 use super::state::{Mode, Outgoing, Req, Shared};
 use super::url::Target;
+use crate::jsonrpc::codes::UNAUTHORIZED;
 use crate::transport::http::sse::{SseError, SseParser};
 use bytes::Bytes;
 use http::{Method, Response, StatusCode};
@@ -25,6 +26,17 @@ const ERROR_BODY_MAX: usize = 64 * 1024;
 const ANSWERED_LINGER: Duration = Duration::from_secs(1);
 /// The shortest reconnection delay (a server's `retry: 0` must not make a busy loop).
 const MIN_RECONNECT_DELAY: Duration = Duration::from_millis(100);
+
+/// An authorization challenge of the server.
+pub(super) struct Challenge {
+    status: u16,
+    www: Vec<String>,
+}
+
+/// The `Authorization` value a request carries.
+fn authorization_of<B>(req: &http::Request<B>) -> Option<String> {
+    req.headers().get(http::header::AUTHORIZATION).and_then(|v| v.to_str().ok()).map(str::to_string)
+}
 
 /// How reading an SSE body ended.
 pub(super) enum Pump {
@@ -58,14 +70,23 @@ impl Shared {
         tx: &mpsc::Sender<Item>,
         closing: &mut watch::Receiver<bool>,
     ) {
-        let req = self.request(Method::POST, &self.base, line.clone(), Req { fresh: true, ..Req::default() });
-        let sent = tokio::select! {
-            r = self.pool.send(req) => r,
-            _ = closing.wait_for(|c| *c) => return,
-        };
-        let (resp, lease) = match sent {
-            Ok(r) => r,
-            Err(e) => return self.send_failed(tx, &out.keys, &format!("POST {}", self.base.url), &e).await,
+        let mut authorizations = 0;
+        let (resp, lease) = loop {
+            let req = self.request(Method::POST, &self.base, line.clone(), Req { fresh: true, ..Req::default() });
+            let sent_auth = authorization_of(&req);
+            let sent = tokio::select! {
+                r = self.pool.send(req) => r,
+                _ = closing.wait_for(|c| *c) => return,
+            };
+            let (resp, lease) = match sent {
+                Ok(r) => r,
+                Err(e) => return self.send_failed(tx, &out.keys, &format!("POST {}", self.base.url), &e).await,
+            };
+            let Some(ch) = self.auth_challenge(&resp, &mut authorizations) else { break (resp, lease) };
+            drain(resp.into_body(), lease).await;
+            if let Err(m) = self.authorize(ch, sent_auth).await {
+                return self.fail_requests_with(tx, &out.keys, UNAUTHORIZED, &m).await;
+            }
         };
         let status = resp.status();
         let refused = matches!(status.as_u16(), 400 | 404 | 405);
@@ -101,6 +122,38 @@ impl Shared {
         }
     }
 
+    /// When `resp` refuses a request for want of authorization (`401`, or `403` with an
+    /// `insufficient_scope` challenge) and the OAuth client may try once more, the challenge.
+    fn auth_challenge(&self, resp: &Response<Incoming>, authorizations: &mut u32) -> Option<Challenge> {
+        let auth = self.auth.as_ref()?;
+        let status = resp.status().as_u16();
+        let www: Vec<String> = resp
+            .headers()
+            .get_all(http::header::WWW_AUTHENTICATE)
+            .iter()
+            .filter_map(|v| v.to_str().ok().map(str::to_string))
+            .collect();
+        let step_up = status == 403 && www.iter().any(|v| v.contains("insufficient_scope"));
+        if (status != 401 && !step_up) || *authorizations >= auth.options().max_authorizations {
+            return None;
+        }
+        *authorizations += 1;
+        Some(Challenge { status, www })
+    }
+
+    /// Runs the OAuth client on a challenge; `Err` is the message the refused requests fail with.
+    async fn authorize(&self, ch: Challenge, sent: Option<String>) -> std::result::Result<(), String> {
+        let Some(auth) = &self.auth else { return Err("no OAuth client".into()) };
+        let www: Vec<&str> = ch.www.iter().map(String::as_str).collect();
+        auth.challenge(ch.status, &www, sent.as_deref()).await.map_err(|e| {
+            format!(
+                "{} from POST {}; authorization failed: {e}",
+                status_text(StatusCode::from_u16(ch.status).unwrap_or(StatusCode::UNAUTHORIZED)),
+                self.base.url
+            )
+        })
+    }
+
     /// Takes the session id of an `initialize` answer.
     fn adopt_session(&self, resp: &Response<Incoming>) {
         let mut st = self.state();
@@ -121,35 +174,49 @@ impl Shared {
         tx: mpsc::Sender<Item>,
         head: oneshot::Sender<()>,
     ) {
-        let target = legacy.as_ref().unwrap_or(&self.base);
         let carried_session =
             legacy.is_none() && !out.initialize && out.modern.is_none() && self.state().session.is_some();
-        let req = self.request(
-            Method::POST,
-            target,
-            line,
-            Req { fresh: out.initialize, modern: out.modern.as_deref(), ..Req::default() },
-        );
         // At 2026-07-28 a cancelled request's POST is dropped: closing its connection is the
         // cancellation the server sees.
         let modern = out.modern.is_some() && !out.keys.is_empty();
         let keys = out.keys.clone();
-        let url = target.url.clone();
         let this = self.clone();
         let exchange = async move {
-            match this.pool.send(req).await {
-                Err(e) => {
-                    drop(head);
-                    this.send_failed(&tx, &out.keys, &format!("POST {url}"), &e).await;
-                }
-                Ok((resp, lease)) => {
-                    if out.initialize && legacy.is_none() {
-                        this.adopt_session(&resp);
+            let target = legacy.as_ref().unwrap_or(&this.base);
+            let mut authorizations = 0;
+            loop {
+                let req = this.request(
+                    Method::POST,
+                    target,
+                    line.clone(),
+                    Req { fresh: out.initialize, modern: out.modern.as_deref(), ..Req::default() },
+                );
+                let sent_auth = authorization_of(&req);
+                match this.pool.send(req).await {
+                    Err(e) => {
+                        drop(head);
+                        this.send_failed(&tx, &out.keys, &format!("POST {}", target.url), &e).await;
                     }
-                    drop(head);
-                    let is_legacy = legacy.is_some();
-                    this.on_post_response(resp, lease, out, tx, carried_session, is_legacy).await;
+                    Ok((resp, lease)) => {
+                        if let Some(ch) = this.auth_challenge(&resp, &mut authorizations) {
+                            drain(resp.into_body(), lease).await;
+                            match this.authorize(ch, sent_auth).await {
+                                Ok(()) => continue,
+                                Err(m) => {
+                                    drop(head);
+                                    return this.fail_requests_with(&tx, &out.keys, UNAUTHORIZED, &m).await;
+                                }
+                            }
+                        }
+                        if out.initialize && legacy.is_none() {
+                            this.adopt_session(&resp);
+                        }
+                        drop(head);
+                        let is_legacy = legacy.is_some();
+                        this.on_post_response(resp, lease, out, tx, carried_session, is_legacy).await;
+                    }
                 }
+                return;
             }
         };
         if modern {
@@ -241,12 +308,19 @@ impl Shared {
             } else {
                 snippet(body).await
             };
-            let m = if detail.is_empty() {
+            let mut m = if detail.is_empty() {
                 format!("{} from POST {url}", status_text(status))
             } else {
                 format!("{} from POST {url}: {detail}", status_text(status))
             };
-            self.fail_requests(&tx, &out.keys, &m).await;
+            let code = match status {
+                StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => UNAUTHORIZED,
+                _ => super::HTTP_TRANSPORT_ERROR,
+            };
+            if status == StatusCode::UNAUTHORIZED && self.auth.is_none() {
+                m.push_str(" (the server requires authorization: set the `auth` option to authorize with OAuth, or send a token in the headers)");
+            }
+            self.fail_requests_with(&tx, &out.keys, code, &m).await;
         }
     }
 

@@ -1,0 +1,96 @@
+"""OAuth 2.1 for :meth:`Client.http <hypermcp.client.Client.http>`: what the client needs to
+authorize at the server's authorization server (spec "Authorization").
+
+The flows run in the engine: on ``401`` (or ``403`` with ``insufficient_scope``) the client
+discovers the authorization server from the server's Protected Resource Metadata, registers
+(a pre-registered ``client_id``, a Client ID Metadata Document, or Dynamic Client
+Registration), sends the user to authorize (authorization code + PKCE), gets a token and sends
+the request again; tokens are refreshed before they expire. ::
+
+    from hypermcp import Client, OAuth
+
+    auth = OAuth(redirect_uri="http://127.0.0.1:8765/callback", token_store="~/.myapp/tokens.json")
+    async with Client.http("https://mcp.example.com/mcp", auth=auth) as client:
+        print(await client.list_tools())
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any, Literal
+
+__all__ = ["OAuth"]
+
+
+class OAuth:
+    """How the client authorizes (every argument is optional).
+
+    - ``client_id`` / ``client_secret`` / ``token_endpoint_auth_method``: a pre-registered
+      client (used first); the method defaults to what the authorization server supports
+      (``client_secret_basic``, ``client_secret_post`` or ``none``).
+    - ``client_metadata_url``: the HTTPS URL of this client's Client ID Metadata Document, used
+      as the client id where the authorization server supports such documents.
+    - ``client_name``, ``redirect_uri``, ``application_type`` (``"native"`` or ``"web"``;
+      by default ``native`` for a loopback redirect URI): what Dynamic Client Registration sends.
+    - ``scopes``: scopes always asked for, besides those the server challenges with (by
+      default the challenge's, else the resource's ``scopes_supported``).
+    - ``offline_access``: ask for a refresh token where offered (default True).
+    - ``grant``: ``"authorization_code"`` (a user authorizes; the default) or
+      ``"client_credentials"`` (the client acts on its own behalf; needs ``client_id`` and
+      ``client_secret``).
+    - ``authorize``: ``"browser"`` (open the system browser and receive the redirect on the
+      loopback ``redirect_uri``; the URL is printed too) or ``"headless"`` (follow the
+      authorization server's redirects without a browser, for servers that approve without
+      user interaction).
+    - ``token_store``: a JSON file keeping registrations and tokens across runs (mode 0600);
+      by default they live in memory.
+    - ``max_authorizations``: authorizations one request may trigger (default 3), so a server
+      that keeps refusing cannot loop the client.
+    """
+
+    __slots__ = ("options",)
+
+    def __init__(
+        self,
+        *,
+        client_id: str | None = None,
+        client_secret: str | None = None,
+        token_endpoint_auth_method: Literal["client_secret_basic", "client_secret_post", "none"] | None = None,
+        client_metadata_url: str | None = None,
+        client_name: str | None = None,
+        redirect_uri: str | None = None,
+        application_type: Literal["native", "web"] | None = None,
+        scopes: str | Sequence[str] | None = None,
+        offline_access: bool = True,
+        grant: Literal["authorization_code", "client_credentials"] = "authorization_code",
+        authorize: Literal["browser", "headless"] = "browser",
+        token_store: str | os.PathLike[str] | None = None,
+        max_authorizations: int = 3,
+    ) -> None:
+        options: dict[str, Any] = {
+            "offline_access": offline_access,
+            "grant": grant,
+            "authorize": authorize,
+            "max_authorizations": max_authorizations,
+        }
+        given = {
+            "client_id": client_id,
+            "client_secret": client_secret,
+            "token_endpoint_auth_method": token_endpoint_auth_method,
+            "client_metadata_url": client_metadata_url,
+            "client_name": client_name,
+            "redirect_uri": redirect_uri,
+            "application_type": application_type,
+        }
+        options.update({k: v for k, v in given.items() if v is not None})
+        if scopes is not None:
+            options["scopes"] = scopes if isinstance(scopes, str) else list(scopes)
+        if token_store is not None:
+            options["token_store"] = os.path.expanduser(os.fspath(token_store))
+        #: The options as the engine reads them.
+        self.options = options
+
+    def __repr__(self) -> str:
+        shown = {k: ("<set>" if k == "client_secret" else v) for k, v in self.options.items()}
+        return f"OAuth({shown})"

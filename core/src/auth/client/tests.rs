@@ -1,0 +1,271 @@
+//! The flows against a scripted resource and authorization server (no sockets).
+
+use super::*;
+use futures_util::future::BoxFuture;
+use serde_json::{json, Value};
+use std::sync::Mutex;
+
+type Route = Box<dyn Fn(&HttpRequest) -> Option<HttpResponse> + Send + Sync>;
+
+/// A scripted peer: each route answers the requests it recognises; every request is logged.
+struct Sim {
+    routes: Vec<Route>,
+    log: Mutex<Vec<HttpRequest>>,
+}
+
+fn json_resp(status: u16, v: Value) -> HttpResponse {
+    HttpResponse {
+        status,
+        headers: vec![("content-type".into(), "application/json".into())],
+        body: v.to_string().into_bytes(),
+    }
+}
+
+fn form(req: &HttpRequest) -> Vec<(String, String)> {
+    form_urlencoded::parse(&req.body).into_owned().collect()
+}
+
+fn field(pairs: &[(String, String)], k: &str) -> Option<String> {
+    pairs.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())
+}
+
+impl Sim {
+    fn requests(&self, needle: &str) -> Vec<HttpRequest> {
+        self.log.lock().unwrap().iter().filter(|r| r.url.contains(needle)).cloned().collect()
+    }
+}
+
+impl Fetch for Sim {
+    fn fetch(&self, req: HttpRequest) -> BoxFuture<'_, Result<HttpResponse, String>> {
+        self.log.lock().unwrap().push(req.clone());
+        let resp =
+            self.routes.iter().find_map(|r| r(&req)).unwrap_or(HttpResponse { status: 404, ..Default::default() });
+        Box::pin(async move { Ok(resp) })
+    }
+}
+
+const RS: &str = "http://127.0.0.1:9/mcp";
+const AS: &str = "http://127.0.0.1:7";
+
+/// The server side of a flow: PRM at the path-inserted location, AS metadata (with these
+/// changes), DCR and a token endpoint checking PKCE and the resource.
+fn sim(meta_patch: Value, prm_patch: Value) -> Arc<Sim> {
+    let challenge = Arc::new(Mutex::new(String::new()));
+    let c2 = challenge.clone();
+    let mut meta = json!({
+        "issuer": AS,
+        "authorization_endpoint": format!("{AS}/authorize"),
+        "token_endpoint": format!("{AS}/token"),
+        "registration_endpoint": format!("{AS}/register"),
+        "code_challenge_methods_supported": ["S256"],
+        "authorization_response_iss_parameter_supported": true,
+        "token_endpoint_auth_methods_supported": ["none"],
+    });
+    for (k, v) in meta_patch.as_object().unwrap() {
+        if v.is_null() {
+            meta.as_object_mut().unwrap().remove(k);
+        } else {
+            meta[k] = v.clone();
+        }
+    }
+    let mut prm = json!({"resource": RS, "authorization_servers": [AS]});
+    for (k, v) in prm_patch.as_object().unwrap() {
+        prm[k] = v.clone();
+    }
+    let routes: Vec<Route> = vec![
+        Box::new(move |r| {
+            (r.url == "http://127.0.0.1:9/.well-known/oauth-protected-resource/mcp")
+                .then(|| json_resp(200, prm.clone()))
+        }),
+        Box::new(move |r| {
+            (r.url == format!("{AS}/.well-known/oauth-authorization-server")).then(|| json_resp(200, meta.clone()))
+        }),
+        Box::new(|r| {
+            (r.url.ends_with("/register")).then(|| {
+                let body: Value = serde_json::from_slice(&r.body).unwrap();
+                assert_eq!(body["application_type"], "native");
+                assert_eq!(body["grant_types"], json!(["authorization_code", "refresh_token"]));
+                json_resp(201, json!({"client_id": "dyn-client", "token_endpoint_auth_method": "none"}))
+            })
+        }),
+        Box::new(move |r| {
+            (r.url.ends_with("/token")).then(|| {
+                let f = form(r);
+                match field(&f, "grant_type").as_deref() {
+                    Some("authorization_code") => {
+                        let v = field(&f, "code_verifier").unwrap();
+                        assert_eq!(pkce_challenge(&v), *c2.lock().unwrap(), "PKCE verifier matches");
+                        assert_eq!(field(&f, "resource").as_deref(), Some(RS));
+                        if !r.headers.iter().any(|(n, _)| n == "Authorization") {
+                            assert_eq!(field(&f, "client_id").as_deref(), Some("dyn-client"));
+                        }
+                        json_resp(200, json!({"access_token": "tok-1", "token_type": "Bearer", "expires_in": 3600, "refresh_token": "rt-1"}))
+                    }
+                    Some("refresh_token") => {
+                        assert_eq!(field(&f, "refresh_token").as_deref(), Some("rt-1"));
+                        json_resp(200, json!({"access_token": "tok-2", "token_type": "Bearer", "expires_in": 3600}))
+                    }
+                    _ => json_resp(400, json!({"error": "unsupported_grant_type"})),
+                }
+            })
+        }),
+    ];
+    let s = Arc::new(Sim { routes, log: Mutex::new(Vec::new()) });
+    CHALLENGE.with(|c| *c.borrow_mut() = Some(challenge));
+    s
+}
+
+thread_local! {
+    static CHALLENGE: std::cell::RefCell<Option<Arc<Mutex<String>>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Approves at once: records the request's query and redirects with a code (and `iss`).
+struct Approve {
+    iss: Option<String>,
+    challenge: Arc<Mutex<String>>,
+    seen: Mutex<Vec<Vec<(String, String)>>>,
+}
+
+impl AuthorizationHandler for Approve {
+    fn authorize(&self, request: AuthorizationRequest) -> BoxFuture<'_, Result<String, String>> {
+        let u = Url::parse(&request.url).unwrap();
+        let q = u.query_pairs();
+        *self.challenge.lock().unwrap() = field(&q, "code_challenge").unwrap_or_default();
+        let state = field(&q, "state").unwrap();
+        self.seen.lock().unwrap().push(q);
+        let mut pairs = vec![("code", "c0de".to_string()), ("state", state)];
+        if let Some(i) = &self.iss {
+            pairs.push(("iss", i.clone()));
+        }
+        let refs: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let out = Url::parse(&request.redirect_uri).unwrap().with_query(&refs);
+        Box::pin(async move { Ok(out) })
+    }
+}
+
+fn authorizer(s: &Arc<Sim>, iss: Option<&str>, opts: OAuthOptions) -> (Authorizer, Arc<Approve>) {
+    let challenge = CHALLENGE.with(|c| c.borrow().clone().unwrap());
+    let h = Arc::new(Approve { iss: iss.map(str::to_string), challenge, seen: Mutex::new(vec![]) });
+    (Authorizer::new(RS, opts, s.clone(), h.clone()).unwrap(), h)
+}
+
+const WWW: &str =
+    r#"Bearer resource_metadata="http://127.0.0.1:9/.well-known/oauth-protected-resource/mcp", scope="mcp:basic""#;
+
+#[tokio::test]
+async fn authorization_code_flow_end_to_end() {
+    let s = sim(json!({}), json!({}));
+    let (a, h) = authorizer(&s, Some(AS), OAuthOptions::default());
+    assert_eq!(a.authorization(), None);
+    a.challenge(401, &[WWW], None).await.unwrap();
+    assert_eq!(a.authorization().as_deref(), Some("Bearer tok-1"));
+    let q = h.seen.lock().unwrap()[0].clone();
+    assert_eq!(field(&q, "scope").as_deref(), Some("mcp:basic"));
+    assert_eq!(field(&q, "resource").as_deref(), Some(RS));
+    assert_eq!(field(&q, "code_challenge_method").as_deref(), Some("S256"));
+    assert_eq!(field(&q, "client_id").as_deref(), Some("dyn-client"));
+    // The token held failed: the refresh token answers without the user.
+    a.challenge(401, &[WWW], Some("Bearer tok-1")).await.unwrap();
+    assert_eq!(a.authorization().as_deref(), Some("Bearer tok-2"));
+    assert_eq!(h.seen.lock().unwrap().len(), 1);
+    // A request that still carried the old token just retries with the new one.
+    a.challenge(401, &[WWW], Some("Bearer tok-1")).await.unwrap();
+    assert_eq!(s.requests("/token").len(), 2);
+}
+
+#[tokio::test]
+async fn step_up_asks_for_the_union_of_scopes() {
+    let s = sim(json!({}), json!({}));
+    let (a, h) = authorizer(&s, Some(AS), OAuthOptions::default());
+    a.challenge(401, &[WWW], None).await.unwrap();
+    let up = r#"Bearer error="insufficient_scope", scope="mcp:write", resource_metadata="http://127.0.0.1:9/.well-known/oauth-protected-resource/mcp""#;
+    a.challenge(403, &[up], Some("Bearer tok-1")).await.unwrap();
+    assert_eq!(field(&h.seen.lock().unwrap()[1], "scope").as_deref(), Some("mcp:basic mcp:write"));
+    let held = a.authorization();
+    let err = a.challenge(403, &["Bearer error=\"invalid_token\""], held.as_deref()).await;
+    assert!(err.unwrap_err().contains("403"));
+}
+
+#[tokio::test]
+async fn iss_is_checked_by_simple_comparison() {
+    for (iss, advertised, ok) in [
+        (Some(AS.to_string()), true, true),
+        (None, true, false),
+        (Some("https://evil.example.com".into()), true, false),
+        (Some(format!("{AS}/")), true, false),
+        (Some("https://evil.example.com".into()), false, false),
+        (None, false, true),
+    ] {
+        let patch =
+            if advertised { json!({}) } else { json!({"authorization_response_iss_parameter_supported": null}) };
+        let s = sim(patch, json!({}));
+        let (a, _) = authorizer(&s, iss.as_deref(), OAuthOptions::default());
+        let r = a.challenge(401, &[WWW], None).await;
+        assert_eq!(r.is_ok(), ok, "iss {iss:?} advertised {advertised}: {r:?}");
+        assert_eq!(s.requests("/token").len(), usize::from(ok), "no code is sent after a rejected response");
+    }
+}
+
+#[tokio::test]
+async fn metadata_and_resource_are_validated() {
+    let s = sim(json!({"issuer": "https://attacker.example.com"}), json!({}));
+    let (a, _) = authorizer(&s, Some(AS), OAuthOptions::default());
+    let e = a.challenge(401, &[WWW], None).await.unwrap_err();
+    assert!(e.contains("refusing to use it"), "{e}");
+    assert!(s.requests("/register").is_empty() && s.requests("/authorize").is_empty());
+
+    let s = sim(json!({}), json!({"resource": "https://evil.example.com/mcp"}));
+    let (a, h) = authorizer(&s, Some(AS), OAuthOptions::default());
+    let e = a.challenge(401, &[WWW], None).await.unwrap_err();
+    assert!(e.contains("not for"), "{e}");
+    assert!(h.seen.lock().unwrap().is_empty());
+
+    let s = sim(json!({"code_challenge_methods_supported": null}), json!({}));
+    let (a, _) = authorizer(&s, Some(AS), OAuthOptions::default());
+    assert!(a.challenge(401, &[WWW], None).await.unwrap_err().contains("PKCE"));
+}
+
+#[tokio::test]
+async fn offline_access_and_scopes_supported() {
+    let s = sim(
+        json!({"scopes_supported": ["mcp:basic", "offline_access"]}),
+        json!({"scopes_supported": ["mcp:basic", "mcp:read"]}),
+    );
+    let (a, h) = authorizer(&s, Some(AS), OAuthOptions::default());
+    a.challenge(401, &["Bearer"], None).await.unwrap();
+    let seen = h.seen.lock().unwrap();
+    assert_eq!(field(&seen[0], "scope").as_deref(), Some("mcp:basic mcp:read offline_access"));
+}
+
+#[tokio::test]
+async fn pre_registered_clients_authenticate_as_configured() {
+    let s = sim(json!({"token_endpoint_auth_methods_supported": ["client_secret_basic"]}), json!({}));
+    let opts = OAuthOptions::default().client("dyn-client", Some("s3cret:x".into()));
+    let (a, _) = authorizer(&s, Some(AS), opts);
+    a.challenge(401, &[WWW], None).await.unwrap();
+    let t = &s.requests("/token")[0];
+    let auth = t.headers.iter().find(|(n, _)| n == "Authorization").map(|(_, v)| v.clone()).unwrap();
+    let raw = crate::util::base64_decode(auth.strip_prefix("Basic ").unwrap()).unwrap();
+    assert_eq!(String::from_utf8(raw).unwrap(), "dyn-client:s3cret%3Ax");
+    assert!(s.requests("/register").is_empty());
+    assert!(field(&form(t), "client_secret").is_none());
+}
+
+#[test]
+fn options_are_checked() {
+    assert!(OAuthOptions::new("http://example.com/cb").validate().unwrap_err().contains("loopback"));
+    assert!(OAuthOptions::new("https://app.example/cb").validate().is_ok());
+    let o = OAuthOptions::default().client_metadata_url("http://x.example/m.json");
+    assert!(o.validate().unwrap_err().contains("https"));
+    let o: OAuthOptions = serde_json::from_value(
+        json!({"clientId": "a", "scopes": "x y", "grant": "client_credentials", "clientSecret": "s"}),
+    )
+    .unwrap();
+    assert_eq!(o.scopes, Some(vec!["x".into(), "y".into()]));
+    assert!(o.validate().is_ok());
+    assert!(serde_json::from_value::<OAuthOptions>(json!({"nope": 1})).is_err());
+    assert_eq!(
+        pkce_challenge("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
+        "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+    );
+}
