@@ -42,7 +42,9 @@ const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadat
 
 /// OAuth for the `auth/*` scenarios: the harness's authorization servers approve at once, so
 /// the headless handler follows their redirect; `MCP_CONFORMANCE_CONTEXT` carries the
-/// pre-registered credentials of the scenarios that have them.
+/// pre-registered credentials of the scenarios that have them (a secret or a private key),
+/// the workload token of `auth/wif-jwt-bearer` and the identity provider of
+/// `auth/enterprise-managed-authorization`.
 fn conformance_auth(scenario: &str) -> OAuthOptions {
     let ctx: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
         .ok()
@@ -55,8 +57,18 @@ fn conformance_auth(scenario: &str) -> OAuthOptions {
     if let Some(id) = text("client_id") {
         o = o.client(id, text("client_secret"));
     }
+    o.private_key_pem = text("private_key_pem");
+    o.signing_algorithm = text("signing_algorithm");
     if scenario.starts_with("auth/client-credentials") {
         o = o.grant(Grant::ClientCredentials);
+    } else if scenario == "auth/wif-jwt-bearer" {
+        o.assertion = text("valid_jwt");
+        o = o.grant(Grant::JwtBearer);
+    } else if scenario == "auth/enterprise-managed-authorization" {
+        o.id_token = text("idp_id_token");
+        o.idp_token_endpoint = text("idp_token_endpoint");
+        o.idp_client_id = text("idp_client_id");
+        o = o.grant(Grant::EnterpriseManaged);
     }
     o
 }

@@ -17,8 +17,9 @@
 // The auth/* scenarios put an OAuth-protected server before the same plays: the client
 // authorizes with the `auth` option (authorize 'headless', since the harness's authorization
 // servers approve at once; its Client ID Metadata Document URL; the pre-registered
-// credentials MCP_CONFORMANCE_CONTEXT gives, and client_credentials for the scenarios of that
-// grant).
+// credentials MCP_CONFORMANCE_CONTEXT gives, a secret or a private key; the workload token of
+// auth/wif-jwt-bearer and the identity provider of auth/enterprise-managed-authorization;
+// DPoP where the authorization server offers it).
 // Exits 0 on success, 1 with a message otherwise.
 import { Client } from '../../bindings-node/js/index.mjs';
 
@@ -28,13 +29,23 @@ const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json
 /** OAuth options for an auth/* scenario. */
 function conformanceAuth(scenario) {
   const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || '{}');
+  let grant = 'authorization_code';
+  if (scenario.startsWith('auth/client-credentials')) grant = 'client_credentials';
+  else if (scenario === 'auth/wif-jwt-bearer') grant = 'jwt_bearer';
+  else if (scenario === 'auth/enterprise-managed-authorization') grant = 'enterprise_managed';
   return {
     clientId: context.client_id,
     clientSecret: context.client_secret,
+    privateKeyPem: context.private_key_pem,
+    signingAlgorithm: context.signing_algorithm,
+    assertion: context.valid_jwt,
+    idToken: context.idp_id_token,
+    idpTokenEndpoint: context.idp_token_endpoint,
+    idpClientId: context.idp_client_id,
     clientMetadataUrl: CLIENT_METADATA_URL,
     clientName: 'hypermcp-conformance-client',
     redirectUri: 'http://localhost:3000/callback',
-    grant: scenario.startsWith('auth/client-credentials') ? 'client_credentials' : 'authorization_code',
+    grant,
     authorize: 'headless',
   };
 }

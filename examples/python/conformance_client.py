@@ -20,8 +20,9 @@ revision runs the ``initialize`` handshake; unset, the client probes (``mode="au
 The ``auth/*`` scenarios put an OAuth-protected server before the same plays: the client
 authorizes with :class:`~hypermcp.OAuth` (``authorize="headless"``, since the harness's
 authorization servers approve at once; its Client ID Metadata Document URL; the
-pre-registered credentials ``MCP_CONFORMANCE_CONTEXT`` gives, and ``client_credentials`` for
-the scenarios of that grant).
+pre-registered credentials ``MCP_CONFORMANCE_CONTEXT`` gives, a secret or a private key; the
+workload token of ``auth/wif-jwt-bearer`` and the identity provider of
+``auth/enterprise-managed-authorization``; DPoP where the authorization server offers it).
 
 Exits 0 on success, 1 with a message otherwise.
 """
@@ -43,13 +44,26 @@ CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
 def conformance_auth(scenario: str) -> OAuth:
     """OAuth for an ``auth/*`` scenario."""
     ctx = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    grant = "authorization_code"
+    if scenario.startswith("auth/client-credentials"):
+        grant = "client_credentials"
+    elif scenario == "auth/wif-jwt-bearer":
+        grant = "jwt_bearer"
+    elif scenario == "auth/enterprise-managed-authorization":
+        grant = "enterprise_managed"
     return OAuth(
         client_id=ctx.get("client_id"),
         client_secret=ctx.get("client_secret"),
+        private_key_pem=ctx.get("private_key_pem"),
+        signing_algorithm=ctx.get("signing_algorithm"),
+        assertion=ctx.get("valid_jwt"),
+        id_token=ctx.get("idp_id_token"),
+        idp_token_endpoint=ctx.get("idp_token_endpoint"),
+        idp_client_id=ctx.get("idp_client_id"),
         client_metadata_url=CLIENT_METADATA_URL,
         client_name="hypermcp-conformance-client",
         redirect_uri="http://localhost:3000/callback",
-        grant="client_credentials" if scenario.startswith("auth/client-credentials") else "authorization_code",
+        grant=grant,
         authorize="headless",
     )
 

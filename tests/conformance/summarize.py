@@ -2,7 +2,7 @@
 """Summarize the checks.json files the conformance CLI writes with ``-o DIR``.
 
     summarize.py [--strict-warnings] [--require-checks] [--cli-status N] [--stderr-tail N]
-                 [--unscored] [--expect-scored N] [--defer PREFIX] DIR
+                 [--unscored] [--expect-scored N] [--require-unscored PREFIX] [--defer PREFIX] DIR
 
 The CLI writes one folder per scenario (``server-<scenario>-<timestamp>/`` in server mode,
 ``<scenario>-<timestamp>/`` in client mode), each with ``checks.json``: a list of
@@ -21,6 +21,9 @@ With --unscored (the 0.2.0 ``--requirements`` legs), the scenarios DIR/cli.log l
 ``Not scored for <rev>:`` (extension and pending scenarios) are reported on their own lines
 (``unscored ok`` / ``unscored FAIL``) and never fail the run; --expect-scored N also fails the
 run unless exactly N scored scenarios ran and passed (a leg that ran fewer is not a pass).
+--require-unscored PREFIX judges the unscored scenarios whose names start with PREFIX
+(``auth/``: the authorization extensions) like scored ones: a failing one fails the run, and
+``required unscored: N/M passed`` is printed.
 --defer PREFIX reports the scored scenarios whose names start with PREFIX (``auth/``: the
 authorization scenarios, the next piece of work) on their own ``deferred`` lines, outside the
 verdict and the expected count.
@@ -36,7 +39,10 @@ import re
 import sys
 from pathlib import Path
 
-USAGE = "[--strict-warnings] [--require-checks] [--cli-status N] [--stderr-tail N] [--unscored] [--expect-scored N] DIR"
+USAGE = (
+    "[--strict-warnings] [--require-checks] [--cli-status N] [--stderr-tail N] [--unscored]"
+    " [--expect-scored N] [--require-unscored PREFIX] [--defer PREFIX] DIR"
+)
 NOT_SCORED = re.compile(r"^Not scored for ")
 NOT_SCORED_ITEM = re.compile(r"^\s+\S+\s+(\S+)(?:\s+\(.*\))?\s*$")
 
@@ -92,6 +98,7 @@ def main(argv: list[str]) -> int:
     unscored_mode = False
     expect = -1
     defer: list[str] = []
+    require_unscored: list[str] = []
     args: list[str] = []
     i = 0
     while i < len(argv):
@@ -104,6 +111,9 @@ def main(argv: list[str]) -> int:
             i += 1
         elif argv[i] == "--defer" and i + 1 < len(argv):
             defer.append(argv[i + 1])
+            i += 1
+        elif argv[i] == "--require-unscored" and i + 1 < len(argv):
+            require_unscored.append(argv[i + 1])
             i += 1
         elif argv[i] == "--unscored":
             unscored_mode = True
@@ -135,6 +145,7 @@ def main(argv: list[str]) -> int:
     skip = unscored_names(root) if unscored_mode else set()
     scored = scored_ok = 0
     unscored_run = unscored_bad = 0
+    required_run = required_ok = 0
     deferred_run = deferred_ok = 0
     for f in files:
         name = scenario_name(f.parent, root)
@@ -157,6 +168,18 @@ def main(argv: list[str]) -> int:
             good = sum(1 for c in checks if c.get("status") == "SUCCESS")
             unscored_run += 1
             unscored_bad += 1 if bad else 0
+            if any(name.startswith(p) for p in require_unscored):
+                required_run += 1
+                required_ok += 0 if bad else 1
+                bad_scenarios += 1 if bad else 0
+                tag = "FAIL " if bad else "ok   "
+                print(f"  {tag} {name}: {good} passed, {bad} failed (unscored, required here)")
+                for c in checks:
+                    if c.get("status") == "FAILURE":
+                        print(
+                            f"        - {c.get('id')} [FAILURE]: {c.get('errorMessage') or c.get('description') or ''}"
+                        )
+                continue
             tag = "unscored FAIL" if bad else "unscored ok"
             print(f"  {tag} {name}: {good} passed, {bad} failed (not scored)")
             continue
@@ -216,6 +239,8 @@ def main(argv: list[str]) -> int:
     if unscored_mode:
         print(f"scored: {scored_ok}/{scored} scenarios passed")
         print(f"unscored: {unscored_run} scenarios run, {unscored_bad} failing (reported, not scored)")
+    if require_unscored:
+        print(f"required unscored: {required_ok}/{required_run} passed ({', '.join(require_unscored)})")
     if expect >= 0 and scored != expect:
         print(f"  FAIL  expected {expect} scored scenarios, {scored} ran (see {root}/cli.log)")
         return 1

@@ -147,8 +147,31 @@ export interface OAuthOptions {
   scopes?: string | string[];
   /** Ask for a refresh token where the authorization server offers it (default true). */
   offlineAccess?: boolean;
-  /** `authorization_code` (a user authorizes; default) or `client_credentials` (needs clientId and clientSecret). */
-  grant?: 'authorization_code' | 'client_credentials';
+  /**
+   * `authorization_code` (a user authorizes; default), `client_credentials` (needs clientId and
+   * clientSecret or privateKeyPem), `jwt_bearer` (workload identity federation: `assertion` or
+   * `assertionFile`) or `enterprise_managed` (the user's `idToken` is exchanged at
+   * `idpTokenEndpoint` for an ID-JAG the authorization server takes).
+   */
+  grant?: 'authorization_code' | 'client_credentials' | 'jwt_bearer' | 'enterprise_managed';
+  /** A PEM private key (PKCS#8): authenticate at the token endpoint with `private_key_jwt`. */
+  privateKeyPem?: string;
+  /** The JWS algorithm of `privateKeyPem` (default `ES256`). */
+  signingAlgorithm?: string;
+  /** The JWT-bearer grant's assertion (a workload identity token). */
+  assertion?: string;
+  /** A file holding the assertion, read at each token request. */
+  assertionFile?: string;
+  /** Enterprise-managed authorization: the user's ID token from the identity provider. */
+  idToken?: string;
+  /** Enterprise-managed authorization: the identity provider's token endpoint. */
+  idpTokenEndpoint?: string;
+  /** Enterprise-managed authorization: this client's id at the identity provider. */
+  idpClientId?: string;
+  /** Enterprise-managed authorization: this client's secret at the identity provider. */
+  idpClientSecret?: string;
+  /** Bind tokens to a DPoP key where the authorization server supports it (default true). */
+  dpop?: boolean;
   /**
    * `browser` (open the system browser, receive the redirect on the loopback redirectUri; the
    * URL is printed too) or `headless` (follow the server's redirects without a browser, for

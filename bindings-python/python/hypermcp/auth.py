@@ -36,9 +36,17 @@ class OAuth:
     - ``scopes``: scopes always asked for, besides those the server challenges with (by
       default the challenge's, else the resource's ``scopes_supported``).
     - ``offline_access``: ask for a refresh token where offered (default True).
-    - ``grant``: ``"authorization_code"`` (a user authorizes; the default) or
+    - ``grant``: ``"authorization_code"`` (a user authorizes; the default),
       ``"client_credentials"`` (the client acts on its own behalf; needs ``client_id`` and
-      ``client_secret``).
+      ``client_secret`` or ``private_key_pem``), ``"jwt_bearer"`` (workload identity
+      federation: ``assertion``, or ``assertion_file`` read at each token request) or
+      ``"enterprise_managed"`` (the user's ``id_token`` is exchanged at the identity provider's
+      ``idp_token_endpoint``, as ``idp_client_id`` / ``idp_client_secret``, for an ID-JAG the
+      authorization server takes).
+    - ``private_key_pem`` / ``signing_algorithm`` (``ES256`` by default): authenticate at the
+      token endpoint with ``private_key_jwt`` instead of a secret.
+    - ``dpop``: bind tokens to a DPoP key where the authorization server supports it (default
+      True); every request then carries a fresh proof, with the servers' nonces.
     - ``authorize``: ``"browser"`` (open the system browser and receive the redirect on the
       loopback ``redirect_uri``; the URL is printed too) or ``"headless"`` (follow the
       authorization server's redirects without a browser, for servers that approve without
@@ -63,7 +71,18 @@ class OAuth:
         application_type: Literal["native", "web"] | None = None,
         scopes: str | Sequence[str] | None = None,
         offline_access: bool = True,
-        grant: Literal["authorization_code", "client_credentials"] = "authorization_code",
+        grant: Literal["authorization_code", "client_credentials", "jwt_bearer", "enterprise_managed"] = (
+            "authorization_code"
+        ),
+        private_key_pem: str | None = None,
+        signing_algorithm: str | None = None,
+        assertion: str | None = None,
+        assertion_file: str | os.PathLike[str] | None = None,
+        id_token: str | None = None,
+        idp_token_endpoint: str | None = None,
+        idp_client_id: str | None = None,
+        idp_client_secret: str | None = None,
+        dpop: bool = True,
         authorize: Literal["browser", "headless"] = "browser",
         token_store: str | os.PathLike[str] | None = None,
         max_authorizations: int = 3,
@@ -73,6 +92,7 @@ class OAuth:
             "grant": grant,
             "authorize": authorize,
             "max_authorizations": max_authorizations,
+            "dpop": dpop,
         }
         given = {
             "client_id": client_id,
@@ -82,15 +102,25 @@ class OAuth:
             "client_name": client_name,
             "redirect_uri": redirect_uri,
             "application_type": application_type,
+            "private_key_pem": private_key_pem,
+            "signing_algorithm": signing_algorithm,
+            "assertion": assertion,
+            "id_token": id_token,
+            "idp_token_endpoint": idp_token_endpoint,
+            "idp_client_id": idp_client_id,
+            "idp_client_secret": idp_client_secret,
         }
         options.update({k: v for k, v in given.items() if v is not None})
         if scopes is not None:
             options["scopes"] = scopes if isinstance(scopes, str) else list(scopes)
+        if assertion_file is not None:
+            options["assertion_file"] = os.fspath(assertion_file)
         if token_store is not None:
             options["token_store"] = os.path.expanduser(os.fspath(token_store))
         #: The options as the engine reads them.
         self.options = options
 
     def __repr__(self) -> str:
-        shown = {k: ("<set>" if k == "client_secret" else v) for k, v in self.options.items()}
+        secret = {"client_secret", "private_key_pem", "assertion", "id_token", "idp_client_secret"}
+        shown = {k: ("<set>" if k in secret else v) for k, v in self.options.items()}
         return f"OAuth({shown})"

@@ -25,7 +25,9 @@
 //!
 //! Each request may trigger at most `max_authorizations` authorizations (step-up included).
 
+mod dpop;
 mod http;
+mod jwt;
 mod options;
 mod store;
 pub mod url;
@@ -83,6 +85,9 @@ pub struct ServerMetadata {
     /// Whether Client ID Metadata Documents are accepted as client ids.
     #[serde(default)]
     pub client_id_metadata_document_supported: Option<bool>,
+    /// RFC 9449: the JWS algorithms it accepts in DPoP proofs.
+    #[serde(default)]
+    pub dpop_signing_alg_values_supported: Option<Vec<String>>,
 }
 
 /// The token the transport presents, and where it came from.
@@ -120,6 +125,15 @@ pub struct Authorizer {
     store: Arc<dyn TokenStore>,
     active: RwLock<Option<Active>>,
     flow: tokio::sync::Mutex<FlowState>,
+    /// The DPoP key, made when a token is first bound.
+    dpop: std::sync::Mutex<Option<Arc<dpop::DpopKey>>>,
+    /// The latest `DPoP-Nonce` of the authorization server and of the resource server.
+    as_nonce: std::sync::Mutex<Option<String>>,
+    rs_nonce: std::sync::Mutex<Option<String>>,
+}
+
+fn locked<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl std::fmt::Debug for Authorizer {
@@ -137,6 +151,17 @@ fn random_token(n: usize) -> Result<String, String> {
     let mut b = vec![0u8; n];
     getrandom::fill(&mut b).map_err(|e| format!("no randomness for OAuth: {e}"))?;
     Ok(crate::util::base64url_encode(&b))
+}
+
+/// The JWT-bearer grant type (RFC 7523).
+const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+/// The token type of an identity assertion JWT authorization grant.
+const ID_JAG: &str = "urn:ietf:params:oauth:token-type:id-jag";
+
+/// `Basic` credentials (RFC 6749 §2.3.1: both parts form-encoded first).
+fn basic_auth(id: &str, secret: &str) -> String {
+    let enc = |s: &str| form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
+    format!("Basic {}", crate::util::base64_encode(format!("{}:{}", enc(id), enc(secret)).as_bytes()))
 }
 
 /// The PKCE S256 challenge of a verifier (RFC 7636 §4.2).
@@ -193,6 +218,9 @@ impl Authorizer {
             store,
             active: RwLock::new(None),
             flow: tokio::sync::Mutex::new(FlowState::default()),
+            dpop: std::sync::Mutex::new(None),
+            as_nonce: std::sync::Mutex::new(None),
+            rs_nonce: std::sync::Mutex::new(None),
         })
     }
 
@@ -204,6 +232,40 @@ impl Authorizer {
     /// The `Authorization` header value to send, once a token is held.
     pub fn authorization(&self) -> Option<String> {
         self.active.read().unwrap_or_else(|e| e.into_inner()).as_ref().map(|a| a.header.clone())
+    }
+
+    /// The `DPoP` proof a request to the MCP server carries (`method` on `url`), when the token
+    /// held is DPoP-bound.
+    pub fn proof(&self, method: &str, url: &str) -> Option<String> {
+        let a = self.active()?;
+        if !a.tokens.token_type.eq_ignore_ascii_case("dpop") {
+            return None;
+        }
+        let key = locked(&self.dpop).clone()?;
+        let nonce = locked(&self.rs_nonce).clone();
+        let jti = random_token(16).ok()?;
+        key.proof(method, &dpop::htu(url), nonce.as_deref(), Some(&a.tokens.access_token), now_secs(), &jti).ok()
+    }
+
+    /// Records the MCP server's `DPoP-Nonce` (RFC 9449 §9), for the proofs that follow.
+    pub fn note_dpop_nonce(&self, nonce: &str) {
+        *locked(&self.rs_nonce) = Some(nonce.to_string());
+    }
+
+    fn dpop_key(&self) -> Result<Arc<dpop::DpopKey>, String> {
+        let mut k = locked(&self.dpop);
+        if let Some(k) = &*k {
+            return Ok(k.clone());
+        }
+        let made = Arc::new(dpop::DpopKey::generate()?);
+        *k = Some(made.clone());
+        Ok(made)
+    }
+
+    /// Whether tokens from this authorization server get bound to the DPoP key.
+    fn uses_dpop(&self, d: &Discovered) -> bool {
+        self.opts.dpop
+            && d.meta.dpop_signing_alg_values_supported.as_deref().is_some_and(|a| a.iter().any(|x| x == "ES256"))
     }
 
     fn set_active(&self, a: Option<Active>) {
@@ -239,13 +301,21 @@ impl Authorizer {
     /// again. `Err` explains why it cannot be.
     pub async fn challenge(&self, status: u16, www_authenticate: &[&str], sent: Option<&str>) -> Result<(), String> {
         let mut flow = self.flow.lock().await;
+        let challenges = challenge::parse(www_authenticate.iter().copied());
+        // RFC 9449 §9: the server wants its nonce in the proof (the transport noted it).
+        if status == 401 && challenges.iter().any(|c| c.is("DPoP") && c.param("error") == Some("use_dpop_nonce")) {
+            return if locked(&self.rs_nonce).is_some() {
+                Ok(())
+            } else {
+                Err("the server asked for a DPoP nonce (use_dpop_nonce) without sending one".into())
+            };
+        }
         // Another request authorized while this one waited: retry with that token.
         if let Some(now) = self.authorization() {
             if sent != Some(now.as_str()) {
                 return Ok(());
             }
         }
-        let challenges = challenge::parse(www_authenticate.iter().copied());
         let bearer: Challenge = challenges.iter().find(|c| c.is("Bearer") || c.is("DPoP")).cloned().unwrap_or_default();
         if status == 403 && bearer.param("error") != Some("insufficient_scope") {
             return Err(
@@ -294,6 +364,14 @@ impl Authorizer {
         let tokens = match self.opts.grant {
             Grant::AuthorizationCode => self.authorization_code(&d, &client, &scopes).await?,
             Grant::ClientCredentials => self.client_credentials(&d, &client, &scopes).await?,
+            Grant::JwtBearer => {
+                let assertion = self.workload_assertion().await?;
+                self.jwt_bearer(&d, &client, &assertion, &scopes).await?
+            }
+            Grant::EnterpriseManaged => {
+                let id_jag = self.exchange_id_token(&d, &scopes).await?;
+                self.jwt_bearer(&d, &client, &id_jag, &scopes).await?
+            }
         };
         self.keep(&d, tokens).await
     }
@@ -353,6 +431,7 @@ impl Authorizer {
                     code_challenge_methods_supported: None,
                     authorization_response_iss_parameter_supported: None,
                     client_id_metadata_document_supported: None,
+                    dpop_signing_alg_values_supported: None,
                 },
                 issuer: origin,
                 documented: false,
@@ -414,9 +493,16 @@ impl Authorizer {
             return Ok(StoredClient {
                 client_id: id.clone(),
                 client_secret: self.opts.client_secret.clone(),
-                token_endpoint_auth_method: self.opts.token_endpoint_auth_method.clone(),
+                token_endpoint_auth_method: self
+                    .opts
+                    .token_endpoint_auth_method
+                    .clone()
+                    .or_else(|| self.opts.private_key_pem.as_ref().map(|_| "private_key_jwt".into())),
                 redirect_uri: Some(self.opts.redirect_uri.clone()),
             });
+        }
+        if self.opts.grant != Grant::AuthorizationCode {
+            return Err("this grant needs a pre-registered client_id".into());
         }
         if let (Some(u), Some(true)) = (&self.opts.client_metadata_url, d.meta.client_id_metadata_document_supported) {
             return Ok(StoredClient {
@@ -445,10 +531,8 @@ impl Authorizer {
             Some(_) => "none",
             None => "client_secret_basic",
         };
-        let grant_types: Vec<&str> = match self.opts.grant {
-            Grant::AuthorizationCode => vec!["authorization_code", "refresh_token"],
-            Grant::ClientCredentials => vec!["client_credentials"],
-        };
+        // Only the authorization code grant registers (the others need a pre-registered client).
+        let grant_types = ["authorization_code", "refresh_token"];
         let body = serde_json::json!({
             "client_name": self.opts.client_name,
             "redirect_uris": [self.opts.redirect_uri],
@@ -490,8 +574,9 @@ impl Authorizer {
         Ok(client)
     }
 
-    /// Adds the client's authentication to a token request (RFC 6749 §2.3, OAuth 2.1 §2.4).
-    fn authenticate(&self, d: &Discovered, client: &StoredClient, mut req: HttpRequest) -> HttpRequest {
+    /// Adds the client's authentication to a token request (RFC 6749 §2.3, OAuth 2.1 §2.4,
+    /// RFC 7523 §2.2 for `private_key_jwt`, whose assertion's audience is the issuer).
+    fn authenticate(&self, d: &Discovered, client: &StoredClient, mut req: HttpRequest) -> Result<HttpRequest, String> {
         let supported = d.meta.token_endpoint_auth_methods_supported.as_deref();
         let method = match (&client.token_endpoint_auth_method, &client.client_secret) {
             (Some(m), _) => m.as_str(),
@@ -512,19 +597,35 @@ impl Authorizer {
             }
             req.body = ser.finish().into_bytes();
         };
-        match (method, &client.client_secret) {
-            ("client_secret_basic", Some(secret)) => {
-                let enc = |s: &str| form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
-                let raw = format!("{}:{}", enc(&client.client_id), enc(secret));
-                req.headers
-                    .push(("Authorization".into(), format!("Basic {}", crate::util::base64_encode(raw.as_bytes()))));
+        match (method, &client.client_secret, &self.opts.private_key_pem) {
+            ("client_secret_basic", Some(secret), _) => {
+                req.headers.push(("Authorization".into(), basic_auth(&client.client_id, secret)));
             }
-            ("client_secret_post", Some(secret)) => {
+            ("client_secret_post", Some(secret), _) => {
                 add(&mut req, &[("client_id", &client.client_id), ("client_secret", secret)])
+            }
+            ("private_key_jwt", _, Some(pem)) => {
+                let jti = random_token(16)?;
+                let assertion = jwt::client_assertion(
+                    pem,
+                    self.opts.signing_algorithm.as_deref(),
+                    &client.client_id,
+                    &d.issuer,
+                    now_secs(),
+                    &jti,
+                )?;
+                add(
+                    &mut req,
+                    &[
+                        ("client_id", &client.client_id),
+                        ("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"),
+                        ("client_assertion", &assertion),
+                    ],
+                )
             }
             _ => add(&mut req, &[("client_id", &client.client_id)]),
         }
-        req
+        Ok(req)
     }
 
     async fn token_request(
@@ -534,8 +635,33 @@ impl Authorizer {
         pairs: &[(&str, &str)],
     ) -> Result<StoredTokens, String> {
         let endpoint = &d.meta.token_endpoint;
-        let req = self.authenticate(d, client, HttpRequest::post_form(endpoint, pairs));
-        let resp = self.fetch.fetch(req).await.map_err(|e| format!("token request to {endpoint}: {e}"))?;
+        let dpop = if self.uses_dpop(d) { Some(self.dpop_key()?) } else { None };
+        let mut attempt = 0;
+        let resp = loop {
+            attempt += 1;
+            let mut req = self.authenticate(d, client, HttpRequest::post_form(endpoint, pairs))?;
+            if let Some(key) = &dpop {
+                let nonce = locked(&self.as_nonce).clone();
+                let proof =
+                    key.proof("POST", &dpop::htu(endpoint), nonce.as_deref(), None, now_secs(), &random_token(16)?)?;
+                req.headers.push(("DPoP".into(), proof));
+            }
+            let resp = self.fetch.fetch(req).await.map_err(|e| format!("token request to {endpoint}: {e}"))?;
+            let nonce = resp.header("dpop-nonce").map(str::to_string);
+            if let (Some(n), Some(_)) = (&nonce, &dpop) {
+                *locked(&self.as_nonce) = Some(n.clone());
+            }
+            // RFC 9449 §8: retry once with the nonce the authorization server asked for.
+            if resp.status == 400
+                && dpop.is_some()
+                && nonce.is_some()
+                && attempt == 1
+                && resp.oauth_error().starts_with("use_dpop_nonce")
+            {
+                continue;
+            }
+            break resp;
+        };
         if !resp.ok() {
             return Err(format!(
                 "the token request to {endpoint} was refused (HTTP {}): {}",
@@ -602,6 +728,85 @@ impl Authorizer {
             pairs.push(("scope", &scope));
         }
         self.token_request(d, client, &pairs).await
+    }
+
+    /// The JWT-bearer grant (RFC 7523 §2.1) with `assertion`.
+    async fn jwt_bearer(
+        &self,
+        d: &Discovered,
+        client: &StoredClient,
+        assertion: &str,
+        scopes: &[String],
+    ) -> Result<StoredTokens, String> {
+        let scope = scopes.join(" ");
+        let mut pairs = vec![("grant_type", JWT_BEARER), ("assertion", assertion), ("resource", d.resource.as_str())];
+        if !scope.is_empty() {
+            pairs.push(("scope", &scope));
+        }
+        self.token_request(d, client, &pairs).await
+    }
+
+    /// The workload's identity token: the option, or the file's current contents.
+    async fn workload_assertion(&self) -> Result<String, String> {
+        if let Some(path) = &self.opts.assertion_file {
+            let text = tokio::fs::read_to_string(path)
+                .await
+                .map_err(|e| format!("cannot read the assertion file {}: {e}", path.display()))?;
+            return Ok(text.trim().to_string());
+        }
+        self.opts.assertion.clone().ok_or_else(|| "the jwt_bearer grant needs an assertion".into())
+    }
+
+    /// Enterprise-managed authorization, step one: exchanges the user's ID token at the
+    /// identity provider (RFC 8693) for an ID-JAG naming this authorization server and resource.
+    async fn exchange_id_token(&self, d: &Discovered, scopes: &[String]) -> Result<String, String> {
+        let (Some(endpoint), Some(id_token)) = (&self.opts.idp_token_endpoint, &self.opts.id_token) else {
+            return Err("enterprise-managed authorization needs id_token and idp_token_endpoint".into());
+        };
+        let scope = scopes.join(" ");
+        let mut pairs = vec![
+            ("grant_type", "urn:ietf:params:oauth:grant-type:token-exchange"),
+            ("requested_token_type", ID_JAG),
+            ("audience", d.issuer.as_str()),
+            ("resource", d.resource.as_str()),
+            ("subject_token", id_token.as_str()),
+            ("subject_token_type", "urn:ietf:params:oauth:token-type:id_token"),
+        ];
+        if !scope.is_empty() {
+            pairs.push(("scope", &scope));
+        }
+        let mut req = HttpRequest::post_form(endpoint, &pairs);
+        match (&self.opts.idp_client_id, &self.opts.idp_client_secret) {
+            (Some(id), Some(secret)) => req.headers.push(("Authorization".into(), basic_auth(id, secret))),
+            (Some(id), None) => {
+                let mut ser = form_urlencoded::Serializer::new(String::from_utf8_lossy(&req.body).into_owned());
+                ser.append_pair("client_id", id);
+                req.body = ser.finish().into_bytes();
+            }
+            _ => {}
+        }
+        let resp = self.fetch.fetch(req).await.map_err(|e| format!("token exchange at {endpoint}: {e}"))?;
+        if !resp.ok() {
+            return Err(format!(
+                "the identity provider refused the token exchange at {endpoint} (HTTP {}): {}",
+                resp.status,
+                resp.oauth_error()
+            ));
+        }
+        #[derive(Deserialize)]
+        struct Exchanged {
+            access_token: String,
+            #[serde(default)]
+            issued_token_type: Option<String>,
+        }
+        let x: Exchanged = resp.json().map_err(|e| format!("token exchange at {endpoint}: {e}"))?;
+        if x.issued_token_type.as_deref().is_some_and(|t| t != ID_JAG) {
+            return Err(format!(
+                "the identity provider issued a {:?}, not an ID-JAG ({ID_JAG})",
+                x.issued_token_type.unwrap_or_default()
+            ));
+        }
+        Ok(x.access_token)
     }
 
     async fn authorization_code(

@@ -32,9 +32,18 @@ pub enum Grant {
     #[serde(rename = "authorization_code", alias = "authorizationCode")]
     AuthorizationCode,
     /// The `client_credentials` grant: the client acts on its own behalf (the OAuth client
-    /// credentials extension); needs a pre-registered client.
+    /// credentials extension); needs a pre-registered client with a secret or a private key.
     #[serde(rename = "client_credentials", alias = "clientCredentials")]
     ClientCredentials,
+    /// The JWT-bearer grant (RFC 7523 §2.1) with a workload's identity token as the assertion
+    /// (workload identity federation); a failure is reported, never retried with another grant.
+    #[serde(rename = "jwt_bearer", alias = "jwtBearer")]
+    JwtBearer,
+    /// Enterprise-managed authorization: the user's ID token is exchanged at the enterprise
+    /// identity provider (RFC 8693) for an identity assertion grant (ID-JAG), which the MCP
+    /// server's authorization server takes with the JWT-bearer grant.
+    #[serde(rename = "enterprise_managed", alias = "enterpriseManaged")]
+    EnterpriseManaged,
 }
 
 /// How the authorization URL reaches the user, when no handler is set in code.
@@ -112,9 +121,40 @@ pub struct OAuthOptions {
     pub grant: Grant,
     /// How the user is sent to authorize (ignored when a handler is set in code).
     pub authorize: AuthorizeMode,
+    /// A PEM private key (PKCS#8) to authenticate at the token endpoint with `private_key_jwt`
+    /// (RFC 7523 §2.2) instead of a secret.
+    #[serde(alias = "privateKeyPem")]
+    pub private_key_pem: Option<String>,
+    /// The JWS algorithm of `private_key_pem`: `ES256` (default), `ES384`, `RS256`, `RS384`,
+    /// `RS512`, `PS256`, `PS384`, `PS512` or `EdDSA`.
+    #[serde(alias = "signingAlgorithm")]
+    pub signing_algorithm: Option<String>,
+    /// The JWT-bearer grant's assertion (a workload identity token).
+    pub assertion: Option<String>,
+    /// A file holding the assertion, read at each token request (rotated workload tokens, as
+    /// Kubernetes projects them).
+    #[serde(alias = "assertionFile")]
+    pub assertion_file: Option<std::path::PathBuf>,
+    /// Enterprise-managed authorization: the user's ID token from the enterprise identity
+    /// provider.
+    #[serde(alias = "idToken")]
+    pub id_token: Option<String>,
+    /// Enterprise-managed authorization: the identity provider's token endpoint (where the ID
+    /// token is exchanged for an ID-JAG).
+    #[serde(alias = "idpTokenEndpoint")]
+    pub idp_token_endpoint: Option<String>,
+    /// Enterprise-managed authorization: this client's id at the identity provider.
+    #[serde(alias = "idpClientId")]
+    pub idp_client_id: Option<String>,
+    /// Enterprise-managed authorization: this client's secret at the identity provider.
+    #[serde(alias = "idpClientSecret")]
+    pub idp_client_secret: Option<String>,
     /// A JSON file keeping registrations and tokens across runs (default: memory only).
     #[serde(alias = "tokenStore")]
     pub token_store: Option<std::path::PathBuf>,
+    /// Bind tokens to a DPoP key (RFC 9449) where the authorization server accepts ES256
+    /// proofs (`dpop_signing_alg_values_supported`); default true.
+    pub dpop: bool,
     /// Authorizations one request may trigger before it fails (a server that keeps refusing
     /// the scopes it was granted must not loop; default 3).
     #[serde(alias = "maxAuthorizations")]
@@ -142,7 +182,16 @@ impl Default for OAuthOptions {
             grant: Grant::AuthorizationCode,
             authorize: AuthorizeMode::Browser,
             token_store: None,
+            private_key_pem: None,
+            signing_algorithm: None,
+            assertion: None,
+            assertion_file: None,
+            id_token: None,
+            idp_token_endpoint: None,
+            idp_client_id: None,
+            idp_client_secret: None,
             max_authorizations: 3,
+            dpop: true,
             handler: None,
             store: None,
         }
@@ -154,6 +203,11 @@ impl std::fmt::Debug for OAuthOptions {
         f.debug_struct("OAuthOptions")
             .field("client_id", &self.client_id)
             .field("client_secret", &self.client_secret.as_ref().map(|_| "<set>"))
+            .field("private_key_pem", &self.private_key_pem.as_ref().map(|_| "<set>"))
+            .field("assertion", &self.assertion.as_ref().map(|_| "<set>"))
+            .field("assertion_file", &self.assertion_file)
+            .field("id_token", &self.id_token.as_ref().map(|_| "<set>"))
+            .field("idp_token_endpoint", &self.idp_token_endpoint)
             .field("token_endpoint_auth_method", &self.token_endpoint_auth_method)
             .field("client_metadata_url", &self.client_metadata_url)
             .field("client_name", &self.client_name)
@@ -216,14 +270,33 @@ impl OAuthOptions {
             }
         }
         if let Some(m) = &self.token_endpoint_auth_method {
-            if !matches!(m.as_str(), "client_secret_basic" | "client_secret_post" | "none") {
+            if !matches!(m.as_str(), "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none") {
                 return Err(format!(
-                    "auth.token_endpoint_auth_method {m:?}: expected client_secret_basic, client_secret_post or none"
+                    "auth.token_endpoint_auth_method {m:?}: expected client_secret_basic, client_secret_post, private_key_jwt or none"
                 ));
             }
         }
-        if self.grant == Grant::ClientCredentials && (self.client_id.is_none() || self.client_secret.is_none()) {
-            return Err("auth: the client_credentials grant needs client_id and client_secret".into());
+        if let Some(pem) = &self.private_key_pem {
+            super::jwt::signing_key(pem, self.signing_algorithm.as_deref())
+                .map_err(|e| format!("auth.private_key_pem: {e}"))?;
+        }
+        let credentials = self.client_secret.is_some() || self.private_key_pem.is_some();
+        match self.grant {
+            Grant::ClientCredentials if self.client_id.is_none() || !credentials => {
+                return Err(
+                    "auth: the client_credentials grant needs client_id and client_secret (or private_key_pem)".into()
+                )
+            }
+            Grant::JwtBearer if self.assertion.is_none() && self.assertion_file.is_none() => {
+                return Err("auth: the jwt_bearer grant needs assertion or assertion_file".into())
+            }
+            Grant::JwtBearer | Grant::EnterpriseManaged if self.client_id.is_none() => {
+                return Err("auth: this grant needs a pre-registered client_id".into())
+            }
+            Grant::EnterpriseManaged if self.id_token.is_none() || self.idp_token_endpoint.is_none() => {
+                return Err("auth: enterprise-managed authorization needs id_token and idp_token_endpoint".into())
+            }
+            _ => {}
         }
         if let Some(t) = &self.application_type {
             if t != "native" && t != "web" {

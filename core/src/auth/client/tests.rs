@@ -269,3 +269,101 @@ fn options_are_checked() {
         "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
     );
 }
+
+/// An AS for the non-interactive grants: metadata with DPoP (ES256), and a token endpoint
+/// that records the form and answers with `answer`.
+fn grant_sim(answer: HttpResponse, extra_meta: Value) -> Arc<Sim> {
+    let mut meta = json!({
+        "issuer": AS,
+        "token_endpoint": format!("{AS}/token"),
+        "code_challenge_methods_supported": ["S256"],
+    });
+    for (k, v) in extra_meta.as_object().unwrap() {
+        meta[k] = v.clone();
+    }
+    let prm = json!({"resource": RS, "authorization_servers": [AS]});
+    let routes: Vec<Route> = vec![
+        Box::new(move |r| {
+            (r.url == "http://127.0.0.1:9/.well-known/oauth-protected-resource/mcp")
+                .then(|| json_resp(200, prm.clone()))
+        }),
+        Box::new(move |r| {
+            (r.url == format!("{AS}/.well-known/oauth-authorization-server")).then(|| json_resp(200, meta.clone()))
+        }),
+        Box::new(move |r| r.url.ends_with("/token").then(|| answer.clone())),
+    ];
+    Arc::new(Sim { routes, log: Mutex::new(Vec::new()) })
+}
+
+fn no_user() -> Arc<Approve> {
+    Arc::new(Approve { iss: None, challenge: Arc::new(Mutex::new(String::new())), seen: Mutex::new(vec![]) })
+}
+
+#[tokio::test]
+async fn client_credentials_with_private_key_jwt() {
+    use p256::pkcs8::{EncodePrivateKey, LineEnding};
+    let key = p256::ecdsa::SigningKey::from_slice(&[7u8; 32]).unwrap();
+    let pem = key.to_pkcs8_pem(LineEnding::LF).unwrap().to_string();
+    let s = grant_sim(json_resp(200, json!({"access_token": "cc", "token_type": "Bearer"})), json!({}));
+    let mut o = OAuthOptions::default().client("svc", None).grant(Grant::ClientCredentials);
+    o.private_key_pem = Some(pem);
+    let a = Authorizer::new(RS, o, s.clone(), no_user()).unwrap();
+    a.challenge(401, &[WWW], None).await.unwrap();
+    assert_eq!(a.authorization().as_deref(), Some("Bearer cc"));
+    let f = form(&s.requests("/token")[0]);
+    assert_eq!(field(&f, "grant_type").as_deref(), Some("client_credentials"));
+    assert_eq!(
+        field(&f, "client_assertion_type").as_deref(),
+        Some("urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
+    );
+    let jwt = field(&f, "client_assertion").unwrap();
+    let public = jsonwebtoken::DecodingKey::from_ec_der(key.verifying_key().to_encoded_point(false).as_bytes());
+    let mut v = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::ES256);
+    v.set_audience(&[AS]);
+    let claims = jsonwebtoken::decode::<Value>(&jwt, &public, &v).unwrap().claims;
+    assert_eq!((claims["iss"].as_str(), claims["sub"].as_str()), (Some("svc"), Some("svc")));
+}
+
+#[tokio::test]
+async fn jwt_bearer_reports_a_refusal_without_retrying() {
+    let s = grant_sim(json_resp(400, json!({"error": "invalid_grant", "error_description": "expired"})), json!({}));
+    let mut o = OAuthOptions::default().client("wl", None).grant(Grant::JwtBearer);
+    o.assertion = Some("workload.jwt.token".into());
+    let a = Authorizer::new(RS, o, s.clone(), no_user()).unwrap();
+    let e = a.challenge(401, &[WWW], None).await.unwrap_err();
+    assert!(e.contains("invalid_grant: expired"), "{e}");
+    let reqs = s.requests("/token");
+    assert_eq!(reqs.len(), 1, "no retry, no other grant");
+    let f = form(&reqs[0]);
+    assert_eq!(field(&f, "grant_type").as_deref(), Some("urn:ietf:params:oauth:grant-type:jwt-bearer"));
+    assert_eq!(field(&f, "assertion").as_deref(), Some("workload.jwt.token"));
+    assert_eq!(field(&f, "client_id").as_deref(), Some("wl"));
+}
+
+#[tokio::test]
+async fn dpop_binds_the_token_and_proves_each_request() {
+    let s = grant_sim(
+        json_resp(200, json!({"access_token": "bound", "token_type": "DPoP"})),
+        json!({"dpop_signing_alg_values_supported": ["ES256"]}),
+    );
+    let o = OAuthOptions::default().client("svc", Some("sec".into())).grant(Grant::ClientCredentials);
+    let a = Authorizer::new(RS, o, s.clone(), no_user()).unwrap();
+    a.challenge(401, &[WWW], None).await.unwrap();
+    assert_eq!(a.authorization().as_deref(), Some("DPoP bound"));
+    let t = &s.requests("/token")[0];
+    let proof =
+        t.headers.iter().find(|(n, _)| n == "DPoP").map(|(_, v)| v.clone()).expect("a proof at the token endpoint");
+    assert_eq!(jsonwebtoken::decode_header(&proof).unwrap().typ.as_deref(), Some("dpop+jwt"));
+    // Each request to the server gets its own proof; the server's nonce goes in after a challenge.
+    let p1 = a.proof("POST", RS).unwrap();
+    let p2 = a.proof("POST", RS).unwrap();
+    assert_ne!(p1, p2);
+    a.note_dpop_nonce("n-1");
+    a.challenge(401, &[r#"DPoP error="use_dpop_nonce""#], Some("DPoP bound")).await.unwrap();
+    let claims: Value = serde_json::from_slice(
+        &crate::util::base64_decode(a.proof("GET", RS).unwrap().split('.').nth(1).unwrap()).unwrap(),
+    )
+    .unwrap();
+    assert_eq!((claims["nonce"].as_str(), claims["htm"].as_str()), (Some("n-1"), Some("GET")));
+    assert_eq!(s.requests("/token").len(), 1, "a nonce challenge is not a new authorization");
+}

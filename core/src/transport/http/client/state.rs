@@ -253,9 +253,13 @@ impl Shared {
             h.append(n, v.clone());
         }
         h.insert(HOST, target.authority.clone());
-        if let Some(v) = self.auth.as_ref().and_then(|a| a.authorization()) {
-            if let Ok(v) = HeaderValue::from_str(&v) {
+        if let Some(auth) = &self.auth {
+            if let Some(v) = auth.authorization().and_then(|v| HeaderValue::from_str(&v).ok()) {
                 h.insert(http::header::AUTHORIZATION, v);
+                // A DPoP-bound token goes with a fresh proof of this request (RFC 9449 §7.1).
+                if let Some(p) = auth.proof(method.as_str(), &target.url).and_then(|p| HeaderValue::from_str(&p).ok()) {
+                    h.insert(HeaderName::from_static("dpop"), p);
+                }
             }
         }
         if method == Method::POST {

@@ -133,6 +133,9 @@ impl Shared {
             .iter()
             .filter_map(|v| v.to_str().ok().map(str::to_string))
             .collect();
+        if let Some(n) = resp.headers().get("dpop-nonce").and_then(|v| v.to_str().ok()) {
+            auth.note_dpop_nonce(n);
+        }
         let step_up = status == 403 && www.iter().any(|v| v.contains("insufficient_scope"));
         if (status != 401 && !step_up) || *authorizations >= auth.options().max_authorizations {
             return None;
