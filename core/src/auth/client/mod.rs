@@ -169,6 +169,16 @@ pub fn pkce_challenge(verifier: &str) -> String {
     crate::util::base64url_encode(&sha2::Sha256::digest(verifier.as_bytes()))
 }
 
+/// An answer, or why there is none: `{what}: {error}` when it did not come, `{what} was
+/// refused (HTTP n): {error: description}` when it is an error.
+fn refused(what: &str, resp: Result<HttpResponse, String>) -> Result<HttpResponse, String> {
+    let resp = resp.map_err(|e| format!("{what}: {e}"))?;
+    if !resp.ok() {
+        return Err(format!("{what} was refused (HTTP {}): {}", resp.status, resp.oauth_error()));
+    }
+    Ok(resp)
+}
+
 /// Joins scope lists, keeping the first occurrence's order.
 fn union(a: &[String], b: &[String]) -> Vec<String> {
     let mut out = a.to_vec();
@@ -279,9 +289,9 @@ impl Authorizer {
     /// Before a request: when the token held expires within 30 s and a refresh token is at
     /// hand, refreshes it (a failed refresh leaves the next `401` to authorize again).
     pub async fn before_request(&self) {
-        let Some(a) = self.active() else { return };
-        let expiring = a.tokens.expires_at.is_some_and(|t| t <= now_secs() + 30);
-        if !expiring || a.tokens.refresh_token.is_none() {
+        let expiring =
+            |a: &Active| a.tokens.refresh_token.is_some() && a.tokens.expires_at.is_some_and(|t| t <= now_secs() + 30);
+        if !self.active.read().unwrap_or_else(|e| e.into_inner()).as_ref().is_some_and(expiring) {
             return;
         }
         let _flow = self.flow.lock().await;
@@ -541,18 +551,8 @@ impl Authorizer {
             "token_endpoint_auth_method": method,
             "application_type": self.opts.application_type(),
         });
-        let resp = self
-            .fetch
-            .fetch(HttpRequest::post_json(endpoint, &body))
-            .await
-            .map_err(|e| format!("client registration at {endpoint}: {e}"))?;
-        if !resp.ok() {
-            return Err(format!(
-                "client registration at {endpoint} was refused (HTTP {}): {}",
-                resp.status,
-                resp.oauth_error()
-            ));
-        }
+        let what = format!("client registration at {endpoint}");
+        let resp = refused(&what, self.fetch.fetch(HttpRequest::post_json(endpoint, &body)).await)?;
         #[derive(Deserialize)]
         struct Registered {
             client_id: String,
@@ -561,7 +561,7 @@ impl Authorizer {
             #[serde(default)]
             token_endpoint_auth_method: Option<String>,
         }
-        let r: Registered = resp.json().map_err(|e| format!("client registration at {endpoint}: {e}"))?;
+        let r: Registered = resp.json().map_err(|e| format!("{what}: {e}"))?;
         let client = StoredClient {
             client_id: r.client_id,
             token_endpoint_auth_method: r.token_endpoint_auth_method.or_else(|| {
@@ -646,7 +646,7 @@ impl Authorizer {
                     key.proof("POST", &dpop::htu(endpoint), nonce.as_deref(), None, now_secs(), &random_token(16)?)?;
                 req.headers.push(("DPoP".into(), proof));
             }
-            let resp = self.fetch.fetch(req).await.map_err(|e| format!("token request to {endpoint}: {e}"))?;
+            let resp = self.fetch.fetch(req).await.map_err(|e| format!("the token request to {endpoint}: {e}"))?;
             let nonce = resp.header("dpop-nonce").map(str::to_string);
             if let (Some(n), Some(_)) = (&nonce, &dpop) {
                 *locked(&self.as_nonce) = Some(n.clone());
@@ -662,13 +662,7 @@ impl Authorizer {
             }
             break resp;
         };
-        if !resp.ok() {
-            return Err(format!(
-                "the token request to {endpoint} was refused (HTTP {}): {}",
-                resp.status,
-                resp.oauth_error()
-            ));
-        }
+        let resp = refused(&format!("the token request to {endpoint}"), Ok(resp))?;
         let t: TokenAnswer = resp.json().map_err(|e| format!("token request to {endpoint}: {e}"))?;
         let token_type = t.token_type.unwrap_or_else(|| "Bearer".into());
         if !token_type.eq_ignore_ascii_case("bearer") && !token_type.eq_ignore_ascii_case("dpop") {
@@ -785,21 +779,15 @@ impl Authorizer {
             }
             _ => {}
         }
-        let resp = self.fetch.fetch(req).await.map_err(|e| format!("token exchange at {endpoint}: {e}"))?;
-        if !resp.ok() {
-            return Err(format!(
-                "the identity provider refused the token exchange at {endpoint} (HTTP {}): {}",
-                resp.status,
-                resp.oauth_error()
-            ));
-        }
+        let what = format!("the token exchange at the identity provider {endpoint}");
+        let resp = refused(&what, self.fetch.fetch(req).await)?;
         #[derive(Deserialize)]
         struct Exchanged {
             access_token: String,
             #[serde(default)]
             issued_token_type: Option<String>,
         }
-        let x: Exchanged = resp.json().map_err(|e| format!("token exchange at {endpoint}: {e}"))?;
+        let x: Exchanged = resp.json().map_err(|e| format!("{what}: {e}"))?;
         if x.issued_token_type.as_deref().is_some_and(|t| t != ID_JAG) {
             return Err(format!(
                 "the identity provider issued a {:?}, not an ID-JAG ({ID_JAG})",

@@ -87,6 +87,18 @@ fn token_key(issuer: &str, resource: &str) -> String {
     format!("{issuer} {resource}")
 }
 
+impl Contents {
+    fn tokens(&self, issuer: &str, resource: &str) -> Option<StoredTokens> {
+        self.tokens.get(&token_key(issuer, resource)).cloned()
+    }
+    fn put_tokens(&mut self, issuer: &str, resource: &str, tokens: Option<StoredTokens>) {
+        match tokens {
+            Some(t) => self.tokens.insert(token_key(issuer, resource), t),
+            None => self.tokens.remove(&token_key(issuer, resource)),
+        };
+    }
+}
+
 /// Credentials in memory, for the life of the process (the default).
 #[derive(Default)]
 pub struct MemoryStore {
@@ -113,7 +125,7 @@ impl TokenStore for MemoryStore {
         Box::pin(async { Ok(()) })
     }
     fn load_tokens<'a>(&'a self, issuer: &'a str, resource: &'a str) -> BoxFuture<'a, Option<StoredTokens>> {
-        let t = self.with(|c| c.tokens.get(&token_key(issuer, resource)).cloned());
+        let t = self.with(|c| c.tokens(issuer, resource));
         Box::pin(async move { t })
     }
     fn save_tokens<'a>(
@@ -122,10 +134,7 @@ impl TokenStore for MemoryStore {
         resource: &'a str,
         tokens: Option<StoredTokens>,
     ) -> BoxFuture<'a, Result<(), String>> {
-        self.with(|c| match tokens {
-            Some(t) => c.tokens.insert(token_key(issuer, resource), t),
-            None => c.tokens.remove(&token_key(issuer, resource)),
-        });
+        self.with(|c| c.put_tokens(issuer, resource, tokens));
         Box::pin(async { Ok(()) })
     }
 }
@@ -201,7 +210,7 @@ impl TokenStore for FileStore {
         }))
     }
     fn load_tokens<'a>(&'a self, issuer: &'a str, resource: &'a str) -> BoxFuture<'a, Option<StoredTokens>> {
-        Box::pin(self.get(move |c| c.tokens.get(&token_key(issuer, resource)).cloned()))
+        Box::pin(self.get(move |c| c.tokens(issuer, resource)))
     }
     fn save_tokens<'a>(
         &'a self,
@@ -209,12 +218,7 @@ impl TokenStore for FileStore {
         resource: &'a str,
         tokens: Option<StoredTokens>,
     ) -> BoxFuture<'a, Result<(), String>> {
-        Box::pin(self.update(move |c| {
-            match tokens {
-                Some(t) => c.tokens.insert(token_key(issuer, resource), t),
-                None => c.tokens.remove(&token_key(issuer, resource)),
-            };
-        }))
+        Box::pin(self.update(move |c| c.put_tokens(issuer, resource, tokens)))
     }
 }
 

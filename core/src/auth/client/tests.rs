@@ -367,3 +367,23 @@ async fn dpop_binds_the_token_and_proves_each_request() {
     assert_eq!((claims["nonce"].as_str(), claims["htm"].as_str()), (Some("n-1"), Some("GET")));
     assert_eq!(s.requests("/token").len(), 1, "a nonce challenge is not a new authorization");
 }
+
+#[tokio::test]
+async fn a_token_about_to_expire_is_refreshed_before_the_request() {
+    let s = grant_sim(
+        json_resp(200, json!({"access_token": "short", "token_type": "Bearer", "expires_in": 5, "refresh_token": "r1"})),
+        json!({}),
+    );
+    let o = OAuthOptions::default().client("svc", Some("sec".into())).grant(Grant::ClientCredentials);
+    let a = Authorizer::new(RS, o, s.clone(), no_user()).unwrap();
+    a.before_request().await; // nothing held yet: nothing to do
+    assert!(s.requests("/token").is_empty());
+    a.challenge(401, &[WWW], None).await.unwrap();
+    a.before_request().await;
+    let reqs = s.requests("/token");
+    assert_eq!(reqs.len(), 2);
+    let f = form(&reqs[1]);
+    assert_eq!(field(&f, "grant_type").as_deref(), Some("refresh_token"));
+    assert_eq!(field(&f, "refresh_token").as_deref(), Some("r1"));
+    assert_eq!(field(&f, "resource").as_deref(), Some(RS));
+}

@@ -72,6 +72,9 @@ impl Shared {
     ) {
         let mut authorizations = 0;
         let (resp, lease) = loop {
+            if let Some(auth) = &self.auth {
+                auth.before_request().await;
+            }
             let req = self.request(Method::POST, &self.base, line.clone(), Req { fresh: true, ..Req::default() });
             let sent_auth = authorization_of(&req);
             let sent = tokio::select! {
@@ -188,6 +191,9 @@ impl Shared {
             let target = legacy.as_ref().unwrap_or(&this.base);
             let mut authorizations = 0;
             loop {
+                if let Some(auth) = &this.auth {
+                    auth.before_request().await;
+                }
                 let req = this.request(
                     Method::POST,
                     target,
