@@ -50,8 +50,17 @@ class HttpTransport {
     // The transport's options (the rest are the client's, when Client.http passes them all);
     // the engine checks them now (an OptionError, a TypeError) and connects on start().
     const { headers, transport, connectTimeout, openGetStream, legacyFallback, maxMessage, caFile, auth } = options ?? {};
+    // The app's own authorization handler stays here; the engine asks for it ('host').
+    const { onAuthorize, ...authOptions } = isObject(auth) ? auth : { onAuthorize: undefined };
+    if (onAuthorize !== undefined && typeof onAuthorize !== 'function') {
+      throw new TypeError('auth.onAuthorize: expected a function (url, redirectUri) => redirected URL');
+    }
+    /** @type {((url: string, redirectUri: string) => string | Promise<string>) | undefined} */
+    this._onAuthorize = /** @type {any} */ (onAuthorize);
     /** @type {{[key: string]: unknown}} */
-    const wire = { transport, connectTimeout, openGetStream, legacyFallback, maxMessage, caFile, auth };
+    const wire = { transport, connectTimeout, openGetStream, legacyFallback, maxMessage, caFile };
+    if (isObject(auth)) wire.auth = onAuthorize ? { ...authOptions, authorize: 'host' } : authOptions;
+    else if (auth != null) wire.auth = auth;
     if (isObject(headers)) wire.headers = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, String(v)]));
     else if (headers != null) wire.headers = headers;
     this._native = new nativeModule.HttpClientStream(this.url, JSON.stringify(wire), () => this._wake());
@@ -87,7 +96,8 @@ class HttpTransport {
    * set; `_done` always is).
    */
   _wake() {
-    const { connected, data, ended, error } = this._native.take();
+    const { authorizations, connected, data, ended, error } = this._native.take();
+    for (const a of authorizations) void this._authorize(a.id, a.url, a.redirectUri);
     const opening = this._opened;
     if (opening !== null) {
       if (connected) {
@@ -109,6 +119,25 @@ class HttpTransport {
       this._error = error ?? null;
       /** @type {() => void} */ (this._done)();
       /** @type {Client} */ (this._client)._eof();
+    }
+  }
+
+  /**
+   * Has the app's onAuthorize complete an authorization, and answers the engine.
+   * @param {number} id
+   * @param {string} url
+   * @param {string} redirectUri
+   */
+  async _authorize(id, url, redirectUri) {
+    const handler = this._onAuthorize;
+    if (!handler) {
+      this._native.answerAuthorization(id, null, 'no onAuthorize handler is set');
+      return;
+    }
+    try {
+      this._native.answerAuthorization(id, String(await handler(url, redirectUri)), null);
+    } catch (err) {
+      this._native.answerAuthorization(id, null, `onAuthorize failed: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
 

@@ -11,9 +11,22 @@ use napi::bindgen_prelude::Buffer;
 use napi::{Env, Status};
 use napi_derive::napi;
 
+/// An authorization the user must complete (`auth.onAuthorize`).
+#[napi(object)]
+pub struct HttpClientAuthorization {
+    /// The id to answer with.
+    pub id: u32,
+    /// Where to send the user.
+    pub url: String,
+    /// The redirect URI the authorization server sends the user back to.
+    pub redirect_uri: String,
+}
+
 /// What `take` returns.
 #[napi(object)]
 pub struct HttpClientChunk {
+    /// Authorizations the user must complete.
+    pub authorizations: Vec<HttpClientAuthorization>,
     /// The connection to the server is established.
     pub connected: bool,
     /// Bytes received since the last `take`.
@@ -78,6 +91,17 @@ impl HttpClientStream {
         self.stream.close();
     }
 
+    /// Answers authorization `id`: the URL the authorization server redirected to, or (with
+    /// `redirect` null) the reason the user could not authorize.
+    #[napi]
+    pub fn answer_authorization(&self, id: u32, redirect: Option<String>, error: Option<String>) -> bool {
+        let outcome = match redirect {
+            Some(r) => Ok(r),
+            None => Err(error.unwrap_or_else(|| "the authorization was not completed".into())),
+        };
+        self.stream.answer_authorization(u64::from(id), outcome)
+    }
+
     /// Everything received so far, and whether (and why) the stream ended. Once it ended,
     /// the stream no longer keeps Node alive.
     #[napi]
@@ -87,6 +111,11 @@ impl HttpClientStream {
             self.wake.hold(&env, false)?;
         }
         Ok(HttpClientChunk {
+            authorizations: c
+                .authorizations
+                .into_iter()
+                .map(|a| HttpClientAuthorization { id: a.id as u32, url: a.url, redirect_uri: a.redirect_uri })
+                .collect(),
             connected: c.connected,
             data: c.data.into(),
             ended: c.end.is_some(),

@@ -54,11 +54,24 @@ impl HttpClientStream {
         self.stream.connected()
     }
 
-    /// Everything received so far, and whether (and why) the stream ended:
-    /// `(bytes, ended, error_or_None)`.
-    fn take<'py>(&self, py: Python<'py>) -> (Bound<'py, PyBytes>, bool, Option<String>) {
+    /// Everything received so far, whether (and why) the stream ended, and the authorizations
+    /// the user must complete: `(bytes, ended, error_or_None, [(id, url, redirect_uri)])`.
+    #[allow(clippy::type_complexity)]
+    fn take<'py>(&self, py: Python<'py>) -> (Bound<'py, PyBytes>, bool, Option<String>, Vec<(u64, String, String)>) {
         self.wake.clear();
         let c = self.stream.take();
-        (PyBytes::new(py, &c.data), c.end.is_some(), c.end.flatten())
+        let auth = c.authorizations.into_iter().map(|a| (a.id, a.url, a.redirect_uri)).collect();
+        (PyBytes::new(py, &c.data), c.end.is_some(), c.end.flatten(), auth)
+    }
+
+    /// Answers authorization `id`: the URL the authorization server redirected to, or (with
+    /// `redirect` None) the reason the user could not authorize.
+    #[pyo3(signature = (id, redirect, error=None))]
+    fn answer_authorization(&self, id: u64, redirect: Option<String>, error: Option<String>) -> bool {
+        let outcome = match redirect {
+            Some(r) => Ok(r),
+            None => Err(error.unwrap_or_else(|| "the authorization was not completed".into())),
+        };
+        self.stream.answer_authorization(id, outcome)
     }
 }

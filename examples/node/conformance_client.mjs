@@ -15,8 +15,8 @@
 // ones), reads every resource and gets every prompt; another revision runs the initialize
 // handshake; unset, the client probes (mode "auto").
 // The auth/* scenarios put an OAuth-protected server before the same plays: the client
-// authorizes with the `auth` option (authorize 'headless', since the harness's authorization
-// servers approve at once; its Client ID Metadata Document URL; the pre-registered
+// authorizes with the `auth` option (onAuthorize reads the redirect the harness's
+// authorization servers answer with at once; its Client ID Metadata Document URL; the pre-registered
 // credentials MCP_CONFORMANCE_CONTEXT gives, a secret or a private key; the workload token of
 // auth/wif-jwt-bearer and the identity provider of auth/enterprise-managed-authorization;
 // DPoP where the authorization server offers it).
@@ -46,8 +46,19 @@ function conformanceAuth(scenario) {
     clientName: 'hypermcp-conformance-client',
     redirectUri: 'http://localhost:3000/callback',
     grant,
-    authorize: 'headless',
+    onAuthorize: approve,
   };
+}
+
+/**
+ * The app's side of the authorization: the harness's authorization servers approve at once,
+ * so their answer to the authorization URL is the redirect (read, not followed).
+ */
+async function approve(url, redirectUri) {
+  const r = await fetch(url, { redirect: 'manual' });
+  const location = r.headers.get('location');
+  if (r.status >= 300 && r.status < 400 && location) return location;
+  throw new Error(`${url} answered ${r.status} instead of redirecting to ${redirectUri}`);
 }
 
 /** Accepts a form elicitation with the defaults of its schema applied. */

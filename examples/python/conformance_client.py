@@ -18,8 +18,8 @@ sample values of the required ones), reads every resource and gets every prompt;
 revision runs the ``initialize`` handshake; unset, the client probes (``mode="auto"``).
 
 The ``auth/*`` scenarios put an OAuth-protected server before the same plays: the client
-authorizes with :class:`~hypermcp.OAuth` (``authorize="headless"``, since the harness's
-authorization servers approve at once; its Client ID Metadata Document URL; the
+authorizes with :class:`~hypermcp.OAuth` (``on_authorize`` reads the redirect the harness's
+authorization servers answer with at once; its Client ID Metadata Document URL; the
 pre-registered credentials ``MCP_CONFORMANCE_CONTEXT`` gives, a secret or a private key; the
 workload token of ``auth/wif-jwt-bearer`` and the identity provider of
 ``auth/enterprise-managed-authorization``; DPoP where the authorization server offers it).
@@ -64,8 +64,31 @@ def conformance_auth(scenario: str) -> OAuth:
         client_name="hypermcp-conformance-client",
         redirect_uri="http://localhost:3000/callback",
         grant=grant,
-        authorize="headless",
+        on_authorize=approve,
     )
+
+
+async def approve(url: str, redirect_uri: str) -> str:
+    """The app's side of the authorization: the harness's authorization servers approve at
+    once, so their answer to the authorization URL is the redirect (read, not followed)."""
+    import urllib.error
+    import urllib.request
+
+    class Keep(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+            return None
+
+    def fetch() -> str:
+        try:
+            urllib.request.build_opener(Keep).open(url, timeout=10)
+        except urllib.error.HTTPError as exc:
+            location = exc.headers.get("Location")
+            if exc.code in (301, 302, 303, 307, 308) and location:
+                return str(location)
+            raise
+        raise RuntimeError(f"{url} did not redirect to {redirect_uri}")
+
+    return await asyncio.to_thread(fetch)
 
 
 def accept_defaults(params: dict[str, Any]) -> dict[str, Any]:

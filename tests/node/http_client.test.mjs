@@ -677,6 +677,20 @@ test('OAuth options and refusals are clear errors', async () => {
     );
     assert.ok(err instanceof Unauthorized, String(err));
     assert.match(err.message, /authorization failed.*401/);
+    // The app's own handler gets the authorization URL and the redirect URI; its failure is
+    // the reason the call fails with.
+    const seen = [];
+    const onAuthorize = async (url, redirectUri) => {
+      seen.push([url, redirectUri]);
+      throw new Error('the user closed the window');
+    };
+    err = await rejection(Client.http(server.url, { mode: 'legacy', auth: { clientId: 'app', redirectUri: 'http://127.0.0.1:9/cb', onAuthorize } }));
+    assert.ok(err instanceof Unauthorized, String(err));
+    assert.match(err.message, /onAuthorize failed: the user closed the window/);
+    assert.equal(seen.length, 1);
+    assert.equal(seen[0][1], 'http://127.0.0.1:9/cb');
+    assert.match(seen[0][0], /\/authorize\?.*code_challenge_method=S256/);
+    await assert.rejects(async () => Client.http(server.url, { auth: { onAuthorize: 'nope' } }), TypeError);
   } finally {
     server.close();
   }

@@ -740,6 +740,20 @@ def test_oauth_options_and_refusals_are_clear_errors() -> None:
             with pytest.raises(Unauthorized) as info:
                 await within(Client.http(url, mode="legacy", auth=auth).connect())
             assert "authorization failed" in str(info.value) and "401" in str(info.value), info.value
+            # The app's own handler gets the authorization URL and the redirect URI; its failure
+            # is the reason the call fails with.
+            seen: list[tuple[str, str]] = []
+
+            async def refuse(url_: str, redirect_uri: str) -> str:
+                seen.append((url_, redirect_uri))
+                raise RuntimeError("the user closed the window")
+
+            auth = OAuth(client_id="app", redirect_uri="http://127.0.0.1:9/cb", on_authorize=refuse)
+            with pytest.raises(Unauthorized) as info:
+                await within(Client.http(url, mode="legacy", auth=auth).connect())
+            assert "on_authorize failed: RuntimeError: the user closed the window" in str(info.value), info.value
+            assert len(seen) == 1 and seen[0][1] == "http://127.0.0.1:9/cb"
+            assert "/authorize?" in seen[0][0] and "code_challenge_method=S256" in seen[0][0], seen
 
     run(main())
 

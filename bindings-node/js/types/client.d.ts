@@ -178,6 +178,12 @@ export interface OAuthOptions {
    * authorization servers that approve without user interaction).
    */
   authorize?: 'browser' | 'headless';
+  /**
+   * The app's own way to send the user to authorize: called with the authorization URL and the
+   * redirect URI, resolves to the URL the authorization server redirected to (with `code`,
+   * `state` and `iss`). Overrides `authorize`; a rejection fails the authorization with its message.
+   */
+  onAuthorize?: (url: string, redirectUri: string) => string | Promise<string>;
   /** A JSON file keeping registrations and tokens across runs (mode 0600; default: memory). */
   tokenStore?: string;
   /** Authorizations one request may trigger (default 3). */

@@ -8,6 +8,7 @@ so that a server run over HTTP never loads the client. Loaded on first use by ``
 from __future__ import annotations
 
 import asyncio
+import inspect
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +17,7 @@ from .client import _ClientConnection
 from .errors import ConnectionClosed
 
 if TYPE_CHECKING:
+    from .auth import AuthorizeHandler
     from .client import Client
 
 
@@ -23,8 +25,16 @@ class _HttpConnection(_ClientConnection):
     """An MCP server over HTTP: Streamable HTTP (or the legacy HTTP+SSE transport), run by the
     engine on its I/O thread as a byte stream this loop drives."""
 
-    def __init__(self, url: str, headers: Mapping[str, str] | None, options: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        url: str,
+        headers: Mapping[str, str] | None,
+        options: dict[str, Any],
+        on_authorize: AuthorizeHandler | None = None,
+    ) -> None:
         self.url = url
+        self._on_authorize = on_authorize
+        self._authorizing: set[asyncio.Task[None]] = set()
         pairs = [(str(k), str(v)) for k, v in (headers or {}).items()]
         # The engine checks the options now (OptionError), and connects on start().
         self._native = _core.HttpClientStream(url, {"headers": pairs, **options})
@@ -43,7 +53,11 @@ class _HttpConnection(_ClientConnection):
         fd = native.fileno()
 
         def readable() -> None:
-            data, end, error = native.take()
+            data, end, error, authorizations = native.take()
+            for request in authorizations:
+                task = loop.create_task(self._authorize(*request))
+                self._authorizing.add(task)
+                task.add_done_callback(self._authorizing.discard)
             if not opened.done():
                 if native.connected:
                     opened.set_result(None)
@@ -69,6 +83,20 @@ class _HttpConnection(_ClientConnection):
         if ended.done():
             # It ended as soon as it opened (Client.connect would wait for the handshake).
             raise ConnectionClosed(self._error or f"{self.url}: the connection closed as it opened")
+
+    async def _authorize(self, request_id: int, url: str, redirect_uri: str) -> None:
+        """Has the app's ``on_authorize`` complete an authorization, and answers the engine."""
+        handler = self._on_authorize
+        if handler is None:
+            self._native.answer_authorization(request_id, None, "no on_authorize handler is set")
+            return
+        try:
+            outcome = handler(url, redirect_uri)
+            if inspect.isawaitable(outcome):
+                outcome = await outcome
+            self._native.answer_authorization(request_id, str(outcome))
+        except Exception as exc:  # noqa: BLE001 - the reason goes to the engine, then the caller
+            self._native.answer_authorization(request_id, None, f"on_authorize failed: {type(exc).__name__}: {exc}")
 
     def write(self, data: bytes) -> None:
         self._native.write(data)

@@ -17,10 +17,15 @@ the request again; tokens are refreshed before they expire. ::
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Literal
 
-__all__ = ["OAuth"]
+#: Sends the user to ``url`` and returns the URL the authorization server redirected to (the
+#: ``redirect_uri`` with ``code``, ``state`` and ``iss``); may be async. Raising fails the
+#: authorization with that message.
+AuthorizeHandler = Callable[[str, str], "str | Awaitable[str]"]
+
+__all__ = ["AuthorizeHandler", "OAuth"]
 
 
 class OAuth:
@@ -51,13 +56,16 @@ class OAuth:
       loopback ``redirect_uri``; the URL is printed too) or ``"headless"`` (follow the
       authorization server's redirects without a browser, for servers that approve without
       user interaction).
+    - ``on_authorize``: the app's own way to send the user (``on_authorize(url, redirect_uri)``,
+      sync or async, returns the URL the authorization server redirected to); overrides
+      ``authorize``.
     - ``token_store``: a JSON file keeping registrations and tokens across runs (mode 0600);
       by default they live in memory.
     - ``max_authorizations``: authorizations one request may trigger (default 3), so a server
       that keeps refusing cannot loop the client.
     """
 
-    __slots__ = ("options",)
+    __slots__ = ("on_authorize", "options")
 
     def __init__(
         self,
@@ -86,6 +94,7 @@ class OAuth:
         authorize: Literal["browser", "headless"] = "browser",
         token_store: str | os.PathLike[str] | None = None,
         max_authorizations: int = 3,
+        on_authorize: AuthorizeHandler | None = None,
     ) -> None:
         options: dict[str, Any] = {
             "offline_access": offline_access,
@@ -117,6 +126,10 @@ class OAuth:
             options["assertion_file"] = os.fspath(assertion_file)
         if token_store is not None:
             options["token_store"] = os.path.expanduser(os.fspath(token_store))
+        if on_authorize is not None:
+            options["authorize"] = "host"
+        #: The app's authorization handler, if any.
+        self.on_authorize = on_authorize
         #: The options as the engine reads them.
         self.options = options
 

@@ -399,12 +399,14 @@ class Client(ClientDriver):
         options = {"transport": transport, "connect_timeout": connect_timeout, "open_get_stream": open_get_stream}
         if ca_file is not None:
             options["ca_file"] = os.fspath(ca_file)
+        on_authorize = None
         if auth is not None:
             from .auth import OAuth as _OAuth
 
             options["auth"] = dict(auth.options) if isinstance(auth, _OAuth) else dict(auth)
+            on_authorize = auth.on_authorize if isinstance(auth, _OAuth) else None
         return cls(
-            _HttpConnection(url, headers, options),
+            _HttpConnection(url, headers, options, on_authorize),
             name=name,
             version=version,
             protocol_version=protocol_version,

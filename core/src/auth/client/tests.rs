@@ -371,7 +371,10 @@ async fn dpop_binds_the_token_and_proves_each_request() {
 #[tokio::test]
 async fn a_token_about_to_expire_is_refreshed_before_the_request() {
     let s = grant_sim(
-        json_resp(200, json!({"access_token": "short", "token_type": "Bearer", "expires_in": 5, "refresh_token": "r1"})),
+        json_resp(
+            200,
+            json!({"access_token": "short", "token_type": "Bearer", "expires_in": 5, "refresh_token": "r1"}),
+        ),
         json!({}),
     );
     let o = OAuthOptions::default().client("svc", Some("sec".into())).grant(Grant::ClientCredentials);

@@ -5,8 +5,12 @@
 
 use super::options::{http_client_options, OptionError, TimeUnit};
 use super::runtime::io_runtime;
+use crate::auth::client::{AuthorizationHandler, AuthorizationRequest, AuthorizeMode};
 use crate::transport::http::client::{connect, HttpClientOptions};
+use futures_util::future::BoxFuture;
 use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot};
@@ -15,9 +19,23 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// An authorization the host must have the user complete (the `auth` option with
+/// `authorize: "host"`): answer it with [`HostStream::answer_authorization`].
+#[derive(Debug, Clone)]
+pub struct HostAuthorization {
+    /// The id to answer with.
+    pub id: u64,
+    /// Where to send the user.
+    pub url: String,
+    /// The redirect URI the authorization server sends the user back to.
+    pub redirect_uri: String,
+}
+
 /// What arrived since the last [`HostStream::take`].
 #[derive(Debug, Default, Clone)]
 pub struct HostChunk {
+    /// Authorizations to complete (see [`HostAuthorization`]).
+    pub authorizations: Vec<HostAuthorization>,
     /// The connection is established (`connect` succeeded).
     pub connected: bool,
     /// Newline-delimited messages from the server.
@@ -36,7 +54,7 @@ impl Inbox {
     fn update(&self, f: impl FnOnce(&mut HostChunk)) {
         let wake = {
             let mut c = lock(&self.chunk);
-            let was_idle = c.data.is_empty() && c.end.is_none();
+            let was_idle = c.data.is_empty() && c.end.is_none() && c.authorizations.is_empty();
             let was_connected = c.connected;
             f(&mut c);
             was_idle || c.connected != was_connected
@@ -59,6 +77,7 @@ struct Unstarted {
 /// host loop. Dropping it (or [`HostStream::close`]) ends the session with `DELETE`.
 pub struct HostStream {
     inbox: Arc<Inbox>,
+    authorizer: Arc<HostAuthorizer>,
     out: Mutex<Option<mpsc::UnboundedSender<Vec<u8>>>>,
     abort: Mutex<Option<oneshot::Sender<()>>>,
     unstarted: Mutex<Option<Unstarted>>,
@@ -91,10 +110,22 @@ impl HostStream {
         wake: impl Fn() + Send + Sync + 'static,
     ) -> HostStream {
         let inbox = Arc::new(Inbox { chunk: Mutex::new(HostChunk::default()), wake: Box::new(wake) });
+        let authorizer = Arc::new(HostAuthorizer {
+            inbox: inbox.clone(),
+            pending: Mutex::new(HashMap::new()),
+            next: AtomicU64::new(1),
+        });
+        let mut options = options;
+        if let Some(auth) = options.auth.as_mut() {
+            if auth.authorize == AuthorizeMode::Host && auth.handler.is_none() {
+                auth.handler = Some(authorizer.clone());
+            }
+        }
         let (out_tx, out) = mpsc::unbounded_channel::<Vec<u8>>();
         let (abort_tx, abort) = oneshot::channel::<()>();
         HostStream {
             inbox,
+            authorizer,
             out: Mutex::new(Some(out_tx)),
             abort: Mutex::new(Some(abort_tx)),
             unstarted: Mutex::new(Some(Unstarted { url, options, out, abort })),
@@ -131,7 +162,46 @@ impl HostStream {
     /// Everything received since the last call, and whether (and why) the stream ended.
     pub fn take(&self) -> HostChunk {
         let mut c = lock(&self.inbox.chunk);
-        HostChunk { connected: c.connected, data: std::mem::take(&mut c.data), end: c.end.clone() }
+        HostChunk {
+            authorizations: std::mem::take(&mut c.authorizations),
+            connected: c.connected,
+            data: std::mem::take(&mut c.data),
+            end: c.end.clone(),
+        }
+    }
+
+    /// Answers an authorization: the URL the authorization server redirected to, or why the
+    /// user could not authorize. False for an unknown (or already answered) id.
+    pub fn answer_authorization(&self, id: u64, outcome: Result<String, String>) -> bool {
+        match lock(&self.authorizer.pending).remove(&id) {
+            Some(tx) => tx.send(outcome).is_ok(),
+            None => false,
+        }
+    }
+}
+
+/// The authorization handler of `authorize: "host"`: each authorization goes to the host
+/// loop (woken through the inbox), which answers with [`HostStream::answer_authorization`].
+struct HostAuthorizer {
+    inbox: Arc<Inbox>,
+    pending: Mutex<HashMap<u64, oneshot::Sender<Result<String, String>>>>,
+    next: AtomicU64,
+}
+
+impl AuthorizationHandler for HostAuthorizer {
+    fn authorize(&self, request: AuthorizationRequest) -> BoxFuture<'_, Result<String, String>> {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        lock(&self.pending).insert(id, tx);
+        self.inbox.update(|c| {
+            c.authorizations.push(HostAuthorization { id, url: request.url, redirect_uri: request.redirect_uri })
+        });
+        Box::pin(async move {
+            match rx.await {
+                Ok(outcome) => outcome,
+                Err(_) => Err("the client closed before the authorization was answered".into()),
+            }
+        })
     }
 }
 
