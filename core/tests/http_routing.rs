@@ -316,3 +316,48 @@ async fn a_2025_03_26_batch_gets_one_batch_answer() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn cors_when_enabled_answers_preflights_and_exposes_the_mcp_headers() {
+    bounded(async {
+        let origin = "http://localhost:5173";
+        // Off (the default): no CORS headers, OPTIONS is not allowed.
+        let ts = TestServer::start(&test_server(), options()).await;
+        let r = ts.send(Req::new("OPTIONS", "/mcp").header("Origin", origin)).await;
+        assert_eq!(r.status, 405);
+        let r = ts.send(Req::post(&initialize_request("2025-11-25", 1)).header("Origin", origin)).await;
+        assert_eq!(r.status, 200);
+        assert_eq!(r.header("access-control-allow-origin"), None);
+
+        let ts = TestServer::start(&test_server(), HttpOptions { cors: true, ..options() }).await;
+        let r = ts
+            .send(
+                Req::new("OPTIONS", "/mcp")
+                    .header("Origin", origin)
+                    .header("Access-Control-Request-Method", "POST")
+                    .header("Access-Control-Request-Headers", "content-type, mcp-protocol-version, mcp-param-region"),
+            )
+            .await;
+        assert_eq!(r.status, 204);
+        assert_eq!(r.header("access-control-allow-origin"), Some(origin));
+        assert!(r.header("access-control-allow-methods").is_some_and(|m| m.contains("POST") && m.contains("DELETE")));
+        let allowed = r.header("access-control-allow-headers").unwrap_or_default().to_ascii_lowercase();
+        for h in ["authorization", "mcp-session-id", "mcp-protocol-version", "last-event-id", "mcp-param-region"] {
+            assert!(allowed.contains(h), "{h} in {allowed}");
+        }
+        let r = ts.send(Req::post(&initialize_request("2025-11-25", 1)).header("Origin", origin)).await;
+        assert_eq!(r.status, 200);
+        assert_eq!(r.header("access-control-allow-origin"), Some(origin));
+        let exposed = r.header("access-control-expose-headers").unwrap_or_default();
+        assert!(exposed.contains("Mcp-Session-Id") && exposed.contains("WWW-Authenticate"), "{exposed}");
+        // An origin the DNS-rebinding check refuses gets no CORS answer, only the refusal.
+        let r = ts.send(Req::new("OPTIONS", "/mcp").header("Origin", "http://evil.example.com")).await;
+        assert_eq!(r.status, 403);
+        assert_eq!(r.header("access-control-allow-origin"), None);
+        // Without Origin (not a browser) nothing changes.
+        let r = ts.send(Req::post(&initialize_request("2025-11-25", 2))).await;
+        assert_eq!(r.status, 200);
+        assert_eq!(r.header("access-control-allow-origin"), None);
+    })
+    .await;
+}

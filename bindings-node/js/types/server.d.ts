@@ -168,6 +168,13 @@ export interface HttpOptions {
   tlsCert?: string;
   /** The PEM file of the certificate's private key (PKCS#8, PKCS#1 or SEC1). */
   tlsKey?: string;
+  /**
+   * CORS for browser clients (default false): preflight `OPTIONS` answered, and
+   * `Access-Control-Allow-Origin` (an origin `allowedOrigins` admits, or same-origin) plus
+   * `Access-Control-Expose-Headers` (`Mcp-Session-Id`, `Mcp-Protocol-Version`,
+   * `WWW-Authenticate`, `DPoP-Nonce`) on the answers.
+   */
+  cors?: boolean;
 }
 
 /** Where `server.startHttp()` and `server.run({transport: "http"})` listen. */

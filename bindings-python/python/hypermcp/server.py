@@ -761,7 +761,9 @@ class Server:
         ``max_sessions`` (10,000), ``keep_alive`` (s, 15), ``retry`` (s, 1),
         ``json_wait`` (s, 0.1), ``legacy_sse`` (True), ``sse_path``, ``messages_path``,
         ``tls_cert`` / ``tls_key`` (PEM files: serve HTTPS, for deployments without a
-        TLS-terminating proxy)."""
+        TLS-terminating proxy), ``cors`` (False: answer preflights and add the CORS headers for
+        the origins ``allowed_origins`` admits, exposing ``Mcp-Session-Id``,
+        ``Mcp-Protocol-Version``, ``WWW-Authenticate`` and ``DPoP-Nonce``)."""
         from . import _http
 
         await _http.run(self, host, port, {"path": path, **options}, _announce)

@@ -83,6 +83,12 @@ pub struct HttpOptions {
     /// protection). `None`: never. Default 30 s.
     #[serde(alias = "headerReadTimeout", deserialize_with = "units::optional_duration")]
     pub header_read_timeout: Option<Duration>,
+    /// CORS for browser clients: answer preflight `OPTIONS` requests and add
+    /// `Access-Control-Allow-Origin` (the request's `Origin`, once the DNS-rebinding check
+    /// allowed it: `allowed_origins`, or same-origin when that list is empty) and
+    /// `Access-Control-Expose-Headers` (`Mcp-Session-Id`, `Mcp-Protocol-Version`,
+    /// `WWW-Authenticate`, `DPoP-Nonce`) to the answers. Default false.
+    pub cors: bool,
     /// A PEM file of the certificate chain to serve HTTPS with (with [`HttpOptions::tls_key`]);
     /// `None`: plain HTTP (behind a TLS-terminating proxy, say).
     #[serde(alias = "tlsCert")]
@@ -115,6 +121,7 @@ impl Default for HttpOptions {
             header_read_timeout: Some(Duration::from_secs(30)),
             tls_cert: None,
             tls_key: None,
+            cors: false,
         }
     }
 }
@@ -135,6 +142,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("legacy_sse", &self.legacy_sse)
             .field("listener_buffer", &self.listener_buffer)
             .field("tls_cert", &self.tls_cert)
+            .field("cors", &self.cors)
             .finish_non_exhaustive()
     }
 }

@@ -119,8 +119,13 @@ impl HttpService {
         if let Err(why) = o.check_dns_rebinding(host, header_str(&req, header::ORIGIN)) {
             return error_reply(StatusCode::FORBIDDEN, -32000, format!("Forbidden: {why}"));
         }
+        let origin = if o.cors { header_str(&req, header::ORIGIN).map(str::to_string) } else { None };
         let path = req.uri().path();
-        if path == o.path {
+        let served = path == o.path || o.legacy_paths().is_some_and(|(sse, messages)| path == sse || path == messages);
+        if o.cors && served && req.method() == Method::OPTIONS {
+            return cors::preflight(origin.as_deref(), &req);
+        }
+        let mut resp = if path == o.path {
             match *req.method() {
                 Method::POST => self.post(req).await,
                 Method::GET => self.get(req),
@@ -149,7 +154,67 @@ impl HttpService {
             }
         } else {
             plain(StatusCode::NOT_FOUND, "Not Found")
+        };
+        if let Some(origin) = origin.as_deref() {
+            cors::decorate(origin, &mut resp);
         }
+        resp
+    }
+}
+
+/// CORS (the `cors` option): preflight answers and the headers added to every answer. Only
+/// origins the DNS-rebinding check let through get here.
+mod cors {
+    use super::HttpBody;
+    use http::header::{self, HeaderValue};
+    use http::{Request, Response, StatusCode};
+
+    /// The headers a browser client may send (plus any `Mcp-Param-*` it asks for).
+    const ALLOW_HEADERS: &str = "Content-Type, Accept, Authorization, DPoP, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID";
+    /// The headers a browser client may read.
+    const EXPOSE_HEADERS: &str = "Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate, DPoP-Nonce";
+
+    /// The answer to a preflight `OPTIONS` request.
+    pub(super) fn preflight<B>(origin: Option<&str>, req: &Request<B>) -> Response<HttpBody> {
+        let mut r = Response::new(HttpBody::Full(None));
+        *r.status_mut() = StatusCode::NO_CONTENT;
+        let Some(origin) = origin else { return r };
+        let h = r.headers_mut();
+        if let Ok(v) = HeaderValue::from_str(origin) {
+            h.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, v);
+        }
+        h.insert(header::VARY, HeaderValue::from_static("Origin"));
+        h.insert(header::ACCESS_CONTROL_ALLOW_METHODS, HeaderValue::from_static("GET, POST, DELETE, OPTIONS"));
+        // The requested headers are allowed when they are ours or tool parameters (Mcp-Param-*).
+        let params: Vec<&str> = req
+            .headers()
+            .get(header::ACCESS_CONTROL_REQUEST_HEADERS)
+            .and_then(|v| v.to_str().ok())
+            .into_iter()
+            .flat_map(|v| v.split(','))
+            .map(str::trim)
+            .filter(|n| n.len() > 10 && n[..10].eq_ignore_ascii_case("mcp-param-"))
+            .collect();
+        let allow = if params.is_empty() {
+            ALLOW_HEADERS.to_string()
+        } else {
+            format!("{ALLOW_HEADERS}, {}", params.join(", "))
+        };
+        if let Ok(v) = HeaderValue::from_str(&allow) {
+            h.insert(header::ACCESS_CONTROL_ALLOW_HEADERS, v);
+        }
+        h.insert(header::ACCESS_CONTROL_MAX_AGE, HeaderValue::from_static("600"));
+        r
+    }
+
+    /// Adds the CORS headers to an answer for `origin`.
+    pub(super) fn decorate(origin: &str, resp: &mut Response<HttpBody>) {
+        let h = resp.headers_mut();
+        if let Ok(v) = HeaderValue::from_str(origin) {
+            h.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, v);
+        }
+        h.append(header::VARY, HeaderValue::from_static("Origin"));
+        h.insert(header::ACCESS_CONTROL_EXPOSE_HEADERS, HeaderValue::from_static(EXPOSE_HEADERS));
     }
 }
 
