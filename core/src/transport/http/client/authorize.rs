@@ -98,3 +98,37 @@ impl AuthorizationHandler for LoopbackBrowser {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::AsyncReadExt;
+
+    #[tokio::test]
+    async fn the_redirect_is_received_on_the_loopback_uri() {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let redirect_uri = format!("http://127.0.0.1:{port}/callback");
+        let handler = LoopbackBrowser { print_only: true };
+        let request = AuthorizationRequest { url: "https://as.example/authorize?x=1".into(), redirect_uri };
+        let browser = async {
+            // The user's browser: first a stray request, then the redirect.
+            for (target, want) in [("/favicon.ico", "404"), ("/callback?code=c1&state=s1", "200")] {
+                let mut sock = loop {
+                    match tokio::net::TcpStream::connect(("127.0.0.1", port)).await {
+                        Ok(s) => break s,
+                        Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
+                    }
+                };
+                sock.write_all(format!("GET {target} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").as_bytes()).await.unwrap();
+                let mut page = String::new();
+                sock.read_to_string(&mut page).await.unwrap();
+                assert!(page.starts_with(&format!("HTTP/1.1 {want}")), "{page}");
+            }
+        };
+        let (got, ()) = tokio::join!(handler.authorize(request), browser);
+        assert_eq!(got.unwrap(), format!("http://127.0.0.1:{port}/callback?code=c1&state=s1"));
+        let bad =
+            AuthorizationRequest { url: "https://as.example/a".into(), redirect_uri: "https://app.example/cb".into() };
+        assert!(handler.authorize(bad).await.unwrap_err().contains("loopback"));
+    }
+}
