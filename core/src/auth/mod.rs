@@ -5,7 +5,10 @@
 //! - [`client`]: the client flows. The flow logic here does no I/O: every HTTP exchange it
 //!   needs is described as an [`HttpRequest`](client::HttpRequest) and performed by the
 //!   driver's [`Fetch`](client::Fetch) (the engine's HTTP client transport supplies one), so
-//!   the flows are tested against scripted exchanges as well as real servers.
+//!   the flows are tested against scripted exchanges as well as real servers;
+//! - [`server`]: the resource server's side: Protected Resource Metadata, the challenges of a
+//!   refusal, and token verification (JWT against a JWKS, introspection, or the app's own).
 
 pub mod challenge;
 pub mod client;
+pub mod server;

@@ -1,0 +1,312 @@
+//! The resource server side of the authorization spec: what an MCP server needs to require a
+//! token. Its Protected Resource Metadata (RFC 9728) and where it lives, the
+//! `WWW-Authenticate` challenges of a refusal (401, or 403 `insufficient_scope`), and the
+//! verification of a token: as a JWT against the authorization server's JWKS ([`JwtVerifier`]:
+//! cached keys, fetched again for an unknown `kid`; `iss`, `aud`, `exp`, `nbf` checked), by
+//! RFC 7662 introspection ([`IntrospectionVerifier`]), or by the app's own [`TokenVerifier`].
+//! The JWKS and introspection exchanges go through the same [`Fetch`] as the client flows.
+
+use super::challenge::quote;
+use super::client::url::Url;
+use super::client::{Fetch, HttpRequest};
+use futures_util::future::BoxFuture;
+use jsonwebtoken::jwk::JwkSet;
+use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use serde_json::{Map, Value};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Who a verified token speaks for. The token itself is not kept.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct AuthInfo {
+    /// The subject (`sub`): the user, or the client acting on its own behalf.
+    pub subject: Option<String>,
+    /// The client the token was issued to (`client_id`, else `azp`).
+    pub client_id: Option<String>,
+    /// The scopes granted (`scope`, or a `scp` list).
+    pub scopes: Vec<String>,
+    /// When the token expires (seconds since the Unix epoch).
+    pub expires_at: Option<u64>,
+    /// Every claim of the token (or of the introspection answer).
+    pub claims: Map<String, Value>,
+}
+
+impl AuthInfo {
+    /// The information in a JWT's claims or an introspection answer.
+    pub fn from_claims(claims: Map<String, Value>) -> AuthInfo {
+        let text = |k: &str| claims.get(k).and_then(Value::as_str).map(str::to_string);
+        let scopes = match (claims.get("scope"), claims.get("scp")) {
+            (Some(Value::String(s)), _) => super::challenge::split_scopes(s),
+            (_, Some(Value::Array(a))) => a.iter().filter_map(Value::as_str).map(str::to_string).collect(),
+            (_, Some(Value::String(s))) => super::challenge::split_scopes(s),
+            _ => Vec::new(),
+        };
+        AuthInfo {
+            subject: text("sub"),
+            client_id: text("client_id").or_else(|| text("azp")),
+            scopes,
+            expires_at: claims.get("exp").and_then(Value::as_u64),
+            claims,
+        }
+    }
+
+    /// Whether every scope of `required` was granted.
+    pub fn has_scopes(&self, required: &[String]) -> bool {
+        required.iter().all(|r| self.scopes.contains(r))
+    }
+}
+
+/// Checks a bearer token; `Err` says why it is not accepted (it goes into the 401's
+/// `error_description`, so it names no secret).
+pub trait TokenVerifier: Send + Sync {
+    /// Verifies `token`.
+    fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<AuthInfo, String>>;
+}
+
+/// The Protected Resource Metadata document of `resource`.
+pub fn resource_metadata(
+    resource: &str,
+    authorization_servers: &[String],
+    scopes_supported: Option<&[String]>,
+) -> Value {
+    let mut doc = serde_json::json!({
+        "resource": resource,
+        "authorization_servers": authorization_servers,
+        "bearer_methods_supported": ["header"],
+    });
+    if let Some(s) = scopes_supported {
+        doc["scopes_supported"] = s.into();
+    }
+    doc
+}
+
+/// Where the metadata of `resource` is served: the well-known path with the resource's path
+/// appended (RFC 9728 §3.1), e.g. `https://h/.well-known/oauth-protected-resource/mcp`.
+pub fn resource_metadata_url(resource: &str) -> Result<String, String> {
+    let u = Url::parse(resource)?;
+    Ok(format!("{}/.well-known/oauth-protected-resource{}", u.origin(), u.trimmed_path()))
+}
+
+/// The `WWW-Authenticate` value of a refusal: `Bearer resource_metadata="…"`, the scopes the
+/// request needs, and the error (`invalid_token`, `insufficient_scope`) with its description.
+pub fn www_authenticate(resource_metadata: &str, scopes: &[String], error: Option<(&str, &str)>) -> String {
+    let mut parts = vec![format!("resource_metadata={}", quote(resource_metadata))];
+    if !scopes.is_empty() {
+        parts.push(format!("scope={}", quote(&scopes.join(" "))));
+    }
+    if let Some((code, description)) = error {
+        parts.push(format!("error={}", quote(code)));
+        if !description.is_empty() {
+            parts.push(format!("error_description={}", quote(description)));
+        }
+    }
+    format!("Bearer {}", parts.join(", "))
+}
+
+/// The JWS algorithms accepted by default: asymmetric ones only (a shared secret would let any
+/// holder of it mint tokens).
+pub const DEFAULT_ALGORITHMS: [Algorithm; 9] = [
+    Algorithm::RS256,
+    Algorithm::RS384,
+    Algorithm::RS512,
+    Algorithm::PS256,
+    Algorithm::PS384,
+    Algorithm::PS512,
+    Algorithm::ES256,
+    Algorithm::ES384,
+    Algorithm::EdDSA,
+];
+
+/// The JWKS is fetched again for an unknown `kid` at most this often.
+const REFETCH_INTERVAL: Duration = Duration::from_secs(30);
+/// Clock skew tolerated on `exp` and `nbf`.
+const LEEWAY_SECS: u64 = 30;
+
+struct KeyCache {
+    set: Option<JwkSet>,
+    fetched: Option<Instant>,
+}
+
+/// Verifies JWT access tokens against the authorization server's JWKS: the signature (with a
+/// key found by `kid`; the set is fetched again, at most every 30 s, when a token names an
+/// unknown one, so a key rotation is picked up), `iss`, `aud` (the server's canonical URI),
+/// `exp` and `nbf` (30 s of leeway), and the algorithm (asymmetric ones only).
+pub struct JwtVerifier {
+    jwks_uri: String,
+    issuer: String,
+    audience: String,
+    algorithms: Vec<Algorithm>,
+    refetch_interval: Duration,
+    fetch: Arc<dyn Fetch>,
+    cache: tokio::sync::Mutex<KeyCache>,
+}
+
+impl JwtVerifier {
+    /// A verifier of tokens `issuer` issues for `audience`, with keys from `jwks_uri`.
+    pub fn new(jwks_uri: &str, issuer: &str, audience: &str, fetch: Arc<dyn Fetch>) -> JwtVerifier {
+        JwtVerifier {
+            jwks_uri: jwks_uri.to_string(),
+            issuer: issuer.to_string(),
+            audience: audience.to_string(),
+            algorithms: DEFAULT_ALGORITHMS.to_vec(),
+            refetch_interval: REFETCH_INTERVAL,
+            fetch,
+            cache: tokio::sync::Mutex::new(KeyCache { set: None, fetched: None }),
+        }
+    }
+
+    /// How often (at most) an unknown `kid` makes the key set be fetched again (default 30 s).
+    pub fn refetch_interval(mut self, every: Duration) -> JwtVerifier {
+        self.refetch_interval = every;
+        self
+    }
+
+    /// Accepts only these algorithms.
+    pub fn algorithms(mut self, algorithms: Vec<Algorithm>) -> JwtVerifier {
+        self.algorithms = algorithms;
+        self
+    }
+
+    async fn fetch_keys(&self) -> Result<JwkSet, String> {
+        let resp = self
+            .fetch
+            .fetch(HttpRequest::get_json(&self.jwks_uri))
+            .await
+            .map_err(|e| format!("the JWKS at {}: {e}", self.jwks_uri))?;
+        if !resp.ok() {
+            return Err(format!("the JWKS at {} answered HTTP {}", self.jwks_uri, resp.status));
+        }
+        resp.json().map_err(|e| format!("the JWKS at {}: {e}", self.jwks_uri))
+    }
+
+    /// The key for `kid` (or the only key, when the token names none).
+    async fn key(&self, kid: Option<&str>) -> Result<DecodingKey, String> {
+        let mut cache = self.cache.lock().await;
+        for attempt in 0..2 {
+            if let Some(set) = &cache.set {
+                let found = match kid {
+                    Some(k) => set.find(k),
+                    None if set.keys.len() == 1 => set.keys.first(),
+                    None => None,
+                };
+                if let Some(jwk) = found {
+                    return DecodingKey::from_jwk(jwk).map_err(|e| format!("the signing key is unusable: {e}"));
+                }
+            }
+            let recently = cache.fetched.is_some_and(|t| t.elapsed() < self.refetch_interval);
+            if attempt == 1 || (cache.set.is_some() && recently) {
+                break;
+            }
+            cache.set = Some(self.fetch_keys().await?);
+            cache.fetched = Some(Instant::now());
+        }
+        Err(match kid {
+            Some(k) => format!("the token is signed with an unknown key ({k:?})"),
+            None => "the token names no key (kid) and the key set has several".into(),
+        })
+    }
+
+    async fn check(&self, token: &str) -> Result<AuthInfo, String> {
+        let header = jsonwebtoken::decode_header(token).map_err(|_| "the token is not a JWT".to_string())?;
+        if !self.algorithms.contains(&header.alg) {
+            return Err(format!("the token's algorithm {:?} is not accepted", header.alg));
+        }
+        let key = self.key(header.kid.as_deref()).await?;
+        let mut v = Validation::new(header.alg);
+        v.algorithms = vec![header.alg];
+        v.leeway = LEEWAY_SECS;
+        v.validate_nbf = true;
+        v.set_issuer(&[&self.issuer]);
+        v.set_audience(&[&self.audience]);
+        let data = jsonwebtoken::decode::<Map<String, Value>>(token, &key, &v).map_err(|e| {
+            use jsonwebtoken::errors::ErrorKind as K;
+            match e.kind() {
+                K::ExpiredSignature => "the token has expired".to_string(),
+                K::ImmatureSignature => "the token is not valid yet (nbf)".to_string(),
+                K::InvalidAudience => format!("the token is not for this server (aud is not {:?})", self.audience),
+                K::InvalidIssuer => format!("the token was not issued by {:?}", self.issuer),
+                K::InvalidSignature => "the token's signature does not verify".to_string(),
+                K::MissingRequiredClaim(c) => format!("the token has no {c} claim"),
+                other => format!("the token is invalid: {other:?}"),
+            }
+        })?;
+        Ok(AuthInfo::from_claims(data.claims))
+    }
+}
+
+impl TokenVerifier for JwtVerifier {
+    fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<AuthInfo, String>> {
+        Box::pin(self.check(token))
+    }
+}
+
+/// Verifies tokens by asking the authorization server (RFC 7662 token introspection), as a
+/// client of it (`client_secret_basic`). An inactive token, one for another audience (when
+/// the answer names one) or an expired one is refused.
+pub struct IntrospectionVerifier {
+    endpoint: String,
+    client_id: String,
+    client_secret: String,
+    audience: String,
+    fetch: Arc<dyn Fetch>,
+}
+
+impl IntrospectionVerifier {
+    /// A verifier asking `endpoint`, authenticating as `client_id` / `client_secret`.
+    pub fn new(
+        endpoint: &str,
+        client_id: &str,
+        client_secret: &str,
+        audience: &str,
+        fetch: Arc<dyn Fetch>,
+    ) -> IntrospectionVerifier {
+        IntrospectionVerifier {
+            endpoint: endpoint.to_string(),
+            client_id: client_id.to_string(),
+            client_secret: client_secret.to_string(),
+            audience: audience.to_string(),
+            fetch,
+        }
+    }
+
+    async fn check(&self, token: &str) -> Result<AuthInfo, String> {
+        let mut req = HttpRequest::post_form(&self.endpoint, &[("token", token), ("token_type_hint", "access_token")]);
+        let enc = |s: &str| form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
+        let basic =
+            crate::util::base64_encode(format!("{}:{}", enc(&self.client_id), enc(&self.client_secret)).as_bytes());
+        req.headers.push(("Authorization".into(), format!("Basic {basic}")));
+        let resp = self.fetch.fetch(req).await.map_err(|e| format!("token introspection at {}: {e}", self.endpoint))?;
+        if !resp.ok() {
+            return Err(format!("token introspection at {} answered HTTP {}", self.endpoint, resp.status));
+        }
+        let answer: Map<String, Value> =
+            resp.json().map_err(|e| format!("token introspection at {}: {e}", self.endpoint))?;
+        if answer.get("active") != Some(&Value::Bool(true)) {
+            return Err("the token is not active".into());
+        }
+        let aud_ok = match answer.get("aud") {
+            None => true,
+            Some(Value::String(a)) => *a == self.audience,
+            Some(Value::Array(a)) => a.iter().any(|x| x.as_str() == Some(&self.audience)),
+            Some(_) => false,
+        };
+        if !aud_ok {
+            return Err(format!("the token is not for this server (aud is not {:?})", self.audience));
+        }
+        let info = AuthInfo::from_claims(answer);
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+        if info.expires_at.is_some_and(|e| e + LEEWAY_SECS < now) {
+            return Err("the token has expired".into());
+        }
+        Ok(info)
+    }
+}
+
+impl TokenVerifier for IntrospectionVerifier {
+    fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<AuthInfo, String>> {
+        Box::pin(self.check(token))
+    }
+}
+
+#[cfg(test)]
+mod tests;
