@@ -750,3 +750,36 @@ test('startHttp serves HTTPS from a certificate and key file', async () => {
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('the auth option makes an OAuth resource server', async () => {
+  const server = new Server({ name: 'rs', version: '1.0.0' });
+  server.tool('echo', 'Echo', { type: 'object', properties: { text: { type: 'string' } } }, ({ text }) => text);
+  await assert.rejects(
+    server.startHttp({ port: 0, auth: { resource: 'https://mcp.test/mcp', authorizationServers: ['https://as.test'] } }),
+    /jwksUri|jwks_uri/,
+  );
+  const running = await server.startHttp({
+    port: 0,
+    auth: {
+      resource: 'https://mcp.test/mcp',
+      authorizationServers: ['https://as.test'],
+      jwksUri: 'https://as.test/jwks',
+      requiredScopes: ['mcp:tools'],
+    },
+  });
+  try {
+    const base = running.url.slice(0, -running.path.length);
+    const doc = await (await fetch(`${base}/.well-known/oauth-protected-resource/mcp`)).json();
+    assert.equal(doc.resource, 'https://mcp.test/mcp');
+    assert.deepEqual(doc.authorization_servers, ['https://as.test']);
+    const r = await fetch(running.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
+    assert.equal(r.status, 401);
+    assert.match(r.headers.get('www-authenticate') ?? '', /^Bearer resource_metadata="https:\/\/mcp\.test\/\.well-known\/oauth-protected-resource\/mcp", scope="mcp:tools"/);
+  } finally {
+    await running.stop();
+  }
+});

@@ -1505,3 +1505,37 @@ def test_https_serving_with_our_client_and_the_official_one() -> None:
                 assert out.strip() == "official over tls", out
 
     run(main())
+
+
+def test_auth_option_makes_an_oauth_resource_server() -> None:
+    async def main() -> None:
+        import urllib.request
+
+        from hypermcp import Client
+        from hypermcp.errors import Unauthorized
+
+        server = make_server()
+        with pytest.raises(ValueError, match="jwks_uri"):
+            await server.start_http(
+                port=0, auth={"resource": "https://mcp.test/mcp", "authorization_servers": ["https://as.test"]}
+            )
+        auth = {
+            "resource": "https://mcp.test/mcp",
+            "authorization_servers": ["https://as.test"],
+            "jwks_uri": "https://as.test/jwks",
+            "required_scopes": ["mcp:tools"],
+        }
+        async with await server.start_http(port=0, auth=auth) as http:
+            base = http.url[: -len(http.path)]
+
+            def get(path: str) -> dict[str, Any]:
+                with urllib.request.urlopen(base + path, timeout=10) as r:
+                    return json.loads(r.read())
+
+            doc = await asyncio.to_thread(get, "/.well-known/oauth-protected-resource/mcp")
+            assert doc["resource"] == "https://mcp.test/mcp" and doc["authorization_servers"] == ["https://as.test"]
+            with pytest.raises(Unauthorized) as info:
+                await within(Client.http(http.url, mode="legacy").connect())
+            assert "401" in str(info.value), info.value
+
+    run(main())

@@ -175,6 +175,36 @@ export interface HttpOptions {
    * `WWW-Authenticate`, `DPoP-Nonce`) on the answers.
    */
   cors?: boolean;
+  /**
+   * Require an OAuth access token (the server as an OAuth 2.1 resource server): the Protected
+   * Resource Metadata is served at its well-known URLs, a request without a valid token gets
+   * 401 with `WWW-Authenticate: Bearer resource_metadata=...`, one without `requiredScopes` 403.
+   */
+  auth?: ResourceServerOptions;
+}
+
+/** The server as an OAuth 2.1 resource server (`auth` in the HTTP options). */
+export interface ResourceServerOptions {
+  /** This server's canonical URI (what clients ask tokens for; the audience tokens must name). */
+  resource: string;
+  /** The authorization servers (issuers) whose tokens are accepted. */
+  authorizationServers: string[];
+  /** The scopes published in the metadata. */
+  scopesSupported?: string[];
+  /** Scopes every request needs. */
+  requiredScopes?: string[];
+  /** Verify tokens as JWTs against this JWKS (cached; fetched again for an unknown `kid`). */
+  jwksUri?: string;
+  /** The `iss` a JWT must carry (default: the first authorization server). */
+  issuer?: string;
+  /** The `aud` a token must name (default: `resource`). */
+  audience?: string;
+  /** Verify tokens by RFC 7662 introspection at this endpoint instead (with the two options below). */
+  introspectionEndpoint?: string;
+  introspectionClientId?: string;
+  introspectionClientSecret?: string;
+  /** PEM CA certificates trusted for the JWKS and introspection endpoints. */
+  caFile?: string;
 }
 
 /** Where `server.startHttp()` and `server.run({transport: "http"})` listen. */

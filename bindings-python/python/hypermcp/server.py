@@ -763,7 +763,14 @@ class Server:
         ``tls_cert`` / ``tls_key`` (PEM files: serve HTTPS, for deployments without a
         TLS-terminating proxy), ``cors`` (False: answer preflights and add the CORS headers for
         the origins ``allowed_origins`` admits, exposing ``Mcp-Session-Id``,
-        ``Mcp-Protocol-Version``, ``WWW-Authenticate`` and ``DPoP-Nonce``)."""
+        ``Mcp-Protocol-Version``, ``WWW-Authenticate`` and ``DPoP-Nonce``), ``auth`` (a dict:
+        the server as an OAuth 2.1 resource server: ``resource`` (its canonical URI),
+        ``authorization_servers``, ``jwks_uri`` (JWT access tokens) or
+        ``introspection_endpoint`` / ``introspection_client_id`` /
+        ``introspection_client_secret``, ``required_scopes``, ``scopes_supported``,
+        ``issuer``, ``audience``; the metadata is served at its well-known URLs, a request
+        without a valid token gets 401 with ``WWW-Authenticate``, one without the required
+        scopes 403)."""
         from . import _http
 
         await _http.run(self, host, port, {"path": path, **options}, _announce)

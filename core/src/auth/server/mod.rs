@@ -103,6 +103,104 @@ pub fn www_authenticate(resource_metadata: &str, scopes: &[String], error: Optio
     format!("Bearer {}", parts.join(", "))
 }
 
+/// What an MCP server requires of its clients as an OAuth 2.1 resource server (the HTTP
+/// server's `auth` option). Reads from an object of these fields (snake_case or camelCase).
+#[derive(Clone, Default, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ResourceServerOptions {
+    /// This server's canonical URI (the `resource` clients ask tokens for, and the audience a
+    /// token must name), e.g. `https://mcp.example.com/mcp`.
+    pub resource: String,
+    /// The authorization servers whose tokens it accepts (issuer URLs; at least one).
+    #[serde(alias = "authorizationServers")]
+    pub authorization_servers: Vec<String>,
+    /// The scopes it publishes in its metadata.
+    #[serde(alias = "scopesSupported")]
+    pub scopes_supported: Option<Vec<String>>,
+    /// Scopes every request needs (403 `insufficient_scope` without them).
+    #[serde(alias = "requiredScopes")]
+    pub required_scopes: Vec<String>,
+    /// Verify tokens as JWTs signed by a key of this JWKS.
+    #[serde(alias = "jwksUri")]
+    pub jwks_uri: Option<String>,
+    /// The `iss` a JWT must carry (default: the first authorization server).
+    pub issuer: Option<String>,
+    /// The `aud` a token must name (default: `resource`).
+    pub audience: Option<String>,
+    /// Verify tokens by RFC 7662 introspection at this endpoint instead.
+    #[serde(alias = "introspectionEndpoint")]
+    pub introspection_endpoint: Option<String>,
+    /// This server's client id at the introspection endpoint.
+    #[serde(alias = "introspectionClientId")]
+    pub introspection_client_id: Option<String>,
+    /// This server's secret at the introspection endpoint.
+    #[serde(alias = "introspectionClientSecret")]
+    pub introspection_client_secret: Option<String>,
+    /// A PEM file of CA certificates trusted for the JWKS and introspection endpoints besides
+    /// the system's store.
+    #[serde(alias = "caFile")]
+    pub ca_file: Option<std::path::PathBuf>,
+    /// The app's own verifier (overrides `jwks_uri` and introspection).
+    #[serde(skip)]
+    pub verifier: Option<Arc<dyn TokenVerifier>>,
+}
+
+impl std::fmt::Debug for ResourceServerOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResourceServerOptions")
+            .field("resource", &self.resource)
+            .field("authorization_servers", &self.authorization_servers)
+            .field("required_scopes", &self.required_scopes)
+            .field("jwks_uri", &self.jwks_uri)
+            .field("introspection_endpoint", &self.introspection_endpoint)
+            .field("verifier", &self.verifier.as_ref().map(|_| "<set>"))
+            .finish_non_exhaustive()
+    }
+}
+
+impl ResourceServerOptions {
+    /// Checks the options: a resource URI, an authorization server, and a way to verify.
+    pub fn validate(&self) -> Result<(), String> {
+        Url::parse(&self.resource).map_err(|e| format!("auth.resource: {e}"))?;
+        if self.authorization_servers.is_empty() {
+            return Err("auth.authorization_servers: name at least one authorization server".into());
+        }
+        for a in &self.authorization_servers {
+            Url::parse(a).map_err(|e| format!("auth.authorization_servers: {e}"))?;
+        }
+        let introspection = self.introspection_endpoint.is_some();
+        if introspection && (self.introspection_client_id.is_none() || self.introspection_client_secret.is_none()) {
+            return Err("auth: introspection needs introspection_client_id and introspection_client_secret".into());
+        }
+        if self.verifier.is_none() && self.jwks_uri.is_none() && !introspection {
+            return Err(
+                "auth: set jwks_uri (JWT access tokens) or introspection_endpoint, or a verifier in code".into()
+            );
+        }
+        Ok(())
+    }
+
+    /// The verifier these options describe; `fetch` performs its HTTP exchanges.
+    pub fn verifier(&self, fetch: Arc<dyn Fetch>) -> Result<Arc<dyn TokenVerifier>, String> {
+        self.validate()?;
+        if let Some(v) = &self.verifier {
+            return Ok(v.clone());
+        }
+        let audience = self.audience.clone().unwrap_or_else(|| self.resource.clone());
+        if let Some(endpoint) = &self.introspection_endpoint {
+            return Ok(Arc::new(IntrospectionVerifier::new(
+                endpoint,
+                self.introspection_client_id.as_deref().unwrap_or_default(),
+                self.introspection_client_secret.as_deref().unwrap_or_default(),
+                &audience,
+                fetch,
+            )));
+        }
+        let issuer = self.issuer.clone().unwrap_or_else(|| self.authorization_servers[0].clone());
+        Ok(Arc::new(JwtVerifier::new(self.jwks_uri.as_deref().unwrap_or_default(), &issuer, &audience, fetch)))
+    }
+}
+
 /// The JWS algorithms accepted by default: asymmetric ones only (a shared secret would let any
 /// holder of it mint tokens).
 pub const DEFAULT_ALGORITHMS: [Algorithm; 9] = [

@@ -172,6 +172,9 @@ pub fn http_options(value: Value, unit: TimeUnit) -> Result<HttpOptions, OptionE
     if options.tls_cert.is_some() != options.tls_key.is_some() {
         return Err(OptionError("HTTPS needs both tls_cert and tls_key (PEM files)".into()));
     }
+    if let Some(auth) = &options.auth {
+        auth.validate().map_err(OptionError)?;
+    }
     Ok(options)
 }
 

@@ -18,6 +18,7 @@
 mod classify;
 mod dispatch;
 mod events;
+mod guard;
 mod legacy;
 mod options;
 mod reply;

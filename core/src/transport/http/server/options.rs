@@ -83,6 +83,9 @@ pub struct HttpOptions {
     /// protection). `None`: never. Default 30 s.
     #[serde(alias = "headerReadTimeout", deserialize_with = "units::optional_duration")]
     pub header_read_timeout: Option<Duration>,
+    /// Require an OAuth access token on the MCP endpoints (the server as an OAuth 2.1
+    /// resource server; see [`crate::auth::server`]). `None`: no authorization. Default `None`.
+    pub auth: Option<crate::auth::server::ResourceServerOptions>,
     /// CORS for browser clients: answer preflight `OPTIONS` requests and add
     /// `Access-Control-Allow-Origin` (the request's `Origin`, once the DNS-rebinding check
     /// allowed it: `allowed_origins`, or same-origin when that list is empty) and
@@ -122,6 +125,7 @@ impl Default for HttpOptions {
             tls_cert: None,
             tls_key: None,
             cors: false,
+            auth: None,
         }
     }
 }
@@ -143,6 +147,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("listener_buffer", &self.listener_buffer)
             .field("tls_cert", &self.tls_cert)
             .field("cors", &self.cors)
+            .field("auth", &self.auth)
             .finish_non_exhaustive()
     }
 }

@@ -19,6 +19,9 @@ pub async fn serve_http(
 ) -> Result<()> {
     use hyper_util::rt::TokioTimer;
     let tls = tls_acceptor(service.options())?;
+    if let Some(auth) = &service.options().auth {
+        auth.validate().map_err(Error::msg)?;
+    }
     let handshake_timeout = service.options().header_read_timeout.unwrap_or(Duration::from_secs(30));
     let mut http1 = hyper::server::conn::http1::Builder::new();
     http1.keep_alive(true).timer(TokioTimer::new()).header_read_timeout(service.options().header_read_timeout);

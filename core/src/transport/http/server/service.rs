@@ -122,9 +122,29 @@ impl HttpService {
         let origin = if o.cors { header_str(&req, header::ORIGIN).map(str::to_string) } else { None };
         let path = req.uri().path();
         let served = path == o.path || o.legacy_paths().is_some_and(|(sse, messages)| path == sse || path == messages);
-        if o.cors && served && req.method() == Method::OPTIONS {
+        if o.cors
+            && (served || self.shared.guard.as_ref().is_some_and(|g| g.serves_metadata(path)))
+            && req.method() == Method::OPTIONS
+        {
             return cors::preflight(origin.as_deref(), &req);
         }
+        if let Some(guard) = &self.shared.guard {
+            let refused = if req.method() == Method::GET && guard.serves_metadata(path) {
+                Some(guard.metadata_reply())
+            } else if served {
+                let authorization = header_str(&req, header::AUTHORIZATION).map(str::to_string);
+                guard.admit(authorization).await.err()
+            } else {
+                None
+            };
+            if let Some(mut r) = refused {
+                if let Some(origin) = origin.as_deref() {
+                    cors::decorate(origin, &mut r);
+                }
+                return r;
+            }
+        }
+        let path = req.uri().path();
         let mut resp = if path == o.path {
             match *req.method() {
                 Method::POST => self.post(req).await,

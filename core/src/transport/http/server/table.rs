@@ -14,6 +14,8 @@ use std::time::{Duration, Instant};
 /// What every session of one HTTP server shares.
 pub(crate) struct Shared {
     pub options: HttpOptions,
+    /// The OAuth resource server (the `auth` option).
+    pub guard: Option<super::guard::Guard>,
     pub config: Arc<ServerConfig>,
     pub registry: Arc<Registry>,
     pub dispatcher: Arc<dyn Dispatcher>,
@@ -48,7 +50,9 @@ impl Shared {
         registry: Arc<Registry>,
         dispatcher: Arc<dyn Dispatcher>,
     ) -> Arc<Shared> {
+        let guard = options.auth.as_ref().map(super::guard::Guard::new);
         let shared = Arc::new(Shared {
+            guard,
             options,
             config,
             registry,
