@@ -2,7 +2,7 @@
 """Summarize the checks.json files the conformance CLI writes with ``-o DIR``.
 
     summarize.py [--strict-warnings] [--require-checks] [--cli-status N] [--stderr-tail N]
-                 [--unscored] [--expect-scored N] [--require-unscored PREFIX] [--defer PREFIX] DIR
+                 [--unscored] [--expect-scored N] [--require-unscored PREFIX] DIR
 
 The CLI writes one folder per scenario (``server-<scenario>-<timestamp>/`` in server mode,
 ``<scenario>-<timestamp>/`` in client mode), each with ``checks.json``: a list of
@@ -24,9 +24,6 @@ run unless exactly N scored scenarios ran and passed (a leg that ran fewer is no
 --require-unscored PREFIX judges the unscored scenarios whose names start with PREFIX
 (``auth/``: the authorization extensions) like scored ones: a failing one fails the run, and
 ``required unscored: N/M passed`` is printed.
---defer PREFIX reports the scored scenarios whose names start with PREFIX (``auth/``: the
-authorization scenarios, the next piece of work) on their own ``deferred`` lines, outside the
-verdict and the expected count.
 
 Exit status: 1 when a scenario failed or no checks.json was found, else 0. Standard library
 only.
@@ -41,10 +38,21 @@ from pathlib import Path
 
 USAGE = (
     "[--strict-warnings] [--require-checks] [--cli-status N] [--stderr-tail N] [--unscored]"
-    " [--expect-scored N] [--require-unscored PREFIX] [--defer PREFIX] DIR"
+    " [--expect-scored N] [--require-unscored PREFIX] DIR"
 )
 NOT_SCORED = re.compile(r"^Not scored for ")
 NOT_SCORED_ITEM = re.compile(r"^\s+\S+\s+(\S+)(?:\s+\(.*\))?\s*$")
+
+
+def print_problems(checks: list[dict], statuses: tuple[str, ...]) -> None:
+    """One line per check with one of these statuses: its id, status and message."""
+    for c in checks:
+        if c.get("status") in statuses:
+            msg = c.get("errorMessage") or c.get("description") or ""
+            details = c.get("details")
+            if not c.get("errorMessage") and isinstance(details, dict) and details.get("message"):
+                msg = f"{msg} ({details['message']})"
+            print(f"        - {c.get('id')} [{c.get('status')}]: {msg}")
 
 
 def unscored_names(root: Path) -> set[str]:
@@ -97,7 +105,6 @@ def main(argv: list[str]) -> int:
     tail = 0
     unscored_mode = False
     expect = -1
-    defer: list[str] = []
     require_unscored: list[str] = []
     args: list[str] = []
     i = 0
@@ -108,9 +115,6 @@ def main(argv: list[str]) -> int:
             require = True
         elif argv[i] == "--cli-status" and i + 1 < len(argv):
             cli_status = int(argv[i + 1])
-            i += 1
-        elif argv[i] == "--defer" and i + 1 < len(argv):
-            defer.append(argv[i + 1])
             i += 1
         elif argv[i] == "--require-unscored" and i + 1 < len(argv):
             require_unscored.append(argv[i + 1])
@@ -146,19 +150,8 @@ def main(argv: list[str]) -> int:
     scored = scored_ok = 0
     unscored_run = unscored_bad = 0
     required_run = required_ok = 0
-    deferred_run = deferred_ok = 0
     for f in files:
         name = scenario_name(f.parent, root)
-        if any(name.startswith(p) for p in defer) and name not in skip:
-            try:
-                checks = json.loads(f.read_text())
-            except (OSError, ValueError):
-                checks = []
-            bad = sum(1 for c in checks if c.get("status") == "FAILURE")
-            deferred_run += 1
-            deferred_ok += 0 if bad else 1
-            print(f"  deferred {'FAIL' if bad else 'ok'} {name}: {bad} failed checks (not in this verdict)")
-            continue
         if name in skip:
             try:
                 checks = json.loads(f.read_text())
@@ -174,11 +167,7 @@ def main(argv: list[str]) -> int:
                 bad_scenarios += 1 if bad else 0
                 tag = "FAIL " if bad else "ok   "
                 print(f"  {tag} {name}: {good} passed, {bad} failed (unscored, required here)")
-                for c in checks:
-                    if c.get("status") == "FAILURE":
-                        print(
-                            f"        - {c.get('id')} [FAILURE]: {c.get('errorMessage') or c.get('description') or ''}"
-                        )
+                print_problems(checks, ("FAILURE",))
                 continue
             tag = "unscored FAIL" if bad else "unscored ok"
             print(f"  {tag} {name}: {good} passed, {bad} failed (not scored)")
@@ -214,13 +203,7 @@ def main(argv: list[str]) -> int:
         print(f"  {tag:<5} {name}: {counts['SUCCESS']} passed, {counts['FAILURE']} failed{extra}")
         for r in reasons:
             print(f"        - {r}")
-        for c in checks:
-            if c.get("status") in ("FAILURE", "WARNING"):
-                msg = c.get("errorMessage") or c.get("description") or ""
-                details = c.get("details")
-                if not c.get("errorMessage") and isinstance(details, dict) and details.get("message"):
-                    msg = f"{msg} ({details['message']})"
-                print(f"        - {c.get('id')} [{c.get('status')}]: {msg}")
+        print_problems(checks, ("FAILURE", "WARNING"))
         if failed and tail > 0:
             stderr = f.parent / "stderr.txt"
             if stderr.exists():
@@ -234,8 +217,6 @@ def main(argv: list[str]) -> int:
         f"checks: {total['SUCCESS']} passed, {total['FAILURE']} failed, {total['WARNING']} warnings "
         f"({scored} scenarios)"
     )
-    if defer:
-        print(f"deferred: {deferred_ok}/{deferred_run} scenarios passed ({', '.join(defer)}; reported, not judged)")
     if unscored_mode:
         print(f"scored: {scored_ok}/{scored} scenarios passed")
         print(f"unscored: {unscored_run} scenarios run, {unscored_bad} failing (reported, not scored)")

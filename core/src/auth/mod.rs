@@ -12,3 +12,8 @@
 pub mod challenge;
 pub mod client;
 pub mod server;
+
+/// Seconds since the Unix epoch (token lifetimes, JWT claims).
+pub(crate) fn now_secs() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+}

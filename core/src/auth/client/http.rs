@@ -64,6 +64,34 @@ impl HttpRequest {
         self.headers.push((name.into(), value.into()));
         self
     }
+
+    /// Adds pairs to a form body.
+    pub fn form_pairs(mut self, pairs: &[(&str, &str)]) -> HttpRequest {
+        let mut ser = form_urlencoded::Serializer::new(String::from_utf8_lossy(&self.body).into_owned());
+        for (k, v) in pairs {
+            ser.append_pair(k, v);
+        }
+        self.body = ser.finish().into_bytes();
+        self
+    }
+
+    /// Adds `Authorization: Basic` credentials (RFC 6749 §2.3.1: both parts form-encoded
+    /// first).
+    pub fn basic_auth(self, id: &str, secret: &str) -> HttpRequest {
+        let enc = |s: &str| form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
+        let credentials = crate::util::base64_encode(format!("{}:{}", enc(id), enc(secret)).as_bytes());
+        self.header("Authorization", format!("Basic {credentials}"))
+    }
+}
+
+/// An answer, or why there is none: `{what}: {error}` when it did not come, `{what} was
+/// refused (HTTP n): {error: description}` when it is an error.
+pub(crate) fn refused(what: &str, resp: Result<HttpResponse, String>) -> Result<HttpResponse, String> {
+    let resp = resp.map_err(|e| format!("{what}: {e}"))?;
+    if !resp.ok() {
+        return Err(format!("{what} was refused (HTTP {}): {}", resp.status, resp.oauth_error()));
+    }
+    Ok(resp)
 }
 
 /// What came back.

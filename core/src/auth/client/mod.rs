@@ -32,6 +32,8 @@ mod options;
 mod store;
 pub mod url;
 
+use super::now_secs;
+pub(crate) use http::refused;
 pub use http::{Fetch, HttpRequest, HttpResponse};
 pub use options::{AuthorizationHandler, AuthorizationRequest, AuthorizeMode, Grant, OAuthOptions};
 pub use store::{FileStore, MemoryStore, StoredClient, StoredTokens, TokenStore};
@@ -40,7 +42,6 @@ use super::challenge::{self, Challenge};
 use serde::Deserialize;
 use sha2::Digest;
 use std::sync::{Arc, RwLock};
-use std::time::{SystemTime, UNIX_EPOCH};
 use url::Url;
 
 /// Protected Resource Metadata (RFC 9728 §2), the fields the client reads.
@@ -142,10 +143,6 @@ impl std::fmt::Debug for Authorizer {
     }
 }
 
-fn now_secs() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
-}
-
 /// `n` random bytes, base64url without padding.
 fn random_token(n: usize) -> Result<String, String> {
     let mut b = vec![0u8; n];
@@ -158,25 +155,9 @@ const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 /// The token type of an identity assertion JWT authorization grant.
 const ID_JAG: &str = "urn:ietf:params:oauth:token-type:id-jag";
 
-/// `Basic` credentials (RFC 6749 §2.3.1: both parts form-encoded first).
-fn basic_auth(id: &str, secret: &str) -> String {
-    let enc = |s: &str| form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
-    format!("Basic {}", crate::util::base64_encode(format!("{}:{}", enc(id), enc(secret)).as_bytes()))
-}
-
 /// The PKCE S256 challenge of a verifier (RFC 7636 §4.2).
 pub fn pkce_challenge(verifier: &str) -> String {
     crate::util::base64url_encode(&sha2::Sha256::digest(verifier.as_bytes()))
-}
-
-/// An answer, or why there is none: `{what}: {error}` when it did not come, `{what} was
-/// refused (HTTP n): {error: description}` when it is an error.
-fn refused(what: &str, resp: Result<HttpResponse, String>) -> Result<HttpResponse, String> {
-    let resp = resp.map_err(|e| format!("{what}: {e}"))?;
-    if !resp.ok() {
-        return Err(format!("{what} was refused (HTTP {}): {}", resp.status, resp.oauth_error()));
-    }
-    Ok(resp)
 }
 
 /// Joins scope lists, keeping the first occurrence's order.
@@ -576,7 +557,7 @@ impl Authorizer {
 
     /// Adds the client's authentication to a token request (RFC 6749 §2.3, OAuth 2.1 §2.4,
     /// RFC 7523 §2.2 for `private_key_jwt`, whose assertion's audience is the issuer).
-    fn authenticate(&self, d: &Discovered, client: &StoredClient, mut req: HttpRequest) -> Result<HttpRequest, String> {
+    fn authenticate(&self, d: &Discovered, client: &StoredClient, req: HttpRequest) -> Result<HttpRequest, String> {
         let supported = d.meta.token_endpoint_auth_methods_supported.as_deref();
         let method = match (&client.token_endpoint_auth_method, &client.client_secret) {
             (Some(m), _) => m.as_str(),
@@ -590,19 +571,10 @@ impl Authorizer {
                 _ => "client_secret_basic",
             },
         };
-        let add = |req: &mut HttpRequest, pairs: &[(&str, &str)]| {
-            let mut ser = form_urlencoded::Serializer::new(String::from_utf8_lossy(&req.body).into_owned());
-            for (k, v) in pairs {
-                ser.append_pair(k, v);
-            }
-            req.body = ser.finish().into_bytes();
-        };
-        match (method, &client.client_secret, &self.opts.private_key_pem) {
-            ("client_secret_basic", Some(secret), _) => {
-                req.headers.push(("Authorization".into(), basic_auth(&client.client_id, secret)));
-            }
+        Ok(match (method, &client.client_secret, &self.opts.private_key_pem) {
+            ("client_secret_basic", Some(secret), _) => req.basic_auth(&client.client_id, secret),
             ("client_secret_post", Some(secret), _) => {
-                add(&mut req, &[("client_id", &client.client_id), ("client_secret", secret)])
+                req.form_pairs(&[("client_id", &client.client_id), ("client_secret", secret)])
             }
             ("private_key_jwt", _, Some(pem)) => {
                 let jti = random_token(16)?;
@@ -614,18 +586,14 @@ impl Authorizer {
                     now_secs(),
                     &jti,
                 )?;
-                add(
-                    &mut req,
-                    &[
-                        ("client_id", &client.client_id),
-                        ("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"),
-                        ("client_assertion", &assertion),
-                    ],
-                )
+                req.form_pairs(&[
+                    ("client_id", &client.client_id),
+                    ("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"),
+                    ("client_assertion", &assertion),
+                ])
             }
-            _ => add(&mut req, &[("client_id", &client.client_id)]),
-        }
-        Ok(req)
+            _ => req.form_pairs(&[("client_id", &client.client_id)]),
+        })
     }
 
     async fn token_request(
@@ -769,16 +737,12 @@ impl Authorizer {
         if !scope.is_empty() {
             pairs.push(("scope", &scope));
         }
-        let mut req = HttpRequest::post_form(endpoint, &pairs);
-        match (&self.opts.idp_client_id, &self.opts.idp_client_secret) {
-            (Some(id), Some(secret)) => req.headers.push(("Authorization".into(), basic_auth(id, secret))),
-            (Some(id), None) => {
-                let mut ser = form_urlencoded::Serializer::new(String::from_utf8_lossy(&req.body).into_owned());
-                ser.append_pair("client_id", id);
-                req.body = ser.finish().into_bytes();
-            }
-            _ => {}
-        }
+        let req = HttpRequest::post_form(endpoint, &pairs);
+        let req = match (&self.opts.idp_client_id, &self.opts.idp_client_secret) {
+            (Some(id), Some(secret)) => req.basic_auth(id, secret),
+            (Some(id), None) => req.form_pairs(&[("client_id", id)]),
+            _ => req,
+        };
         let what = format!("the token exchange at the identity provider {endpoint}");
         let resp = refused(&what, self.fetch.fetch(req).await)?;
         #[derive(Deserialize)]

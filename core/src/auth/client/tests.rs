@@ -9,8 +9,35 @@ type Route = Box<dyn Fn(&HttpRequest) -> Option<HttpResponse> + Send + Sync>;
 
 /// A scripted peer: each route answers the requests it recognises; every request is logged.
 struct Sim {
+    /// The PKCE challenge of the last authorization request (the token endpoint checks it).
+    challenge: Arc<Mutex<String>>,
     routes: Vec<Route>,
     log: Mutex<Vec<HttpRequest>>,
+}
+
+/// `base` with the fields of `patch` set (a `null` removes one).
+fn patched(mut base: Value, patch: Value) -> Value {
+    for (k, v) in patch.as_object().unwrap() {
+        if v.is_null() {
+            base.as_object_mut().unwrap().remove(k);
+        } else {
+            base[k] = v.clone();
+        }
+    }
+    base
+}
+
+/// The resource's metadata at its path-inserted location and the AS metadata at its root one.
+fn discovery_routes(prm: Value, meta: Value) -> Vec<Route> {
+    vec![
+        Box::new(move |r| {
+            (r.url == "http://127.0.0.1:9/.well-known/oauth-protected-resource/mcp")
+                .then(|| json_resp(200, prm.clone()))
+        }),
+        Box::new(move |r| {
+            (r.url == format!("{AS}/.well-known/oauth-authorization-server")).then(|| json_resp(200, meta.clone()))
+        }),
+    ]
 }
 
 fn json_resp(status: u16, v: Value) -> HttpResponse {
@@ -52,34 +79,21 @@ const AS: &str = "http://127.0.0.1:7";
 fn sim(meta_patch: Value, prm_patch: Value) -> Arc<Sim> {
     let challenge = Arc::new(Mutex::new(String::new()));
     let c2 = challenge.clone();
-    let mut meta = json!({
-        "issuer": AS,
-        "authorization_endpoint": format!("{AS}/authorize"),
-        "token_endpoint": format!("{AS}/token"),
-        "registration_endpoint": format!("{AS}/register"),
-        "code_challenge_methods_supported": ["S256"],
-        "authorization_response_iss_parameter_supported": true,
-        "token_endpoint_auth_methods_supported": ["none"],
-    });
-    for (k, v) in meta_patch.as_object().unwrap() {
-        if v.is_null() {
-            meta.as_object_mut().unwrap().remove(k);
-        } else {
-            meta[k] = v.clone();
-        }
-    }
-    let mut prm = json!({"resource": RS, "authorization_servers": [AS]});
-    for (k, v) in prm_patch.as_object().unwrap() {
-        prm[k] = v.clone();
-    }
-    let routes: Vec<Route> = vec![
-        Box::new(move |r| {
-            (r.url == "http://127.0.0.1:9/.well-known/oauth-protected-resource/mcp")
-                .then(|| json_resp(200, prm.clone()))
+    let meta = patched(
+        json!({
+            "issuer": AS,
+            "authorization_endpoint": format!("{AS}/authorize"),
+            "token_endpoint": format!("{AS}/token"),
+            "registration_endpoint": format!("{AS}/register"),
+            "code_challenge_methods_supported": ["S256"],
+            "authorization_response_iss_parameter_supported": true,
+            "token_endpoint_auth_methods_supported": ["none"],
         }),
-        Box::new(move |r| {
-            (r.url == format!("{AS}/.well-known/oauth-authorization-server")).then(|| json_resp(200, meta.clone()))
-        }),
+        meta_patch,
+    );
+    let prm = patched(json!({"resource": RS, "authorization_servers": [AS]}), prm_patch);
+    let mut routes = discovery_routes(prm, meta);
+    routes.extend::<Vec<Route>>(vec![
         Box::new(|r| {
             (r.url.ends_with("/register")).then(|| {
                 let body: Value = serde_json::from_slice(&r.body).unwrap();
@@ -109,14 +123,8 @@ fn sim(meta_patch: Value, prm_patch: Value) -> Arc<Sim> {
                 }
             })
         }),
-    ];
-    let s = Arc::new(Sim { routes, log: Mutex::new(Vec::new()) });
-    CHALLENGE.with(|c| *c.borrow_mut() = Some(challenge));
-    s
-}
-
-thread_local! {
-    static CHALLENGE: std::cell::RefCell<Option<Arc<Mutex<String>>>> = const { std::cell::RefCell::new(None) };
+    ]);
+    Arc::new(Sim { challenge, routes, log: Mutex::new(Vec::new()) })
 }
 
 /// Approves at once: records the request's query and redirects with a code (and `iss`).
@@ -144,7 +152,7 @@ impl AuthorizationHandler for Approve {
 }
 
 fn authorizer(s: &Arc<Sim>, iss: Option<&str>, opts: OAuthOptions) -> (Authorizer, Arc<Approve>) {
-    let challenge = CHALLENGE.with(|c| c.borrow().clone().unwrap());
+    let challenge = s.challenge.clone();
     let h = Arc::new(Approve { iss: iss.map(str::to_string), challenge, seen: Mutex::new(vec![]) });
     (Authorizer::new(RS, opts, s.clone(), h.clone()).unwrap(), h)
 }
@@ -273,26 +281,17 @@ fn options_are_checked() {
 /// An AS for the non-interactive grants: metadata with DPoP (ES256), and a token endpoint
 /// that records the form and answers with `answer`.
 fn grant_sim(answer: HttpResponse, extra_meta: Value) -> Arc<Sim> {
-    let mut meta = json!({
-        "issuer": AS,
-        "token_endpoint": format!("{AS}/token"),
-        "code_challenge_methods_supported": ["S256"],
-    });
-    for (k, v) in extra_meta.as_object().unwrap() {
-        meta[k] = v.clone();
-    }
-    let prm = json!({"resource": RS, "authorization_servers": [AS]});
-    let routes: Vec<Route> = vec![
-        Box::new(move |r| {
-            (r.url == "http://127.0.0.1:9/.well-known/oauth-protected-resource/mcp")
-                .then(|| json_resp(200, prm.clone()))
+    let meta = patched(
+        json!({
+            "issuer": AS,
+            "token_endpoint": format!("{AS}/token"),
+            "code_challenge_methods_supported": ["S256"],
         }),
-        Box::new(move |r| {
-            (r.url == format!("{AS}/.well-known/oauth-authorization-server")).then(|| json_resp(200, meta.clone()))
-        }),
-        Box::new(move |r| r.url.ends_with("/token").then(|| answer.clone())),
-    ];
-    Arc::new(Sim { routes, log: Mutex::new(Vec::new()) })
+        extra_meta,
+    );
+    let mut routes = discovery_routes(json!({"resource": RS, "authorization_servers": [AS]}), meta);
+    routes.push(Box::new(move |r| r.url.ends_with("/token").then(|| answer.clone())));
+    Arc::new(Sim { challenge: Arc::default(), routes, log: Mutex::new(Vec::new()) })
 }
 
 fn no_user() -> Arc<Approve> {

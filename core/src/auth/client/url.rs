@@ -59,10 +59,7 @@ impl Url {
 
     /// Whether the host is a loopback one (`localhost`, `127.0.0.0/8`, `::1`).
     pub fn is_loopback(&self) -> bool {
-        let h = self.host.trim_start_matches('[').trim_end_matches(']');
-        h == "localhost"
-            || h.ends_with(".localhost")
-            || h.parse::<std::net::IpAddr>().map(|ip| ip.is_loopback()).unwrap_or(false)
+        is_loopback_host(&self.host)
     }
 
     /// The path without a trailing slash (`""` for the root).
@@ -106,6 +103,15 @@ impl Url {
         let dir = if dir.is_empty() { "/" } else { dir };
         Url::parse(&format!("{}{dir}{r}", self.origin()))
     }
+}
+
+/// Whether a host (IPv6 with or without brackets) is a loopback one: `localhost`,
+/// `*.localhost`, `127.0.0.0/8`, `::1`.
+pub fn is_loopback_host(host: &str) -> bool {
+    let h = host.trim_start_matches('[').trim_end_matches(']');
+    h.eq_ignore_ascii_case("localhost")
+        || h.to_ascii_lowercase().ends_with(".localhost")
+        || h.parse::<std::net::IpAddr>().map(|ip| ip.is_loopback()).unwrap_or(false)
 }
 
 /// Whether the text after `scheme://authority` holds a path (a `/`).

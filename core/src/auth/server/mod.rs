@@ -8,7 +8,7 @@
 
 use super::challenge::quote;
 use super::client::url::Url;
-use super::client::{Fetch, HttpRequest};
+use super::client::{refused, Fetch, HttpRequest};
 use futures_util::future::BoxFuture;
 use jsonwebtoken::jwk::JwkSet;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
@@ -266,15 +266,9 @@ impl JwtVerifier {
     }
 
     async fn fetch_keys(&self) -> Result<JwkSet, String> {
-        let resp = self
-            .fetch
-            .fetch(HttpRequest::get_json(&self.jwks_uri))
-            .await
-            .map_err(|e| format!("the JWKS at {}: {e}", self.jwks_uri))?;
-        if !resp.ok() {
-            return Err(format!("the JWKS at {} answered HTTP {}", self.jwks_uri, resp.status));
-        }
-        resp.json().map_err(|e| format!("the JWKS at {}: {e}", self.jwks_uri))
+        let what = format!("the JWKS at {}", self.jwks_uri);
+        let resp = refused(&what, self.fetch.fetch(HttpRequest::get_json(&self.jwks_uri)).await)?;
+        resp.json().map_err(|e| format!("{what}: {e}"))
     }
 
     /// The key for `kid` (or the only key, when the token names none).
@@ -368,17 +362,11 @@ impl IntrospectionVerifier {
     }
 
     async fn check(&self, token: &str) -> Result<AuthInfo, String> {
-        let mut req = HttpRequest::post_form(&self.endpoint, &[("token", token), ("token_type_hint", "access_token")]);
-        let enc = |s: &str| form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
-        let basic =
-            crate::util::base64_encode(format!("{}:{}", enc(&self.client_id), enc(&self.client_secret)).as_bytes());
-        req.headers.push(("Authorization".into(), format!("Basic {basic}")));
-        let resp = self.fetch.fetch(req).await.map_err(|e| format!("token introspection at {}: {e}", self.endpoint))?;
-        if !resp.ok() {
-            return Err(format!("token introspection at {} answered HTTP {}", self.endpoint, resp.status));
-        }
-        let answer: Map<String, Value> =
-            resp.json().map_err(|e| format!("token introspection at {}: {e}", self.endpoint))?;
+        let req = HttpRequest::post_form(&self.endpoint, &[("token", token), ("token_type_hint", "access_token")])
+            .basic_auth(&self.client_id, &self.client_secret);
+        let what = format!("token introspection at {}", self.endpoint);
+        let resp = refused(&what, self.fetch.fetch(req).await)?;
+        let answer: Map<String, Value> = resp.json().map_err(|e| format!("{what}: {e}"))?;
         if answer.get("active") != Some(&Value::Bool(true)) {
             return Err("the token is not active".into());
         }
@@ -392,8 +380,7 @@ impl IntrospectionVerifier {
             return Err(format!("the token is not for this server (aud is not {:?})", self.audience));
         }
         let info = AuthInfo::from_claims(answer);
-        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
-        if info.expires_at.is_some_and(|e| e + LEEWAY_SECS < now) {
+        if info.expires_at.is_some_and(|e| e + LEEWAY_SECS < super::now_secs()) {
             return Err("the token has expired".into());
         }
         Ok(info)

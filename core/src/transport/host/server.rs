@@ -13,7 +13,7 @@ use super::runtime::io_runtime;
 use super::session::HostSession;
 use crate::catalogue::Registry;
 use crate::engine::{Event, State};
-use crate::transport::http::server::{bind, serve_http, tls_acceptor, Dispatcher, HttpService, Session};
+use crate::transport::http::server::{bind, serve_with, serving_checks, Dispatcher, HttpService, Session};
 use bytes::Bytes;
 use http_body_util::BodyExt;
 use serde_json::Value;
@@ -220,7 +220,7 @@ impl HostHttpServer {
         let mut service = lock(&self.service);
         let mut options = service.options().clone();
         // Bad TLS files fail here, not later in the serving task.
-        tls_acceptor(&options)?;
+        let tls = serving_checks(&options)?;
         let listener = rt.block_on(bind((host, port), &mut options)).map_err(|e| {
             let shown = if host.contains(':') { format!("[{host}]:{port}") } else { format!("{host}:{port}") };
             crate::Error::msg(format!("cannot listen on {shown}: {e}"))
@@ -237,7 +237,7 @@ impl HostHttpServer {
         *slot = Some(tx);
         let shared = self.shared.clone();
         rt.spawn(async move {
-            let _ = serve_http(service, listener, async {
+            serve_with(service, listener, tls, async {
                 let _ = rx.await;
             })
             .await;

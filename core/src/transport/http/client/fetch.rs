@@ -6,7 +6,7 @@ use super::pool::Pool;
 use super::response::read_limited;
 use super::tls::Tls;
 use super::url::Target;
-use crate::auth::client::url::Url;
+use crate::auth::client::url::is_loopback_host;
 use crate::auth::client::{Fetch, HttpRequest, HttpResponse};
 use bytes::Bytes;
 use futures_util::future::BoxFuture;
@@ -37,9 +37,8 @@ impl HttpFetch {
     }
 
     async fn exchange(&self, req: HttpRequest) -> Result<HttpResponse, String> {
-        let u = Url::parse(&req.url)?;
         let t = Target::parse(&req.url)?;
-        if !t.tls && !u.is_loopback() {
+        if !t.tls && !is_loopback_host(&t.host) {
             return Err(format!(
                 "refusing {} over plain http://: OAuth endpoints must use https:// (http:// is allowed on loopback only)",
                 req.url

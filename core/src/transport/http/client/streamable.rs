@@ -27,6 +27,14 @@ const ANSWERED_LINGER: Duration = Duration::from_secs(1);
 /// The shortest reconnection delay (a server's `retry: 0` must not make a busy loop).
 const MIN_RECONNECT_DELAY: Duration = Duration::from_millis(100);
 
+/// Why a POST got no answer to handle.
+pub(super) enum Unsent {
+    /// It could not be sent.
+    Io(io::Error),
+    /// The server wants an authorization the OAuth client could not get (the message says why).
+    Unauthorized(String),
+}
+
 /// An authorization challenge of the server.
 pub(super) struct Challenge {
     status: u16,
@@ -70,26 +78,14 @@ impl Shared {
         tx: &mpsc::Sender<Item>,
         closing: &mut watch::Receiver<bool>,
     ) {
-        let mut authorizations = 0;
-        let (resp, lease) = loop {
-            if let Some(auth) = &self.auth {
-                auth.before_request().await;
-            }
-            let req = self.request(Method::POST, &self.base, line.clone(), Req { fresh: true, ..Req::default() });
-            let sent_auth = authorization_of(&req);
-            let sent = tokio::select! {
-                r = self.pool.send(req) => r,
-                _ = closing.wait_for(|c| *c) => return,
-            };
-            let (resp, lease) = match sent {
-                Ok(r) => r,
-                Err(e) => return self.send_failed(tx, &out.keys, &format!("POST {}", self.base.url), &e).await,
-            };
-            let Some(ch) = self.auth_challenge(&resp, &mut authorizations) else { break (resp, lease) };
-            drain(resp.into_body(), lease).await;
-            if let Err(m) = self.authorize(ch, sent_auth).await {
-                return self.fail_requests_with(tx, &out.keys, UNAUTHORIZED, &m).await;
-            }
+        let build = || self.request(Method::POST, &self.base, line.clone(), Req { fresh: true, ..Req::default() });
+        let sent = tokio::select! {
+            r = self.send_authorized(build) => r,
+            _ = closing.wait_for(|c| *c) => return,
+        };
+        let (resp, lease) = match sent {
+            Ok(r) => r,
+            Err(why) => return self.unsent(tx, &out.keys, &self.base.url, why).await,
         };
         let status = resp.status();
         let refused = matches!(status.as_u16(), 400 | 404 | 405);
@@ -125,22 +121,54 @@ impl Shared {
         }
     }
 
+    /// Sends the request `build` makes; while the server answers it with an authorization
+    /// challenge the OAuth client may take (at most `max_authorizations` times), authorizes
+    /// and sends it again.
+    async fn send_authorized(
+        &self,
+        build: impl Fn() -> http::Request<http_body_util::Full<Bytes>>,
+    ) -> std::result::Result<(Response<Incoming>, Lease), Unsent> {
+        let mut authorizations = 0;
+        loop {
+            if let Some(auth) = &self.auth {
+                auth.before_request().await;
+            }
+            let req = build();
+            // Only an OAuth client compares it with the token it holds.
+            let sent = self.auth.as_ref().and_then(|_| authorization_of(&req));
+            let (resp, lease) = self.pool.send(req).await.map_err(Unsent::Io)?;
+            let Some(ch) = self.auth_challenge(&resp, &mut authorizations) else { return Ok((resp, lease)) };
+            drain(resp.into_body(), lease).await;
+            self.authorize(ch, sent).await.map_err(Unsent::Unauthorized)?;
+        }
+    }
+
+    /// Fails the requests among `keys` of a POST to `url` that got no answer to handle.
+    async fn unsent(&self, tx: &mpsc::Sender<Item>, keys: &[String], url: &str, why: Unsent) {
+        match why {
+            Unsent::Io(e) => self.send_failed(tx, keys, &format!("POST {url}"), &e).await,
+            Unsent::Unauthorized(m) => self.fail_requests_with(tx, keys, UNAUTHORIZED, &m).await,
+        }
+    }
+
     /// When `resp` refuses a request for want of authorization (`401`, or `403` with an
     /// `insufficient_scope` challenge) and the OAuth client may try once more, the challenge.
     fn auth_challenge(&self, resp: &Response<Incoming>, authorizations: &mut u32) -> Option<Challenge> {
         let auth = self.auth.as_ref()?;
+        if let Some(n) = resp.headers().get("dpop-nonce").and_then(|v| v.to_str().ok()) {
+            auth.note_dpop_nonce(n);
+        }
         let status = resp.status().as_u16();
+        if !matches!(status, 401 | 403) || *authorizations >= auth.options().max_authorizations {
+            return None;
+        }
         let www: Vec<String> = resp
             .headers()
             .get_all(http::header::WWW_AUTHENTICATE)
             .iter()
             .filter_map(|v| v.to_str().ok().map(str::to_string))
             .collect();
-        if let Some(n) = resp.headers().get("dpop-nonce").and_then(|v| v.to_str().ok()) {
-            auth.note_dpop_nonce(n);
-        }
-        let step_up = status == 403 && www.iter().any(|v| v.contains("insufficient_scope"));
-        if (status != 401 && !step_up) || *authorizations >= auth.options().max_authorizations {
+        if status == 403 && !www.iter().any(|v| v.contains("insufficient_scope")) {
             return None;
         }
         *authorizations += 1;
@@ -189,43 +217,23 @@ impl Shared {
         let this = self.clone();
         let exchange = async move {
             let target = legacy.as_ref().unwrap_or(&this.base);
-            let mut authorizations = 0;
-            loop {
-                if let Some(auth) = &this.auth {
-                    auth.before_request().await;
+            let build = || {
+                let req = Req { fresh: out.initialize, modern: out.modern.as_deref(), ..Req::default() };
+                this.request(Method::POST, target, line.clone(), req)
+            };
+            match this.send_authorized(build).await {
+                Err(why) => {
+                    drop(head);
+                    this.unsent(&tx, &out.keys, &target.url, why).await;
                 }
-                let req = this.request(
-                    Method::POST,
-                    target,
-                    line.clone(),
-                    Req { fresh: out.initialize, modern: out.modern.as_deref(), ..Req::default() },
-                );
-                let sent_auth = authorization_of(&req);
-                match this.pool.send(req).await {
-                    Err(e) => {
-                        drop(head);
-                        this.send_failed(&tx, &out.keys, &format!("POST {}", target.url), &e).await;
+                Ok((resp, lease)) => {
+                    if out.initialize && legacy.is_none() {
+                        this.adopt_session(&resp);
                     }
-                    Ok((resp, lease)) => {
-                        if let Some(ch) = this.auth_challenge(&resp, &mut authorizations) {
-                            drain(resp.into_body(), lease).await;
-                            match this.authorize(ch, sent_auth).await {
-                                Ok(()) => continue,
-                                Err(m) => {
-                                    drop(head);
-                                    return this.fail_requests_with(&tx, &out.keys, UNAUTHORIZED, &m).await;
-                                }
-                            }
-                        }
-                        if out.initialize && legacy.is_none() {
-                            this.adopt_session(&resp);
-                        }
-                        drop(head);
-                        let is_legacy = legacy.is_some();
-                        this.on_post_response(resp, lease, out, tx, carried_session, is_legacy).await;
-                    }
+                    drop(head);
+                    let is_legacy = legacy.is_some();
+                    this.on_post_response(resp, lease, out, tx, carried_session, is_legacy).await;
                 }
-                return;
             }
         };
         if modern {

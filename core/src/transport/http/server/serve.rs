@@ -17,11 +17,28 @@ pub async fn serve_http(
     listener: tokio::net::TcpListener,
     shutdown: impl Future<Output = ()>,
 ) -> Result<()> {
-    use hyper_util::rt::TokioTimer;
-    let tls = tls_acceptor(service.options())?;
-    if let Some(auth) = &service.options().auth {
+    let tls = serving_checks(service.options())?;
+    serve_with(service, listener, tls, shutdown).await;
+    Ok(())
+}
+
+/// What serving needs checked first: the `auth` options, and the TLS files read into the
+/// acceptor (`None` for plain HTTP).
+pub(crate) fn serving_checks(options: &HttpOptions) -> Result<Option<tokio_rustls::TlsAcceptor>> {
+    if let Some(auth) = &options.auth {
         auth.validate().map_err(Error::msg)?;
     }
+    tls_acceptor(options)
+}
+
+/// [`serve_http`] once [`serving_checks`] passed.
+pub(crate) async fn serve_with(
+    service: HttpService,
+    listener: tokio::net::TcpListener,
+    tls: Option<tokio_rustls::TlsAcceptor>,
+    shutdown: impl Future<Output = ()>,
+) {
+    use hyper_util::rt::TokioTimer;
     let handshake_timeout = service.options().header_read_timeout.unwrap_or(Duration::from_secs(30));
     let mut http1 = hyper::server::conn::http1::Builder::new();
     http1.keep_alive(true).timer(TokioTimer::new()).header_read_timeout(service.options().header_read_timeout);
@@ -72,7 +89,6 @@ pub async fn serve_http(
     service.close_all();
     let _ = stop_tx.send(true);
     let _ = tokio::time::timeout(Duration::from_secs(5), async { while conns.join_next().await.is_some() {} }).await;
-    Ok(())
 }
 
 /// Serves HTTP/1.1 on one connection (TCP, or TLS over it) until it ends, or gracefully once

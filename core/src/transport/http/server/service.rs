@@ -144,7 +144,6 @@ impl HttpService {
                 return r;
             }
         }
-        let path = req.uri().path();
         let mut resp = if path == o.path {
             match *req.method() {
                 Method::POST => self.post(req).await,
