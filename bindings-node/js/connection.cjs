@@ -123,7 +123,7 @@ class ServerConnection {
 
   /** @param {NativeEvent} ev */
   _context(ev) {
-    return new Context(this, ev[E.KEY], ev[E.ID], ev[E.TOKEN], ev[E.META], ev[E.CONTEXT]);
+    return new Context(this, ev[E.KEY], ev[E.ID], ev[E.TOKEN], ev[E.META], ev[E.CONTEXT], ev[E.ORIGIN]);
   }
 
   /** @param {NativeEvent} ev */

@@ -53,11 +53,15 @@ class Context {
    * @param {import('./types/protocol').ProgressToken | null} progressToken
    * @param {Meta | null} meta
    * @param {import('./types/context').RequestContext | null} [request] a 2026-07-28 request's own context
+   * @param {import('./types/context').Origin | null} [origin] the HTTP request it came in
    */
-  constructor(conn, key, requestId, progressToken, meta, request = null) {
+  constructor(conn, key, requestId, progressToken, meta, request = null, origin = null) {
     this._conn = conn;
     this._key = key;
     this._request = request;
+    this._origin = origin;
+    /** @type {Headers | null} */
+    this._headers = null;
     /** @type {AbortController | null} */
     this._controller = null;
     this._cancelled = false;
@@ -118,6 +122,32 @@ class Context {
   /** The `state` your handler threw InputRequired with in the previous round (2026-07-28). */
   get requestState() {
     return this._request?.requestState ?? null;
+  }
+
+  /**
+   * The HTTP headers of the request, as a fetch `Headers` (names in any case; empty over
+   * stdio). A verified token's `Authorization` and `DPoP` headers are left out (see `auth`).
+   */
+  get headers() {
+    if (this._headers === null) this._headers = new Headers(this._origin?.headers ?? []);
+    return this._headers;
+  }
+
+  /** The `Mcp-Session-Id` of a legacy HTTP session (null over stdio, stateless, 2026-07-28). */
+  get sessionId() {
+    return this._origin?.sessionId ?? null;
+  }
+
+  /**
+   * Who the request's access token speaks for, when the HTTP server verifies tokens (its
+   * `auth` option): `{ subject, clientId, scopes, expiresAt, claims }`; else null. The token
+   * itself is not kept.
+   * @returns {import('./types/context').AuthInfo | null}
+   */
+  get auth() {
+    const a = this._origin?.auth;
+    if (!a) return null;
+    return { subject: a.subject ?? null, clientId: a.client_id ?? null, scopes: a.scopes ?? [], expiresAt: a.expires_at ?? null, claims: a.claims ?? {} };
   }
 
   /** The Server serving this request. */

@@ -32,7 +32,8 @@ module.exports = {
   KIND: 0,
   /**
    * The kinds that run a handler; each starts with key, id, progress token, `_meta` and the
-   * 2026-07-28 request context (null in a legacy session).
+   * 2026-07-28 request context (null in a legacy session) and the HTTP request's origin
+   * (headers, session id, auth; null over stdio).
    */
   CALLS: new Set([...LAYOUTS].filter(([, fields]) => fields[0] === 'key' && fields[1] === 'id').map(([kind]) => kind)),
   KEY: at('tool', 'key'),
@@ -40,6 +41,7 @@ module.exports = {
   TOKEN: at('tool', 'progress_token'),
   META: at('tool', 'meta'),
   CONTEXT: at('tool', 'context'),
+  ORIGIN: at('tool', 'origin'),
   TOOL_NAME: at('tool', 'name'),
   TOOL_ARGUMENTS: at('tool', 'arguments'),
   RESOURCE_URI: at('resource', 'uri'),

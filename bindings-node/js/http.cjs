@@ -44,8 +44,23 @@ const E = require('./events.cjs');
  * @param {T} options
  */
 function httpOptions(options) {
-  native.HttpServer.checkOptions(JSON.stringify(options));
+  native.HttpServer.checkOptions(nativeOptions(options).json);
   return options;
+}
+
+/**
+ * The options as the engine takes them (JSON), and the app's own token verifier if `auth`
+ * has one (`auth.verify`: the engine is told only that there is one).
+ * @param {any} options
+ * @returns {{json: string, verify: ((token: string) => unknown) | null}}
+ */
+function nativeOptions(options) {
+  const auth = options?.auth;
+  if (auth && typeof auth === 'object' && auth.verify !== undefined && auth.verify !== null) {
+    if (typeof auth.verify !== 'function') throw new TypeError(`HTTP option auth.verify: expected a function, got ${typeof auth.verify}`);
+    return { json: JSON.stringify({ ...options, auth: { ...auth, verify: true } }), verify: auth.verify };
+  }
+  return { json: JSON.stringify(options), verify: null };
 }
 
 /** An HTTP session queues nothing for Node to write: the engine writes to its HTTP streams. */
@@ -77,7 +92,10 @@ class HttpHost {
     this._stopped = new Promise((resolve) => {
       this._onStopped = resolve;
     });
-    this.native = new server._native.HttpServer(server._nativeConfig(), server._registry, JSON.stringify(options), () => this._wake());
+    const { json, verify } = nativeOptions(options);
+    /** The app's own token verifier (`auth.verify`), or null. */
+    this._verify = verify;
+    this.native = new server._native.HttpServer(server._nativeConfig(), server._registry, json, () => this._wake());
     this.path = this.native.path;
   }
 
@@ -108,12 +126,32 @@ class HttpHost {
           case 'd': this._chunk(item[1], item[2]); break;
           case 'x': this._end(item[1]); break;
           case 's': this._onStopped(); break;
+          case 'v': this._verifyToken(item[1], item[2]); break;
           default: break;
         }
       } catch (err) {
         report(err);
       }
     }
+  }
+
+  /**
+   * The app's `auth.verify(token)`: the token's claims (an object) admit the request; null,
+   * false, a throw or a rejection (its message goes to the client) refuses it.
+   * @param {number} id
+   * @param {string} token
+   */
+  async _verifyToken(id, token) {
+    let claims;
+    try {
+      claims = await /** @type {(token: string) => unknown} */ (this._verify)(token);
+    } catch (err) {
+      this.native.answerVerify(id, null, (err instanceof Error ? err.message : String(err)) || 'the token was refused');
+      return;
+    }
+    if (claims === null || claims === undefined || claims === false) this.native.answerVerify(id, null, 'the token was refused');
+    else if (typeof claims !== 'object' || Array.isArray(claims)) this.native.answerVerify(id, null, `the server's verifier returned ${typeof claims}, not the token's claims (an object)`);
+    else this.native.answerVerify(id, JSON.stringify(claims), null);
   }
 
   /**

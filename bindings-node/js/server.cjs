@@ -48,6 +48,21 @@ function defineOrThrow(fn) {
   }
 }
 
+/**
+ * `scopes` of a definition as a list: a space-separated string or an array of scope names.
+ * @param {string | readonly string[] | undefined} scopes
+ * @param {string} what
+ * @returns {string[]}
+ */
+function scopeList(scopes, what) {
+  if (scopes === undefined || scopes === null) return [];
+  const items = typeof scopes === 'string' ? scopes.split(/\s+/).filter(Boolean) : [...scopes];
+  for (const s of items) {
+    if (typeof s !== 'string' || s === '' || /\s/.test(s)) throw new DefinitionError(`${what}: scopes: ${JSON.stringify(s)} is not a scope name (a non-empty string without spaces)`);
+  }
+  return items;
+}
+
 /** @template [L=unknown] the type of the lifespan's context */
 class Server {
   /**
@@ -162,7 +177,9 @@ class Server {
       icons: config.icons,
       _meta: config._meta,
     });
+    const scopes = scopeList(config.scopes, `tool ${name}`);
     defineOrThrow(() => this._registry.addTool(JSON.stringify(definition)));
+    this._registry.setRequiredScopes('tool', name, scopes);
     this._tools.set(name, { name, handler, parse: input.parse, outputSchema: output?.json ?? null });
     this._changed('tools');
     return this;
@@ -206,7 +223,9 @@ class Server {
       size: isTemplate ? undefined : config.size,
       _meta: config._meta,
     });
+    const scopes = scopeList(config.scopes, `resource ${uri}`);
     defineOrThrow(() => (isTemplate ? this._registry.addTemplate(JSON.stringify(definition)) : this._registry.addResource(JSON.stringify(definition))));
+    this._registry.setRequiredScopes('resource', uri, scopes);
     const mimeType = config.mimeType;
     this._resources.set(uri, {
       handler,
@@ -271,7 +290,9 @@ class Server {
       icons: config.icons,
       _meta: config._meta,
     });
+    const scopes = scopeList(config.scopes, `prompt ${name}`);
     defineOrThrow(() => this._registry.addPrompt(JSON.stringify(definition)));
+    this._registry.setRequiredScopes('prompt', name, scopes);
     const description = config.description;
     // With a zod argsSchema the arguments are validated and parsed (defaults, transforms)
     // before the handler runs, as for tools; a bad argument is a JSON-RPC InvalidParams.

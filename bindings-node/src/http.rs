@@ -139,6 +139,9 @@ impl HttpServer {
                     write!(out, "[\"d\",{request},{text}]")
                 }
                 HostItem::End(request) => write!(out, "[\"x\",{request}]"),
+                HostItem::Verify { id, token } => {
+                    write!(out, "[\"v\",{id},{}]", serde_json::to_string(&token).unwrap_or_default())
+                }
                 HostItem::Stopped => {
                     // Nothing more will come from the listener: Node may exit when idle.
                     self.wake.hold(&env, false)?;
@@ -171,6 +174,18 @@ impl HttpServer {
         let pairs: Vec<(&str, &str)> = headers.chunks_exact(2).map(|p| (p[0].as_str(), p[1].as_str())).collect();
         let id = self.host.handle(&method, &target, pairs, body.to_vec()).map_err(|e| option_err(&env, e))?;
         Ok(id as f64)
+    }
+
+    /// The verdict on the token of a `["v", id, token]` item: its claims (JSON text of an
+    /// object), or `error`, why it is refused.
+    #[napi]
+    pub fn answer_verify(&self, id: f64, claims: Option<String>, error: Option<String>) {
+        let verdict = match (claims, error) {
+            (Some(c), None) => serde_json::from_str(&c).map_err(|e| format!("the token's claims are not JSON: {e}")),
+            (_, Some(e)) => Err(e),
+            (None, None) => Err("the token was refused".to_string()),
+        };
+        self.host.answer_verify(id as u64, verdict);
     }
 
     /// The client of a request served with `handle` went away: its response stops (a call

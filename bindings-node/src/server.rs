@@ -50,6 +50,14 @@ impl Registry {
         self.inner.remove_tool(&name)
     }
 
+    /// The scopes a token needs for a `kind` ('tool', 'resource', 'prompt') of entry `key`.
+    #[napi]
+    pub fn set_required_scopes(&self, kind: String, key: String, scopes: Vec<String>) -> napi::Result<()> {
+        let target = hypermcp::catalogue::ScopeTarget::new(&kind, key).map_err(napi::Error::from_reason)?;
+        self.inner.set_required_scopes(target, scopes);
+        Ok(())
+    }
+
     /// Adds or replaces a resource.
     #[napi]
     pub fn add_resource(&self, env: Env, definition: String) -> napi::Result<()> {

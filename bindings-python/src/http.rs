@@ -90,7 +90,7 @@ impl HttpServer {
 
     /// Everything queued for the loop, as tuples: `("events", session, [event tuples])`,
     /// `("closed", session)`, `("head", request, status, [(name, value)])`,
-    /// `("chunk", request, bytes)`, `("end", request)`, `("stopped",)`.
+    /// `("chunk", request, bytes)`, `("end", request)`, `("stopped",)`, `("verify", id, token)`.
     fn poll<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         self.wake.clear();
         let out = PyList::empty(py);
@@ -120,6 +120,10 @@ impl HttpServer {
                 )?,
                 HostItem::End(request) => PyTuple::new(py, [tag("end"), request.into_pyobject(py)?.into_any()])?,
                 HostItem::Stopped => PyTuple::new(py, [tag("stopped")])?,
+                HostItem::Verify { id, token } => PyTuple::new(
+                    py,
+                    [tag("verify"), id.into_pyobject(py)?.into_any(), PyString::new(py, &token).into_any()],
+                )?,
             };
             out.append(t)?;
         }
@@ -135,6 +139,19 @@ impl HttpServer {
     /// id; the answer comes back as "head", "chunk"… and "end" items.
     fn handle(&self, method: &str, target: &str, headers: Vec<(Vec<u8>, Vec<u8>)>, body: Vec<u8>) -> PyResult<u64> {
         self.host.handle(method, target, headers, body).map_err(PyValueError::new_err)
+    }
+
+    /// The verdict on the token of a `("verify", id, token)` item: its claims (a dict), or
+    /// `error`, why it is refused.
+    #[pyo3(signature = (id, claims=None, error=None))]
+    fn answer_verify(&self, id: u64, claims: Option<&Bound<'_, PyAny>>, error: Option<String>) -> PyResult<()> {
+        let verdict = match (claims, error) {
+            (Some(c), None) => Ok(crate::bridge::from_py_as::<serde_json::Value>(c, "token claims")?),
+            (_, Some(e)) => Err(e),
+            (None, None) => Err("the token was refused".to_string()),
+        };
+        self.host.answer_verify(id, verdict);
+        Ok(())
     }
 
     /// The client of a request served with `handle` went away: its response stops.

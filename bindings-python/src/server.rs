@@ -43,6 +43,13 @@ impl Registry {
         self.inner.remove_tool(name)
     }
 
+    /// The scopes a token needs for a `kind` ("tool", "resource", "prompt") of entry `key`.
+    fn set_required_scopes(&self, kind: &str, key: &str, scopes: Vec<String>) -> PyResult<()> {
+        let target = catalogue::ScopeTarget::new(kind, key).map_err(pyo3::exceptions::PyValueError::new_err)?;
+        self.inner.set_required_scopes(target, scopes);
+        Ok(())
+    }
+
     fn add_resource(&self, py: Python<'_>, definition: &Bound<'_, PyAny>) -> PyResult<()> {
         let r: Resource = from_py_as(definition, "resource definition")?;
         self.inner.add_resource(r).map_err(|e| definition_err(py, e))

@@ -45,6 +45,7 @@ mod util;
 
 pub use transport::http;
 
+pub use catalogue::ScopeTarget;
 pub use client::{CallOptions, Client, ClientOptions, Subscription};
 pub use engine::{ClientMode, InputRequired, RequestContext};
 pub use error::{Error, Result};

@@ -783,3 +783,85 @@ test('the auth option makes an OAuth resource server', async () => {
     await running.stop();
   }
 });
+
+test('handlers see the request (ctx.auth, ctx.headers, ctx.sessionId); entries need their scopes; the app verifies tokens', async () => {
+  /** @type {string[]} */
+  const seen = [];
+  const verify = async (/** @type {string} */ token) => {
+    seen.push(token);
+    await sleep(1);
+    if (token === 'user') return { sub: 'alice', client_id: 'app', scope: 'mcp:tools', tenant: 't1' };
+    if (token === 'admin') return { sub: 'root', scope: 'mcp:tools mcp:admin' };
+    if (token === 'boom') throw new Error('this token was revoked');
+    return null;
+  };
+  const server = new Server({ name: 'scoped', version: '1.0.0' });
+  server.tool('whoami', { description: 'who' }, (_args, ctx) => ({
+    subject: ctx.auth?.subject,
+    clientId: ctx.auth?.clientId,
+    scopes: ctx.auth?.scopes,
+    tenant: ctx.auth?.claims.tenant,
+    custom: ctx.headers.get('X-Custom'),
+    hasAuthorization: ctx.headers.has('authorization'),
+    session: ctx.sessionId,
+  }));
+  server.tool('admin', { scopes: ['mcp:admin'] }, () => 'admin done');
+  server.resource('secret://{name}', { scopes: 'mcp:admin' }, (url) => `secret ${url}`);
+  server.prompt('audit', { scopes: ['mcp:admin'] }, () => 'audit');
+  assert.throws(() => server.tool('bad', { scopes: ['has space'] }, () => 'x'), /scope name/);
+  const auth = { resource: 'https://mcp.test/mcp', authorizationServers: ['https://as.test'], requiredScopes: ['mcp:tools'], verify };
+  await assert.rejects(server.startHttp({ port: 0, auth: { ...auth, verify: /** @type {any} */ ('nope') } }), /expected a function/);
+  const running = await server.startHttp({ port: 0, auth });
+  try {
+    const client = await within(Client.http(running.url, { headers: { Authorization: 'Bearer user', 'X-Custom': 'yes' }, mode: 'legacy' }));
+    try {
+      const r = await within(client.callTool('whoami', {}));
+      const got = JSON.parse(r.content[0].text);
+      assert.equal(got.subject, 'alice');
+      assert.equal(got.clientId, 'app');
+      assert.deepEqual(got.scopes, ['mcp:tools']);
+      assert.equal(got.tenant, 't1');
+      assert.equal(got.custom, 'yes');
+      assert.equal(got.hasAuthorization, false);
+      assert.ok(typeof got.session === 'string' && got.session.length > 8, JSON.stringify(got));
+      await assert.rejects(within(client.callTool('admin', {})), /403/);
+    } finally {
+      await client.close();
+    }
+    assert.ok(seen.includes('user'));
+    const post = async (/** @type {string} */ token, /** @type {string} */ method, /** @type {object} */ params) => {
+      const r = await fetch(running.url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      });
+      await r.arrayBuffer();
+      return { status: r.status, www: r.headers.get('www-authenticate') ?? '' };
+    };
+    for (const [method, params] of /** @type {const} */ ([
+      ['tools/call', { name: 'admin', arguments: {} }],
+      ['resources/read', { uri: 'secret://plans' }],
+      ['prompts/get', { name: 'audit' }],
+    ])) {
+      const { status, www } = await post('user', method, params);
+      assert.equal(status, 403, method);
+      assert.match(www, /error="insufficient_scope"/);
+      assert.match(www, /scope="mcp:tools mcp:admin"/);
+    }
+    let r = await post('nobody', 'tools/list', {});
+    assert.equal(r.status, 401);
+    assert.match(r.www, /error="invalid_token"/);
+    r = await post('boom', 'tools/list', {});
+    assert.equal(r.status, 401);
+    assert.match(r.www, /this token was revoked/);
+    const admin = await within(Client.http(running.url, { headers: { Authorization: 'Bearer admin' }, mode: 'legacy' }));
+    try {
+      const res = await within(admin.callTool('admin', {}));
+      assert.equal(res.content[0].text, 'admin done');
+    } finally {
+      await admin.close();
+    }
+  } finally {
+    await running.stop();
+  }
+});

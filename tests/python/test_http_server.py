@@ -1539,3 +1539,120 @@ def test_auth_option_makes_an_oauth_resource_server() -> None:
             assert "401" in str(info.value), info.value
 
     run(main())
+
+
+def test_handlers_see_the_request_and_entries_need_their_scopes() -> None:
+    """The app's own async verifier (``auth.verify``) admits tokens; ``ctx.auth``,
+    ``ctx.headers`` and ``ctx.session_id`` tell handlers about the request; ``scopes=`` on a
+    tool, resource or prompt is enforced with 403 ``insufficient_scope`` naming them."""
+
+    async def main() -> None:
+        import urllib.error
+        import urllib.request
+
+        from hypermcp import AuthInfo, Client, Headers
+        from hypermcp.errors import DefinitionError
+
+        seen: list[str] = []
+
+        async def verify(token: str) -> dict[str, Any] | None:
+            seen.append(token)
+            await asyncio.sleep(0)
+            if token == "user":
+                return {"sub": "alice", "client_id": "app", "scope": "mcp:tools", "tenant": "t1"}
+            if token == "admin":
+                return {"sub": "root", "scope": "mcp:tools mcp:admin"}
+            if token == "boom":
+                raise ValueError("this token was revoked")
+            return None
+
+        server = Server("scoped")
+
+        @server.tool
+        async def whoami(ctx: Context) -> dict[str, Any]:
+            auth = ctx.auth
+            assert isinstance(auth, AuthInfo) and isinstance(ctx.headers, Headers)
+            return {
+                "subject": auth.subject,
+                "client_id": auth.client_id,
+                "scopes": list(auth.scopes),
+                "tenant": auth.claims.get("tenant"),
+                "custom": ctx.headers.get("X-Custom"),
+                "has_authorization": "authorization" in ctx.headers,
+                "session": ctx.session_id,
+            }
+
+        @server.tool(scopes=["mcp:admin"])
+        def admin() -> str:
+            return "admin done"
+
+        @server.resource("secret://{name}", scopes="mcp:admin")
+        def secret(name: str) -> str:
+            return f"secret {name}"
+
+        @server.prompt(scopes=["mcp:admin"])
+        def audit() -> str:
+            return "audit"
+
+        with pytest.raises(DefinitionError, match="scope name"):
+            server.add_tool(lambda: "x", name="bad", scopes=["has space"])
+        assert "bad" not in [t for t in server._tools]
+
+        auth = {
+            "resource": "https://mcp.test/mcp",
+            "authorization_servers": ["https://as.test"],
+            "required_scopes": ["mcp:tools"],
+            "verify": verify,
+        }
+        with pytest.raises(ValueError, match="expected a function"):
+            await server.start_http(port=0, auth={**auth, "verify": "not a function"})
+        async with await server.start_http(port=0, auth=auth) as http:
+            headers = {"Authorization": "Bearer user", "X-Custom": "yes"}
+            async with Client.http(http.url, headers=headers, mode="legacy") as client:
+                r = await within(client.call_tool("whoami", {}))
+                got = r["structuredContent"]
+                assert got["subject"] == "alice" and got["client_id"] == "app", got
+                assert got["scopes"] == ["mcp:tools"] and got["tenant"] == "t1", got
+                assert got["custom"] == "yes" and got["has_authorization"] is False, got
+                assert got["session"] and len(got["session"]) > 8, got
+                with pytest.raises(McpError, match="403"):
+                    await within(client.call_tool("admin", {}))
+            assert "user" in seen
+
+            def post(token: str, message: dict[str, Any]) -> tuple[int, str]:
+                req = urllib.request.Request(
+                    http.url,
+                    data=json.dumps(message).encode(),
+                    headers={
+                        "Authorization": f"Bearer {token}",
+                        "Content-Type": "application/json",
+                        "Accept": "application/json, text/event-stream",
+                    },
+                )
+                try:
+                    with urllib.request.urlopen(req, timeout=10) as r:
+                        return r.status, ""
+                except urllib.error.HTTPError as e:
+                    return e.code, e.headers.get("WWW-Authenticate", "")
+
+            def call(method: str, params: dict[str, Any]) -> dict[str, Any]:
+                return {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+
+            for message in (
+                call("tools/call", {"name": "admin", "arguments": {}}),
+                call("resources/read", {"uri": "secret://plans"}),
+                call("prompts/get", {"name": "audit"}),
+            ):
+                status, www = await asyncio.to_thread(post, "user", message)
+                assert status == 403, (message, status)
+                assert 'error="insufficient_scope"' in www and 'scope="mcp:tools mcp:admin"' in www, www
+            # The verifier's refusals: None, and an exception whose message reaches the client.
+            status, www = await asyncio.to_thread(post, "nobody", call("tools/list", {}))
+            assert status == 401 and 'error="invalid_token"' in www, www
+            status, www = await asyncio.to_thread(post, "boom", call("tools/list", {}))
+            assert status == 401 and "this token was revoked" in www, www
+            async with Client.http(http.url, headers={"Authorization": "Bearer admin"}, mode="legacy") as client:
+                r = await within(client.call_tool("admin", {}))
+                assert r["content"][0]["text"] == "admin done"
+
+    run(main())

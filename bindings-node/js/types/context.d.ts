@@ -55,6 +55,27 @@ export interface RequestContext {
   round: number;
 }
 
+/** Who a request's verified access token speaks for (`ctx.auth`). */
+export interface AuthInfo {
+  /** The subject (`sub`): the user, or the client acting on its own behalf. */
+  subject: string | null;
+  /** The client the token was issued to (`client_id`, else `azp`). */
+  clientId: string | null;
+  /** The scopes granted. */
+  scopes: string[];
+  /** When the token expires (seconds since the Unix epoch), if it says. */
+  expiresAt: number | null;
+  /** Every claim of the token (or of the introspection answer). */
+  claims: Record<string, unknown>;
+}
+
+/** The HTTP request a call came in, as the engine hands it over (internal). */
+export interface Origin {
+  headers: Array<[string, string]>;
+  sessionId?: string | null;
+  auth?: { subject?: string | null; client_id?: string | null; scopes?: string[]; expires_at?: number | null; claims?: Record<string, unknown> } | null;
+}
+
 /**
  * Throw (or return) in a tool, prompt or resource handler to end a 2026-07-28 call with your
  * own `input_required` result (the low-level form of multi round-trip requests): `requests`
@@ -104,6 +125,15 @@ export declare class Context<L = unknown> {
   readonly inputResponses: Record<string, unknown> | null;
   /** The state the handler threw InputRequired with in the previous round (2026-07-28). */
   readonly requestState: string | null;
+  /**
+   * The HTTP headers of the request (a fetch `Headers`; empty over stdio). A verified token's
+   * `Authorization` and `DPoP` headers are left out: see `auth`.
+   */
+  readonly headers: Headers;
+  /** The `Mcp-Session-Id` of a legacy HTTP session (null over stdio, stateless, 2026-07-28). */
+  readonly sessionId: string | null;
+  /** Who the request's access token speaks for, when the HTTP server verifies tokens (null otherwise). */
+  readonly auth: AuthInfo | null;
   /** The Server serving this request. */
   readonly server: Server<L>;
 

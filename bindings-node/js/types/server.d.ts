@@ -205,6 +205,12 @@ export interface ResourceServerOptions {
   introspectionClientSecret?: string;
   /** PEM CA certificates trusted for the JWKS and introspection endpoints. */
   caFile?: string;
+  /**
+   * Verify tokens yourself instead: resolve to the token's claims (`sub`, `client_id`,
+   * `scope`, `exp`, ... : they become `ctx.auth`) to accept it; null, false, a throw or a
+   * rejection refuses it (401 `invalid_token`; the error's message is its description).
+   */
+  verify?: (token: string) => Record<string, unknown> | null | false | Promise<Record<string, unknown> | null | false>;
 }
 
 /** Where `server.startHttp()` and `server.run({transport: "http"})` listen. */
@@ -312,6 +318,11 @@ export interface ToolConfig<In extends ObjectSchema | undefined = ObjectSchema |
   annotations?: ToolAnnotations;
   /** Icons for user interfaces. */
   icons?: Icon[];
+  /**
+   * Scopes an access token needs to use it, besides the HTTP `auth` option's `requiredScopes`
+   * (403 `insufficient_scope` naming them otherwise; clients step up).
+   */
+  scopes?: string | readonly string[];
   /** Metadata. */
   _meta?: Meta;
 }
@@ -376,6 +387,11 @@ export interface ResourceConfig {
   annotations?: Annotations;
   /** Icons for user interfaces. */
   icons?: Icon[];
+  /**
+   * Scopes an access token needs to use it, besides the HTTP `auth` option's `requiredScopes`
+   * (403 `insufficient_scope` naming them otherwise; clients step up).
+   */
+  scopes?: string | readonly string[];
   /** Metadata. */
   _meta?: Meta;
 }
@@ -423,6 +439,11 @@ export interface PromptConfig<
   argsSchema?: S;
   /** Icons for user interfaces. */
   icons?: Icon[];
+  /**
+   * Scopes an access token needs to use it, besides the HTTP `auth` option's `requiredScopes`
+   * (403 `insufficient_scope` naming them otherwise; clients step up).
+   */
+  scopes?: string | readonly string[];
   /** Metadata. */
   _meta?: Meta;
 }

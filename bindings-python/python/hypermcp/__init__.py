@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import _core
 from .content import Audio, CallToolResult, Content, EmbeddedResource, Image, PromptMessage, ResourceLink, Text
-from .context import Context, ElicitResult, InputRequired
+from .context import AuthInfo, Context, ElicitResult, Headers, InputRequired
 from .errors import (
     ConnectionClosed,
     DefinitionError,
@@ -59,6 +59,7 @@ PROTOCOL_VERSIONS: list[str] = list(_core.PROTOCOL_VERSIONS)
 
 __all__ = [
     "Audio",
+    "AuthInfo",
     "CallToolResult",
     "Client",
     "ConnectionClosed",
@@ -68,6 +69,7 @@ __all__ = [
     "ElicitResult",
     "EmbeddedResource",
     "HeaderMismatch",
+    "Headers",
     "Image",
     "InputRequired",
     "InternalError",

@@ -17,6 +17,7 @@ from . import _core
 from ._events import (
     COMPLETE_PARAMS,
     CONTEXT,
+    ORIGIN,
     ID,
     KEY,
     KIND,
@@ -158,7 +159,7 @@ class ServerConnection:
     # ---- handlers ---------------------------------------------------------------------------
 
     def _context(self, ev: tuple[Any, ...]) -> Context:
-        return Context(self, ev[KEY], ev[ID], ev[TOKEN], ev[META], ev[CONTEXT])
+        return Context(self, ev[KEY], ev[ID], ev[TOKEN], ev[META], ev[CONTEXT], ev[ORIGIN])
 
     def _tool(self, ev: tuple[Any, ...]) -> None:
         key, name = ev[KEY], ev[TOOL_NAME]

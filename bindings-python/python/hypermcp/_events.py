@@ -19,13 +19,15 @@ def _at(kind: str, field: str) -> int:
 
 KIND = 0
 #: The kinds that run a handler; each starts with key, id, progress token, ``_meta`` and the
-#: 2026-07-28 request context (``None`` in a legacy session).
+#: 2026-07-28 request context (``None`` in a legacy session) and the HTTP request's origin
+#: (headers, session id, auth; ``None`` over stdio).
 CALLS = frozenset(kind for kind, fields in LAYOUTS.items() if fields[:2] == ("key", "id"))
 KEY = _at("tool", "key")
 ID = _at("tool", "id")
 TOKEN = _at("tool", "progress_token")
 META = _at("tool", "meta")
 CONTEXT = _at("tool", "context")
+ORIGIN = _at("tool", "origin")
 
 TOOL_NAME = _at("tool", "name")
 TOOL_ARGUMENTS = _at("tool", "arguments")

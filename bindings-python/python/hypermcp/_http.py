@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import os
 import signal
 import sys
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from . import _core
 from ._connection import ServerConnection
 from ._events import CALLS, KIND, NOTIFICATION_METHOD, NOTIFICATION_PARAMS
+from .errors import OptionError
 
 if TYPE_CHECKING:
     from .server import Server
@@ -34,12 +36,27 @@ Send = Callable[[Message], Awaitable[None]]
 
 def _options(options: dict[str, Any]) -> dict[str, Any]:
     """The HTTP options as given (TLS file paths as strings), checked by the engine
-    (``OptionError`` names the first it cannot take; ``None`` values mean the default)."""
+    (``OptionError`` names the first it cannot take; ``None`` values mean the default). An
+    ``auth`` dict's ``verify`` function stays here: the engine is told only that there is one."""
     for key in ("tls_cert", "tls_key"):
         if options.get(key) is not None:
             options = {**options, key: os.fspath(options[key])}
-    _core.HttpServer.check_options(options)
+    auth = options.get("auth")
+    if isinstance(auth, dict) and auth.get("verify") is not None:
+        if not callable(auth["verify"]):
+            raise OptionError(f"HTTP option auth.verify: expected a function, got {auth['verify']!r}")
+        _core.HttpServer.check_options({**options, "auth": {**auth, "verify": True}})
+    else:
+        _core.HttpServer.check_options(options)
     return options
+
+
+def _native_options(options: dict[str, Any]) -> tuple[dict[str, Any], Callable[[str], Any] | None]:
+    """The options for the engine, and the app's own token verifier if ``auth`` has one."""
+    auth = options.get("auth")
+    if isinstance(auth, dict) and callable(auth.get("verify")):
+        return {**options, "auth": {**auth, "verify": True}}, auth["verify"]
+    return options, None
 
 
 def _no_output(_data: bytes) -> None:
@@ -53,7 +70,8 @@ class HttpHost:
 
     def __init__(self, server: Server, options: dict[str, Any]) -> None:
         self.server = server
-        self.native = native = _core.HttpServer(server._native_config(), server._registry, options)
+        native_options, self._verify = _native_options(options)
+        self.native = native = _core.HttpServer(server._native_config(), server._registry, native_options)
         self.loop = asyncio.get_running_loop()
         self.max_body: int = native.max_body
         self.sse_path: str | None = native.sse_path
@@ -97,10 +115,32 @@ class HttpHost:
         elif kind == "stopped":
             if not self._stopped.done():
                 self._stopped.set_result(None)
+        elif kind == "verify":
+            self.loop.create_task(self._verify_token(item[1], item[2]))
         else:  # head / chunk / end of a response served for ASGI
             q = self._responses.get(item[1])
             if q is not None:
                 q.put_nowait(item)
+
+    async def _verify_token(self, id: int, token: str) -> None:
+        """The app's ``auth.verify(token)``: the token's claims (a dict) admit the request;
+        None, or an exception (its message goes to the client), refuses it."""
+        try:
+            assert self._verify is not None
+            claims = self._verify(token)
+            if inspect.isawaitable(claims):
+                claims = await claims
+        except Exception as exc:  # noqa: BLE001 - the app's refusal, reported to the client
+            self.native.answer_verify(id, None, str(exc) or type(exc).__name__)
+            return
+        if claims is None or claims is False:
+            self.native.answer_verify(id, None, "the token was refused")
+        elif not isinstance(claims, dict):
+            self.native.answer_verify(
+                id, None, f"the server's verifier returned {type(claims).__name__}, not the token's claims (a dict)"
+            )
+        else:
+            self.native.answer_verify(id, claims)
 
     def _without_connection(self, events: list[tuple[Any, ...]]) -> None:
         """The events of a session without a connection, as its connection would handle them:

@@ -20,14 +20,76 @@ runs once per round: put side effects (writes, payments, emails) after the input
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._connection import ServerConnection
 
-__all__ = ["Context", "ElicitResult", "InputRequired"]
+__all__ = ["AuthInfo", "Context", "ElicitResult", "Headers", "InputRequired"]
 
 _LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
+
+class AuthInfo:
+    """Who the request's access token speaks for, when the HTTP server verifies tokens (its
+    ``auth`` option). The token itself is not kept."""
+
+    __slots__ = ("claims", "client_id", "expires_at", "scopes", "subject")
+
+    def __init__(self, info: dict[str, Any]) -> None:
+        #: The subject (``sub``): the user, or the client acting on its own behalf.
+        self.subject: str | None = info.get("subject")
+        #: The client the token was issued to (``client_id``, else ``azp``).
+        self.client_id: str | None = info.get("client_id")
+        #: The scopes granted.
+        self.scopes: tuple[str, ...] = tuple(info.get("scopes") or ())
+        #: When the token expires (seconds since the Unix epoch), if it says.
+        self.expires_at: int | None = info.get("expires_at")
+        #: Every claim of the token (or of the introspection answer).
+        self.claims: dict[str, Any] = info.get("claims") or {}
+
+    def has_scopes(self, *scopes: str) -> bool:
+        """Whether every one of ``scopes`` was granted."""
+        return all(s in self.scopes for s in scopes)
+
+    def __repr__(self) -> str:
+        return f"AuthInfo(subject={self.subject!r}, client_id={self.client_id!r}, scopes={list(self.scopes)!r})"
+
+
+class Headers(Mapping[str, str]):
+    """The request's HTTP headers, read-only, names in any case (``ctx.headers["user-agent"]``).
+    A header sent twice reads as its first value; :meth:`get_all` gives every one. A verified
+    token's ``Authorization`` and ``DPoP`` headers are left out (see ``ctx.auth``)."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: list[list[str]] | None = None) -> None:
+        self._items: list[tuple[str, str]] = [(n, v) for n, v in items or ()]
+
+    def __getitem__(self, name: str) -> str:
+        name = name.lower()
+        for n, v in self._items:
+            if n == name:
+                return v
+        raise KeyError(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(dict.fromkeys(n for n, _ in self._items))
+
+    def __len__(self) -> int:
+        return len({n for n, _ in self._items})
+
+    def get_all(self, name: str) -> list[str]:
+        """Every value of header ``name``, in order."""
+        name = name.lower()
+        return [v for n, v in self._items if n == name]
+
+    def __repr__(self) -> str:
+        return f"Headers({dict(self)!r})"
+
+
+_NO_HEADERS = Headers()
 
 
 class ElicitResult:
@@ -69,7 +131,7 @@ class Context:
     """Progress, logging, elicitation, sampling, roots, the request's identity and
     cancellation, for the request being served."""
 
-    __slots__ = ("_conn", "_key", "_request", "_task", "meta", "progress_token", "request_id")
+    __slots__ = ("_conn", "_key", "_origin", "_request", "_task", "meta", "progress_token", "request_id")
 
     def __init__(
         self,
@@ -79,8 +141,10 @@ class Context:
         progress_token: int | str | None,
         meta: dict[str, Any] | None,
         request: dict[str, Any] | None = None,
+        origin: dict[str, Any] | None = None,
     ) -> None:
         self._conn = conn
+        self._origin = origin
         self._key = key
         #: The JSON-RPC id of the request.
         self.request_id = request_id
@@ -135,6 +199,28 @@ class Context:
             return None
         state: str | None = self._request.get("requestState")
         return state
+
+    # ---- the HTTP request ------------------------------------------------------------------
+
+    @property
+    def headers(self) -> Headers:
+        """The HTTP headers of the request (empty over stdio)."""
+        if self._origin is None:
+            return _NO_HEADERS
+        return Headers(self._origin.get("headers"))
+
+    @property
+    def session_id(self) -> str | None:
+        """The ``Mcp-Session-Id`` of a legacy HTTP session (None over stdio, in stateless mode
+        and at 2026-07-28)."""
+        return None if self._origin is None else self._origin.get("sessionId")
+
+    @property
+    def auth(self) -> AuthInfo | None:
+        """Who the request's access token speaks for (``subject``, ``client_id``, ``scopes``,
+        ``claims``) when the HTTP server verifies tokens (its ``auth`` option); else None."""
+        info = None if self._origin is None else self._origin.get("auth")
+        return None if info is None else AuthInfo(info)
 
     @property
     def lifespan_context(self) -> Any:

@@ -27,7 +27,7 @@ import inspect
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any, TypeVar, overload
 
@@ -219,6 +219,17 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
+def _scope_list(scopes: str | Sequence[str] | None) -> list[str]:
+    """``scopes=`` as a list: a space-separated string or a sequence of scope names."""
+    if scopes is None:
+        return []
+    items = scopes.split() if isinstance(scopes, str) else list(scopes)
+    for s in items:
+        if not isinstance(s, str) or not s or any(c.isspace() for c in s):
+            raise DefinitionError(f"scopes: {s!r} is not a scope name (a non-empty string without spaces)")
+    return items
+
+
 def _clean(d: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in d.items() if v is not None}
 
@@ -335,6 +346,7 @@ class Server:
         structured_output: bool | None = None,
         inline: bool = False,
         headers: dict[str, str] | None = None,
+        scopes: str | Sequence[str] | None = None,
     ) -> Callable[[F], F]: ...
 
     def tool(
@@ -351,6 +363,7 @@ class Server:
         structured_output: bool | None = None,
         inline: bool = False,
         headers: dict[str, str] | None = None,
+        scopes: str | Sequence[str] | None = None,
     ) -> F | Callable[[F], F]:
         """Registers a function as a tool: ``@server.tool`` or ``@server.tool(name=...)``.
 
@@ -361,7 +374,9 @@ class Server:
         in a worker thread unless ``inline=True``. ``headers`` maps parameters (string,
         integer or boolean) to HTTP header names: 2026-07-28 clients mirror them as
         ``Mcp-Param-{name}`` (``x-mcp-header``), for gateways to route on; the server checks
-        they match the arguments."""
+        they match the arguments. ``scopes``: what an access token needs to call it, besides
+        the HTTP ``auth`` option's ``required_scopes`` (403 ``insufficient_scope`` naming
+        them otherwise; clients step up)."""
 
         def register(f: F) -> F:
             self.add_tool(
@@ -375,6 +390,7 @@ class Server:
                 structured_output=structured_output,
                 inline=inline,
                 headers=headers,
+                scopes=scopes,
             )
             return f
 
@@ -393,6 +409,7 @@ class Server:
         structured_output: bool | None = None,
         inline: bool = False,
         headers: dict[str, str] | None = None,
+        scopes: str | Sequence[str] | None = None,
     ) -> None:
         """Adds (or replaces) a tool at any time; connected clients get ``list_changed``."""
         sig = ToolSignature.from_function(fn, context_type=Context)
@@ -419,7 +436,9 @@ class Server:
             definition["icons"] = icons
         if meta:
             definition["_meta"] = meta
+        required = _scope_list(scopes)
         self._registry.add_tool(definition)
+        self._registry.set_required_scopes("tool", tool_name, required)
         self._tools[tool_name] = _Handler(tool_name, fn, inline=inline, signature=sig)
         self._changed("tools")
 
@@ -446,11 +465,13 @@ class Server:
         meta: dict[str, Any] | None = None,
         size: int | None = None,
         inline: bool = False,
+        scopes: str | Sequence[str] | None = None,
     ) -> Callable[[F], F]:
         """Registers a function as a resource (``"file:///notes.txt"``) or, when the URI
         has ``{variables}``, a resource template (RFC 6570) whose variables become the
         function's arguments. Return ``str`` (text), ``bytes`` (blob), JSON-able values
-        (JSON text) or :class:`EmbeddedResource` parts."""
+        (JSON text) or :class:`EmbeddedResource` parts. ``scopes``: what an access token
+        needs to read it (see :meth:`tool`)."""
 
         def register(f: F) -> F:
             self.add_resource(
@@ -465,6 +486,7 @@ class Server:
                 meta=meta,
                 size=size,
                 inline=inline,
+                scopes=scopes,
             )
             return f
 
@@ -484,6 +506,7 @@ class Server:
         meta: dict[str, Any] | None = None,
         size: int | None = None,
         inline: bool = False,
+        scopes: str | Sequence[str] | None = None,
     ) -> None:
         """Adds (or replaces) a resource or resource template at any time."""
         sig = ToolSignature.from_function(fn, context_type=Context)
@@ -501,10 +524,12 @@ class Server:
                 "size": None if is_template else size,
             }
         )
+        required = _scope_list(scopes)
         if is_template:
             self._registry.add_template(definition)
         else:
             self._registry.add_resource(definition)
+        self._registry.set_required_scopes("resource", uri, required)
         handler = _Handler(uri, fn, inline=inline, signature=None, context_param=sig.context_param)
         handler.mime_type = mime_type
         handler.converters = _string_converters(fn, handler.param_names)
@@ -549,6 +574,7 @@ class Server:
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
         inline: bool = False,
+        scopes: str | Sequence[str] | None = None,
     ) -> Callable[[F], F]: ...
 
     def prompt(
@@ -562,13 +588,17 @@ class Server:
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
         inline: bool = False,
+        scopes: str | Sequence[str] | None = None,
     ) -> F | Callable[[F], F]:
         """Registers a function as a prompt. Its parameters are the prompt's arguments
         (required unless they have a default); it returns ``str``, a
-        :class:`PromptMessage` or a list of them."""
+        :class:`PromptMessage` or a list of them. ``scopes``: what an access token needs to
+        get it (see :meth:`tool`)."""
 
         def register(f: F) -> F:
-            self.add_prompt(f, name=name, title=title, description=description, icons=icons, meta=meta, inline=inline)
+            self.add_prompt(
+                f, name=name, title=title, description=description, icons=icons, meta=meta, inline=inline, scopes=scopes
+            )
             return f
 
         return register(fn) if fn is not None else register
@@ -583,6 +613,7 @@ class Server:
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
         inline: bool = False,
+        scopes: str | Sequence[str] | None = None,
     ) -> None:
         """Adds (or replaces) a prompt at any time."""
         sig = ToolSignature.from_function(fn, context_type=Context)
@@ -603,7 +634,9 @@ class Server:
                 "_meta": meta,
             }
         )
+        required = _scope_list(scopes)
         self._registry.add_prompt(definition)
+        self._registry.set_required_scopes("prompt", prompt_name, required)
         handler = _Handler(prompt_name, fn, inline=inline, signature=sig)
         handler.description = description or sig.description
         handler.converters = _string_converters(fn, handler.param_names)

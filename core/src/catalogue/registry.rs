@@ -124,6 +124,31 @@ impl std::fmt::Display for DefinitionError {
 
 impl std::error::Error for DefinitionError {}
 
+/// What required scopes are declared for ([`Registry::set_required_scopes`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ScopeTarget {
+    /// A tool, by name.
+    Tool(String),
+    /// A static resource by URI, or a resource template by its template string.
+    Resource(String),
+    /// A prompt, by name.
+    Prompt(String),
+}
+
+impl ScopeTarget {
+    /// The target of `kind` (`"tool"`, `"resource"` — a URI or a template — or `"prompt"`)
+    /// named `key` (how the bindings name one).
+    pub fn new(kind: &str, key: impl Into<String>) -> Result<ScopeTarget, String> {
+        let key = key.into();
+        match kind {
+            "tool" => Ok(ScopeTarget::Tool(key)),
+            "resource" => Ok(ScopeTarget::Resource(key)),
+            "prompt" => Ok(ScopeTarget::Prompt(key)),
+            _ => Err(format!("unknown kind {kind:?} of scoped entry (one of tool, resource, prompt)")),
+        }
+    }
+}
+
 type Listener = Arc<dyn Fn(&RegistryChange) + Send + Sync>;
 type PageCache = HashMap<(ListKind, ProtocolVersion, usize), Arc<[u8]>>;
 
@@ -133,6 +158,9 @@ struct Inner {
     resources: IndexMap<String, Arc<Resource>>,
     templates: IndexMap<String, Arc<TemplateEntry>>,
     prompts: IndexMap<String, Arc<Prompt>>,
+    /// The scopes a token needs to use an entry (the HTTP server's `auth` option enforces
+    /// them with 403 `insufficient_scope`).
+    scopes: HashMap<ScopeTarget, Arc<[String]>>,
 }
 
 /// The shared catalogue of one server. Cheap to share (`Arc<Registry>`) between sessions.
@@ -142,6 +170,8 @@ pub struct Registry {
     cache: Mutex<PageCache>,
     listeners: Mutex<Vec<(u64, Listener)>>,
     next_listener: std::sync::atomic::AtomicU64,
+    /// Whether any entry declares required scopes (spares every request the lookup).
+    scoped: std::sync::atomic::AtomicBool,
 }
 
 /// Handle to remove a change listener.
@@ -178,6 +208,7 @@ impl Registry {
             cache: Mutex::new(HashMap::new()),
             listeners: Mutex::new(Vec::new()),
             next_listener: 1.into(),
+            scoped: false.into(),
         }
     }
 
@@ -231,7 +262,11 @@ impl Registry {
 
     /// Removes a tool; returns whether it existed.
     pub fn remove_tool(&self, name: &str) -> bool {
-        let removed = self.write().tools.shift_remove(name).is_some();
+        let removed = {
+            let mut w = self.write();
+            w.scopes.remove(&ScopeTarget::Tool(name.to_string()));
+            w.tools.shift_remove(name).is_some()
+        };
         if removed {
             self.changed(ListKind::Tools);
         }
@@ -256,7 +291,11 @@ impl Registry {
 
     /// Removes a static resource.
     pub fn remove_resource(&self, uri: &str) -> bool {
-        let removed = self.write().resources.shift_remove(uri).is_some();
+        let removed = {
+            let mut w = self.write();
+            w.scopes.remove(&ScopeTarget::Resource(uri.to_string()));
+            w.resources.shift_remove(uri).is_some()
+        };
         if removed {
             self.changed(ListKind::Resources);
         }
@@ -279,7 +318,11 @@ impl Registry {
 
     /// Removes a resource template.
     pub fn remove_template(&self, uri_template: &str) -> bool {
-        let removed = self.write().templates.shift_remove(uri_template).is_some();
+        let removed = {
+            let mut w = self.write();
+            w.scopes.remove(&ScopeTarget::Resource(uri_template.to_string()));
+            w.templates.shift_remove(uri_template).is_some()
+        };
         if removed {
             self.changed(ListKind::ResourceTemplates);
         }
@@ -319,11 +362,58 @@ impl Registry {
 
     /// Removes a prompt.
     pub fn remove_prompt(&self, name: &str) -> bool {
-        let removed = self.write().prompts.shift_remove(name).is_some();
+        let removed = {
+            let mut w = self.write();
+            w.scopes.remove(&ScopeTarget::Prompt(name.to_string()));
+            w.prompts.shift_remove(name).is_some()
+        };
         if removed {
             self.changed(ListKind::Prompts);
         }
         removed
+    }
+
+    /// Declares the scopes a token needs to call a tool, read a resource (or any resource of
+    /// a template) or get a prompt, besides the server's own `required_scopes`; an empty list
+    /// removes the requirement. Enforced by the HTTP server's `auth` option (403
+    /// `insufficient_scope` naming them); removing the entry removes them too.
+    pub fn set_required_scopes(&self, target: ScopeTarget, scopes: Vec<String>) {
+        let mut w = self.write();
+        if scopes.is_empty() {
+            w.scopes.remove(&target);
+        } else {
+            w.scopes.insert(target, scopes.into());
+        }
+        self.scoped.store(!w.scopes.is_empty(), std::sync::atomic::Ordering::Release);
+    }
+
+    /// Whether any entry declares required scopes.
+    pub fn has_required_scopes(&self) -> bool {
+        self.scoped.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// The scopes the request `method` on `target` (a tool or prompt name, a resource URI)
+    /// needs, if its entry declares any. A resource URI is resolved as `resources/read`
+    /// does: a static resource, else the first template that matches.
+    pub fn required_scopes(&self, method: &str, target: &str) -> Option<Arc<[String]>> {
+        if !self.has_required_scopes() {
+            return None;
+        }
+        let inner = self.read();
+        let key = match method {
+            "tools/call" => ScopeTarget::Tool(target.to_string()),
+            "prompts/get" => ScopeTarget::Prompt(target.to_string()),
+            "resources/read" | "resources/subscribe" => {
+                if inner.resources.contains_key(target) {
+                    ScopeTarget::Resource(target.to_string())
+                } else {
+                    let t = inner.templates.values().find(|t| t.parsed.match_uri(target).is_some())?;
+                    ScopeTarget::Resource(t.template.uri_template.clone())
+                }
+            }
+            _ => return None,
+        };
+        inner.scopes.get(&key).cloned()
     }
 
     /// Looks a prompt up.

@@ -383,6 +383,7 @@ impl ClientSession {
                 progress_token: None,
                 meta: None,
                 context: None,
+                origin: None,
             }));
         }
         if call.awaiting.is_empty() {

@@ -150,6 +150,43 @@ pub struct Invocation {
     /// capabilities, its log level, the inputs of earlier rounds); `None` in a legacy
     /// session, whose handshake said all that once.
     pub context: Option<Arc<RequestContext>>,
+    /// What the transport knew of the request it came in (HTTP: its headers, the legacy
+    /// session id, the verified token's identity); `None` over stdio and in memory.
+    pub origin: Option<Arc<Origin>>,
+}
+
+/// The HTTP request an invocation came in: what a handler may read of it besides the
+/// message (`ctx.headers`, `ctx.session_id`, `ctx.auth`). The transport sets it
+/// ([`ServerSession::set_origin`]) around the messages of one request.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Origin {
+    /// The request's headers. The `Authorization` and `DPoP` headers of a token the server
+    /// verified are left out: the token is never handed around, its identity is in `auth`.
+    /// (Serialized as `[[name, value], ...]`, names in lower case, values as text.)
+    #[serde(serialize_with = "header_pairs")]
+    pub headers: http::HeaderMap,
+    /// The `Mcp-Session-Id` of a legacy session (the `sessionId` of the HTTP+SSE
+    /// transport); `None` at 2026-07-28 and in stateless mode.
+    #[serde(rename = "sessionId")]
+    pub session_id: Option<String>,
+    /// Who the verified access token speaks for (the HTTP server's `auth` option).
+    pub auth: Option<crate::auth::server::AuthInfo>,
+}
+
+impl Origin {
+    /// The first value of header `name` (any case), when it is text.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+}
+
+fn header_pairs<S: serde::Serializer>(h: &http::HeaderMap, s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeSeq;
+    let mut seq = s.serialize_seq(Some(h.len()))?;
+    for (name, value) in h {
+        seq.serialize_element(&(name.as_str(), String::from_utf8_lossy(value.as_bytes())))?;
+    }
+    seq.end()
 }
 
 /// What a session tells its driver.

@@ -95,6 +95,8 @@ pub(crate) struct Peer {
     batches: KeyMap<u64, Batch>,
     next_batch: u64,
     pub closed: bool,
+    /// The request the messages being handled came in ([`super::Origin`]).
+    pub origin: Option<Arc<super::Origin>>,
 }
 
 #[derive(Deserialize)]
@@ -144,6 +146,7 @@ impl Peer {
             batches: KeyMap::default(),
             next_batch: 1,
             closed: false,
+            origin: None,
         }
     }
 
@@ -306,6 +309,7 @@ impl Peer {
             progress_token: token,
             meta,
             context: modern,
+            origin: self.origin.clone(),
         }));
         key
     }

@@ -163,6 +163,12 @@ impl ServerSession {
         self.role.headers = None;
     }
 
+    /// Sets the request the next messages came in (HTTP: its headers, session, token
+    /// identity): every invocation they start carries it, until it is set again.
+    pub fn set_origin(&mut self, origin: Option<Arc<super::Origin>>) {
+        self.peer.origin = origin;
+    }
+
     /// The next event for the driver.
     pub fn poll_event(&mut self) -> Option<Event> {
         self.peer.events.pop_front()

@@ -122,6 +122,8 @@ pub struct Context {
     pub(crate) request: Option<Arc<RequestContext>>,
     /// Where the call stops for input (2026-07-28 requests only).
     pub(crate) input: Option<Arc<InputSlot>>,
+    /// The HTTP request the call came in.
+    pub(crate) origin: Option<Arc<crate::engine::Origin>>,
 }
 
 impl std::fmt::Debug for Context {
@@ -147,7 +149,28 @@ impl Context {
             cancel,
             input: inv.context.as_ref().map(|_| Arc::new(InputSlot::default())),
             request: inv.context.clone(),
+            origin: inv.origin.clone(),
         }
+    }
+
+    /// The HTTP headers of the request (`None` over stdio). The `Authorization` and `DPoP`
+    /// headers of a verified token are left out: see [`Context::auth`].
+    pub fn headers(&self) -> Option<&http::HeaderMap> {
+        self.origin.as_ref().map(|o| &o.headers)
+    }
+    /// The first value of HTTP header `name` (any case).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.origin.as_ref().and_then(|o| o.header(name))
+    }
+    /// The `Mcp-Session-Id` of a legacy HTTP session (`None` over stdio, in stateless mode
+    /// and at 2026-07-28).
+    pub fn session_id(&self) -> Option<&str> {
+        self.origin.as_ref().and_then(|o| o.session_id.as_deref())
+    }
+    /// Who the request's access token speaks for (subject, client, scopes, claims), when the
+    /// HTTP server verifies tokens (its `auth` option).
+    pub fn auth(&self) -> Option<&crate::auth::server::AuthInfo> {
+        self.origin.as_ref().and_then(|o| o.auth.as_ref())
     }
 
     /// The JSON-RPC id of the request being served.

@@ -21,7 +21,7 @@ mod context;
 pub(crate) use context::{Answer, CancelState, Command, Sink};
 pub use context::{Context, PeerInfo};
 
-use crate::catalogue::{DefinitionError, Registry};
+use crate::catalogue::{DefinitionError, Registry, ScopeTarget};
 use crate::engine::ServerConfig;
 use crate::error::{Error, Result};
 use crate::jsonrpc::RpcError;
@@ -315,6 +315,19 @@ impl Server {
     pub fn remove_prompt(&self, name: &str) -> bool {
         self.handlers().prompts.remove(name);
         self.inner.registry.remove_prompt(name)
+    }
+
+    /// Requires `scopes` of the access token to call a tool, read a resource (or any resource
+    /// of a template) or get a prompt, besides the HTTP `auth` option's `required_scopes`:
+    /// a request without them gets 403 `insufficient_scope` naming them (clients step up).
+    ///
+    /// ```
+    /// # use hypermcp::{Server, ScopeTarget};
+    /// let server = Server::new("s", "1").require_scopes(ScopeTarget::Tool("delete".into()), ["files:write"]);
+    /// ```
+    pub fn require_scopes<S: Into<String>>(self, target: ScopeTarget, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.inner.registry.set_required_scopes(target, scopes.into_iter().map(Into::into).collect());
+        self
     }
 
     /// Sets the completion handler (declares the `completions` capability). It gets every

@@ -6,6 +6,8 @@
 //! RFC 7662 introspection ([`IntrospectionVerifier`]), or by the app's own [`TokenVerifier`].
 //! The JWKS and introspection exchanges go through the same [`Fetch`] as the client flows.
 
+pub mod dpop;
+
 use super::challenge::quote;
 use super::client::url::Url;
 use super::client::{refused, Fetch, HttpRequest};
@@ -161,6 +163,12 @@ impl std::fmt::Debug for ResourceServerOptions {
 impl ResourceServerOptions {
     /// Checks the options: a resource URI, an authorization server, and a way to verify.
     pub fn validate(&self) -> Result<(), String> {
+        self.check(self.verifier.is_some())
+    }
+
+    /// [`ResourceServerOptions::validate`], `verifier_given` saying whether a verifier will
+    /// be set in code (a host language's own function).
+    pub(crate) fn check(&self, verifier_given: bool) -> Result<(), String> {
         Url::parse(&self.resource).map_err(|e| format!("auth.resource: {e}"))?;
         if self.authorization_servers.is_empty() {
             return Err("auth.authorization_servers: name at least one authorization server".into());
@@ -172,7 +180,7 @@ impl ResourceServerOptions {
         if introspection && (self.introspection_client_id.is_none() || self.introspection_client_secret.is_none()) {
             return Err("auth: introspection needs introspection_client_id and introspection_client_secret".into());
         }
-        if self.verifier.is_none() && self.jwks_uri.is_none() && !introspection {
+        if !verifier_given && self.jwks_uri.is_none() && !introspection {
             return Err(
                 "auth: set jwks_uri (JWT access tokens) or introspection_endpoint, or a verifier in code".into()
             );

@@ -14,11 +14,12 @@ use std::collections::HashMap;
 
 /// The fields every invocation (an event that runs a handler) starts with. `context` is a
 /// 2026-07-28 request's own context as JSON ([`crate::engine::RequestContext`]), `null` in a
-/// legacy session.
-const CALL: [&str; 5] = ["key", "id", "progress_token", "meta", "context"];
+/// legacy session; `origin` the HTTP request it came in ([`crate::engine::Origin`]: headers,
+/// session id, auth), `null` over stdio.
+const CALL: [&str; 6] = ["key", "id", "progress_token", "meta", "context", "origin"];
 
 macro_rules! call_layout {
-    ($($field:literal),*) => { &[CALL[0], CALL[1], CALL[2], CALL[3], CALL[4], $($field),*] };
+    ($($field:literal),*) => { &[CALL[0], CALL[1], CALL[2], CALL[3], CALL[4], CALL[5], $($field),*] };
 }
 
 /// Each kind of event and the names of its fields, in order.
@@ -72,7 +73,7 @@ pub enum Field<'a> {
 }
 
 /// The most fields an event has.
-pub const MAX_FIELDS: usize = 8;
+pub const MAX_FIELDS: usize = 9;
 
 /// A kind of event: its place in [`LAYOUTS`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,6 +138,10 @@ pub fn visit<'a>(ev: &'a Event, mut f: impl FnMut(Field<'a>)) {
             f(Field::Object(inv.meta.as_ref()));
             f(match &inv.context {
                 Some(c) => owned(&**c),
+                None => Field::Json(None),
+            });
+            f(match &inv.origin {
+                Some(o) => owned(&**o),
                 None => Field::Json(None),
             });
             match &inv.request {
@@ -258,6 +263,7 @@ mod tests {
                 progress_token: None,
                 meta: None,
                 context: None,
+                origin: None,
             })
         };
         let events = vec![

@@ -166,16 +166,29 @@ pub fn server_config(value: Value, unit: TimeUnit) -> Result<ServerConfig, Optio
     parse::<ServerOptions>(value, unit, "server option")?.into_config()
 }
 
-/// The options of an HTTP server (see [`HttpOptions`] for each).
+/// The options of an HTTP server (see [`HttpOptions`] for each). `auth.verify: true` says
+/// the host verifies tokens itself (its own function, see [`super::HostItem::Verify`]).
 pub fn http_options(value: Value, unit: TimeUnit) -> Result<HttpOptions, OptionError> {
+    host_http_options(value, unit).map(|(o, _)| o)
+}
+
+/// [`http_options`], and whether the host verifies tokens itself.
+pub(crate) fn host_http_options(mut value: Value, unit: TimeUnit) -> Result<(HttpOptions, bool), OptionError> {
+    let host_verifies = match value.get_mut("auth").and_then(Value::as_object_mut).and_then(|a| a.remove("verify")) {
+        None | Some(Value::Null) | Some(Value::Bool(false)) => false,
+        Some(Value::Bool(true)) => true,
+        Some(other) => {
+            return Err(OptionError(format!("HTTP option auth.verify: expected a function, got {other}")));
+        }
+    };
     let options: HttpOptions = parse(value, unit, "HTTP option")?;
     if options.tls_cert.is_some() != options.tls_key.is_some() {
         return Err(OptionError("HTTPS needs both tls_cert and tls_key (PEM files)".into()));
     }
     if let Some(auth) = &options.auth {
-        auth.validate().map_err(OptionError)?;
+        auth.check(host_verifies).map_err(OptionError)?;
     }
-    Ok(options)
+    Ok((options, host_verifies))
 }
 
 /// The options of an HTTP client connection (see [`HttpClientOptions`] for each).

@@ -8,7 +8,7 @@
 //! `wake` callback, from the I/O thread) only when the queue was empty, and takes
 //! everything queued at that moment with one [`HostHttpServer::take`]: one wake-up a batch.
 
-use super::options::{http_options, server_config, OptionError, TimeUnit};
+use super::options::{host_http_options, server_config, OptionError, TimeUnit};
 use super::runtime::io_runtime;
 use super::session::HostSession;
 use crate::catalogue::Registry;
@@ -63,6 +63,45 @@ pub enum HostItem {
     End(u64),
     /// [`HostHttpServer::stop`] finished: nothing more comes from the listener.
     Stopped,
+    /// A request's access token, for the host's own verifier (the `auth` option with
+    /// `verify`): answer with [`HostHttpServer::answer_verify`].
+    Verify {
+        /// The verification's id.
+        id: u64,
+        /// The token.
+        token: String,
+    },
+}
+
+/// How long a host's verifier may take before the request is refused.
+const VERIFY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+type Verdict = Result<crate::auth::server::AuthInfo, String>;
+
+/// The host's own token verifier: each token goes to the host as a [`HostItem::Verify`].
+struct HostVerifier(Weak<Shared>);
+
+impl crate::auth::server::TokenVerifier for HostVerifier {
+    fn verify<'a>(&'a self, token: &'a str) -> futures_util::future::BoxFuture<'a, Verdict> {
+        Box::pin(async move {
+            let Some(shared) = self.0.upgrade() else { return Err("the server is shutting down".into()) };
+            let id = shared.next_verify.fetch_add(1, Ordering::Relaxed);
+            let (tx, rx) = oneshot::channel();
+            lock(&shared.verifying).insert(id, tx);
+            shared.push(Queued::Item(HostItem::Verify { id, token: token.to_string() }));
+            drop(shared);
+            match tokio::time::timeout(VERIFY_TIMEOUT, rx).await {
+                Ok(Ok(verdict)) => verdict,
+                Ok(Err(_)) => Err("the server's token verifier did not answer".into()),
+                Err(_) => {
+                    if let Some(shared) = self.0.upgrade() {
+                        lock(&shared.verifying).remove(&id);
+                    }
+                    Err("the server's token verifier took too long".into())
+                }
+            }
+        })
+    }
 }
 
 /// What waits in the queue: session events stay with their session until taken.
@@ -87,6 +126,9 @@ struct Shared {
     queue: Mutex<Vec<Queued>>,
     wake: Box<dyn Fn() + Send + Sync>,
     sessions: Mutex<Sessions>,
+    /// Tokens the host is verifying, by id.
+    verifying: Mutex<HashMap<u64, oneshot::Sender<Verdict>>>,
+    next_verify: AtomicU64,
 }
 
 #[derive(Default)]
@@ -191,12 +233,17 @@ impl HostHttpServer {
         wake: impl Fn() + Send + Sync + 'static,
     ) -> Result<Self, OptionError> {
         let config = server_config(config, unit)?;
-        let options = http_options(options, unit)?;
+        let (mut options, host_verifies) = host_http_options(options, unit)?;
         let shared = Arc::new(Shared {
             queue: Mutex::new(Vec::new()),
             wake: Box::new(wake),
             sessions: Mutex::new(Sessions::default()),
+            verifying: Mutex::new(HashMap::new()),
+            next_verify: AtomicU64::new(1),
         });
+        if let (true, Some(auth)) = (host_verifies, options.auth.as_mut()) {
+            auth.verifier = Some(Arc::new(HostVerifier(Arc::downgrade(&shared))));
+        }
         let dispatcher = Arc::new(HostDispatcher(Arc::downgrade(&shared)));
         let service = HttpService::with_dispatcher(Arc::new(config), registry, dispatcher, options);
         Ok(HostHttpServer {
@@ -349,6 +396,18 @@ impl HostHttpServer {
         });
         requests.insert(id, task.abort_handle());
         Ok(id)
+    }
+
+    /// The host's verdict on the token of [`HostItem::Verify`] `id`: the token's claims (a
+    /// JSON object: `sub`, `client_id`, `scope`, `exp`...), or why it is refused (the
+    /// client sees it in the 401's `error_description`).
+    pub fn answer_verify(&self, id: u64, verdict: Result<Value, String>) {
+        let Some(tx) = lock(&self.shared.verifying).remove(&id) else { return };
+        let verdict = verdict.and_then(|claims| match claims {
+            Value::Object(m) => Ok(crate::auth::server::AuthInfo::from_claims(m)),
+            other => Err(format!("the server's token verifier returned {other} instead of the token's claims")),
+        });
+        let _ = tx.send(verdict);
     }
 
     /// The client of a request served with `handle` went away: its response stops (a call

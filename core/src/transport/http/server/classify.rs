@@ -74,6 +74,42 @@ pub(super) fn classify(body: &[u8], probe_modern: bool) -> std::result::Result<C
     }
 }
 
+/// The method and target (`params.name`, else `params.uri`) of each request in a body, for
+/// the scopes an entry requires. Anything unreadable is left to the engine to refuse.
+pub(super) fn targets(body: &[u8]) -> Vec<(String, String)> {
+    #[derive(serde::Deserialize)]
+    struct Params {
+        #[serde(default)]
+        name: Option<String>,
+        #[serde(default)]
+        uri: Option<String>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Target {
+        #[serde(default)]
+        method: Option<String>,
+        #[serde(default)]
+        params: Option<Params>,
+    }
+    #[derive(serde::Deserialize)]
+    #[serde(untagged)]
+    enum Body {
+        One(Target),
+        Many(Vec<serde_json::Value>),
+    }
+    let one = |t: Target| {
+        let p = t.params?;
+        Some((t.method?, p.name.or(p.uri)?))
+    };
+    match serde_json::from_slice::<Body>(body) {
+        Ok(Body::One(t)) => one(t).into_iter().collect(),
+        Ok(Body::Many(items)) => {
+            items.into_iter().filter_map(|v| serde_json::from_value::<Target>(v).ok()).filter_map(one).collect()
+        }
+        Err(_) => Vec::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -125,5 +161,16 @@ mod tests {
         assert!(classify(modern, true).unwrap().modern);
         assert!(!classify(modern, false).unwrap().modern);
         assert!(!classify(cases[0].as_bytes(), true).unwrap().modern);
+    }
+
+    #[test]
+    fn targets_name_each_request_of_a_body() {
+        assert_eq!(
+            targets(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"rm","arguments":{}}}"#),
+            vec![("tools/call".to_string(), "rm".to_string())]
+        );
+        let batch = br#"[{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"file:///a"}},{"jsonrpc":"2.0","id":2,"method":"ping"},7]"#;
+        assert_eq!(targets(batch), vec![("resources/read".to_string(), "file:///a".to_string())]);
+        assert!(targets(b"{nope").is_empty());
     }
 }

@@ -9,13 +9,22 @@ use super::reply::{plain, Reply};
 use super::stream::HttpBody;
 use crate::auth::client::url::Url;
 use crate::auth::server::{
-    resource_metadata, resource_metadata_url, www_authenticate, AuthInfo, ResourceServerOptions, TokenVerifier,
+    dpop, resource_metadata, resource_metadata_url, www_authenticate, AuthInfo, ResourceServerOptions, TokenVerifier,
 };
 use crate::transport::http::client::HttpFetch;
 use bytes::Bytes;
-use http::{header, HeaderValue, Response, StatusCode};
+use http::{header, HeaderMap, HeaderValue, Method, Response, StatusCode, Uri};
 use std::sync::Arc;
 use std::time::Duration;
+
+/// What the guard reads of a request (borrowed apart, so a request body that is not `Sync`
+/// does not keep the future from being `Send`).
+#[derive(Clone, Copy)]
+pub(crate) struct Head<'a> {
+    pub headers: &'a HeaderMap,
+    pub method: &'a Method,
+    pub uri: &'a Uri,
+}
 
 pub(crate) struct Guard {
     verifier: Result<Arc<dyn TokenVerifier>, String>,
@@ -24,6 +33,8 @@ pub(crate) struct Guard {
     metadata_url: String,
     /// The paths the metadata is served at: the path-inserted one, and the root one.
     metadata_paths: Vec<String>,
+    /// The DPoP proofs seen lately (a proof is good once).
+    replays: dpop::ReplayCache,
 }
 
 impl Guard {
@@ -43,6 +54,7 @@ impl Guard {
             metadata: Bytes::from(doc.to_string()),
             metadata_url,
             metadata_paths,
+            replays: dpop::ReplayCache::default(),
         }
     }
 
@@ -67,9 +79,9 @@ impl Guard {
         r
     }
 
-    /// The identity of the token in a request's `Authorization` header, or the refusal to
-    /// answer with.
-    pub(crate) async fn admit(&self, authorization: Option<String>) -> Result<AuthInfo, Reply> {
+    /// The identity of the token a request carries (`Authorization: Bearer …`, or `DPoP …`
+    /// with its proof), or the refusal to answer with.
+    pub(crate) async fn admit(&self, req: Head<'_>) -> Result<AuthInfo, Reply> {
         let verifier = match &self.verifier {
             Ok(v) => v,
             Err(e) => {
@@ -80,13 +92,13 @@ impl Guard {
                 ));
             }
         };
-        let token = authorization
-            .as_deref()
-            .and_then(|v| v.split_once(' '))
-            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-            .map(|(_, t)| t.trim())
-            .filter(|t| !t.is_empty());
-        let Some(token) = token else {
+        let authorization = req.headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok());
+        let credentials = authorization.and_then(|v| v.split_once(' ')).map(|(scheme, t)| (scheme, t.trim())).filter(
+            |(scheme, t)| {
+                (scheme.eq_ignore_ascii_case("bearer") || scheme.eq_ignore_ascii_case("dpop")) && !t.is_empty()
+            },
+        );
+        let Some((scheme, token)) = credentials else {
             return Err(self.refusal(StatusCode::UNAUTHORIZED, None, &self.required));
         };
         let info = match verifier.verify(token).await {
@@ -95,10 +107,59 @@ impl Guard {
                 return Err(self.refusal(StatusCode::UNAUTHORIZED, Some(("invalid_token", &why)), &self.required))
             }
         };
-        if !info.has_scopes(&self.required) {
-            let why = format!("this server needs the scopes {}", self.required.join(" "));
-            return Err(self.refusal(StatusCode::FORBIDDEN, Some(("insufficient_scope", &why)), &self.required));
+        // A token bound to a DPoP key (`cnf.jkt`) is only good with a proof of that key, sent
+        // as `Authorization: DPoP` (RFC 9449 §7); a DPoP proof is checked whatever the token.
+        let bound = info.claims.get("cnf").and_then(|c| c.get("jkt")).and_then(|j| j.as_str());
+        if scheme.eq_ignore_ascii_case("dpop") || bound.is_some() {
+            if let Err(why) = self.check_dpop(req, scheme, token, bound) {
+                let mut r = self.refusal(StatusCode::UNAUTHORIZED, Some(("invalid_token", &why)), &self.required);
+                let dpop = format!(
+                    "DPoP algs=\"{}\", error=\"invalid_dpop_proof\", error_description={}",
+                    dpop::ALGORITHMS,
+                    crate::auth::challenge::quote(&why)
+                );
+                if let Ok(v) = HeaderValue::from_str(&dpop) {
+                    r.headers_mut().append(header::WWW_AUTHENTICATE, v);
+                }
+                return Err(r);
+            }
         }
+        self.check_scopes(&info, &[]).map_err(|r| *r)?;
         Ok(info)
+    }
+
+    /// Checks the DPoP proof of a request whose token is `token` (bound to the key `bound`).
+    fn check_dpop(&self, req: Head<'_>, scheme: &str, token: &str, bound: Option<&str>) -> Result<(), String> {
+        if !scheme.eq_ignore_ascii_case("dpop") {
+            return Err("the token is bound to a DPoP key: send it as `Authorization: DPoP` with a proof".into());
+        }
+        let mut proofs = req.headers.get_all("dpop").iter();
+        let (Some(proof), None) = (proofs.next(), proofs.next()) else {
+            return Err("a DPoP token needs exactly one DPoP proof header".into());
+        };
+        let proof = proof.to_str().map_err(|_| "the DPoP proof is not text".to_string())?;
+        let host = req.headers.get(header::HOST).and_then(|v| v.to_str().ok()).or_else(|| req.uri.host());
+        let target = dpop::Target { method: req.method.as_str(), host, path: req.uri.path() };
+        let checked = dpop::verify_proof(proof, &target, token, crate::auth::now_secs())?;
+        match bound {
+            Some(jkt) if jkt != checked.jkt => {
+                return Err("the DPoP proof is signed by another key than the token is bound to".into())
+            }
+            None => return Err("the token is not bound to a DPoP key (no cnf.jkt)".into()),
+            _ => {}
+        }
+        self.replays.check(&checked.jti, checked.iat)
+    }
+
+    /// 403 `insufficient_scope` unless the token has the server's required scopes and
+    /// `more` (an entry's).
+    pub(crate) fn check_scopes(&self, info: &AuthInfo, more: &[String]) -> Result<(), Box<Reply>> {
+        if info.has_scopes(&self.required) && info.has_scopes(more) {
+            return Ok(());
+        }
+        let mut needed = self.required.clone();
+        needed.extend(more.iter().filter(|s| !self.required.contains(s)).cloned());
+        let why = format!("this request needs the scopes {}", needed.join(" "));
+        Err(Box::new(self.refusal(StatusCode::FORBIDDEN, Some(("insufficient_scope", &why)), &needed)))
     }
 }

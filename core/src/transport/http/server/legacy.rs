@@ -4,14 +4,18 @@
 
 use super::classify::classify;
 use super::reply::{error_reply, not_found, plain, sse_reply, too_many_sessions, Reply};
+use super::request::handler_headers;
 use super::service::BoxError;
 use super::session::Session;
 use super::stream::{HttpBody, Kind, SseBody};
 use super::table::new_session_id;
 use super::HttpService;
+use crate::auth::server::AuthInfo;
+use crate::engine::Origin;
 use crate::jsonrpc;
 use http::{header, HeaderValue, Request, Response, StatusCode};
 use http_body::Body;
+use std::sync::Arc;
 use std::time::Instant;
 
 impl HttpService {
@@ -40,7 +44,7 @@ impl HttpService {
         sse_reply(SseBody::new(stream, session, sh.options.keep_alive, b": ping\n\n"))
     }
 
-    pub(super) async fn legacy_post<B>(&self, req: Request<B>) -> Reply
+    pub(super) async fn legacy_post<B>(&self, req: Request<B>, auth: Option<AuthInfo>) -> Reply
     where
         B: Body,
         B::Error: Into<BoxError>,
@@ -60,6 +64,7 @@ impl HttpService {
         };
         let Some(session) = self.shared.session(&id) else { return not_found() };
         session.touch();
+        let seen = handler_headers(&req, auth.is_some());
         let body = match self.read_body(req).await {
             Ok(b) => b,
             Err(r) => return *r,
@@ -72,9 +77,15 @@ impl HttpService {
             r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
             return r;
         }
+        if let Err(r) = self.check_entry_scopes(auth.as_ref(), &body) {
+            return *r;
+        }
+        let origin = Arc::new(Origin { headers: seen, session_id: Some(id), auth });
         let open = session.with(|i| {
             if !i.closed {
+                i.engine.set_origin(Some(origin));
                 i.engine.handle_message(&body, Instant::now());
+                i.engine.set_origin(None);
             }
             !i.closed
         });

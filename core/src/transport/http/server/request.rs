@@ -17,6 +17,18 @@ pub(super) fn header_str<B>(req: &Request<B>, name: header::HeaderName) -> Optio
     req.headers().get(name).and_then(|v| v.to_str().ok())
 }
 
+/// A request's headers as handlers see them (`ctx.headers`). With `verified`, the
+/// `Authorization` and `DPoP` headers are left out: the token was checked, and is not handed
+/// around. (A clone of the map: its values are shared, not copied.)
+pub(super) fn handler_headers<B>(req: &Request<B>, verified: bool) -> http::HeaderMap {
+    let mut h = req.headers().clone();
+    if verified {
+        h.remove(header::AUTHORIZATION);
+        h.remove("dpop");
+    }
+    h
+}
+
 /// Whether an Accept header admits `mime` (`*/*` and `type/*` count).
 pub(super) fn accepts(accept: Option<&str>, mime: &str) -> bool {
     let Some(accept) = accept else { return false };

@@ -3,6 +3,7 @@
 //! method to the Streamable HTTP endpoint or the legacy HTTP+SSE transport.
 
 use super::dispatch;
+use super::guard;
 use super::options::HttpOptions;
 use super::reply::{error_reply, plain};
 use super::request::header_str;
@@ -128,12 +129,18 @@ impl HttpService {
         {
             return cors::preflight(origin.as_deref(), &req);
         }
+        let mut auth = None;
         if let Some(guard) = &self.shared.guard {
             let refused = if req.method() == Method::GET && guard.serves_metadata(path) {
                 Some(guard.metadata_reply())
             } else if served {
-                let authorization = header_str(&req, header::AUTHORIZATION).map(str::to_string);
-                guard.admit(authorization).await.err()
+                match guard.admit(guard::Head { headers: req.headers(), method: req.method(), uri: req.uri() }).await {
+                    Ok(info) => {
+                        auth = Some(info);
+                        None
+                    }
+                    Err(r) => Some(r),
+                }
             } else {
                 None
             };
@@ -146,7 +153,7 @@ impl HttpService {
         }
         let mut resp = if path == o.path {
             match *req.method() {
-                Method::POST => self.post(req).await,
+                Method::POST => self.post(req, auth).await,
                 Method::GET => self.get(req),
                 Method::DELETE => self.delete(req),
                 _ => {
@@ -165,7 +172,7 @@ impl HttpService {
             }
         } else if o.legacy_paths().is_some_and(|(_, messages)| path == messages) {
             if req.method() == Method::POST {
-                self.legacy_post(req).await
+                self.legacy_post(req, auth).await
             } else {
                 let mut r = error_reply(StatusCode::METHOD_NOT_ALLOWED, -32000, "Method not allowed");
                 r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));

@@ -2,15 +2,16 @@
 //! one JSON body or an SSE stream, as the docs of [`super`] tell), the standalone GET stream
 //! (opened, or resumed with `Last-Event-ID`), and DELETE (the end of a session).
 
-use super::classify::{classify, Class};
+use super::classify::{classify, targets, Class};
 use super::reply::{error_reply, not_found, set_session_header, sse_reply, too_many_sessions, Reply};
-use super::request::{accepts, header_str};
+use super::request::{accepts, handler_headers, header_str};
 use super::service::BoxError;
 use super::session::Session;
 use super::stream::{HttpBody, Kind, Mode, SseBody, Stream};
 use super::table::new_session_id;
 use super::HttpService;
-use crate::engine::{RequestHeaders, State};
+use crate::auth::server::AuthInfo;
+use crate::engine::{Origin, RequestHeaders, State};
 use crate::jsonrpc::{self, codes};
 use crate::protocol::{Feature, ProtocolVersion};
 use http::{header, HeaderValue, Request, Response, StatusCode};
@@ -22,7 +23,7 @@ use std::task::Poll;
 use std::time::Instant;
 
 impl HttpService {
-    pub(super) async fn post<B>(&self, req: Request<B>) -> Reply
+    pub(super) async fn post<B>(&self, req: Request<B>, auth: Option<AuthInfo>) -> Reply
     where
         B: Body,
         B::Error: Into<BoxError>,
@@ -42,6 +43,7 @@ impl HttpService {
             return *r;
         }
         let headers = request_headers(&req);
+        let seen = handler_headers(&req, auth.is_some());
         let existing = header_str(&req, header::HeaderName::from_static("mcp-session-id")).map(str::to_string);
         let modern_header = headers.declares_modern();
         let legacy_version = if modern_header { Ok(None) } else { self.version_header(&req) };
@@ -62,11 +64,15 @@ impl HttpService {
                 return r;
             }
         };
+        if let Err(r) = self.check_entry_scopes(auth.as_ref(), &body) {
+            return *r;
+        }
         // 2026-07-28: a request that says so (in `_meta` or in its version header) is served
         // on its own, whatever session header it carries; unsupported versions included (the
         // engine answers them with the versions it speaks).
         if class.modern || (modern_header && class.requests) {
-            return self.post_modern(headers, &body, &class).await;
+            let origin = Arc::new(Origin { headers: seen, session_id: None, auth });
+            return self.post_modern(headers, &body, &class, origin).await;
         }
         if modern_header {
             // No client-to-server notification is defined over HTTP at 2026-07-28.
@@ -121,6 +127,7 @@ impl HttpService {
             *r.status_mut() = StatusCode::ACCEPTED;
             return r;
         }
+        let origin = Arc::new(Origin { headers: seen, session_id: session.id().map(str::to_string), auth });
         let stream = session.with(|i| {
             if i.closed {
                 return None;
@@ -130,7 +137,9 @@ impl HttpService {
                 s.lock().mode = Mode::Json;
             }
             i.input = Some(s.clone());
+            i.engine.set_origin(Some(origin));
             i.engine.handle_message(&body, now);
+            i.engine.set_origin(None);
             Some(s)
         });
         let Some(stream) = stream else { return not_found() };
@@ -236,7 +245,7 @@ impl HttpService {
 
     /// A POST of the stateless revision: a fresh engine session for this one request (no
     /// `Mcp-Session-Id` is read or minted), its headers checked against the body.
-    async fn post_modern(&self, headers: RequestHeaders, body: &[u8], class: &Class) -> Reply {
+    async fn post_modern(&self, headers: RequestHeaders, body: &[u8], class: &Class, origin: Arc<Origin>) -> Reply {
         let sh = &self.shared;
         let session = Session::new(sh, None);
         if class.listen && !sh.add_listener(&session) {
@@ -263,7 +272,9 @@ impl HttpService {
                 }
             }
             i.input = Some(s.clone());
+            i.engine.set_origin(Some(origin));
             i.engine.handle_http_message(body, headers, now);
+            i.engine.set_origin(None);
             s
         });
         if class.listen && session.lock().engine.listen_count() == 0 {
@@ -281,6 +292,22 @@ impl HttpService {
             }
         }
         r
+    }
+
+    /// 403 `insufficient_scope` when a request of `body` uses a tool, resource or prompt whose
+    /// required scopes the token lacks (only with the `auth` option).
+    pub(super) fn check_entry_scopes(&self, auth: Option<&AuthInfo>, body: &[u8]) -> Result<(), Box<Reply>> {
+        let sh = &self.shared;
+        let (Some(guard), Some(info)) = (&sh.guard, auth) else { return Ok(()) };
+        if !sh.registry.has_required_scopes() {
+            return Ok(());
+        }
+        for (method, target) in targets(body) {
+            if let Some(need) = sh.registry.required_scopes(&method, &target) {
+                guard.check_scopes(info, &need)?;
+            }
+        }
+        Ok(())
     }
 
     pub(super) fn get<B>(&self, req: Request<B>) -> Reply {
