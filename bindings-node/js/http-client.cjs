@@ -50,17 +50,32 @@ class HttpTransport {
     // The transport's options (the rest are the client's, when Client.http passes them all);
     // the engine checks them now (an OptionError, a TypeError) and connects on start().
     const { headers, transport, connectTimeout, openGetStream, legacyFallback, maxMessage, caFile, auth } = options ?? {};
-    // The app's own authorization handler stays here; the engine asks for it ('host').
-    const { onAuthorize, ...authOptions } = isObject(auth) ? auth : { onAuthorize: undefined };
+    // The app's own authorization handler and token store stay here; the engine asks them
+    // (authorize 'host', tokenStore true).
+    const { onAuthorize, tokenStore, ...authOptions } = isObject(auth) ? auth : { onAuthorize: undefined, tokenStore: undefined };
     if (onAuthorize !== undefined && typeof onAuthorize !== 'function') {
       throw new TypeError('auth.onAuthorize: expected a function (url, redirectUri) => redirected URL');
     }
     /** @type {((url: string, redirectUri: string) => string | Promise<string>) | undefined} */
     this._onAuthorize = /** @type {any} */ (onAuthorize);
+    const ownStore = tokenStore !== undefined && tokenStore !== null && typeof tokenStore === 'object';
+    if (ownStore) {
+      for (const m of ['loadClient', 'saveClient', 'loadTokens', 'saveTokens']) {
+        if (typeof (/** @type {any} */ (tokenStore))[m] !== 'function') throw new TypeError(`auth.tokenStore: a file path or an object with loadClient, saveClient, loadTokens and saveTokens methods (${m} is missing)`);
+      }
+    }
+    /** @type {import('./types/client').TokenStore | null} */
+    this._store = ownStore ? /** @type {any} */ (tokenStore) : null;
     /** @type {{[key: string]: unknown}} */
     const wire = { transport, connectTimeout, openGetStream, legacyFallback, maxMessage, caFile };
-    if (isObject(auth)) wire.auth = onAuthorize ? { ...authOptions, authorize: 'host' } : authOptions;
-    else if (auth != null) wire.auth = auth;
+    if (isObject(auth)) {
+      /** @type {{[key: string]: unknown}} */
+      const a = { ...authOptions };
+      if (onAuthorize) a.authorize = 'host';
+      if (ownStore) a.tokenStore = true;
+      else if (tokenStore !== undefined) a.tokenStore = tokenStore;
+      wire.auth = a;
+    } else if (auth != null) wire.auth = auth;
     if (isObject(headers)) wire.headers = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, String(v)]));
     else if (headers != null) wire.headers = headers;
     this._native = new nativeModule.HttpClientStream(this.url, JSON.stringify(wire), () => this._wake());
@@ -96,8 +111,9 @@ class HttpTransport {
    * set; `_done` always is).
    */
   _wake() {
-    const { authorizations, connected, data, ended, error } = this._native.take();
+    const { authorizations, storeOps, connected, data, ended, error } = this._native.take();
     for (const a of authorizations) void this._authorize(a.id, a.url, a.redirectUri);
+    for (const o of storeOps) void this._storeCall(o.id, o.op, o.issuer, o.resource ?? '', o.value ?? null);
     const opening = this._opened;
     if (opening !== null) {
       if (connected) {
@@ -138,6 +154,33 @@ class HttpTransport {
       this._native.answerAuthorization(id, String(await handler(url, redirectUri)), null);
     } catch (err) {
       this._native.answerAuthorization(id, null, `onAuthorize failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  /**
+   * Calls the app's token store (`loadClient(issuer)`, `saveClient(issuer, client)`,
+   * `loadTokens(issuer, resource)`, `saveTokens(issuer, resource, tokens | null)`), and
+   * answers the engine.
+   * @param {number} id
+   * @param {string} op
+   * @param {string} issuer
+   * @param {string} resource
+   * @param {string | null} value JSON text
+   */
+  async _storeCall(id, op, issuer, resource, value) {
+    const store = this._store;
+    try {
+      if (!store) throw new Error('no token store is set');
+      const v = value === null ? null : JSON.parse(value);
+      let out;
+      if (op === 'load_client') out = await store.loadClient(issuer);
+      else if (op === 'save_client') out = await store.saveClient(issuer, v);
+      else if (op === 'load_tokens') out = await store.loadTokens(issuer, resource);
+      else if (op === 'save_tokens') out = await store.saveTokens(issuer, resource, v);
+      else throw new Error(`unknown token store call ${op}`);
+      this._native.answerStore(id, op.startsWith('load') && out != null ? JSON.stringify(out) : null, null);
+    } catch (err) {
+      this._native.answerStore(id, null, err instanceof Error ? err.message : String(err));
     }
   }
 

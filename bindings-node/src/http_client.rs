@@ -22,11 +22,28 @@ pub struct HttpClientAuthorization {
     pub redirect_uri: String,
 }
 
+/// A call into the app's token store (`auth.tokenStore` object).
+#[napi(object)]
+pub struct HttpClientStoreOp {
+    /// The id to answer with.
+    pub id: u32,
+    /// `load_client`, `save_client`, `load_tokens` or `save_tokens`.
+    pub op: String,
+    /// The authorization server's issuer.
+    pub issuer: String,
+    /// The resource (tokens' calls).
+    pub resource: Option<String>,
+    /// What to save, as JSON text (`null` for `save_tokens`: forget them).
+    pub value: Option<String>,
+}
+
 /// What `take` returns.
 #[napi(object)]
 pub struct HttpClientChunk {
     /// Authorizations the user must complete.
     pub authorizations: Vec<HttpClientAuthorization>,
+    /// Calls into the app's token store.
+    pub store_ops: Vec<HttpClientStoreOp>,
     /// The connection to the server is established.
     pub connected: bool,
     /// Bytes received since the last `take`.
@@ -102,6 +119,18 @@ impl HttpClientStream {
         self.stream.answer_authorization(u64::from(id), outcome)
     }
 
+    /// Answers token store call `id`: what was loaded as JSON text (null: nothing; null after
+    /// a save), or `error`, why it failed.
+    #[napi]
+    pub fn answer_store(&self, id: u32, value: Option<String>, error: Option<String>) -> bool {
+        let outcome = match (value, error) {
+            (_, Some(e)) => Err(e),
+            (Some(v), None) => serde_json::from_str(&v).map_err(|e| format!("not JSON: {e}")),
+            (None, None) => Ok(serde_json::Value::Null),
+        };
+        self.stream.answer_store(u64::from(id), outcome)
+    }
+
     /// Everything received so far, and whether (and why) the stream ended. Once it ended,
     /// the stream no longer keeps Node alive.
     #[napi]
@@ -115,6 +144,17 @@ impl HttpClientStream {
                 .authorizations
                 .into_iter()
                 .map(|a| HttpClientAuthorization { id: a.id as u32, url: a.url, redirect_uri: a.redirect_uri })
+                .collect(),
+            store_ops: c
+                .store_ops
+                .into_iter()
+                .map(|o| HttpClientStoreOp {
+                    id: o.id as u32,
+                    op: o.op.to_string(),
+                    issuer: o.issuer,
+                    resource: o.resource,
+                    value: o.value.map(|v| v.to_string()),
+                })
                 .collect(),
             connected: c.connected,
             data: c.data.into(),

@@ -3,7 +3,7 @@
 //! what arrives to its `ClientSession` and writes what the session queues. The loop is woken
 //! by one byte on a socket it watches, once for everything that arrived meanwhile.
 
-use crate::bridge::{from_py, WakeSocket, UNIT};
+use crate::bridge::{from_py, to_py, WakeSocket, UNIT};
 use crate::errors::option_err;
 use hypermcp::transport::host::HostStream;
 use pyo3::prelude::*;
@@ -54,14 +54,44 @@ impl HttpClientStream {
         self.stream.connected()
     }
 
-    /// Everything received so far, whether (and why) the stream ended, and the authorizations
-    /// the user must complete: `(bytes, ended, error_or_None, [(id, url, redirect_uri)])`.
+    /// Everything received so far, whether (and why) the stream ended, the authorizations
+    /// the user must complete and the calls into the app's token store: `(bytes, ended,
+    /// error_or_None, [(id, url, redirect_uri)], [(id, op, issuer, resource, value)])`.
     #[allow(clippy::type_complexity)]
-    fn take<'py>(&self, py: Python<'py>) -> (Bound<'py, PyBytes>, bool, Option<String>, Vec<(u64, String, String)>) {
+    fn take<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<(
+        Bound<'py, PyBytes>,
+        bool,
+        Option<String>,
+        Vec<(u64, String, String)>,
+        Vec<(u64, &'static str, String, Option<String>, Bound<'py, PyAny>)>,
+    )> {
         self.wake.clear();
         let c = self.stream.take();
         let auth = c.authorizations.into_iter().map(|a| (a.id, a.url, a.redirect_uri)).collect();
-        (PyBytes::new(py, &c.data), c.end.is_some(), c.end.flatten(), auth)
+        let mut ops = Vec::with_capacity(c.store_ops.len());
+        for o in c.store_ops {
+            let value = match &o.value {
+                Some(v) => to_py(py, v)?,
+                None => py.None().into_bound(py),
+            };
+            ops.push((o.id, o.op, o.issuer, o.resource, value));
+        }
+        Ok((PyBytes::new(py, &c.data), c.end.is_some(), c.end.flatten(), auth, ops))
+    }
+
+    /// Answers a token store call `id`: what was loaded (None: nothing; None after a save),
+    /// or `error`, why it failed.
+    #[pyo3(signature = (id, value=None, error=None))]
+    fn answer_store(&self, id: u64, value: Option<&Bound<'_, PyAny>>, error: Option<String>) -> PyResult<bool> {
+        let outcome = match (value, error) {
+            (_, Some(e)) => Err(e),
+            (Some(v), None) => Ok(from_py(v)?),
+            (None, None) => Ok(serde_json::Value::Null),
+        };
+        Ok(self.stream.answer_store(id, outcome))
     }
 
     /// Answers authorization `id`: the URL the authorization server redirected to, or (with

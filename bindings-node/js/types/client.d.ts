@@ -128,6 +128,38 @@ export interface StdioClientOptions extends ClientOptions {
  * Client ID Metadata Document, or Dynamic Client Registration), the authorization code grant
  * with PKCE (or `client_credentials`), refresh before expiry, step-up on `insufficient_scope`.
  */
+/** A client registration at an authorization server, as a `TokenStore` keeps it. */
+export interface StoredClient {
+  client_id: string;
+  client_secret?: string;
+  token_endpoint_auth_method?: string;
+  redirect_uri?: string;
+}
+
+/** Tokens for one resource from one authorization server, as a `TokenStore` keeps them (secrets). */
+export interface StoredTokens {
+  access_token: string;
+  token_type: string;
+  refresh_token?: string;
+  /** Seconds since the Unix epoch. */
+  expires_at?: number;
+  scopes: string[];
+}
+
+/**
+ * Where an OAuth client keeps its registrations (by the authorization server's `issuer`) and
+ * tokens (by issuer and `resource`, the MCP server's URI). Methods may return Promises; they
+ * are called around authorizations only, never per request. A load resolves to null when
+ * there is nothing; a rejection fails the authorization with its message.
+ */
+export interface TokenStore {
+  loadClient(issuer: string): StoredClient | null | undefined | Promise<StoredClient | null | undefined>;
+  saveClient(issuer: string, client: StoredClient): void | Promise<void>;
+  loadTokens(issuer: string, resource: string): StoredTokens | null | undefined | Promise<StoredTokens | null | undefined>;
+  /** `tokens` null: forget them. */
+  saveTokens(issuer: string, resource: string, tokens: StoredTokens | null): void | Promise<void>;
+}
+
 export interface OAuthOptions {
   /** A pre-registered client id (used first). */
   clientId?: string;
@@ -184,8 +216,11 @@ export interface OAuthOptions {
    * `state` and `iss`). Overrides `authorize`; a rejection fails the authorization with its message.
    */
   onAuthorize?: (url: string, redirectUri: string) => string | Promise<string>;
-  /** A JSON file keeping registrations and tokens across runs (mode 0600; default: memory). */
-  tokenStore?: string;
+  /**
+   * A JSON file keeping registrations and tokens across runs (mode 0600), or the app's own
+   * `TokenStore` (a keychain, a database); default: memory.
+   */
+  tokenStore?: string | TokenStore;
   /** Authorizations one request may trigger (default 3). */
   maxAuthorizations?: number;
 }

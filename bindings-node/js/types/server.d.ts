@@ -205,6 +205,8 @@ export interface ResourceServerOptions {
   introspectionClientSecret?: string;
   /** PEM CA certificates trusted for the JWKS and introspection endpoints. */
   caFile?: string;
+  /** Milliseconds between JWKS fetches for tokens signed by an unknown key (default 30000): how soon a key rotation is picked up. */
+  jwksRefetchInterval?: number;
   /**
    * Verify tokens yourself instead: resolve to the token's claims (`sub`, `client_id`,
    * `scope`, `exp`, ... : they become `ctx.auth`) to accept it; null, false, a throw or a

@@ -50,7 +50,7 @@ from .errors import (
 from .server import Server
 
 if TYPE_CHECKING:
-    from .auth import OAuth
+    from .auth import OAuth, TokenStore
     from .client import Client
 
 __version__: str = _core.__version__
@@ -88,6 +88,7 @@ __all__ = [
     "ResourceNotFound",
     "Server",
     "Text",
+    "TokenStore",
     "ToolError",
     "Unauthorized",
     "UnsupportedProtocolVersion",
@@ -106,4 +107,8 @@ def __getattr__(name: str) -> Any:
         from .auth import OAuth
 
         return OAuth
+    if name == "TokenStore":
+        from .auth import TokenStore
+
+        return TokenStore
     raise AttributeError(f"module 'hypermcp' has no attribute {name!r}")

@@ -17,7 +17,7 @@ from .client import _ClientConnection
 from .errors import ConnectionClosed
 
 if TYPE_CHECKING:
-    from .auth import AuthorizeHandler
+    from .auth import AuthorizeHandler, TokenStore
     from .client import Client
 
 
@@ -31,9 +31,11 @@ class _HttpConnection(_ClientConnection):
         headers: Mapping[str, str] | None,
         options: dict[str, Any],
         on_authorize: AuthorizeHandler | None = None,
+        store: TokenStore | None = None,
     ) -> None:
         self.url = url
         self._on_authorize = on_authorize
+        self._store = store
         self._authorizing: set[asyncio.Task[None]] = set()
         pairs = [(str(k), str(v)) for k, v in (headers or {}).items()]
         # The engine checks the options now (OptionError), and connects on start().
@@ -53,9 +55,13 @@ class _HttpConnection(_ClientConnection):
         fd = native.fileno()
 
         def readable() -> None:
-            data, end, error, authorizations = native.take()
+            data, end, error, authorizations, store_ops = native.take()
             for request in authorizations:
                 task = loop.create_task(self._authorize(*request))
+                self._authorizing.add(task)
+                task.add_done_callback(self._authorizing.discard)
+            for op in store_ops:
+                task = loop.create_task(self._store_call(*op))
                 self._authorizing.add(task)
                 task.add_done_callback(self._authorizing.discard)
             if not opened.done():
@@ -97,6 +103,30 @@ class _HttpConnection(_ClientConnection):
             self._native.answer_authorization(request_id, str(outcome))
         except Exception as exc:  # noqa: BLE001 - the reason goes to the engine, then the caller
             self._native.answer_authorization(request_id, None, f"on_authorize failed: {type(exc).__name__}: {exc}")
+
+    async def _store_call(self, request_id: int, op: str, issuer: str, resource: str | None, value: Any) -> None:
+        """Calls the app's token store (``load_client(issuer)``, ``save_client(issuer, client)``,
+        ``load_tokens(issuer, resource)``, ``save_tokens(issuer, resource, tokens_or_None)``),
+        and answers the engine."""
+        store = self._store
+        try:
+            if store is None:
+                raise RuntimeError("no token store is set")
+            if op == "load_client":
+                result = store.load_client(issuer)
+            elif op == "save_client":
+                result = store.save_client(issuer, value)
+            elif op == "load_tokens":
+                result = store.load_tokens(issuer, resource or "")
+            elif op == "save_tokens":
+                result = store.save_tokens(issuer, resource or "", value)
+            else:
+                raise RuntimeError(f"unknown token store call {op!r}")
+            if inspect.isawaitable(result):
+                result = await result
+            self._native.answer_store(request_id, result if op.startswith("load") else None)
+        except Exception as exc:  # noqa: BLE001 - the reason goes to the engine, then the caller
+            self._native.answer_store(request_id, None, f"{type(exc).__name__}: {exc}")
 
     def write(self, data: bytes) -> None:
         self._native.write(data)

@@ -18,14 +18,38 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, runtime_checkable
 
 #: Sends the user to ``url`` and returns the URL the authorization server redirected to (the
 #: ``redirect_uri`` with ``code``, ``state`` and ``iss``); may be async. Raising fails the
 #: authorization with that message.
 AuthorizeHandler = Callable[[str, str], "str | Awaitable[str]"]
 
-__all__ = ["AuthorizeHandler", "OAuth"]
+__all__ = ["AuthorizeHandler", "OAuth", "TokenStore"]
+
+
+@runtime_checkable
+class TokenStore(Protocol):
+    """Where an :class:`OAuth` client keeps its registrations and tokens: the app's own (a
+    keychain, a database), passed as ``OAuth(token_store=...)``. Methods may be sync or async;
+    they are called around authorizations only, never per request.
+
+    Registrations are keyed by the authorization server's ``issuer``, tokens by issuer and
+    ``resource`` (the MCP server's URI). Values are plain dicts: a client ``{"client_id",
+    "client_secret"?, "token_endpoint_auth_method"?, "redirect_uri"?}``, tokens
+    ``{"access_token", "token_type", "refresh_token"?, "expires_at"?, "scopes"}``: store them
+    as they come (they are secrets). A load returns None when there is nothing; an exception
+    fails the authorization with its message."""
+
+    def load_client(self, issuer: str) -> dict[str, Any] | None | Awaitable[dict[str, Any] | None]: ...
+
+    def save_client(self, issuer: str, client: dict[str, Any]) -> None | Awaitable[None]: ...
+
+    def load_tokens(self, issuer: str, resource: str) -> dict[str, Any] | None | Awaitable[dict[str, Any] | None]: ...
+
+    def save_tokens(self, issuer: str, resource: str, tokens: dict[str, Any] | None) -> None | Awaitable[None]:
+        """Saves the tokens (None: forget them)."""
+        ...
 
 
 class OAuth:
@@ -59,13 +83,13 @@ class OAuth:
     - ``on_authorize``: the app's own way to send the user (``on_authorize(url, redirect_uri)``,
       sync or async, returns the URL the authorization server redirected to); overrides
       ``authorize``.
-    - ``token_store``: a JSON file keeping registrations and tokens across runs (mode 0600);
-      by default they live in memory.
+    - ``token_store``: a JSON file keeping registrations and tokens across runs (mode 0600),
+      or the app's own :class:`TokenStore` object; by default they live in memory.
     - ``max_authorizations``: authorizations one request may trigger (default 3), so a server
       that keeps refusing cannot loop the client.
     """
 
-    __slots__ = ("on_authorize", "options")
+    __slots__ = ("on_authorize", "options", "store")
 
     def __init__(
         self,
@@ -92,7 +116,7 @@ class OAuth:
         idp_client_secret: str | None = None,
         dpop: bool = True,
         authorize: Literal["browser", "headless"] = "browser",
-        token_store: str | os.PathLike[str] | None = None,
+        token_store: str | os.PathLike[str] | TokenStore | None = None,
         max_authorizations: int = 3,
         on_authorize: AuthorizeHandler | None = None,
     ) -> None:
@@ -124,8 +148,18 @@ class OAuth:
             options["scopes"] = scopes if isinstance(scopes, str) else list(scopes)
         if assertion_file is not None:
             options["assertion_file"] = os.fspath(assertion_file)
-        if token_store is not None:
+        #: The app's own token store, if any.
+        self.store: TokenStore | None = None
+        if isinstance(token_store, (str, os.PathLike)):
             options["token_store"] = os.path.expanduser(os.fspath(token_store))
+        elif token_store is not None:
+            if not isinstance(token_store, TokenStore):
+                raise TypeError(
+                    "token_store: a file path or an object with load_client, save_client, load_tokens "
+                    f"and save_tokens methods, not {type(token_store).__name__}"
+                )
+            self.store = token_store
+            options["token_store"] = True
         if on_authorize is not None:
             options["authorize"] = "host"
         #: The app's authorization handler, if any.

@@ -399,14 +399,15 @@ class Client(ClientDriver):
         options = {"transport": transport, "connect_timeout": connect_timeout, "open_get_stream": open_get_stream}
         if ca_file is not None:
             options["ca_file"] = os.fspath(ca_file)
-        on_authorize = None
+        on_authorize = store = None
         if auth is not None:
             from .auth import OAuth as _OAuth
 
             options["auth"] = dict(auth.options) if isinstance(auth, _OAuth) else dict(auth)
             on_authorize = auth.on_authorize if isinstance(auth, _OAuth) else None
+            store = auth.store if isinstance(auth, _OAuth) else None
         return cls(
-            _HttpConnection(url, headers, options, on_authorize),
+            _HttpConnection(url, headers, options, on_authorize, store),
             name=name,
             version=version,
             protocol_version=protocol_version,

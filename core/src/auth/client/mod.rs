@@ -794,6 +794,12 @@ impl Authorizer {
         if !scope.is_empty() {
             pairs.push(("scope", &scope));
         }
+        // OpenID Connect Core §11: `offline_access` is honoured only with the user's consent
+        // asked (`prompt=consent`); an OpenID provider drops it otherwise, and no refresh token
+        // comes.
+        if scopes.iter().any(|s| s == "offline_access") {
+            pairs.push(("prompt", "consent"));
+        }
         let url = Url::parse(endpoint)?.with_query(&pairs);
         let redirected = self
             .handler

@@ -172,6 +172,7 @@ async fn authorization_code_flow_end_to_end() {
     assert_eq!(field(&q, "resource").as_deref(), Some(RS));
     assert_eq!(field(&q, "code_challenge_method").as_deref(), Some("S256"));
     assert_eq!(field(&q, "client_id").as_deref(), Some("dyn-client"));
+    assert_eq!(field(&q, "prompt"), None, "no consent forced without offline_access");
     // The token held failed: the refresh token answers without the user.
     a.challenge(401, &[WWW], Some("Bearer tok-1")).await.unwrap();
     assert_eq!(a.authorization().as_deref(), Some("Bearer tok-2"));
@@ -243,6 +244,8 @@ async fn offline_access_and_scopes_supported() {
     a.challenge(401, &["Bearer"], None).await.unwrap();
     let seen = h.seen.lock().unwrap();
     assert_eq!(field(&seen[0], "scope").as_deref(), Some("mcp:basic mcp:read offline_access"));
+    // OpenID providers honour offline_access only with consent asked (OIDC Core §11).
+    assert_eq!(field(&seen[0], "prompt").as_deref(), Some("consent"));
 }
 
 #[tokio::test]

@@ -142,6 +142,11 @@ pub struct ResourceServerOptions {
     /// the system's store.
     #[serde(alias = "caFile")]
     pub ca_file: Option<std::path::PathBuf>,
+    /// How often at most a token signed by an unknown key (`kid`) makes the JWKS be fetched
+    /// again: how soon a key rotation is picked up (default 30 s; durations in the binding's
+    /// unit).
+    #[serde(alias = "jwksRefetchInterval", deserialize_with = "crate::util::units::optional_duration")]
+    pub jwks_refetch_interval: Option<Duration>,
     /// The app's own verifier (overrides `jwks_uri` and introspection).
     #[serde(skip)]
     pub verifier: Option<Arc<dyn TokenVerifier>>,
@@ -205,7 +210,11 @@ impl ResourceServerOptions {
             )));
         }
         let issuer = self.issuer.clone().unwrap_or_else(|| self.authorization_servers[0].clone());
-        Ok(Arc::new(JwtVerifier::new(self.jwks_uri.as_deref().unwrap_or_default(), &issuer, &audience, fetch)))
+        let v = JwtVerifier::new(self.jwks_uri.as_deref().unwrap_or_default(), &issuer, &audience, fetch);
+        Ok(Arc::new(match self.jwks_refetch_interval {
+            Some(every) => v.refetch_interval(every),
+            None => v,
+        }))
     }
 }
 

@@ -25,4 +25,4 @@ mod stream;
 pub use options::{OptionError, TimeUnit};
 pub use server::{HostHttpServer, HostItem};
 pub use session::{HostSession, NotAStream};
-pub use stream::{HostAuthorization, HostChunk, HostStream};
+pub use stream::{HostAuthorization, HostChunk, HostStoreOp, HostStream};

@@ -192,12 +192,34 @@ pub(crate) fn host_http_options(mut value: Value, unit: TimeUnit) -> Result<(Htt
 }
 
 /// The options of an HTTP client connection (see [`HttpClientOptions`] for each).
+/// `auth.token_store: true` says the host keeps the credentials itself (its own store object,
+/// see [`super::HostStoreOp`]).
 pub fn http_client_options(value: Value, unit: TimeUnit) -> Result<HttpClientOptions, OptionError> {
+    host_http_client_options(value, unit).map(|(o, _)| o)
+}
+
+/// [`http_client_options`], and whether the host keeps the credentials itself.
+pub(crate) fn host_http_client_options(
+    mut value: Value,
+    unit: TimeUnit,
+) -> Result<(HttpClientOptions, bool), OptionError> {
+    let auth = value.get_mut("auth").and_then(Value::as_object_mut);
+    let host_store = match auth.and_then(|a| a.remove_entry("token_store").or_else(|| a.remove_entry("tokenStore"))) {
+        Some((_, Value::Bool(true))) => true,
+        Some((key, other)) => {
+            // A path: put back for the options to read.
+            if let Some(a) = value.get_mut("auth").and_then(Value::as_object_mut) {
+                a.insert(key, other);
+            }
+            false
+        }
+        None => false,
+    };
     let options: HttpClientOptions = parse(value, unit, "HTTP client option")?;
     if let Some(auth) = &options.auth {
         auth.validate().map_err(OptionError)?;
     }
-    Ok(options)
+    Ok((options, host_store))
 }
 
 /// How a client session presents itself, and its defaults.

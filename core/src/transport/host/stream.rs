@@ -3,9 +3,10 @@
 //! and come out with [`HostStream::take`], and the host is woken once for everything that
 //! arrived while it was not looking.
 
-use super::options::{http_client_options, OptionError, TimeUnit};
+use super::options::{host_http_client_options, OptionError, TimeUnit};
 use super::runtime::io_runtime;
 use crate::auth::client::{AuthorizationHandler, AuthorizationRequest, AuthorizeMode};
+use crate::auth::client::{StoredClient, StoredTokens, TokenStore};
 use crate::transport::http::client::{connect, HttpClientOptions};
 use futures_util::future::BoxFuture;
 use serde_json::Value;
@@ -31,11 +32,29 @@ pub struct HostAuthorization {
     pub redirect_uri: String,
 }
 
+/// A call into the host's own credential store (the `auth` option with `token_store: true`):
+/// answer it with [`HostStream::answer_store`].
+#[derive(Debug, Clone)]
+pub struct HostStoreOp {
+    /// The id to answer with.
+    pub id: u64,
+    /// `load_client`, `save_client`, `load_tokens` or `save_tokens`.
+    pub op: &'static str,
+    /// The authorization server's issuer.
+    pub issuer: String,
+    /// The resource (the tokens' operations).
+    pub resource: Option<String>,
+    /// What to save (`null` for `save_tokens`: forget them).
+    pub value: Option<Value>,
+}
+
 /// What arrived since the last [`HostStream::take`].
 #[derive(Debug, Default, Clone)]
 pub struct HostChunk {
     /// Authorizations to complete (see [`HostAuthorization`]).
     pub authorizations: Vec<HostAuthorization>,
+    /// Credential store calls to answer (see [`HostStoreOp`]).
+    pub store_ops: Vec<HostStoreOp>,
     /// The connection is established (`connect` succeeded).
     pub connected: bool,
     /// Newline-delimited messages from the server.
@@ -54,7 +73,8 @@ impl Inbox {
     fn update(&self, f: impl FnOnce(&mut HostChunk)) {
         let wake = {
             let mut c = lock(&self.chunk);
-            let was_idle = c.data.is_empty() && c.end.is_none() && c.authorizations.is_empty();
+            let was_idle =
+                c.data.is_empty() && c.end.is_none() && c.authorizations.is_empty() && c.store_ops.is_empty();
             let was_connected = c.connected;
             f(&mut c);
             was_idle || c.connected != was_connected
@@ -78,6 +98,7 @@ struct Unstarted {
 pub struct HostStream {
     inbox: Arc<Inbox>,
     authorizer: Arc<HostAuthorizer>,
+    store: Arc<HostStore>,
     out: Mutex<Option<mpsc::UnboundedSender<Vec<u8>>>>,
     abort: Mutex<Option<oneshot::Sender<()>>>,
     unstarted: Mutex<Option<Unstarted>>,
@@ -100,7 +121,8 @@ impl HostStream {
         unit: TimeUnit,
         wake: impl Fn() + Send + Sync + 'static,
     ) -> Result<HostStream, OptionError> {
-        Ok(Self::with_options(url, http_client_options(options, unit)?, wake))
+        let (options, host_store) = host_http_client_options(options, unit)?;
+        Ok(Self::build(url, options, host_store, wake))
     }
 
     /// [`HostStream::new`] with options already parsed.
@@ -109,16 +131,29 @@ impl HostStream {
         options: HttpClientOptions,
         wake: impl Fn() + Send + Sync + 'static,
     ) -> HostStream {
+        Self::build(url, options, false, wake)
+    }
+
+    fn build(
+        url: String,
+        mut options: HttpClientOptions,
+        host_store: bool,
+        wake: impl Fn() + Send + Sync + 'static,
+    ) -> HostStream {
         let inbox = Arc::new(Inbox { chunk: Mutex::new(HostChunk::default()), wake: Box::new(wake) });
         let authorizer = Arc::new(HostAuthorizer {
             inbox: inbox.clone(),
             pending: Mutex::new(HashMap::new()),
             next: AtomicU64::new(1),
         });
-        let mut options = options;
+        let store =
+            Arc::new(HostStore { inbox: inbox.clone(), pending: Mutex::new(HashMap::new()), next: AtomicU64::new(1) });
         if let Some(auth) = options.auth.as_mut() {
             if auth.authorize == AuthorizeMode::Host && auth.handler.is_none() {
                 auth.handler = Some(authorizer.clone());
+            }
+            if host_store && auth.store.is_none() {
+                auth.store = Some(store.clone());
             }
         }
         let (out_tx, out) = mpsc::unbounded_channel::<Vec<u8>>();
@@ -126,6 +161,7 @@ impl HostStream {
         HostStream {
             inbox,
             authorizer,
+            store,
             out: Mutex::new(Some(out_tx)),
             abort: Mutex::new(Some(abort_tx)),
             unstarted: Mutex::new(Some(Unstarted { url, options, out, abort })),
@@ -164,9 +200,19 @@ impl HostStream {
         let mut c = lock(&self.inbox.chunk);
         HostChunk {
             authorizations: std::mem::take(&mut c.authorizations),
+            store_ops: std::mem::take(&mut c.store_ops),
             connected: c.connected,
             data: std::mem::take(&mut c.data),
             end: c.end.clone(),
+        }
+    }
+
+    /// Answers a [`HostStoreOp`]: what was loaded (`null`: nothing) or `null` after a save, or
+    /// why it failed. False for an unknown (or already answered) id.
+    pub fn answer_store(&self, id: u64, outcome: Result<Value, String>) -> bool {
+        match lock(&self.store.pending).remove(&id) {
+            Some(tx) => tx.send(outcome).is_ok(),
+            None => false,
         }
     }
 
@@ -177,6 +223,77 @@ impl HostStream {
             Some(tx) => tx.send(outcome).is_ok(),
             None => false,
         }
+    }
+}
+
+/// The credential store of `token_store: true`: each call goes to the host loop (woken
+/// through the inbox), which answers with [`HostStream::answer_store`].
+struct HostStore {
+    inbox: Arc<Inbox>,
+    pending: Mutex<HashMap<u64, oneshot::Sender<Result<Value, String>>>>,
+    next: AtomicU64,
+}
+
+impl HostStore {
+    /// Asks the host; `Err` if it failed or went away.
+    async fn call(
+        &self,
+        op: &'static str,
+        issuer: &str,
+        resource: Option<&str>,
+        value: Option<Value>,
+    ) -> Result<Value, String> {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        lock(&self.pending).insert(id, tx);
+        let (issuer, resource) = (issuer.to_string(), resource.map(str::to_string));
+        self.inbox.update(|c| c.store_ops.push(HostStoreOp { id, op, issuer, resource, value }));
+        match rx.await {
+            Ok(outcome) => outcome.map_err(|e| format!("the token store's {op} failed: {e}")),
+            Err(_) => Err("the client closed before the token store answered".into()),
+        }
+    }
+
+    /// A loaded value: `null` is nothing; what does not parse is reported and ignored.
+    fn loaded<T: serde::de::DeserializeOwned>(op: &str, v: Result<Value, String>) -> Option<T> {
+        match v {
+            Ok(Value::Null) => None,
+            Ok(v) => serde_json::from_value(v)
+                .map_err(|e| eprintln!("hypermcp: the token store's {op} returned something unusable: {e}"))
+                .ok(),
+            Err(e) => {
+                eprintln!("hypermcp: {e}");
+                None
+            }
+        }
+    }
+}
+
+impl TokenStore for HostStore {
+    fn load_client<'a>(&'a self, issuer: &'a str) -> BoxFuture<'a, Option<StoredClient>> {
+        Box::pin(async move { Self::loaded("load_client", self.call("load_client", issuer, None, None).await) })
+    }
+    fn save_client<'a>(&'a self, issuer: &'a str, client: StoredClient) -> BoxFuture<'a, Result<(), String>> {
+        Box::pin(async move {
+            let v = serde_json::to_value(&client).map_err(|e| e.to_string())?;
+            self.call("save_client", issuer, None, Some(v)).await.map(|_| ())
+        })
+    }
+    fn load_tokens<'a>(&'a self, issuer: &'a str, resource: &'a str) -> BoxFuture<'a, Option<StoredTokens>> {
+        Box::pin(
+            async move { Self::loaded("load_tokens", self.call("load_tokens", issuer, Some(resource), None).await) },
+        )
+    }
+    fn save_tokens<'a>(
+        &'a self,
+        issuer: &'a str,
+        resource: &'a str,
+        tokens: Option<StoredTokens>,
+    ) -> BoxFuture<'a, Result<(), String>> {
+        Box::pin(async move {
+            let v = serde_json::to_value(&tokens).map_err(|e| e.to_string())?;
+            self.call("save_tokens", issuer, Some(resource), Some(v)).await.map(|_| ())
+        })
     }
 }
 
