@@ -120,7 +120,8 @@ CONFORMANCE_TARGETS ?= server:rust server:python server:node client:rust client:
 test-conformance: build peers
 	PEERS=$(PEERS) VENV=$(VENV) RUST_EXAMPLES=$(RELEASE_DIR)/examples bash tests/conformance/run_all.sh $(CONFORMANCE_TARGETS)
 
-## test-examples: every example runs (clients against servers of the other languages), and the
+## test-examples: every example runs (clients against servers of the other languages; the OAuth
+## ones against a real authorization server, oidc-provider), and the
 ## hypermcp benchmark servers answer every bench scenario (the 2026-07-28 ones too: MRTR round
 ## trips and the listen fan-out over stdio and HTTP)
 test-examples: build peers
@@ -142,6 +143,7 @@ test-examples: build peers
 	bash examples/http_demo.sh "$(WEATHER_NODE) --http {PORT}" "$(PY) examples/python/client.py --url {URL}" > /dev/null
 	bash examples/http_demo.sh "$(ECHO_PY) --http {PORT}" "$(CLIENT_RUST) --tool echo --args '{\"text\":\"smoke\"}' --url {URL}" > /dev/null
 	bash examples/http_demo.sh "$(RELEASE_DIR)/examples/http_mount {PORT}" "$(CLIENT_RUST) --tool echo --args '{\"text\":\"smoke\"}' --url {URL}" > /dev/null
+	HYPERMCP_PEERS=$(PEERS) node tests/oauth/run_examples.mjs --python $(PY)
 	@echo "examples: ok (Rust, Python and Node clients against servers of the other languages, over stdio and HTTP; the TypeScript example on Node 22)"
 
 fmt: $(VENV)/.tools
