@@ -133,3 +133,31 @@ impl ReplayCache {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn htu_names_the_host_and_path_of_the_request() {
+        let t = Target { method: "POST", host: Some("MCP.example.com"), path: "/mcp" };
+        assert!(htu_matches("https://mcp.example.com/mcp", &t));
+        assert!(htu_matches("https://mcp.example.com:443/mcp?x=1#f", &t));
+        assert!(htu_matches("http://mcp.example.com/mcp", &t), "the scheme is not compared (TLS proxies)");
+        assert!(!htu_matches("https://mcp.example.com/other", &t));
+        assert!(!htu_matches("https://evil.example.com/mcp", &t));
+        assert!(!htu_matches("mcp.example.com/mcp", &t));
+        let local = Target { method: "POST", host: Some("127.0.0.1:8000"), path: "/mcp" };
+        assert!(htu_matches("http://127.0.0.1:8000/mcp", &local));
+        assert!(!htu_matches("http://127.0.0.1:9000/mcp", &local));
+    }
+
+    #[test]
+    fn a_proof_is_good_once() {
+        let c = ReplayCache::default();
+        let now = crate::auth::now_secs();
+        assert!(c.check("a", now).is_ok());
+        assert!(c.check("b", now).is_ok());
+        assert!(c.check("a", now).unwrap_err().contains("used before"));
+    }
+}

@@ -99,6 +99,35 @@ async fn jwts_are_verified_and_refused_with_reasons() {
     assert_eq!(*source.fetches.lock().unwrap(), 1, "the key set is cached");
 }
 
+/// A 2048-bit RSA key and an Ed25519 key made with openssl for these tests only.
+const RSA_PEM: &str = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQCZzs4sUFLQGhk2\nwTO05IXaA2o4H6tAVNZVV0ULpqxzI+s1mB10Pe3Z3eqeTcxR3OMAIvuNgHkesGrv\nrBi7v6WgCHb4bDGK5IdN1/9DsNwUVKSr4TbYridgtyjoPxn3bJkV80aD/gjBpWeT\nWjcQRq/Zi3SLd1IQL1R2mvRXXuyJ9rX5XYsp+RgcJiyRwriPQzPsbNSRGk5ImbEB\nPr2G9jnz7RDwJNpjWizmg2jVvJa1gj6BJ+ozWzro78gmMqE8oSgcrMo6FRpCCLxb\nMbNzWxFKe5an8OQs8lnsP78V4tV1wohOgztJnbxtvrSeFy/asV/nR2T78v5aF81W\nVeH0aqEDAgMBAAECggEAF2YAs3kcwA/YWh4WMaS6QCpY1GTs9oJxgNYf6N/YSEPk\nmmijwnVRY92Avch0FtgVqIWp4yLyShroicGSma1UEv52quA6wTh25P7BFJkpQeaG\njqdaYqhL0UjL7lj7KErbFx3FUnso9dyl3yLQUaePRPcUKctjLpcksE5ucYQ9U9d5\n+4QrQGZQ27AQY5UCFb7WGS19Tto/xin+wyG+1MDrS8I36FaH/YXHUw72P/Bt7tkp\nixHaQWY2vDSIrV1xDgdoETjIYfxk5WuErUydA7rfs9U8QY0Ge2mVZqoYr809nCQ+\n3Jiax945nIHMj8wTboPUUEkIqW60TYRQIGC7qIqSgQKBgQDM+g1DaUEoKq1yLGOZ\nB6z2xZ0Qcywl9iAcOaqWeaJelRzA/KKaIUkgRwudYcGbMWPuPTyFJawBlwYVhJAA\nkbW9YTb9RIw/i8Z+YTKvmvpSCMvLJgt8hXD15UXeO+hFFAMuim4eiAUfav8UNFky\nT2fmdbP664a4t8svDnXDeADnoQKBgQDAGA/3HMGPPlMvsp+h5fO1EB+pGIyr4XNX\n8oyNl+MiK5MofztfvJpzdq969UXB3TCIv7LEvsrmeaDa5UP4ppgRGnF/PZ2hTYmE\n4CHGDragK1LXgQqiwGkUUcKweoNwC2zMhUpHn+7z7zKh3ICKFcGsR/7s5v8ZnizW\n2u5yKQ82IwKBgAoCK6OfAA92BgINKM/QECH8hC7JcN5ppie6qRmv1r3Hih/iNg5Q\nkcGBto94tntdbgOz+cCGll99gE6MqntcogMdPBIhxrdTm92P4Wmxp4dZ5pmEwgrS\neTGIgGDZi/3TfFRJbhcPjTB7iPjzlWdfeTNHjAI0fd+HGeSyUA27TlABAoGAPJ7b\nWvaeNuBKTEEok2UINdmyxCBVNGDfj5+hr4WBTmVF+X+9cwcIDuwjkMAalYWCLYWh\nmulDCtzTYID9pFieoLchnjAJsL/RaDd7MQ+vnnhNmmjEvHvQLXNn512iYReZ7Ckc\nOeJE/II+DkqR3gHjrsTBtG1pj+IU8HEC0tAWVtUCgYEApwJ7I7BXwDSlUD9vsh7T\n97K0i2Nu4ELKGGiH5AS6B1jy+93EiIH3qMEDpEMroSW+it4LjNeMJoSNaIp+aoQz\n2zaDNPqLHBQMoBsVdqCXqJ+FTM2hyBWo/5d53Nc+7AfOpAQ/GxKi6Lt0o8smEHTa\niCW5wRZggU9aM4WQToh+7Q4=\n-----END PRIVATE KEY-----";
+const RSA_N: &str = "mc7OLFBS0BoZNsEztOSF2gNqOB-rQFTWVVdFC6ascyPrNZgddD3t2d3qnk3MUdzjACL7jYB5HrBq76wYu7-loAh2-GwxiuSHTdf_Q7DcFFSkq-E22K4nYLco6D8Z92yZFfNGg_4IwaVnk1o3EEav2Yt0i3dSEC9Udpr0V17sifa1-V2LKfkYHCYskcK4j0Mz7GzUkRpOSJmxAT69hvY58-0Q8CTaY1os5oNo1byWtYI-gSfqM1s66O_IJjKhPKEoHKzKOhUaQgi8WzGzc1sRSnuWp_DkLPJZ7D-_FeLVdcKIToM7SZ28bb60nhcv2rFf50dk-_L-WhfNVlXh9GqhAw";
+const ED_PEM: &str = "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIE2oDUOPLmAPkawa1uebU2ToVGUL8yPLgkNrY6RdnfZu\n-----END PRIVATE KEY-----";
+const ED_X: &str = "2lA0luKlllgwHbuF97ljo0c-CW9wkKzYgi11Q69rDoE";
+
+#[tokio::test]
+async fn rs256_ps256_and_eddsa_tokens_verify_too() {
+    let rsa = json!({"kty": "RSA", "kid": "r1", "n": RSA_N, "e": "AQAB"});
+    let ed = json!({"kty": "OKP", "crv": "Ed25519", "kid": "e1", "x": ED_X});
+    let source = jwks(vec![rsa, ed]);
+    let v = JwtVerifier::new(&format!("{AS}/jwks"), AS, RS, source.clone());
+    let sign = |alg: Algorithm, kid: &str, key: &EncodingKey| {
+        let mut h = Header::new(alg);
+        h.kid = Some(kid.into());
+        jsonwebtoken::encode(&h, &good_claims(), key).unwrap()
+    };
+    let rsa_key = EncodingKey::from_rsa_pem(RSA_PEM.as_bytes()).unwrap();
+    let ed_key = EncodingKey::from_ed_pem(ED_PEM.as_bytes()).unwrap();
+    for (alg, kid, key) in
+        [(Algorithm::RS256, "r1", &rsa_key), (Algorithm::PS256, "r1", &rsa_key), (Algorithm::EdDSA, "e1", &ed_key)]
+    {
+        let info = v.verify(&sign(alg, kid, key)).await.unwrap_or_else(|e| panic!("{alg:?}: {e}"));
+        assert_eq!(info.subject.as_deref(), Some("alice"), "{alg:?}");
+    }
+    // A token naming the RSA key but signed by the Ed25519 one does not verify.
+    assert!(v.verify(&sign(Algorithm::EdDSA, "r1", &ed_key)).await.is_err());
+}
+
 #[tokio::test]
 async fn a_rotated_key_is_fetched_once_then_unknown_kids_wait() {
     let k1 = key(1, "k1");
