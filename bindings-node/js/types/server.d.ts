@@ -208,6 +208,11 @@ export interface ResourceServerOptions {
   /** Milliseconds between JWKS fetches for tokens signed by an unknown key (default 30000): how soon a key rotation is picked up. */
   jwksRefetchInterval?: number;
   /**
+   * Milliseconds a verified token is remembered (by its hash; never past its `exp`), so a
+   * client's requests cost one verification per token (default 300000; 0: verify every request).
+   */
+  tokenCacheTtl?: number;
+  /**
    * Verify tokens yourself instead: resolve to the token's claims (`sub`, `client_id`,
    * `scope`, `exp`, ... : they become `ctx.auth`) to accept it; null, false, a throw or a
    * rejection refuses it (401 `invalid_token`; the error's message is its description).

@@ -170,7 +170,7 @@ pub struct Origin {
     #[serde(rename = "sessionId")]
     pub session_id: Option<String>,
     /// Who the verified access token speaks for (the HTTP server's `auth` option).
-    pub auth: Option<crate::auth::server::AuthInfo>,
+    pub auth: Option<Arc<crate::auth::server::AuthInfo>>,
 }
 
 impl Origin {

@@ -170,7 +170,7 @@ impl Context {
     /// Who the request's access token speaks for (subject, client, scopes, claims), when the
     /// HTTP server verifies tokens (its `auth` option).
     pub fn auth(&self) -> Option<&crate::auth::server::AuthInfo> {
-        self.origin.as_ref().and_then(|o| o.auth.as_ref())
+        self.origin.as_ref().and_then(|o| o.auth.as_deref())
     }
 
     /// The JSON-RPC id of the request being served.

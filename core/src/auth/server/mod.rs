@@ -63,6 +63,12 @@ impl AuthInfo {
 pub trait TokenVerifier: Send + Sync {
     /// Verifies `token`.
     fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<AuthInfo, String>>;
+
+    /// A number that changes when tokens verified before may no longer verify (a key left the
+    /// key set): the server then verifies again the tokens it remembered. Default: never.
+    fn generation(&self) -> u64 {
+        0
+    }
 }
 
 /// The Protected Resource Metadata document of `resource`.
@@ -147,10 +153,23 @@ pub struct ResourceServerOptions {
     /// unit).
     #[serde(alias = "jwksRefetchInterval", deserialize_with = "crate::util::units::optional_duration")]
     pub jwks_refetch_interval: Option<Duration>,
+    /// How long a verified token is remembered (keyed by its SHA-256), so that a client's
+    /// requests cost one verification (a JWT signature check, an introspection exchange, the
+    /// app's verifier) per token, not one each: never past the token's `exp`. Default 5 minutes;
+    /// zero turns the cache off (a revoked token is then refused at once by introspection).
+    #[serde(alias = "tokenCacheTtl", deserialize_with = "some_duration")]
+    pub token_cache_ttl: Option<Duration>,
     /// The app's own verifier (overrides `jwks_uri` and introspection).
     #[serde(skip)]
     pub verifier: Option<Arc<dyn TokenVerifier>>,
 }
+
+fn some_duration<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+    crate::util::units::duration(d).map(Some)
+}
+
+/// How long verified tokens are remembered by default.
+pub const DEFAULT_TOKEN_CACHE_TTL: Duration = Duration::from_secs(300);
 
 impl std::fmt::Debug for ResourceServerOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -254,6 +273,8 @@ pub struct JwtVerifier {
     refetch_interval: Duration,
     fetch: Arc<dyn Fetch>,
     cache: tokio::sync::Mutex<KeyCache>,
+    /// Bumped when a fetched key set lacks a key the previous one had.
+    generation: std::sync::atomic::AtomicU64,
 }
 
 impl JwtVerifier {
@@ -267,6 +288,7 @@ impl JwtVerifier {
             refetch_interval: REFETCH_INTERVAL,
             fetch,
             cache: tokio::sync::Mutex::new(KeyCache { set: None, fetched: None }),
+            generation: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
@@ -306,7 +328,15 @@ impl JwtVerifier {
             if attempt == 1 || (cache.set.is_some() && recently) {
                 break;
             }
-            cache.set = Some(self.fetch_keys().await?);
+            let fresh = self.fetch_keys().await?;
+            if let Some(old) = &cache.set {
+                let gone =
+                    old.keys.iter().any(|k| k.common.key_id.as_deref().is_none_or(|kid| fresh.find(kid).is_none()));
+                if gone {
+                    self.generation.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+                }
+            }
+            cache.set = Some(fresh);
             cache.fetched = Some(Instant::now());
         }
         Err(match kid {
@@ -346,6 +376,10 @@ impl JwtVerifier {
 impl TokenVerifier for JwtVerifier {
     fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<AuthInfo, String>> {
         Box::pin(self.check(token))
+    }
+
+    fn generation(&self) -> u64 {
+        self.generation.load(std::sync::atomic::Ordering::Acquire)
     }
 }
 

@@ -139,6 +139,7 @@ async fn a_rotated_key_is_fetched_once_then_unknown_kids_wait() {
     *source.keys.lock().unwrap() = vec![k2.jwk.clone()];
     v.verify(&token(&k2, good_claims())).await.unwrap();
     assert_eq!(*source.fetches.lock().unwrap(), 2);
+    assert_eq!(v.generation(), 1, "k1 left the key set: tokens remembered are verified again");
     // With the default interval, a kid nobody knows does not make every request refetch.
     let source = jwks(vec![k1.jwk.clone()]);
     let v = JwtVerifier::new(&format!("{AS}/jwks"), AS, RS, source.clone());

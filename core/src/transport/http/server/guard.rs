@@ -35,6 +35,77 @@ pub(crate) struct Guard {
     metadata_paths: Vec<String>,
     /// The DPoP proofs seen lately (a proof is good once).
     replays: dpop::ReplayCache,
+    /// Tokens verified lately.
+    cache: TokenCache,
+}
+
+/// Most verified tokens remembered at once.
+const TOKEN_CACHE_CAPACITY: usize = 10_000;
+
+/// Verified tokens by their SHA-256 (the tokens themselves are not kept), each until the
+/// earlier of the cache's time to live and its own expiry. Bounded: the oldest go first.
+struct TokenCache {
+    ttl: Duration,
+    inner: std::sync::Mutex<CacheInner>,
+}
+
+#[derive(Default)]
+struct CacheInner {
+    /// Each token's identity, until when it is good, and the verifier's generation then.
+    map: std::collections::HashMap<[u8; 32], (Arc<AuthInfo>, std::time::Instant, u64)>,
+    order: std::collections::VecDeque<[u8; 32]>,
+}
+
+impl TokenCache {
+    fn key(token: &str) -> [u8; 32] {
+        use sha2::Digest;
+        sha2::Sha256::digest(token.as_bytes()).into()
+    }
+
+    fn get(&self, key: &[u8; 32], generation: u64) -> Option<Arc<AuthInfo>> {
+        if self.ttl.is_zero() {
+            return None;
+        }
+        let mut c = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        match c.map.get(key) {
+            Some((info, until, g)) if *until > std::time::Instant::now() && *g == generation => Some(info.clone()),
+            Some(_) => {
+                c.map.remove(key);
+                None
+            }
+            None => None,
+        }
+    }
+
+    fn put(&self, key: [u8; 32], info: &Arc<AuthInfo>, generation: u64) {
+        if self.ttl.is_zero() {
+            return;
+        }
+        let mut ttl = self.ttl;
+        if let Some(exp) = info.expires_at {
+            ttl = ttl.min(Duration::from_secs(exp.saturating_sub(crate::auth::now_secs())));
+        }
+        if ttl.is_zero() {
+            return;
+        }
+        let mut c = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        while c.map.len() >= TOKEN_CACHE_CAPACITY {
+            match c.order.pop_front() {
+                Some(old) => {
+                    c.map.remove(&old);
+                }
+                None => break,
+            }
+        }
+        if c.map.insert(key, (info.clone(), std::time::Instant::now() + ttl, generation)).is_none() {
+            c.order.push_back(key);
+        }
+        // The queue may name entries that expired and were dropped: keep it bounded too.
+        if c.order.len() > 2 * TOKEN_CACHE_CAPACITY {
+            let CacheInner { map, order } = &mut *c;
+            order.retain(|k| map.contains_key(k));
+        }
+    }
 }
 
 impl Guard {
@@ -55,6 +126,10 @@ impl Guard {
             metadata_url,
             metadata_paths,
             replays: dpop::ReplayCache::default(),
+            cache: TokenCache {
+                ttl: o.token_cache_ttl.unwrap_or(crate::auth::server::DEFAULT_TOKEN_CACHE_TTL),
+                inner: Default::default(),
+            },
         }
     }
 
@@ -81,7 +156,7 @@ impl Guard {
 
     /// The identity of the token a request carries (`Authorization: Bearer …`, or `DPoP …`
     /// with its proof), or the refusal to answer with.
-    pub(crate) async fn admit(&self, req: Head<'_>) -> Result<AuthInfo, Reply> {
+    pub(crate) async fn admit(&self, req: Head<'_>) -> Result<Arc<AuthInfo>, Reply> {
         let verifier = match &self.verifier {
             Ok(v) => v,
             Err(e) => {
@@ -101,11 +176,21 @@ impl Guard {
         let Some((scheme, token)) = credentials else {
             return Err(self.refusal(StatusCode::UNAUTHORIZED, None, &self.required));
         };
-        let info = match verifier.verify(token).await {
-            Ok(i) => i,
-            Err(why) => {
-                return Err(self.refusal(StatusCode::UNAUTHORIZED, Some(("invalid_token", &why)), &self.required))
-            }
+        // A token remembered is good while the verifier's keys have not changed under it.
+        let key = TokenCache::key(token);
+        let generation = verifier.generation();
+        let info = match self.cache.get(&key, generation) {
+            Some(info) => info,
+            None => match verifier.verify(token).await {
+                Ok(i) => {
+                    let info = Arc::new(i);
+                    self.cache.put(key, &info, generation);
+                    info
+                }
+                Err(why) => {
+                    return Err(self.refusal(StatusCode::UNAUTHORIZED, Some(("invalid_token", &why)), &self.required))
+                }
+            },
         };
         // A token bound to a DPoP key (`cnf.jkt`) is only good with a proof of that key, sent
         // as `Authorization: DPoP` (RFC 9449 §7); a DPoP proof is checked whatever the token.
@@ -161,5 +246,39 @@ impl Guard {
         needed.extend(more.iter().filter(|s| !self.required.contains(s)).cloned());
         let why = format!("this request needs the scopes {}", needed.join(" "));
         Err(Box::new(self.refusal(StatusCode::FORBIDDEN, Some(("insufficient_scope", &why)), &needed)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(expires_at: Option<u64>) -> Arc<AuthInfo> {
+        Arc::new(AuthInfo { subject: Some("alice".into()), expires_at, ..Default::default() })
+    }
+
+    #[test]
+    fn verified_tokens_are_remembered_until_the_ttl_or_their_expiry() {
+        let cache = TokenCache { ttl: Duration::from_secs(300), inner: Default::default() };
+        let (a, b, c) = (TokenCache::key("a"), TokenCache::key("b"), TokenCache::key("c"));
+        cache.put(a, &info(Some(crate::auth::now_secs() + 600)), 0);
+        assert_eq!(cache.get(&a, 0).unwrap().subject.as_deref(), Some("alice"));
+        // The verifier's keys changed: verified again.
+        assert!(cache.get(&a, 1).is_none());
+        // Expired (or expiring now): not kept.
+        cache.put(b, &info(Some(crate::auth::now_secs().saturating_sub(1))), 0);
+        assert!(cache.get(&b, 0).is_none());
+        assert!(cache.get(&c, 0).is_none());
+        // Off: nothing kept.
+        let off = TokenCache { ttl: Duration::ZERO, inner: Default::default() };
+        off.put(a, &info(None), 0);
+        assert!(off.get(&a, 0).is_none());
+        // Bounded: the oldest go first.
+        for n in 0..TOKEN_CACHE_CAPACITY + 10 {
+            cache.put(TokenCache::key(&n.to_string()), &info(None), 0);
+        }
+        let inner = cache.inner.lock().unwrap();
+        assert!(inner.map.len() <= TOKEN_CACHE_CAPACITY);
+        assert!(!inner.map.contains_key(&a));
     }
 }

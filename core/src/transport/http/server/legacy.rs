@@ -44,7 +44,7 @@ impl HttpService {
         sse_reply(SseBody::new(stream, session, sh.options.keep_alive, b": ping\n\n"))
     }
 
-    pub(super) async fn legacy_post<B>(&self, req: Request<B>, auth: Option<AuthInfo>) -> Reply
+    pub(super) async fn legacy_post<B>(&self, req: Request<B>, auth: Option<Arc<AuthInfo>>) -> Reply
     where
         B: Body,
         B::Error: Into<BoxError>,

@@ -23,7 +23,7 @@ use std::task::Poll;
 use std::time::Instant;
 
 impl HttpService {
-    pub(super) async fn post<B>(&self, req: Request<B>, auth: Option<AuthInfo>) -> Reply
+    pub(super) async fn post<B>(&self, req: Request<B>, auth: Option<Arc<AuthInfo>>) -> Reply
     where
         B: Body,
         B::Error: Into<BoxError>,
@@ -296,7 +296,7 @@ impl HttpService {
 
     /// 403 `insufficient_scope` when a request of `body` uses a tool, resource or prompt whose
     /// required scopes the token lacks (only with the `auth` option).
-    pub(super) fn check_entry_scopes(&self, auth: Option<&AuthInfo>, body: &[u8]) -> Result<(), Box<Reply>> {
+    pub(super) fn check_entry_scopes(&self, auth: Option<&Arc<AuthInfo>>, body: &[u8]) -> Result<(), Box<Reply>> {
         let sh = &self.shared;
         let (Some(guard), Some(info)) = (&sh.guard, auth) else { return Ok(()) };
         if !sh.registry.has_required_scopes() {
