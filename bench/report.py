@@ -88,6 +88,12 @@ class Results:
         modern = data.get("modern") or {}
         self.modern = {s["label"]: s for s in modern.get("systems", []) if "mrtr" in s}
         self.modern_config = modern.get("config") or {}
+        secure = data.get("secure") or {}
+        self.secure = secure.get("systems") or {}
+        self.secure_config = secure.get("config") or {}
+
+    def sec(self, label: str, config: str) -> dict | None:
+        return (self.secure.get(label) or {}).get(config)
 
     def mrtr(self, label: str, conns: str) -> dict | None:
         return ((self.modern.get(label) or {}).get("mrtr") or {}).get(conns)
@@ -329,6 +335,79 @@ def modern_target_rows(r: Results) -> list[tuple[str, str, str, bool | None]]:
     return rows
 
 
+# Issue 14: authenticated (a JWT verified against a cached JWKS) at most 10% fewer calls/s than
+# unauthenticated, HTTP echo at 50 connections, each language; HTTPS beside HTTP reported.
+SECURE_CONFIGS = [("http", "HTTP"), ("http-auth", "HTTP, authenticated (JWT)"), ("https", "HTTPS")]
+AUTH_MIN = 0.9
+
+
+def secure_target_rows(r: Results) -> list[tuple[str, str, str, bool | None]]:
+    rows: list[tuple[str, str, str, bool | None]] = []
+    for lang in language_order(r):
+        if OURS[lang] not in r.secure:
+            continue
+        a = (r.sec(OURS[lang], "http-auth") or {}).get("calls_per_s")
+        b = (r.sec(OURS[lang], "http") or {}).get("calls_per_s")
+        met = None if not (a and b) else a >= AUTH_MIN * b
+        shown = f"{a:,.0f} vs {b:,.0f} calls/s ({a / b:.0%})" if a and b else "–"
+        desc = f"{lang} echo, HTTP, 50 conn., authenticated (JWT, cached key) vs unauthenticated"
+        rows.append((desc, "≥ 90%", shown, met))
+    return rows
+
+
+def secure_table(r: Results) -> list[str]:
+    if not r.secure:
+        return []
+    c = r.secure_config
+    tok = c.get("token") or {}
+    merged = (r.d.get("merged") or {}).get("secure")
+    when = f" Measured {merged['date']} at commit `{merged['commit']}`." if merged else ""
+    tls = next((m["https"].get("tls") for m in r.secure.values() if (m.get("https") or {}).get("tls")), None)
+    # Rounds in which no run had more than 0.3 CPUs busy elsewhere (every round counts when too
+    # few were quiet).
+    counts = []
+    for lang in language_order(r):
+        h = (r.secure.get(OURS[lang]) or {}).get("http") or {}
+        if "quiet_rounds" in h:
+            q, n, used = h["quiet_rounds"], len(h.get("runs", [])), len(h.get("rounds_used", []))
+            counts.append(f"{lang} {q} of {n}" + ("" if used == q else ", too few: every round counted"))
+    quiet = f" (no run with more than 0.3 CPUs busy elsewhere: {'; '.join(counts)})" if counts else ""
+    out = [
+        f"#### Authorization and HTTPS, echo, {c.get('connections')} connections",
+        "",
+        "Each hypermcp server three times, side by side: plain HTTP; an OAuth resource server (`auth`: every "
+        f"request carries a JWT, {tok.get('alg')} with an {tok.get('key')} key, {tok.get('bytes')} bytes, verified "
+        "as the option does by default against the JWKS, fetched once and cached: signature, iss, aud, exp, nbf, "
+        "the scope `mcp`); HTTPS "
+        f"({tls or 'TLS'}, an {c.get('tls_key')} certificate). A session per connection; httpload runs a "
+        f"server's configurations in turns, the order rotating, {c.get('rounds')} "
+        f"round{'s' if c.get('rounds') != 1 else ''} of "
+        f'{c.get("seconds")} s each (bench/secure.py). Medians over the quiet rounds{quiet}; "÷ plain HTTP" '
+        f"divides them by the plain HTTP figure of the same server.{when}",
+        "",
+        "| system | configuration | calls/s | p50 µs | p99 µs | max µs | server CPU µs/call | client CPU µs/call "
+        "| ÷ plain HTTP |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for lang in language_order(r):
+        label = OURS[lang]
+        if label not in r.secure:
+            continue
+        for key, what in SECURE_CONFIGS:
+            m = r.sec(label, key)
+            if not m:
+                out.append(f"| **{label}** | {what} | failed or not run | | | | | | |")
+                continue
+            rel = f"{m['vs_http']:.1%}" if m.get("vs_http") else "–"
+            out.append(
+                f"| **{label}** | {what} | {num(m.get('calls_per_s'))} | {lat(m.get('p50_us'))} | "
+                f"{lat(m.get('p99_us'))} | {lat(m.get('max_us'))} | {num(m.get('server_cpu_us'), 1)} | "
+                f"{num(m.get('client_cpu_us'), 1)} | {rel} |"
+            )
+    out.append("")
+    return out
+
+
 def target_rows(r: Results) -> list[tuple[str, str, str, bool | None]]:
     rows = []
     eng = (r.d.get("engine") or {}).get("engine-tools-list") or {}
@@ -436,6 +515,12 @@ def markdown(r: Results) -> str:
         '"ours ÷ it" is the hypermcp figure of the same language divided by that peer\'s, measured in this same run.',
         "",
     ]
+    for part, mp in (d.get("merged") or {}).items():
+        out += [
+            f"The `{part}` part is from a later run, merged into these results: {mp.get('date')} at commit "
+            f"`{mp.get('commit')}`, load average before it {' '.join(mp.get('loadavg_before', []))}.",
+            "",
+        ]
     if c.get("quick"):
         out += ["**A `--quick` smoke run: one short run each. Not a measurement.**", ""]
     out += ["### Targets (issue 6)", "", "| target | wanted | measured | |", "|---|---|---|---|"]
@@ -451,6 +536,19 @@ def markdown(r: Results) -> str:
             "|---|---|---|---|",
         ]
         for desc, want, shown, met in modern_rows:
+            out.append(
+                f"| {desc} | {want} | {shown} | {'met' if met else 'not met' if met is False else 'not measured'} |"
+            )
+        out.append("")
+    secure_rows = secure_target_rows(r)
+    if secure_rows:
+        out += [
+            "### Targets (issue 14: authorization)",
+            "",
+            "| target | wanted | measured | |",
+            "|---|---|---|---|",
+        ]
+        for desc, want, shown, met in secure_rows:
             out.append(
                 f"| {desc} | {want} | {shown} | {'met' if met else 'not met' if met is False else 'not measured'} |"
             )
@@ -472,6 +570,7 @@ def markdown(r: Results) -> str:
     out += throughput_table(r, STDIO[3][1] + " (calls/s = MiB/s)", lambda label: r.s(label, "read-seq"))
     for conns, title in HTTP:
         out += http_table(r, conns, title)
+    out += secure_table(r)
     out += modern_tables(r)
     out += footprint_table(r)
     eng = d.get("engine") or {}

@@ -17,6 +17,10 @@ Scenarios
   http     Streamable HTTP echo at 1 and 50 connections, and bytes per idle session
            (bench/http.sh around target/release/httpload), for each system's stateful
            mode and its stateless JSON mode where it has one.
+  modern   2026-07-28 MRTR round trips and the listen fan-out (bench/modern.sh).
+  secure   hypermcp's servers only: the HTTP echo at 50 connections unauthenticated, as an
+           OAuth resource server (a JWT on every request, verified against a cached JWKS)
+           and over HTTPS, in turns (bench/secure.py).
   engine   tools/list of 50 tools inside the hypermcp engine, no I/O
            (target/release/enginebench).
 
@@ -24,7 +28,9 @@ Every figure is the median of several runs (--runs); the number of calls per run
 chosen from a short probe so that each run lasts about --seconds.
 
 Usage: bench/run.py [--quick] [--runs N] [--seconds S] [--only a,b] [--skip stdio,http,engine]
-                    [--report-only RESULTS.json]
+                    [--parts secure] [--merge] [--report-only RESULTS.json]
+A partial run (--only, --skip, --parts) writes bench/results/ only, unless --merge: then its
+parts replace those of bench/latest.json (the others are kept) and the report is rendered.
 Needs what `make bench` builds first (release binaries, .venv, node addon, .peers).
 """
 
@@ -400,6 +406,18 @@ class Bench:
         say(f"2026-07-28 MRTR and listen fan-out: {len(entries)} servers (bench/modern.sh)")
         return self.script("modern", env)
 
+    # --------------------------------------------------------------------- secure
+
+    def secure(self, systems_: list[System]) -> dict | None:
+        """bench/secure.py: each hypermcp server plain, authenticated and over HTTPS."""
+        from secure import Secure
+
+        ours = [(s.label, s.argv()) for s in systems_ if s.ours]
+        if not ours:
+            return None
+        rounds = 1 if self.args.quick else self.args.secure_rounds
+        return Secure(TARGET / "httpload", self.args.http_seconds, rounds, say, self.failures.append).run(ours)
+
     # --------------------------------------------------------------------- engine
 
     def engine(self) -> dict | None:
@@ -483,7 +501,19 @@ def main() -> int:
     ap.add_argument("--pin-seq", default=os.environ.get("PIN_SEQ", "0"))
     ap.add_argument("--quick", action="store_true", help="one short run each (a smoke test, not a measurement)")
     ap.add_argument("--only", default="", help="comma-separated system labels")
-    ap.add_argument("--skip", default="", help="comma-separated parts to skip: stdio, http, modern, engine")
+    ap.add_argument("--skip", default="", help="comma-separated parts to skip: engine, stdio, http, modern, secure")
+    ap.add_argument("--parts", default="", help="comma-separated parts to run (default: all)")
+    ap.add_argument(
+        "--secure-rounds",
+        type=int,
+        default=int(os.environ.get("BENCH_SECURE_ROUNDS", 7)),
+        help="rounds of the secure part (each configuration once per round)",
+    )
+    ap.add_argument(
+        "--merge",
+        action="store_true",
+        help="a partial run: its parts replace those of bench/latest.json, and the report is rendered",
+    )
     ap.add_argument("--report-only", metavar="RESULTS_JSON", help="render the report from an earlier results file")
     args = ap.parse_args()
     if args.quick:
@@ -495,6 +525,14 @@ def main() -> int:
     all_systems = systems()
     chosen = [s for s in all_systems if not args.only or s.label in args.only.split(",")]
     skip = set(filter(None, args.skip.split(",")))
+    known = ("engine", "stdio", "http", "modern", "secure")
+    wanted = set(filter(None, args.parts.split(",")))
+    if (skip | wanted) - set(known):
+        ap.error(f"unknown parts {', '.join(sorted((skip | wanted) - set(known)))} (known: {', '.join(known)})")
+    if wanted:
+        skip |= set(known) - wanted
+    if args.merge and (args.quick or args.only):
+        ap.error("--merge takes whole parts of a real run: not with --quick or --only")
     for s in chosen:
         if s.missing:
             note(f"{s.label}: {s.missing}; skipped (make bench installs every peer)")
@@ -531,6 +569,7 @@ def main() -> int:
         "stdio": lambda: bench.stdio(ready),
         "http": lambda: bench.http(ready),
         "modern": lambda: bench.modern(ready),
+        "secure": lambda: bench.secure(ready),
     }
     out["elapsed_parts_s"] = {}
     for part, run in parts.items():
@@ -548,12 +587,33 @@ def main() -> int:
     if not args.quick and not args.only and not skip:
         shutil.copyfile(path, ROOT / "bench" / "latest.json")
         rc = render(ROOT / "bench" / "latest.json")
+    elif args.merge and not bench.failures:
+        merge(out, ROOT / "bench" / "latest.json")
+        rc = render(ROOT / "bench" / "latest.json")
     else:
+        if args.merge:
+            note("a run with failures is not merged into bench/latest.json")
         note("a partial or --quick run: bench/latest.json, README.md and chart.png are left as they are")
         rc = render(path, dry=True)
     for f in bench.failures:
         say(f"FAILED: {f}")
     return 1 if bench.failures or rc else 0
+
+
+def merge(out: dict, latest_path: Path) -> None:
+    """The parts `out` measured replace those of the results in `latest_path`; each is noted
+    under "merged" with its date and commit (the report says so)."""
+    latest = json.loads(latest_path.read_text())
+    for part, took in out["elapsed_parts_s"].items():
+        latest[part] = out[part]
+        latest.setdefault("merged", {})[part] = {
+            "date": out["date"],
+            "commit": out["machine"]["commit"],
+            "loadavg_before": out["machine"]["loadavg_before"],
+            "elapsed_s": took,
+        }
+    latest_path.write_text(json.dumps(latest, indent=1) + "\n")
+    say(f"merged {', '.join(out['elapsed_parts_s'])} into {os.path.relpath(latest_path, ROOT)}")
 
 
 def render(path: Path, dry: bool = False) -> int:

@@ -7,7 +7,11 @@
 //   node bench/servers/hypermcp_server.mjs --http PORT                   # Streamable HTTP, sessions
 //   node bench/servers/hypermcp_server.mjs --http PORT --stateless-json  # stateless, JSON answers
 //
-// HTTP serves http://127.0.0.1:PORT/mcp until SIGINT or SIGTERM.
+// HTTP serves http://127.0.0.1:PORT/mcp until SIGINT or SIGTERM. After `--http PORT
+// [--stateless-json]`, the serving options of bench/run.py's auth and TLS rows
+// (bench/servers/README.md): `--tls-cert PEM --tls-key PEM` serve HTTPS; `--auth-issuer URL
+// --auth-jwks URL --auth-resource URI` make the server an OAuth resource server that takes JWTs
+// of that issuer for that resource with the scope `mcp`.
 import { Server } from 'hypermcp';
 
 const server = new Server({ name: 'hypermcp-bench', version: '1.0.0' });
@@ -67,18 +71,47 @@ if (process.env.BENCH_MODERN) {
 let blob; // built on the first read and kept (bench/servers/README.md)
 server.resource('bench://blob', { name: 'blob', mimeType: 'text/plain' }, async () => (blob ??= '0123456789abcdef'.repeat(65_536)));
 
+// The options of server.run() for the flags after the port, or null if they are not these.
+const servingFlags = ['--tls-cert', '--tls-key', '--auth-issuer', '--auth-jwks', '--auth-resource'];
+function httpOptions(args) {
+  const options = {};
+  const given = {};
+  for (let i = 0; i < args.length; ) {
+    if (args[i] === '--stateless-json') {
+      options.stateless = options.jsonResponse = true;
+      i += 1;
+    } else if (servingFlags.includes(args[i]) && i + 1 < args.length) {
+      given[args[i]] = args[i + 1];
+      i += 2;
+    } else {
+      return null;
+    }
+  }
+  if (('--tls-cert' in given) !== ('--tls-key' in given)) return null;
+  if ('--tls-cert' in given) {
+    options.tlsCert = given['--tls-cert'];
+    options.tlsKey = given['--tls-key'];
+  }
+  const auth = servingFlags.slice(2).map((f) => given[f]);
+  if (auth.some(Boolean) && !auth.every(Boolean)) return null;
+  if (auth.every(Boolean)) {
+    const [issuer, jwksUri, resource] = auth;
+    options.auth = { resource, authorizationServers: [issuer], jwksUri, requiredScopes: ['mcp'] };
+  }
+  return options;
+}
+
 // No parseArgs: the start-up time of this server is benchmarked.
 const argv = process.argv.slice(2);
+const options = argv[0] === '--http' && /^\d+$/.test(argv[1] ?? '') ? httpOptions(argv.slice(2)) : null;
 if (argv.length === 0) {
   await server.run();
-} else if (
-  argv[0] === '--http' &&
-  /^\d+$/.test(argv[1] ?? '') &&
-  (argv.length === 2 || (argv.length === 3 && argv[2] === '--stateless-json'))
-) {
-  const statelessJson = argv[2] === '--stateless-json';
-  await server.run({ transport: 'http', port: Number(argv[1]), stateless: statelessJson, jsonResponse: statelessJson });
+} else if (options) {
+  await server.run({ transport: 'http', port: Number(argv[1]), ...options });
 } else {
-  console.error('usage: hypermcp_server.mjs [--http PORT [--stateless-json]]');
+  console.error(
+    'usage: hypermcp_server.mjs [--http PORT [--stateless-json] [--tls-cert PEM --tls-key PEM] ' +
+      '[--auth-issuer URL --auth-jwks URL --auth-resource URI]]',
+  );
   process.exitCode = 2;
 }

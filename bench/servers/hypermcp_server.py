@@ -7,7 +7,11 @@ written the way a user of the package writes a server.
     python bench/servers/hypermcp_server.py --http PORT                   # Streamable HTTP, sessions
     python bench/servers/hypermcp_server.py --http PORT --stateless-json  # stateless, JSON answers
 
-HTTP serves ``http://127.0.0.1:PORT/mcp`` until SIGINT or SIGTERM.
+HTTP serves ``http://127.0.0.1:PORT/mcp`` until SIGINT or SIGTERM. After ``--http PORT
+[--stateless-json]``, the serving options of ``bench/run.py``'s auth and TLS rows
+(``bench/servers/README.md``): ``--tls-cert PEM --tls-key PEM`` serve HTTPS; ``--auth-issuer URL
+--auth-jwks URL --auth-resource URI`` make the server an OAuth resource server that takes JWTs of
+that issuer for that resource with the scope ``mcp``.
 """
 
 import os
@@ -87,15 +91,55 @@ async def blob() -> str:
     return _blob[0]
 
 
+USAGE = (
+    "usage: hypermcp_server.py [--http PORT [--stateless-json] [--tls-cert PEM --tls-key PEM]"
+    " [--auth-issuer URL --auth-jwks URL --auth-resource URI]]"
+)
+SERVING_FLAGS = ("--tls-cert", "--tls-key", "--auth-issuer", "--auth-jwks", "--auth-resource")
+
+
+def http_options(argv: list[str]) -> dict | None:
+    """The keyword arguments of ``server.run("http", ...)`` for the flags after the port, or
+    None if they are not the flags above."""
+    options: dict = {}
+    given: dict[str, str] = {}
+    i = 0
+    while i < len(argv):
+        if argv[i] == "--stateless-json":
+            options["stateless"] = options["json_response"] = True
+            i += 1
+        elif argv[i] in SERVING_FLAGS and i + 1 < len(argv):
+            given[argv[i]] = argv[i + 1]
+            i += 2
+        else:
+            return None
+    if ("--tls-cert" in given) != ("--tls-key" in given):
+        return None
+    if "--tls-cert" in given:
+        options["tls_cert"], options["tls_key"] = given["--tls-cert"], given["--tls-key"]
+    auth = [given.get(f) for f in SERVING_FLAGS[2:]]
+    if any(auth) and not all(auth):
+        return None
+    if all(auth):
+        issuer, jwks, resource = auth
+        options["auth"] = {
+            "resource": resource,
+            "authorization_servers": [issuer],
+            "jwks_uri": jwks,
+            "required_scopes": ["mcp"],
+        }
+    return options
+
+
 def main(argv: list[str]) -> None:
     # No argparse: the start-up time of this server is benchmarked.
     if not argv:
         server.run()
-    elif argv[0] == "--http" and len(argv) in (2, 3) and argv[1].isdigit() and argv[2:] in ([], ["--stateless-json"]):
-        stateless_json = argv[2:] == ["--stateless-json"]
-        server.run("http", port=int(argv[1]), stateless=stateless_json, json_response=stateless_json)
-    else:
-        sys.exit("usage: hypermcp_server.py [--http PORT [--stateless-json]]")
+        return
+    options = http_options(argv[2:]) if argv[0] == "--http" and len(argv) >= 2 and argv[1].isdigit() else None
+    if options is None:
+        sys.exit(USAGE)
+    server.run("http", port=int(argv[1]), **options)
 
 
 if __name__ == "__main__":

@@ -7,11 +7,17 @@
 //!     bench_server --http PORT                   # Streamable HTTP at 127.0.0.1:PORT/mcp, sessions
 //!     bench_server --http PORT --stateless-json  # stateless, plain JSON answers
 //!
+//! After `--http PORT [--stateless-json]`, the serving options of `bench/run.py`'s auth and
+//! TLS rows (bench/servers/README.md): `--tls-cert PEM --tls-key PEM` serve HTTPS;
+//! `--auth-issuer URL --auth-jwks URL --auth-resource URI` make the server an OAuth resource
+//! server that takes JWTs of that issuer for that resource with the scope `mcp`.
+//!
 //! Built as the binary `bench_server` of `bench/loadgen` (`cargo build --release -p
 //! hypermcp-loadgen`).
 
 use std::sync::Arc;
 
+use hypermcp::auth::server::ResourceServerOptions;
 use hypermcp::http::HttpOptions;
 use hypermcp::{CallToolResult, ElicitAction, ElicitParams, ReadResourceResult, Resource, Server, Tool};
 use serde_json::json;
@@ -21,7 +27,10 @@ fn main() -> hypermcp::Result<()> {
     let mode = match parse(&args) {
         Some(mode) => mode,
         None => {
-            eprintln!("usage: bench_server [--http PORT [--stateless-json]]");
+            eprintln!(
+                "usage: bench_server [--http PORT [--stateless-json] [--tls-cert PEM --tls-key PEM] \
+                 [--auth-issuer URL --auth-jwks URL --auth-resource URI]]"
+            );
             std::process::exit(2);
         }
     };
@@ -34,10 +43,9 @@ fn main() -> hypermcp::Result<()> {
     rt.enable_all().build()?.block_on(async move {
         match mode {
             Mode::Stdio => server.serve_stdio().await,
-            Mode::Http { port, stateless_json } => {
-                let options =
-                    HttpOptions { stateless: stateless_json, json_response: stateless_json, ..Default::default() };
-                server.serve_http_with(("127.0.0.1", port), options).await
+            Mode::Http(options) => {
+                let port = options.port;
+                server.serve_http_with(("127.0.0.1", port), options.http).await
             }
         }
     })
@@ -45,18 +53,60 @@ fn main() -> hypermcp::Result<()> {
 
 enum Mode {
     Stdio,
-    Http { port: u16, stateless_json: bool },
+    Http(Box<Http>),
+}
+
+struct Http {
+    port: u16,
+    http: HttpOptions,
 }
 
 fn parse(args: &[String]) -> Option<Mode> {
-    match args {
-        [] => Some(Mode::Stdio),
-        [flag, port] if flag == "--http" => Some(Mode::Http { port: port.parse().ok()?, stateless_json: false }),
-        [flag, port, s] if flag == "--http" && s == "--stateless-json" => {
-            Some(Mode::Http { port: port.parse().ok()?, stateless_json: true })
-        }
-        _ => None,
+    let (flag, rest) = match args {
+        [] => return Some(Mode::Stdio),
+        [flag, rest @ ..] => (flag, rest),
+    };
+    let (port, mut rest) = rest.split_first()?;
+    if flag != "--http" {
+        return None;
     }
+    let mut o = Http { port: port.parse().ok()?, http: HttpOptions::default() };
+    let (mut issuer, mut jwks, mut resource) = (None, None, None);
+    while let Some((flag, tail)) = rest.split_first() {
+        if flag == "--stateless-json" {
+            o.http.stateless = true;
+            o.http.json_response = true;
+            rest = tail;
+            continue;
+        }
+        let (value, tail) = tail.split_first()?;
+        match flag.as_str() {
+            "--tls-cert" => o.http.tls_cert = Some(value.into()),
+            "--tls-key" => o.http.tls_key = Some(value.into()),
+            "--auth-issuer" => issuer = Some(value.clone()),
+            "--auth-jwks" => jwks = Some(value.clone()),
+            "--auth-resource" => resource = Some(value.clone()),
+            _ => return None,
+        }
+        rest = tail;
+    }
+    if o.http.tls_cert.is_some() != o.http.tls_key.is_some() {
+        return None;
+    }
+    match (issuer, jwks, resource) {
+        (None, None, None) => {}
+        (Some(issuer), Some(jwks), Some(resource)) => {
+            o.http.auth = Some(ResourceServerOptions {
+                resource,
+                authorization_servers: vec![issuer],
+                jwks_uri: Some(jwks),
+                required_scopes: vec!["mcp".into()],
+                ..Default::default()
+            })
+        }
+        _ => return None,
+    }
+    Some(Mode::Http(Box::new(o)))
 }
 
 /// The server of the benchmark contract (`enginebench` builds it too).

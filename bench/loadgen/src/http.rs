@@ -34,21 +34,28 @@ const MAX_LINE: usize = 64 * 1024;
 /// Largest body kept for a JSON answer or a single SSE event.
 const MAX_BODY: usize = 16 * 1024 * 1024;
 
-/// A parsed `http://` URL.
+/// A parsed `http://` or `https://` URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Url {
+    /// `https://`: the connection speaks TLS.
+    pub tls: bool,
     /// Host as written (an IPv6 address keeps its brackets).
     pub host: String,
-    /// Port (80 when absent).
+    /// Port (80, or 443 for https, when absent).
     pub port: u16,
     /// Path and query, at least `/`.
     pub path: String,
 }
 
 impl Url {
-    /// Parses `http://host[:port][/path]`.
+    /// Parses `http://host[:port][/path]` or `https://…`.
     pub fn parse(s: &str) -> Result<Url, String> {
-        let rest = s.strip_prefix("http://").ok_or_else(|| format!("{s:?}: only http:// URLs are supported"))?;
+        let (tls, rest) = match (s.strip_prefix("http://"), s.strip_prefix("https://")) {
+            (Some(rest), _) => (false, rest),
+            (None, Some(rest)) => (true, rest),
+            (None, None) => return Err(format!("{s:?}: only http:// and https:// URLs are supported")),
+        };
+        let default_port = if tls { 443 } else { 80 };
         let (authority, path) = match rest.find(['/', '?']) {
             Some(i) if rest.as_bytes()[i] == b'/' => (&rest[..i], rest[i..].to_owned()),
             Some(i) => (&rest[..i], format!("/{}", &rest[i..])),
@@ -59,7 +66,7 @@ impl Url {
             let end = authority.find(']').ok_or_else(|| format!("{s:?}: unclosed IPv6 address"))?;
             let host = &authority[..=end];
             match &authority[end + 1..] {
-                "" => (host, 80),
+                "" => (host, default_port),
                 p => {
                     let p = p.strip_prefix(':').ok_or_else(|| bad_port(p))?;
                     (host, p.parse().map_err(|_| bad_port(p))?)
@@ -68,13 +75,13 @@ impl Url {
         } else {
             match authority.rsplit_once(':') {
                 Some((h, p)) => (h, p.parse().map_err(|_| bad_port(p))?),
-                None => (authority, 80),
+                None => (authority, default_port),
             }
         };
         if host.is_empty() || host.contains('@') {
             return Err(format!("{s:?}: bad host"));
         }
-        Ok(Url { host: host.to_owned(), port, path })
+        Ok(Url { tls, host: host.to_owned(), port, path })
     }
 
     /// `host:port`, for connecting and for the `Host` header.
@@ -926,14 +933,17 @@ mod tests {
     #[test]
     fn urls() {
         let u = Url::parse("http://127.0.0.1:8080/mcp").unwrap();
-        assert_eq!(u, Url { host: "127.0.0.1".into(), port: 8080, path: "/mcp".into() });
+        assert_eq!(u, Url { tls: false, host: "127.0.0.1".into(), port: 8080, path: "/mcp".into() });
         assert_eq!(u.authority(), "127.0.0.1:8080");
         assert_eq!(Url::parse("http://localhost").unwrap().path, "/");
         assert_eq!(Url::parse("http://localhost").unwrap().port, 80);
         assert_eq!(Url::parse("http://h:1?x=1").unwrap().path, "/?x=1");
         let v6 = Url::parse("http://[::1]:3000/a/b").unwrap();
         assert_eq!((v6.host.as_str(), v6.port, v6.path.as_str()), ("[::1]", 3000, "/a/b"));
-        assert!(Url::parse("https://h/").is_err());
+        let s = Url::parse("https://h/x").unwrap();
+        assert_eq!((s.tls, s.host.as_str(), s.port, s.path.as_str()), (true, "h", 443, "/x"));
+        assert_eq!(Url::parse("https://[::1]:8443").unwrap().port, 8443);
+        assert!(Url::parse("ftp://h/").is_err());
         assert!(Url::parse("http://h:x/").is_err());
         assert!(Url::parse("http://:80/").is_err());
         assert!(Url::parse("http://[::1/").is_err());

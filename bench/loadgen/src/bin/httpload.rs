@@ -1,6 +1,8 @@
 //! `httpload`: a load generator for MCP servers over Streamable HTTP.
 //!
-//! Plain HTTP/1.1 keep-alive, each connection doing one request at a time. By
+//! HTTP/1.1 keep-alive (plain, or over TLS with `https://` and `--ca-file`;
+//! extra headers such as a bearer token with `--header` / `--bearer`), each
+//! connection doing one request at a time. By
 //! default the connections are tasks of current_thread tokio runtimes on
 //! `--threads` worker threads (event-driven: a thread serves many sockets per
 //! `epoll_wait`, which keeps httpload's own CPU per request low);
@@ -15,7 +17,7 @@
 //!
 //! Run `httpload --help` for the options.
 
-use hypermcp_loadgen::async_http::AsyncConn;
+use hypermcp_loadgen::async_http::{AsyncConn, Tls};
 use hypermcp_loadgen::check::input_required;
 use hypermcp_loadgen::http::{
     check_echo, exchange, Answer, Conn, Expect, Failure, ResponseParser, Url, PROTOCOL_VERSION,
@@ -26,6 +28,7 @@ use hypermcp_loadgen::request::{
 use hypermcp_loadgen::stats::{median_summary, percentile_us, Summary};
 
 use std::net::{TcpStream, ToSocketAddrs};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Barrier};
@@ -37,6 +40,7 @@ httpload - load generator for MCP servers over Streamable HTTP (HTTP/1.1 keep-al
 
 USAGE:
     httpload --url http://127.0.0.1:PORT/mcp [OPTIONS]
+    httpload --url https://127.0.0.1:PORT/mcp --ca-file CA.pem [OPTIONS]
     httpload --url URL --sessions N --idle-only [--connections C]
 
 Opens --connections keep-alive connections: tasks spread over --threads worker
@@ -54,12 +58,20 @@ Every answer is checked: HTTP 200, JSON-RPC result with the request's id, not
 isError, the echoed text. Failures are counted, the first few printed.
 
 OPTIONS:
-    --url URL          the MCP endpoint (http:// only)                  [required]
+    --url URL          the MCP endpoint, http:// or https:// (TLS 1.2 or
+                       1.3 by rustls; needs --ca-file)                  [required]
+    --ca-file PATH     PEM file of the CA certificates that https:// trusts
+                       (only those); the server's certificate must name
+                       the URL's host
+    --bearer TOKEN     send `Authorization: Bearer TOKEN` with every request
+    --header 'NAME: VALUE'
+                       send this header with every request (repeatable)
     --connections N    concurrent connections                           [default: 1]
     --threads T        worker threads of the event-driven engine (the
                        connections are spread over them; at most N)     [default: 1]
     --blocking         one thread per connection, blocking I/O (the
-                       former engine) instead of the event-driven one
+                       former engine) instead of the event-driven one;
+                       plain http:// only
     --calls N          measured calls per run, over all connections     [default: 20000]
     --duration SECS    also stop a run after SECS seconds (decimals ok)  [default: none]
     --warmup N         unmeasured calls per run before measuring, over
@@ -88,7 +100,8 @@ OPTIONS:
                        then --triggers times call the tool (`touch` unless
                        --tool) on one more connection and time until every
                        stream has its `notifications/tools/list_changed`.
-                       With --pid, the server's memory per idle listener
+                       With --pid, the server's memory per idle listener.
+                       Plain http:// only, no --header or --bearer
     --triggers K       with --listeners: trigger calls                  [default: 5]
     --pid PID          with --listeners: the server's process; its VmRSS
                        (with its descendants') before and after the
@@ -106,7 +119,8 @@ per second of the measured phase), \"p50_us\", \"p99_us\", \"max_us\", \"init_ms
 (median connect + initialize round trip), \"failures\", \"ok\" (successful measured
 calls), \"requests\" (HTTP requests answered: handshakes, warm-up and measured calls;
 on the median line, the total over all runs), \"client_cpu_us\" (httpload's own CPU
-time per request, all threads, Linux only)}.
+time per request, all threads, Linux only), over https:// \"tls\" (the protocol
+version and cipher suite negotiated, e.g. \"TLSv1_3 TLS13_AES_256_GCM_SHA384\")}.
 Sessions mode: {\"mode\":\"sessions\", \"sessions\", \"opened\", \"with_session_id\",
 \"failures\", \"secs\", \"sessions_per_s\"}.
 
@@ -127,6 +141,11 @@ const KEEP_MESSAGES: usize = 5;
 #[derive(Debug, Clone)]
 struct Config {
     url: Url,
+    /// With https://: the CA file, then (in `main`) the TLS configuration made of it.
+    ca_file: Option<PathBuf>,
+    tls: Option<Tls>,
+    /// Extra header lines of every request, each ending in CRLF.
+    headers: String,
     connections: u64,
     threads: usize,
     blocking: bool,
@@ -160,7 +179,10 @@ enum Parsed {
 fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
     let mut url = None;
     let mut cfg = Config {
-        url: Url { host: String::new(), port: 0, path: String::new() },
+        url: Url { tls: false, host: String::new(), port: 0, path: String::new() },
+        ca_file: None,
+        tls: None,
+        headers: String::new(),
         connections: 1,
         threads: 1,
         blocking: false,
@@ -197,6 +219,25 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
         match flag.as_str() {
             "-h" | "--help" => return Ok(Parsed::Help),
             "--url" => url = Some(Url::parse(&value(&flag)?)?),
+            "--ca-file" => cfg.ca_file = Some(PathBuf::from(value(&flag)?)),
+            "--bearer" => {
+                let token = value(&flag)?;
+                if token.is_empty() || token.bytes().any(|b| b.is_ascii_whitespace() || b.is_ascii_control()) {
+                    return Err("--bearer: the token must be non-empty, without spaces or control characters".into());
+                }
+                cfg.headers.push_str(&format!("Authorization: Bearer {token}\r\n"));
+            }
+            "--header" => {
+                let h = value(&flag)?;
+                let ok = h.split_once(':').is_some_and(|(name, _)| {
+                    !name.is_empty() && name.bytes().all(|b| b.is_ascii_graphic() && b != b':')
+                });
+                if !ok || h.bytes().any(|b| b == b'\r' || b == b'\n') {
+                    return Err(format!("--header: expected 'NAME: VALUE' on one line, got {h:?}"));
+                }
+                cfg.headers.push_str(&h);
+                cfg.headers.push_str("\r\n");
+            }
             "--connections" => cfg.connections = number(&flag, &value(&flag)?)?,
             "--threads" => cfg.threads = number(&flag, &value(&flag)?)?,
             "--calls" => cfg.calls = number(&flag, &value(&flag)?)?,
@@ -233,6 +274,15 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
         }
     }
     cfg.url = url.ok_or("--url is required (see --help)")?;
+    if cfg.url.tls != cfg.ca_file.is_some() {
+        return Err("an https:// URL and --ca-file go together".into());
+    }
+    if cfg.url.tls && cfg.blocking {
+        return Err("https:// runs on the event-driven engine: not with --blocking".into());
+    }
+    if cfg.listeners.is_some() && (cfg.url.tls || !cfg.headers.is_empty()) {
+        return Err("--listeners speaks plain http:// without extra headers".into());
+    }
     if cfg.mrtr || cfg.listeners.is_some() {
         cfg.modern = true;
         cfg.stateless = true;
@@ -278,16 +328,18 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
 }
 
 /// The request being sent: the head for the session (up to, not including,
-/// Content-Length), the body, and both joined.
+/// Content-Length), the body, and both joined; the extra header lines every
+/// head carries.
 struct Request {
     head: Vec<u8>,
     body: Vec<u8>,
     bytes: Vec<u8>,
+    headers: String,
 }
 
 impl Request {
     fn new(cfg: &Config) -> Self {
-        let mut r = Request { head: Vec::new(), body: Vec::new(), bytes: Vec::new() };
+        let mut r = Request { head: Vec::new(), body: Vec::new(), bytes: Vec::new(), headers: cfg.headers.clone() };
         if cfg.modern {
             r.set_modern(&cfg.url, &cfg.tool);
         } else {
@@ -317,6 +369,7 @@ impl Request {
             )
             .as_bytes(),
         );
+        self.head.extend_from_slice(self.headers.as_bytes());
         if let Some(s) = session {
             self.head.extend_from_slice(format!("Mcp-Session-Id: {s}\r\n").as_bytes());
         }
@@ -472,7 +525,7 @@ impl AsyncClient {
         for attempt in 0..2 {
             if self.conn.is_none() {
                 let cfg = &self.sh.cfg;
-                self.conn = Some(AsyncConn::connect(&cfg.url.authority(), cfg.timeout).await?);
+                self.conn = Some(AsyncConn::connect_with(&cfg.url.authority(), cfg.timeout, cfg.tls.as_ref()).await?);
                 self.used = 0;
             }
             let conn = self.conn.as_mut().expect("connected above");
@@ -857,11 +910,18 @@ fn with_members(json: String, members: &[(&str, String)]) -> String {
     j
 }
 
+/// Over https://, the `"tls"` member: the protocol version and cipher suite negotiated.
+fn tls_member(cfg: &Config) -> Option<(&'static str, String)> {
+    let n = cfg.tls.as_ref()?.negotiated().unwrap_or("?");
+    Some(("tls", serde_json::to_string(n).expect("string serializes")))
+}
+
 fn run_calls(cfg: &Config) -> ExitCode {
     if !cfg.json {
         println!(
-            "httpload: {} http://{}{}: {} calls{} (+{} warmup), {} connection(s) ({}), {} run(s){}",
+            "httpload: {} {}://{}{}: {} calls{} (+{} warmup), {} connection(s) ({}), {} run(s){}",
             cfg.tool,
+            if cfg.url.tls { "https" } else { "http" },
             cfg.url.authority(),
             cfg.url.path,
             cfg.calls,
@@ -905,7 +965,9 @@ fn run_calls(cfg: &Config) -> ExitCode {
         }
         if cfg.json {
             let json = s.to_json(&format!("\"run\":{run},\"connections\":{},", cfg.connections), "http");
-            let members = [("ok", ok.to_string()), ("requests", requests.to_string()), ("client_cpu_us", cpu_json)];
+            let mut members =
+                vec![("ok", ok.to_string()), ("requests", requests.to_string()), ("client_cpu_us", cpu_json)];
+            members.extend(tls_member(cfg));
             println!("{}", with_members(json, &members));
         } else {
             println!("run {run}/{}: {}  ok {ok}  client CPU {cpu_json} µs/request", cfg.runs, s.to_text());
@@ -932,8 +994,11 @@ fn run_calls(cfg: &Config) -> ExitCode {
                         (
                             "client_cpu_us",
                             hypermcp_loadgen::stats::median(cpus).map_or("null".to_owned(), |c| format!("{c:.1}"))
-                        )
+                        ),
                     ]
+                    .into_iter()
+                    .chain(tls_member(cfg))
+                    .collect::<Vec<_>>()
                 )
             );
         } else {
@@ -1069,7 +1134,7 @@ fn run_listeners(cfg: &Config, n: u64) -> ExitCode {
 }
 
 fn main() -> ExitCode {
-    let cfg = match parse(std::env::args().skip(1)) {
+    let mut cfg = match parse(std::env::args().skip(1)) {
         Ok(Parsed::Run(cfg)) => cfg,
         Ok(Parsed::Help) => {
             print!("{HELP}");
@@ -1080,6 +1145,15 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Some(ca) = &cfg.ca_file {
+        match Tls::new(ca, &cfg.url.host) {
+            Ok(tls) => cfg.tls = Some(tls),
+            Err(e) => {
+                eprintln!("httpload: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
     match (cfg.sessions, cfg.listeners) {
         (Some(n), _) => run_sessions(&cfg, n),
         (None, Some(n)) => run_listeners(&cfg, n),
@@ -1143,6 +1217,25 @@ mod tests {
             panic!()
         };
         assert!(c.modern && c.listeners == Some(10) && c.pid == Some(7) && c.tool == "t");
+        let Parsed::Run(c) = p(&[
+            "--url",
+            "https://127.0.0.1:8443/mcp",
+            "--ca-file",
+            "ca.pem",
+            "--bearer",
+            "a.b.c",
+            "--header=X-Trace: 1",
+        ])
+        .unwrap() else {
+            panic!()
+        };
+        assert!(c.url.tls && c.ca_file == Some(PathBuf::from("ca.pem")));
+        assert_eq!(c.headers, "Authorization: Bearer a.b.c\r\nX-Trace: 1\r\n");
+        let mut rq = Request::new(&c);
+        rq.set_session(&c.url, Some("s1"), true);
+        let head = String::from_utf8(rq.head).unwrap();
+        assert!(head.contains("Host: 127.0.0.1:8443\r\n"), "{head}");
+        assert!(head.contains("\r\nAuthorization: Bearer a.b.c\r\nX-Trace: 1\r\nMcp-Session-Id: s1\r\n"), "{head}");
     }
 
     #[test]
@@ -1159,6 +1252,14 @@ mod tests {
         for bad in [
             &["--calls", "1"][..],
             &["--url", "https://h/"],
+            &["--url", "http://h:1/", "--ca-file", "ca.pem"],
+            &["--url", "https://h/", "--ca-file", "ca.pem", "--blocking"],
+            &["--url", "http://h:1/", "--listeners", "5", "--bearer", "t"],
+            &["--url", "http://h:1/", "--bearer", "two words"],
+            &["--url", "http://h:1/", "--bearer", ""],
+            &["--url", "http://h:1/", "--header", "no colon"],
+            &["--url", "http://h:1/", "--header", ": empty name"],
+            &["--url", "http://h:1/", "--header", "A: b\r\nC: d"],
             &["--url", "http://h:1/", "--connections", "0"],
             &["--url", "http://h:1/", "--sessions", "5"],
             &["--url", "http://h:1/", "--idle-only"],
