@@ -214,6 +214,7 @@ class Client extends ClientDriver {
     if (options.onElicitation) caps.elicitation = options.elicitationUrl ? { form: {}, url: {} } : { form: {} };
     if (options.roots != null) caps.roots = { listChanged: true };
     if (options.capabilities != null) Object.assign(caps, options.capabilities);
+    if (options.extensions != null) caps.extensions = { ...caps.extensions, ...options.extensions };
     const timeout = options.timeout === undefined ? 60_000 : options.timeout;
     const sessionTimeout = timeout === null || timeout === Infinity ? undefined : timeoutMs(timeout, 'options.timeout');
     const session = new nativeModule.ClientSession(

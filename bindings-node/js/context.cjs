@@ -18,6 +18,8 @@
  * @typedef {import('./types/protocol').Meta} Meta
  */
 
+const { MissingRequiredClientCapability } = require('./errors.cjs');
+
 /** @type {readonly string[]} */
 const LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 
@@ -103,6 +105,32 @@ class Context {
   get clientCapabilities() {
     if (this._request) return this._request.clientCapabilities;
     return this._conn.clientCapabilities();
+  }
+
+  /**
+   * The settings of extension `id` when the client declared it (with this request at
+   * 2026-07-28, at initialize before), else null. A request that cannot be served without it
+   * throws `new McpError(-32021, ..., { requiredCapabilities: { extensions: { [id]: {} } } })`.
+   * @param {string} id
+   * @returns {Record<string, unknown> | null}
+   */
+  clientExtension(id) {
+    const ext = /** @type {Record<string, Record<string, unknown>> | undefined} */ (this.clientCapabilities?.extensions);
+    return ext?.[id] ?? null;
+  }
+
+  /**
+   * The client's settings of extension `id`; throws MissingRequiredClientCapability (-32021,
+   * naming it in `data.requiredCapabilities.extensions`) when the client did not declare it.
+   * @param {string} id
+   * @returns {Record<string, unknown>}
+   */
+  requireExtension(id) {
+    const settings = this.clientExtension(id);
+    if (settings === null) {
+      throw new MissingRequiredClientCapability(`Missing required client capability: extension ${id}`, { requiredCapabilities: { extensions: { [id]: {} } } });
+    }
+    return settings;
   }
 
   /** The protocol revision this request speaks. */

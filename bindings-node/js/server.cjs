@@ -80,6 +80,7 @@ class Server {
     this._modern = clean({
       cache: options.cache,
       requestStateKeys: options.requestStateKeys,
+      extensions: options.extensions,
       requestStateTtl: options.requestStateTtl,
       requestStateAudience: options.requestStateAudience,
       maxListeners: options.maxListeners,

@@ -109,6 +109,11 @@ export interface ClientOptions {
   onError?: (error: unknown) => unknown;
   /** Capabilities merged into the declared ones. */
   capabilities?: ClientCapabilities;
+  /**
+   * Extensions this client supports, `{ 'io.modelcontextprotocol/ui': {...settings} }`,
+   * declared in its capabilities (with every request at 2026-07-28, at initialize before).
+   */
+  extensions?: Record<string, Record<string, unknown>>;
 }
 
 /** Options of `Client.stdio(...)`: the client's, plus how to spawn the server. */

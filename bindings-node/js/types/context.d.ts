@@ -119,6 +119,16 @@ export declare class Context<L = unknown> {
   readonly clientInfo: Implementation | null;
   /** The capabilities the client declared. */
   readonly clientCapabilities: ClientCapabilities;
+  /**
+   * The settings of extension `id` when the client declared it (with this request at
+   * 2026-07-28, at initialize before), else null.
+   */
+  clientExtension(id: string): Record<string, unknown> | null;
+  /**
+   * The client's settings of extension `id`; throws MissingRequiredClientCapability (-32021,
+   * naming it in `data.requiredCapabilities.extensions`) when the client did not declare it.
+   */
+  requireExtension(id: string): Record<string, unknown>;
   /** The protocol revision this request speaks. */
   readonly protocolVersion: ProtocolVersion | null;
   /** The client's answers to input requests so far (2026-07-28; null otherwise). */

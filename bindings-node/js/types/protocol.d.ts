@@ -99,6 +99,8 @@ export interface ClientCapabilities {
   };
   /** Task-augmented requests (2025-11-25). */
   tasks?: object;
+  /** Extensions, by identifier, each with its settings (2026-07-28; `{}`: none). */
+  extensions?: { [id: string]: Record<string, unknown> };
   /** Any other capability. */
   [key: string]: unknown;
 }
@@ -130,6 +132,8 @@ export interface ServerCapabilities {
   };
   /** Task-augmented requests (2025-11-25). */
   tasks?: object;
+  /** Extensions, by identifier, each with its settings (2026-07-28; `{}`: none). */
+  extensions?: { [id: string]: Record<string, unknown> };
   /** Any other capability. */
   [key: string]: unknown;
 }

@@ -77,6 +77,12 @@ export interface ServerOptions<L = unknown> {
   /** Most `subscriptions/listen` streams open at once (2026-07-28; default 1000). */
   maxListeners?: number;
   /**
+   * Extensions the server supports, `{ 'com.example/widgets': {...settings} }` (`{}` for
+   * none), declared in `capabilities.extensions` of `server/discover` and `initialize`. Every
+   * extension is off until named here; handlers see the client's with `ctx.clientExtension(id)`.
+   */
+  extensions?: Record<string, Record<string, unknown>>;
+  /**
    * Runs before serving starts; its `context` is shared by every handler
    * (`ctx.server.lifespanContext`), its `close` runs when serving ends.
    */

@@ -235,7 +235,9 @@ class Client(ClientDriver):
     mode), ``roots`` (a list or a callable returning it); ``logging_handler(params)`` for log
     messages, ``message_handler(method, params)`` for every other notification,
     ``progress_handler(progress, total, message)`` for calls that do not pass their own.
-    Capabilities are declared after the handlers given. Handlers may be sync or async.
+    Capabilities are declared after the handlers given, plus ``extensions``
+    (``{"io.modelcontextprotocol/ui": {...settings}}``): the extensions this client supports
+    (the server's are in ``server_capabilities["extensions"]``). Handlers may be sync or async.
 
     At 2026-07-28 nothing changes for callers: the server's ``input_required`` answers are
     served by the same sampling, elicitation and roots handlers (then the request is sent
@@ -261,6 +263,7 @@ class Client(ClientDriver):
         logging_handler: LoggingHandler | None = None,
         message_handler: MessageHandler | None = None,
         progress_handler: ProgressHandler | None = None,
+        extensions: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         if isinstance(target, _ClientConnection):
             conn = target
@@ -280,6 +283,8 @@ class Client(ClientDriver):
             caps["elicitation"] = {"form": {}, "url": {}} if elicitation_url else {"form": {}}
         if roots is not None:
             caps["roots"] = {"listChanged": True}
+        if extensions:
+            caps["extensions"] = {str(k): dict(v) for k, v in extensions.items()}
         session = _core.ClientSession(
             name,
             _core.__version__ if version is None else version,
@@ -322,6 +327,7 @@ class Client(ClientDriver):
         logging_handler: LoggingHandler | None = None,
         message_handler: MessageHandler | None = None,
         progress_handler: ProgressHandler | None = None,
+        extensions: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> Client:
         """A client of a server subprocess (``command *args``) speaking over its stdin/stdout.
 
@@ -347,6 +353,7 @@ class Client(ClientDriver):
             logging_handler=logging_handler,
             message_handler=message_handler,
             progress_handler=progress_handler,
+            extensions=extensions,
         )
 
     @classmethod
@@ -372,6 +379,7 @@ class Client(ClientDriver):
         logging_handler: LoggingHandler | None = None,
         message_handler: MessageHandler | None = None,
         progress_handler: ProgressHandler | None = None,
+        extensions: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> Client:
         """A client of a server over HTTP at ``url`` (``http://host:port/mcp`` or ``https://...``).
 
@@ -420,6 +428,7 @@ class Client(ClientDriver):
             logging_handler=logging_handler,
             message_handler=message_handler,
             progress_handler=progress_handler,
+            extensions=extensions,
         )
 
     # ---- lifecycle ---------------------------------------------------------------------------

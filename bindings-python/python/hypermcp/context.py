@@ -174,6 +174,29 @@ class Context:
             return caps
         return self._conn.session.client_capabilities
 
+    def client_extension(self, extension_id: str) -> dict[str, Any] | None:
+        """The settings of extension ``extension_id`` when the client declared it (with this
+        request at 2026-07-28, at ``initialize`` before), else None. A request that cannot be
+        served without it answers ``McpError(-32021, ..., {"requiredCapabilities":
+        {"extensions": {extension_id: {}}}})``."""
+        extensions = self.client_capabilities.get("extensions") or {}
+        settings: dict[str, Any] | None = extensions.get(extension_id)
+        return settings
+
+    def require_extension(self, extension_id: str) -> dict[str, Any]:
+        """The client's settings of extension ``extension_id``; raises
+        :class:`~hypermcp.errors.MissingRequiredClientCapability` (-32021, naming it in
+        ``data.requiredCapabilities.extensions``) when the client did not declare it."""
+        settings = self.client_extension(extension_id)
+        if settings is None:
+            from .errors import MissingRequiredClientCapability
+
+            raise MissingRequiredClientCapability(
+                f"Missing required client capability: extension {extension_id}",
+                {"requiredCapabilities": {"extensions": {extension_id: {}}}},
+            )
+        return settings
+
     @property
     def protocol_version(self) -> str | None:
         """The revision this request speaks."""

@@ -252,6 +252,11 @@ class Server:
     - ``request_state_ttl`` (seconds, default 600) and ``request_state_audience`` (default:
       the server's name): how long a sealed state lives, and which server it belongs to.
     - ``max_listeners``: most ``subscriptions/listen`` streams open at once (default 1,000).
+
+    ``extensions`` declares the extensions the server supports, ``{"com.example/widgets":
+    {...settings}}`` (``{}`` for none), in ``capabilities.extensions`` of ``server/discover``
+    and ``initialize`` (both eras). Every extension is off until named here; a handler sees
+    what the client declared with ``ctx.client_extension(id)``.
     """
 
     def __init__(
@@ -273,6 +278,7 @@ class Server:
         request_state_ttl: float | None = None,
         request_state_audience: str | None = None,
         max_listeners: int | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
     ) -> None:
         self.name = name
         self.version = version
@@ -292,6 +298,7 @@ class Server:
                 "request_state_ttl": request_state_ttl,
                 "request_state_audience": request_state_audience,
                 "max_listeners": max_listeners,
+                "extensions": dict(extensions) if extensions else None,
             }
         )
         self._registry = _core.Registry()

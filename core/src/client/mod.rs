@@ -48,6 +48,7 @@ pub struct ClientOptions {
     roots: Option<RootsFn>,
     notification: Option<NotifyFn>,
     stderr: Option<StderrCallback>,
+    extensions: Map<String, Value>,
 }
 
 impl std::fmt::Debug for ClientOptions {
@@ -69,6 +70,7 @@ impl Default for ClientOptions {
             roots: None,
             notification: None,
             stderr: None,
+            extensions: Map::new(),
         }
     }
 }
@@ -116,6 +118,13 @@ impl ClientOptions {
         self.notification = Some(Arc::new(f));
         self
     }
+    /// Declares an extension this client supports, with its settings (`json!({})` for none):
+    /// sent in its capabilities (with every request at 2026-07-28, at `initialize` before).
+    /// The server's are in `client.server().capabilities.extensions`.
+    pub fn extension(mut self, id: impl Into<String>, settings: Value) -> Self {
+        self.extensions.insert(id.into(), settings);
+        self
+    }
     /// Receives each stderr line of a spawned server.
     pub fn on_stderr(mut self, f: impl Fn(&str) + Send + Sync + 'static) -> Self {
         self.stderr = Some(Arc::new(f));
@@ -141,6 +150,9 @@ impl ClientOptions {
         }
         if self.roots.is_some() {
             c.capabilities.roots = Some(ListChangedCapability { list_changed: Some(true) });
+        }
+        if !self.extensions.is_empty() {
+            c.capabilities.extensions = Some(self.extensions.clone());
         }
         c
     }

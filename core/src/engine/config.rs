@@ -29,6 +29,10 @@ pub struct ServerConfig {
     pub subscriptions: bool,
     /// Extra experimental capabilities.
     pub experimental: Option<Map<String, Value>>,
+    /// Extensions this server supports, by identifier, each with its settings (`{}`: none),
+    /// declared in `capabilities.extensions` of `server/discover` and `initialize`. Every
+    /// extension is off until the app names it here.
+    pub extensions: Map<String, Value>,
     /// Largest accepted message in bytes.
     pub max_message_size: usize,
     /// Default timeout of server-to-client requests.
@@ -60,6 +64,7 @@ impl ServerConfig {
             completions: false,
             subscriptions: true,
             experimental: None,
+            extensions: Map::new(),
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
             request_timeout: Some(Duration::from_secs(60)),
             cache: CachePolicy::default(),

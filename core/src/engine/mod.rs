@@ -22,7 +22,7 @@ pub use client::{ClientConfig, ClientSession};
 pub use client_modern::ClientMode;
 pub use config::{CachePolicy, ServerConfig};
 pub(crate) use modern::is_modern;
-pub use modern::{RequestContext, RequestHeaders};
+pub use modern::{check_extension_id, missing_extension, RequestContext, RequestHeaders};
 pub(crate) use mrtr::legacy_input_required;
 pub use mrtr::{InputAnswer, InputRequired};
 pub use outbox::{Route, Transmit};

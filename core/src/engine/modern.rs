@@ -186,12 +186,56 @@ pub fn header_mismatch(detail: impl std::fmt::Display) -> RpcError {
 /// -32021: the request needs a capability the client did not declare; `required` names it
 /// as a `ClientCapabilities` object (e.g. `{"sampling": {}}`).
 pub fn missing_capability(required: Value) -> RpcError {
-    let names: Vec<String> = required.as_object().map(|m| m.keys().cloned().collect()).unwrap_or_default();
+    // Extensions are named by their identifiers (`extensions` alone says little).
+    let names: Vec<String> = required
+        .as_object()
+        .map(|m| {
+            m.iter()
+                .flat_map(|(k, v)| match (k.as_str(), v.as_object()) {
+                    ("extensions", Some(ext)) if !ext.is_empty() => {
+                        ext.keys().map(|id| format!("extension {id}")).collect()
+                    }
+                    _ => vec![k.clone()],
+                })
+                .collect()
+        })
+        .unwrap_or_default();
     RpcError::new(
         codes::MISSING_REQUIRED_CLIENT_CAPABILITY,
         format!("Missing required client capability: {}", names.join(", ")),
     )
     .with_data(serde_json::json!({ "requiredCapabilities": required }))
+}
+
+/// -32021 for an extension the client did not declare: `data.requiredCapabilities.extensions`
+/// names it (`{"extensions": {id: {}}}`), as the extensions' specifications ask.
+pub fn missing_extension(id: &str) -> RpcError {
+    missing_capability(serde_json::json!({ "extensions": { id: {} } }))
+}
+
+/// Checks an extension identifier: a mandatory prefix of dot-separated labels (each starting
+/// with a letter, ending with a letter or digit, hyphens inside) then `/` and a name (starting
+/// and ending with a letter or digit; letters, digits, `-`, `_`, `.` inside), as `_meta` keys
+/// are named (e.g. `io.modelcontextprotocol/tasks`, `com.example/widgets`).
+pub fn check_extension_id(id: &str) -> Result<(), String> {
+    let bad = |why: &str| Err(format!("extension id {id:?}: {why} (e.g. \"com.example/my-extension\")"));
+    let Some((prefix, name)) = id.split_once('/') else { return bad("it needs a prefix, then '/', then a name") };
+    let alnum = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
+    for label in prefix.split('.') {
+        let ok = label.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            && alnum(label.chars().last())
+            && label.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+        if !ok {
+            return bad("each label of the prefix starts with a letter, ends with a letter or digit, and holds letters, digits and hyphens");
+        }
+    }
+    let ok = alnum(name.chars().next())
+        && alnum(name.chars().last())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if !ok {
+        return bad("the name starts and ends with a letter or digit, and holds letters, digits, '-', '_' and '.'");
+    }
+    Ok(())
 }
 
 /// -32022: the requested revision is not one this server speaks.

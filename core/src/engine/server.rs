@@ -500,7 +500,7 @@ impl ServerRole {
                 .then(|| ResourcesCapability { subscribe: Some(c.subscriptions), list_changed: Some(true) }),
             tools: (c.tools || r.has(ListKind::Tools)).then_some(list),
             tasks: None,
-            extensions: None,
+            extensions: (!c.extensions.is_empty()).then(|| c.extensions.clone()),
         }
     }
 

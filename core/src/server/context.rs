@@ -196,6 +196,18 @@ impl Context {
             None => &self.peer.capabilities,
         }
     }
+    /// The settings of extension `id` when the client declared it (with this request at
+    /// 2026-07-28, at `initialize` before); answer [`crate::engine::missing_extension`] when a
+    /// request cannot be served without it.
+    pub fn client_extension(&self, id: &str) -> Option<&Value> {
+        self.client_capabilities().extensions.as_ref().and_then(|e| e.get(id))
+    }
+    /// The client's settings of extension `id`, or the -32021 error naming it
+    /// (`data.requiredCapabilities.extensions`) to answer with when the client did not
+    /// declare it: `let settings = ctx.require_extension("com.example/widgets")?;`.
+    pub fn require_extension(&self, id: &str) -> Result<&Value> {
+        self.client_extension(id).ok_or_else(|| Error::Rpc(crate::engine::missing_extension(id)))
+    }
     /// The revision this request speaks.
     pub fn protocol_version(&self) -> Option<ProtocolVersion> {
         match &self.request {

@@ -317,6 +317,26 @@ impl Server {
         self.inner.registry.remove_prompt(name)
     }
 
+    /// Declares an extension this server supports (`capabilities.extensions` of
+    /// `server/discover` and `initialize`), with its settings (`json!({})` for none). Panics
+    /// on an identifier that is not `prefix/name` (see [`Server::add_extension`]).
+    pub fn extension(self, id: &str, settings: Value) -> Self {
+        if let Err(e) = self.add_extension(id, settings) {
+            panic!("{e}");
+        }
+        self
+    }
+
+    /// Declares an extension (see [`Server::extension`]); sessions opened afterwards see it.
+    pub fn add_extension(&self, id: &str, settings: Value) -> std::result::Result<(), DefinitionError> {
+        crate::engine::check_extension_id(id).map_err(DefinitionError)?;
+        if !settings.is_object() {
+            return Err(DefinitionError(format!("extension {id:?}: its settings must be a JSON object")));
+        }
+        self.inner.config.write().unwrap_or_else(|e| e.into_inner()).extensions.insert(id.to_string(), settings);
+        Ok(())
+    }
+
     /// Requires `scopes` of the access token to call a tool, read a resource (or any resource
     /// of a template) or get a prompt, besides the HTTP `auth` option's `required_scopes`:
     /// a request without them gets 403 `insufficient_scope` naming them (clients step up).

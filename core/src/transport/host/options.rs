@@ -13,7 +13,7 @@ pub use crate::util::units::TimeUnit;
 use crate::util::units::{self, with_unit};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::time::Duration;
 
 /// An option hypermcp does not know, or a value it cannot take.
@@ -106,6 +106,8 @@ pub struct ServerOptions {
     /// Name the server in every 2026-07-28 result's `_meta`. Default true.
     #[serde(alias = "identifyInResults")]
     pub identify_in_results: Option<bool>,
+    /// Extensions the server supports: `{identifier: settings}` (`{}`: no settings).
+    pub extensions: Option<Map<String, Value>>,
 }
 
 impl ServerOptions {
@@ -121,6 +123,16 @@ impl ServerOptions {
         info.website_url = self.website_url;
         info.icons = self.icons;
         let mut cfg = ServerConfig::new(info);
+        for (id, settings) in self.extensions.unwrap_or_default() {
+            crate::engine::check_extension_id(&id)
+                .map_err(|e| OptionError(format!("server option extensions: {e}")))?;
+            if !settings.is_object() {
+                return Err(OptionError(format!(
+                    "server option extensions: the settings of {id:?} must be an object ({{}} for none), not {settings}"
+                )));
+            }
+            cfg.extensions.insert(id, settings);
+        }
         cfg.instructions = self.instructions;
         cfg.tools = self.tools;
         cfg.resources = self.resources;
