@@ -2,10 +2,11 @@
 //! argument and output validators), resources, resource templates and prompts, with list
 //! pages cached as ready-to-send bytes per revision; RFC 6570 URI templates
 //! ([`uri_template`]); JSON Schema validation; parameters mirrored into HTTP headers
-//! ([`headers`]).
+//! ([`headers`]); skill directories served as `skill://` resources ([`skills`]).
 
 pub mod headers;
 mod registry;
+pub mod skills;
 pub mod uri_template;
 mod validate;
 
