@@ -41,22 +41,19 @@ def _options(options: dict[str, Any]) -> dict[str, Any]:
     for key in ("tls_cert", "tls_key"):
         if options.get(key) is not None:
             options = {**options, key: os.fspath(options[key])}
-    auth = options.get("auth")
-    if isinstance(auth, dict) and auth.get("verify") is not None:
-        if not callable(auth["verify"]):
-            raise OptionError(f"HTTP option auth.verify: expected a function, got {auth['verify']!r}")
-        _core.HttpServer.check_options({**options, "auth": {**auth, "verify": True}})
-    else:
-        _core.HttpServer.check_options(options)
+    _core.HttpServer.check_options(_native_options(options)[0])
     return options
 
 
 def _native_options(options: dict[str, Any]) -> tuple[dict[str, Any], Callable[[str], Any] | None]:
     """The options for the engine, and the app's own token verifier if ``auth`` has one."""
     auth = options.get("auth")
-    if isinstance(auth, dict) and callable(auth.get("verify")):
-        return {**options, "auth": {**auth, "verify": True}}, auth["verify"]
-    return options, None
+    if not isinstance(auth, dict) or auth.get("verify") is None:
+        return options, None
+    verify = auth["verify"]
+    if not callable(verify):
+        raise OptionError(f"HTTP option auth.verify: expected a function, got {verify!r}")
+    return {**options, "auth": {**auth, "verify": True}}, verify
 
 
 def _no_output(_data: bytes) -> None:

@@ -215,18 +215,16 @@ pub(crate) fn host_http_client_options(
     mut value: Value,
     unit: TimeUnit,
 ) -> Result<(HttpClientOptions, bool), OptionError> {
-    let auth = value.get_mut("auth").and_then(Value::as_object_mut);
-    let host_store = match auth.and_then(|a| a.remove_entry("token_store").or_else(|| a.remove_entry("tokenStore"))) {
-        Some((_, Value::Bool(true))) => true,
-        Some((key, other)) => {
-            // A path: put back for the options to read.
-            if let Some(a) = value.get_mut("auth").and_then(Value::as_object_mut) {
-                a.insert(key, other);
+    // `true` (the host's own store) is taken out; a path stays for the options to read.
+    let mut host_store = false;
+    if let Some(a) = value.get_mut("auth").and_then(Value::as_object_mut) {
+        for key in ["token_store", "tokenStore"] {
+            if a.get(key) == Some(&Value::Bool(true)) {
+                a.remove(key);
+                host_store = true;
             }
-            false
         }
-        None => false,
-    };
+    }
     let options: HttpClientOptions = parse(value, unit, "HTTP client option")?;
     if let Some(auth) = &options.auth {
         auth.validate().map_err(OptionError)?;
