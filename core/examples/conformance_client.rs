@@ -125,6 +125,13 @@ async fn play(scenario: &str, client: &Client) -> hypermcp::Result<()> {
             }
             println!("add_numbers: {}", r.content.first().and_then(|c| c.as_text()).unwrap_or_default());
         }
+        "sep-2640-client-no-prefetch" => {
+            // A host builds its skill registry from the listing and fetches nothing more.
+            for skill in client.list_skills().await? {
+                println!("skill {}: {}", skill.name(), skill.description());
+            }
+        }
+        s if s.starts_with("sep-2640-client-verify") => play_skills(client).await?,
         _ if client.is_modern() => play_modern(client).await?,
         _ => {
             // sse-retry, elicitation-sep1034-client-defaults and others: call every tool.
@@ -197,4 +204,31 @@ async fn play_modern(client: &Client) -> hypermcp::Result<()> {
         }
     }
     Ok(())
+}
+
+/// A host loading the first listed skill (its `SKILL.md`, verified against the entry) and then
+/// reading its other files as the model asks for them. Content that fails verification is
+/// refused and nothing more of that skill is read: that ends the scenario, not as an error.
+async fn play_skills(client: &Client) -> hypermcp::Result<()> {
+    let skills = client.list_skills().await?;
+    let Some(skill) = skills.first() else { return Err("the server lists no skill".into()) };
+    let outcome = async {
+        let text = client.load_skill(skill).await?;
+        println!("loaded {} ({} bytes)", skill.uri, text.len());
+        if let hypermcp::SkillResources::Files(files) = &skill.resources {
+            for f in files.iter().filter(|f| f.uri != skill.uri) {
+                let data = client.read_skill_file(skill, &f.uri).await?;
+                println!("read {} ({} bytes)", f.uri, data.len());
+            }
+        }
+        Ok::<(), hypermcp::Error>(())
+    }
+    .await;
+    match outcome {
+        Err(hypermcp::Error::SkillVerification(e)) => {
+            println!("refused {}: {e}", skill.uri);
+            Ok(())
+        }
+        other => other,
+    }
 }

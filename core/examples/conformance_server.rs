@@ -650,7 +650,9 @@ async fn main() -> hypermcp::Result<()> {
         }
     };
     let server =
-        modern_tools(prompts(resources(tools(Server::new("hypermcp-conformance", env!("CARGO_PKG_VERSION"))))));
+        modern_tools(prompts(resources(tools(Server::new("hypermcp-conformance", env!("CARGO_PKG_VERSION"))))))
+            // The skills extension's scenarios (sep-2640-skills-*): the example skills.
+            .skills_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/skills"));
     if args.stdio {
         return server.serve_stdio().await;
     }

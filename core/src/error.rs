@@ -22,6 +22,9 @@ pub enum Error {
     Closed,
     /// Anything else; in a tool handler it becomes an `isError: true` result.
     Message(String),
+    /// A skill file read does not match the skill's entry (size, digest, frontmatter), or is
+    /// not one of its files: the content must not be used.
+    SkillVerification(crate::catalogue::skills::SkillVerificationError),
 }
 
 impl Error {
@@ -42,7 +45,7 @@ impl Error {
             Error::Rpc(e) | Error::Request(e) => e.code,
             Error::Closed | Error::Io(_) => codes::CONNECTION_CLOSED,
             Error::Definition(_) => codes::INVALID_PARAMS,
-            Error::Message(_) => codes::INTERNAL_ERROR,
+            Error::Message(_) | Error::SkillVerification(_) => codes::INTERNAL_ERROR,
         }
     }
 }
@@ -55,6 +58,7 @@ impl fmt::Display for Error {
             Error::Definition(e) => write!(f, "{e}"),
             Error::Closed => f.write_str("the connection is closed"),
             Error::Message(m) => f.write_str(m),
+            Error::SkillVerification(e) => write!(f, "{e}"),
         }
     }
 }
@@ -64,6 +68,7 @@ impl std::error::Error for Error {
         match self {
             Error::Io(e) => Some(e),
             Error::Rpc(e) | Error::Request(e) => Some(e),
+            Error::SkillVerification(e) => Some(e),
             _ => None,
         }
     }

@@ -3,6 +3,7 @@
 //! ready-to-send bytes per revision; change listeners (for `list_changed` and
 //! `resources/updated` notifications across every live session).
 
+use crate::catalogue::skills::SkillCatalog;
 use crate::catalogue::uri_template::UriTemplate;
 use crate::catalogue::validate::Validator;
 use crate::jsonrpc::RpcError;
@@ -161,6 +162,9 @@ struct Inner {
     /// The scopes a token needs to use an entry (the HTTP server's `auth` option enforces
     /// them with 403 `insufficient_scope`).
     scopes: HashMap<ScopeTarget, Arc<[String]>>,
+    /// The skills served (`io.modelcontextprotocol/skills`); their `SKILL.md` files follow the
+    /// static resources in `resources/list`.
+    skills: Option<Arc<SkillCatalog>>,
 }
 
 /// The shared catalogue of one server. Cheap to share (`Arc<Registry>`) between sessions.
@@ -349,6 +353,32 @@ impl Registry {
         None
     }
 
+    /// Serves `catalog` as the server's skills, replacing those it served (`None`: none).
+    /// Sessions are told that the resource list changed, and subscribers of a file whose
+    /// contents changed (or that is gone) that it was updated.
+    pub fn set_skills(&self, catalog: Option<SkillCatalog>) {
+        let new = catalog.filter(|c| !c.is_empty()).map(Arc::new);
+        let old = std::mem::replace(&mut self.write().skills, new.clone());
+        let empty = SkillCatalog::default();
+        let changed = new.as_deref().unwrap_or(&empty).changed_files(old.as_deref().unwrap_or(&empty));
+        if old.is_some() || new.is_some() {
+            self.changed(ListKind::Resources);
+        }
+        for uri in changed {
+            self.notify_resource_updated(&uri);
+        }
+    }
+
+    /// The skills served, if any.
+    pub fn skills(&self) -> Option<Arc<SkillCatalog>> {
+        self.read().skills.clone()
+    }
+
+    /// The page size of every list.
+    pub fn page_size(&self) -> usize {
+        self.page_size.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// Adds or replaces a prompt.
     pub fn add_prompt(&self, prompt: Prompt) -> Result<(), DefinitionError> {
         if prompt.name.is_empty() {
@@ -426,7 +456,7 @@ impl Registry {
         let inner = self.read();
         match kind {
             ListKind::Tools => !inner.tools.is_empty(),
-            ListKind::Resources => !inner.resources.is_empty(),
+            ListKind::Resources => !inner.resources.is_empty() || inner.skills.is_some(),
             ListKind::ResourceTemplates => !inner.templates.is_empty(),
             ListKind::Prompts => !inner.prompts.is_empty(),
         }
@@ -481,7 +511,7 @@ impl Registry {
             let inner = self.read();
             let total = match kind {
                 ListKind::Tools => inner.tools.len(),
-                ListKind::Resources => inner.resources.len(),
+                ListKind::Resources => inner.resources.len() + inner.skills.as_ref().map_or(0, |c| c.len()),
                 ListKind::ResourceTemplates => inner.templates.len(),
                 ListKind::Prompts => inner.prompts.len(),
             };
@@ -495,7 +525,19 @@ impl Registry {
             let range = offset..(offset + page_size).min(total);
             let items: Vec<Value> = match kind {
                 ListKind::Tools => inner.tools[range].values().map(|t| edge::tool(&t.tool, v)).collect(),
-                ListKind::Resources => inner.resources[range].values().map(|r| edge::resource(r, v)).collect(),
+                ListKind::Resources => {
+                    // The static resources, then each skill's SKILL.md.
+                    let skills = inner.skills.iter().flat_map(|c| c.skills().map(|s| Arc::new(c.resource(s))));
+                    inner
+                        .resources
+                        .values()
+                        .cloned()
+                        .chain(skills)
+                        .skip(range.start)
+                        .take(range.len())
+                        .map(|r| edge::resource(&r, v))
+                        .collect()
+                }
                 ListKind::ResourceTemplates => {
                     inner.templates[range].values().map(|t| edge::resource_template(&t.template, v)).collect()
                 }

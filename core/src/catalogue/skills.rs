@@ -132,18 +132,6 @@ pub fn digest(data: &[u8]) -> String {
     s
 }
 
-/// Checks a fetched file against its entry in a skill's `resources` (size, then digest).
-pub fn verify_file(uri: &str, expected_size: u64, expected_digest: &str, data: &[u8]) -> Result<(), String> {
-    if data.len() as u64 != expected_size {
-        return Err(format!("{uri}: {} bytes fetched, the skill lists {expected_size}", data.len()));
-    }
-    let got = digest(data);
-    if !got.eq_ignore_ascii_case(expected_digest) {
-        return Err(format!("{uri}: its digest is {got}, the skill lists {expected_digest}"));
-    }
-    Ok(())
-}
-
 /// Checks a fetched `SKILL.md`'s frontmatter against the skill entry's, field by field.
 pub fn verify_frontmatter(uri: &str, expected: &Map<String, Value>, text: &str) -> Result<(), String> {
     let got = parse_frontmatter(text).map_err(|e| format!("{uri}: {e}"))?;
@@ -372,6 +360,256 @@ impl SkillCatalog {
         out.sort();
         Some(out)
     }
+
+    /// One page of `resources/directory/read` of directory `uri`: its direct children as
+    /// resources (files with their name, MIME type and size; subdirectories as
+    /// `inode/directory`), up to `page_size` after `cursor`, and the next page's cursor.
+    pub fn directory_page(
+        &self,
+        uri: &str,
+        cursor: Option<&str>,
+        page_size: usize,
+    ) -> Result<(Vec<Value>, Option<String>), DirectoryError> {
+        let children = self.children(uri).ok_or(DirectoryError::NotADirectory)?;
+        let start = match cursor {
+            None => 0,
+            Some(c) => c
+                .strip_prefix("dir:")
+                .and_then(|n| n.parse::<usize>().ok())
+                .filter(|n| *n <= children.len())
+                .ok_or_else(|| DirectoryError::Cursor(c.to_string()))?,
+        };
+        let page: Vec<Value> = children
+            .iter()
+            .skip(start)
+            .take(page_size.max(1))
+            .map(|(child, is_dir)| {
+                let name = child.rsplit('/').next().unwrap_or(child);
+                if *is_dir {
+                    serde_json::json!({"uri": child, "name": name, "mimeType": DIRECTORY_MIME})
+                } else {
+                    let f = &self.files[child];
+                    serde_json::json!({"uri": child, "name": name, "mimeType": f.mime_type, "size": f.size})
+                }
+            })
+            .collect();
+        let end = start + page.len();
+        Ok((page, (end < children.len()).then(|| format!("dir:{end}"))))
+    }
+
+    /// The `resources/list` entry of a skill's `SKILL.md`: its name and description from the
+    /// frontmatter, `text/markdown`, its size.
+    pub fn resource(&self, skill: &Skill) -> crate::protocol::Resource {
+        let text = |k: &str| skill.frontmatter.get(k).and_then(Value::as_str).map(str::to_string);
+        let mut r = crate::protocol::Resource::new(skill.uri.clone(), text("name").unwrap_or_default());
+        r.description = text("description");
+        r.mime_type = Some("text/markdown".into());
+        r.size = self.files.get(&skill.uri).map(|f| f.size);
+        r
+    }
+
+    /// The URIs whose contents differ between `self` and `other` (changed, added or gone).
+    pub fn changed_files(&self, other: &SkillCatalog) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for (uri, f) in &self.files {
+            if other.files.get(uri).is_none_or(|g| g.digest != f.digest) {
+                out.push(uri.clone());
+            }
+        }
+        out.extend(other.files.keys().filter(|u| !self.files.contains_key(*u)).cloned());
+        out
+    }
+}
+
+/// Why a host refused a skill or one of its files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VerificationFailure {
+    /// The file is not in the skill's `resources` (or outside its directory).
+    Unlisted,
+    /// The file's size differs from the entry's.
+    Size,
+    /// The file's digest differs from the entry's.
+    Digest,
+    /// The `SKILL.md` frontmatter differs from the entry's.
+    Frontmatter,
+    /// The entry or the read result is malformed.
+    Invalid,
+}
+
+impl VerificationFailure {
+    /// `unlisted`, `size`, `digest`, `frontmatter` or `invalid`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            VerificationFailure::Unlisted => "unlisted",
+            VerificationFailure::Size => "size",
+            VerificationFailure::Digest => "digest",
+            VerificationFailure::Frontmatter => "frontmatter",
+            VerificationFailure::Invalid => "invalid",
+        }
+    }
+}
+
+/// A skill entry or file a host must not use, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SkillVerificationError {
+    /// What failed.
+    pub reason: VerificationFailure,
+    /// The URI concerned (the file's, or the skill's for an invalid entry).
+    pub uri: String,
+    /// What differs, for people.
+    pub message: String,
+}
+
+impl std::fmt::Display for SkillVerificationError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "skill verification failed ({}): {}", self.reason.as_str(), self.message)
+    }
+}
+
+impl std::error::Error for SkillVerificationError {}
+
+fn refused(reason: VerificationFailure, uri: &str, message: impl Into<String>) -> SkillVerificationError {
+    SkillVerificationError { reason, uri: uri.to_string(), message: message.into() }
+}
+
+/// Checks a `Skill` entry (from `skills/list` or `skills/get`) before a host loads it: a
+/// `uri` ending in `/<frontmatter.name>/SKILL.md`, a valid name, a description, and
+/// `resources` either `"dynamic"` or a complete list (the entry's own `SKILL.md` in it, every
+/// file under the skill's directory, once, with a `sha256:` digest and a size) within the
+/// per-skill limits.
+pub fn check_entry(entry: &Value) -> Result<(), SkillVerificationError> {
+    use VerificationFailure::Invalid;
+    let uri = entry.get("uri").and_then(Value::as_str).unwrap_or("");
+    let bad = |m: String| refused(Invalid, uri, m);
+    let Some(dir) = uri.strip_suffix("/SKILL.md") else {
+        return Err(bad(format!("the skill entry's uri {uri:?} does not end in /SKILL.md")));
+    };
+    let Some(front) = entry.get("frontmatter").and_then(Value::as_object) else {
+        return Err(bad(format!("{uri}: the skill entry has no frontmatter object")));
+    };
+    let name = front.get("name").and_then(Value::as_str).unwrap_or("");
+    check_skill_name(name).map_err(|e| bad(format!("{uri}: {e}")))?;
+    if dir.rsplit('/').next() != Some(name) {
+        return Err(bad(format!("{uri}: the last segment of the skill's path is not its name {name:?}")));
+    }
+    if front.get("description").and_then(Value::as_str).is_none_or(|d| d.trim().is_empty()) {
+        return Err(bad(format!("{uri}: the frontmatter has no description")));
+    }
+    match entry.get("resources") {
+        Some(Value::String(s)) if s == "dynamic" => Ok(()),
+        Some(Value::Array(items)) => {
+            let mut seen = BTreeSet::new();
+            let mut total = 0u64;
+            for item in items {
+                let u = item.get("uri").and_then(Value::as_str).unwrap_or("");
+                let digest_ok = item.get("digest").and_then(Value::as_str).is_some_and(|d| {
+                    d.strip_prefix("sha256:").is_some_and(|h| h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+                });
+                let Some(size) = item.get("size").and_then(Value::as_u64) else {
+                    return Err(bad(format!("{uri}: the resource {u:?} has no size")));
+                };
+                if !digest_ok {
+                    return Err(bad(format!("{uri}: the resource {u:?} has no sha256:<hex> digest")));
+                }
+                if !u.starts_with(&format!("{dir}/")) {
+                    return Err(bad(format!("{uri}: the resource {u:?} is outside the skill's directory")));
+                }
+                if !seen.insert(u) {
+                    return Err(bad(format!("{uri}: the resource {u:?} is listed twice")));
+                }
+                total = total.saturating_add(size);
+            }
+            if !seen.contains(uri) {
+                return Err(bad(format!("{uri}: the skill's resources do not list its SKILL.md")));
+            }
+            if items.len() > MAX_FILES_PER_SKILL || total > MAX_BYTES_PER_SKILL {
+                return Err(bad(format!(
+                    "{uri}: the skill holds {} files and {total} bytes, more than the {MAX_FILES_PER_SKILL} files and {MAX_BYTES_PER_SKILL} bytes hosts must accept",
+                    items.len()
+                )));
+            }
+            Ok(())
+        }
+        _ => Err(bad(format!("{uri}: the skill entry's resources are neither a list nor \"dynamic\""))),
+    }
+}
+
+/// Checks a `resources/read` result of `uri`, a file of the skill `entry` describes, and
+/// returns the file's bytes: the file must be listed (or under the skill's directory for a
+/// `"dynamic"` skill), have the listed size and digest, and a `SKILL.md` read this way must
+/// carry the entry's frontmatter.
+pub fn verify_read(entry: &Value, uri: &str, result: &Value) -> Result<Vec<u8>, SkillVerificationError> {
+    use VerificationFailure::*;
+    check_entry(entry)?;
+    let skill_uri = entry["uri"].as_str().unwrap_or_default();
+    let dir = skill_uri.strip_suffix("SKILL.md").unwrap_or(skill_uri);
+    let listed = match &entry["resources"] {
+        Value::Array(items) => {
+            let Some(item) = items.iter().find(|i| i["uri"].as_str() == Some(uri)) else {
+                return Err(refused(Unlisted, uri, format!("{uri} is not one of the files of {skill_uri}")));
+            };
+            Some((item["size"].as_u64().unwrap_or(0), item["digest"].as_str().unwrap_or_default()))
+        }
+        _ if uri.starts_with(dir) => None,
+        _ => return Err(refused(Unlisted, uri, format!("{uri} is outside the directory of {skill_uri}"))),
+    };
+    let parts = result.get("contents").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    let part = parts.iter().find(|c| c["uri"].as_str() == Some(uri)).or(parts.first());
+    let data = match part {
+        Some(c) if c.get("text").is_some() => c["text"].as_str().map(|t| t.as_bytes().to_vec()),
+        Some(c) => c.get("blob").and_then(Value::as_str).and_then(crate::util::base64_decode),
+        None => None,
+    };
+    let Some(data) = data else {
+        return Err(refused(Invalid, uri, format!("the read of {uri} returned no text or blob contents")));
+    };
+    if let Some((size, digest)) = listed {
+        if data.len() as u64 != size {
+            return Err(refused(Size, uri, format!("{uri}: {} bytes read, the skill lists {size}", data.len())));
+        }
+        let got = self::digest(&data);
+        if !got.eq_ignore_ascii_case(digest) {
+            return Err(refused(Digest, uri, format!("{uri}: its digest is {got}, the skill lists {digest}")));
+        }
+    }
+    if uri == skill_uri {
+        let expected = entry["frontmatter"].as_object().cloned().unwrap_or_default();
+        let text = std::str::from_utf8(&data).map_err(|_| refused(Frontmatter, uri, format!("{uri} is not UTF-8")))?;
+        verify_frontmatter(uri, &expected, text).map_err(|m| refused(Frontmatter, uri, m))?;
+    }
+    Ok(data)
+}
+
+/// The MIME type of directory resources.
+pub const DIRECTORY_MIME: &str = "inode/directory";
+
+/// Why a directory could not be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DirectoryError {
+    /// The URI is not a directory of the catalogue.
+    NotADirectory,
+    /// A cursor this catalogue did not give.
+    Cursor(String),
+}
+
+/// The contents of a skill file as `resources/read` gives them: UTF-8 text as `text`,
+/// anything else as a base64 `blob`.
+pub fn read_contents(file: &SkillFile) -> crate::protocol::ResourceContents {
+    use crate::protocol::ResourceContents;
+    match std::str::from_utf8(&file.data) {
+        Ok(text) => ResourceContents::Text {
+            uri: file.uri.clone(),
+            mime_type: Some(file.mime_type.into()),
+            text: text.into(),
+            meta: None,
+        },
+        Err(_) => ResourceContents::Blob {
+            uri: file.uri.clone(),
+            mime_type: Some(file.mime_type.into()),
+            blob: crate::util::base64_encode(&file.data),
+            meta: None,
+        },
+    }
 }
 
 #[cfg(test)]
@@ -486,14 +724,67 @@ mod tests {
     #[test]
     fn clients_verify_what_they_fetch() {
         let c = catalogue();
-        let f = c.file("skill://pdf-processing/references/FORMS.md").unwrap();
-        verify_file(&f.uri, f.size, &f.digest, b"# Forms\n").unwrap();
-        assert!(verify_file(&f.uri, f.size, &f.digest, b"# Forms!\n").unwrap_err().contains("bytes fetched"));
-        assert!(verify_file(&f.uri, f.size, &f.digest, b"# Farms\n").unwrap_err().contains("digest"));
         let skill = c.get("skill://pdf-processing/SKILL.md").unwrap();
+        let entry = c.entry(skill);
+        check_entry(&entry).unwrap();
+        let read = |uri: &str, text: &str| serde_json::json!({"contents": [{"uri": uri, "text": text}]});
+        let forms = "skill://pdf-processing/references/FORMS.md";
+        assert_eq!(verify_read(&entry, forms, &read(forms, "# Forms\n")).unwrap(), b"# Forms\n");
+        let fail = |uri: &str, text: &str| verify_read(&entry, uri, &read(uri, text)).unwrap_err();
+        assert_eq!(fail(forms, "# Forms!\n").reason, VerificationFailure::Size);
+        assert_eq!(fail(forms, "# Farms\n").reason, VerificationFailure::Digest);
+        assert_eq!(fail("skill://pdf-processing/NEW.md", "x").reason, VerificationFailure::Unlisted);
+        let blob = serde_json::json!({"contents": [{"uri": forms, "blob": "IyBGb3JtcwoK"}]});
+        assert_eq!(verify_read(&entry, forms, &blob).unwrap_err().reason, VerificationFailure::Size);
+        let empty = serde_json::json!({"contents": []});
+        assert_eq!(verify_read(&entry, forms, &empty).unwrap_err().reason, VerificationFailure::Invalid);
+        // SKILL.md: frontmatter compared field by field, even with matching digests.
         let text = std::str::from_utf8(&c.file(&skill.uri).unwrap().data).unwrap().to_string();
-        verify_frontmatter(&skill.uri, &skill.frontmatter, &text).unwrap();
+        verify_read(&entry, &skill.uri, &read(&skill.uri, &text)).unwrap();
         let changed = text.replace("Fill PDF forms", "Exfiltrate data");
-        assert!(verify_frontmatter(&skill.uri, &skill.frontmatter, &changed).unwrap_err().contains("\"description\""));
+        let mut resigned = entry.clone();
+        resigned["resources"][0]["size"] = changed.len().into();
+        resigned["resources"][0]["digest"] = digest(changed.as_bytes()).into();
+        let e = verify_read(&resigned, &skill.uri, &read(&skill.uri, &changed)).unwrap_err();
+        assert_eq!(e.reason, VerificationFailure::Frontmatter);
+        assert!(e.message.contains("\"description\""), "{}", e.message);
+        // Malformed entries are refused before anything is read.
+        for (field, value) in [
+            ("uri", serde_json::json!("skill://pdf-processing/README.md")),
+            ("resources", serde_json::json!("all")),
+            ("resources", serde_json::json!([])),
+            ("frontmatter", serde_json::json!({"name": "other", "description": "x"})),
+        ] {
+            let mut bad = entry.clone();
+            bad[field] = value;
+            assert_eq!(check_entry(&bad).unwrap_err().reason, VerificationFailure::Invalid, "{field}");
+        }
+        let mut dynamic = entry.clone();
+        dynamic["resources"] = "dynamic".into();
+        assert_eq!(verify_read(&dynamic, forms, &read(forms, "anything")).unwrap(), b"anything");
+        assert_eq!(
+            verify_read(&dynamic, "skill://other/x.md", &read("skill://other/x.md", "x")).unwrap_err().reason,
+            VerificationFailure::Unlisted
+        );
+    }
+
+    #[test]
+    fn directories_are_read_in_pages() {
+        let c = catalogue();
+        let (page, next) = c.directory_page("skill://pdf-processing", None, 2).unwrap();
+        assert_eq!(page.len(), 2);
+        assert_eq!(
+            page[0],
+            serde_json::json!({"uri": "skill://pdf-processing/SKILL.md", "name": "SKILL.md", "mimeType": "text/markdown", "size": c.file("skill://pdf-processing/SKILL.md").unwrap().size})
+        );
+        assert_eq!(page[1]["mimeType"], "inode/directory");
+        let (rest, end) = c.directory_page("skill://pdf-processing/", next.as_deref(), 2).unwrap();
+        assert_eq!((rest.len(), end), (1, None));
+        assert_eq!(c.directory_page("skill://pdf-processing/SKILL.md", None, 2), Err(DirectoryError::NotADirectory));
+        assert_eq!(
+            c.directory_page("skill://pdf-processing", Some("dir:99"), 2),
+            Err(DirectoryError::Cursor("dir:99".into()))
+        );
+        assert_eq!(c.resource(c.get("skill://git-workflow/SKILL.md").unwrap()).name, "git-workflow");
     }
 }

@@ -404,6 +404,73 @@ impl Client {
         self.typed("resources/read", Some(json!({ "uri": uri })), CallOptions::default()).await
     }
 
+    /// One page of the server's skills (`io.modelcontextprotocol/skills`).
+    pub async fn list_skills_page(&self, cursor: Option<&str>) -> Result<ListSkillsResult> {
+        self.typed("skills/list", cursor.map(|c| json!({ "cursor": c })), CallOptions::default()).await
+    }
+
+    /// Every skill the server lists (follows `nextCursor`). Nothing is fetched: each entry
+    /// names the skill's files with their digests; [`Client::load_skill`] reads it.
+    pub async fn list_skills(&self) -> Result<Vec<SkillEntry>> {
+        self.walk::<ListSkillsResult>("skills/list").await
+    }
+
+    /// The entry of the skill whose `SKILL.md` is `uri` (listed or not).
+    pub async fn get_skill(&self, uri: &str) -> Result<SkillEntry> {
+        let r: GetSkillResult = self.typed("skills/get", Some(json!({ "uri": uri })), CallOptions::default()).await?;
+        Ok(r.skill)
+    }
+
+    /// Every child of a directory resource (`resources/directory/read`, when the server
+    /// declares `directoryRead`): files, and subdirectories with `mimeType`
+    /// `inode/directory`.
+    pub async fn read_directory(&self, uri: &str) -> Result<Vec<Resource>> {
+        let mut all = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let mut params = json!({ "uri": uri });
+            if let Some(c) = &cursor {
+                params["cursor"] = json!(c);
+            }
+            let page: ReadDirectoryResult =
+                self.typed("resources/directory/read", Some(params), CallOptions::default()).await?;
+            all.extend(page.resources);
+            match page.next_cursor {
+                Some(c) if Some(&c) != cursor.as_ref() => cursor = Some(c),
+                _ => return Ok(all),
+            }
+        }
+    }
+
+    /// Loads a skill: checks its entry, reads its `SKILL.md` and verifies it (size, digest,
+    /// then frontmatter against the entry's). Fails with [`Error::SkillVerification`] when
+    /// the content is not what the entry describes. Its other files are read on demand with
+    /// [`Client::read_skill_file`].
+    pub async fn load_skill(&self, skill: &SkillEntry) -> Result<String> {
+        let bytes = self.read_skill_file(skill, &skill.uri).await?;
+        String::from_utf8(bytes).map_err(|_| Error::msg(format!("{} is not UTF-8 text", skill.uri)))
+    }
+
+    /// Reads one file of a skill, by URI or by path relative to the skill's directory
+    /// (`references/FORMS.md`), and verifies it against the entry: a file the entry does not
+    /// list, or whose size or digest differ, fails with [`Error::SkillVerification`].
+    pub async fn read_skill_file(&self, skill: &SkillEntry, path: &str) -> Result<Vec<u8>> {
+        let uri = if path.contains("://") { path.to_string() } else { format!("{}/{path}", skill.root()) };
+        let entry = serde_json::to_value(skill).map_err(|e| Error::msg(e.to_string()))?;
+        crate::catalogue::skills::check_entry(&entry).map_err(Error::SkillVerification)?;
+        if let SkillResources::Files(files) = &skill.resources {
+            if !files.iter().any(|f| f.uri == uri) {
+                return Err(Error::SkillVerification(crate::catalogue::skills::SkillVerificationError {
+                    reason: crate::catalogue::skills::VerificationFailure::Unlisted,
+                    message: format!("{uri} is not one of the files of {}", skill.uri),
+                    uri,
+                }));
+            }
+        }
+        let result = self.request("resources/read", Some(json!({ "uri": uri })), CallOptions::default()).await?;
+        crate::catalogue::skills::verify_read(&entry, &uri, &result).map_err(Error::SkillVerification)
+    }
+
     /// Subscribes to updates of a resource (delivered to `on_notification`).
     pub async fn subscribe_resource(&self, uri: &str) -> Result<()> {
         self.request("resources/subscribe", Some(json!({ "uri": uri })), CallOptions::default()).await.map(|_| ())
@@ -533,6 +600,7 @@ page!(ListToolsResult, Tool, tools);
 page!(ListResourcesResult, Resource, resources);
 page!(ListResourceTemplatesResult, ResourceTemplate, resource_templates);
 page!(ListPromptsResult, Prompt, prompts);
+page!(ListSkillsResult, SkillEntry, skills);
 
 type ServeTask = BoxFuture<'static, (RequestKey, std::result::Result<Value, RpcError>)>;
 

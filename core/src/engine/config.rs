@@ -99,6 +99,8 @@ pub struct CachePolicy {
     /// `resources/read`.
     #[serde(alias = "resourceReads")]
     pub resource_reads: Option<CacheHints>,
+    /// `skills/list`, `skills/get` and the reads of skill files.
+    pub skills: Option<CacheHints>,
 }
 
 impl CachePolicy {
@@ -116,6 +118,11 @@ impl CachePolicy {
     /// The hints of `server/discover`.
     pub fn discover(&self) -> CacheHints {
         self.discover.unwrap_or(self.default)
+    }
+
+    /// The hints of the skills extension's results.
+    pub fn skills(&self) -> CacheHints {
+        self.skills.unwrap_or(self.default)
     }
 
     /// The hints of `resources/read` (when the handler set none).

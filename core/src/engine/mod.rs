@@ -17,6 +17,7 @@ mod outbox;
 mod peer;
 pub mod request_state;
 mod server;
+mod skills;
 
 pub use client::{ClientConfig, ClientSession};
 pub use client_modern::ClientMode;

@@ -462,7 +462,7 @@ impl RequestHeaders {
 }
 
 /// `_meta` with the server's identity added.
-fn identify(meta: &mut Option<Meta>, identity: &Value) {
+pub(super) fn identify(meta: &mut Option<Meta>, identity: &Value) {
     if !identity.is_null() {
         meta.get_or_insert_with(Default::default).insert(meta_keys::SERVER_INFO.into(), identity.clone());
     }
@@ -481,7 +481,7 @@ impl ServerRole {
         &self.identity().1
     }
 
-    fn identity(&self) -> &(Vec<u8>, Value, Vec<u8>) {
+    pub(super) fn identity(&self) -> &(Vec<u8>, Value, Vec<u8>) {
         self.identity.get_or_init(|| {
             if !self.config.identify_in_results {
                 return (Vec::new(), Value::Null, stamp(None, b""));
@@ -519,6 +519,12 @@ impl ServerRole {
             ListKind::Prompts => caps.prompts.is_some(),
             ListKind::Resources | ListKind::ResourceTemplates => caps.resources.is_some(),
         };
+        if let Some(r) = self.skills_request(peer, &id, method, raw, batch, true) {
+            if let Err(e) = r {
+                peer.write_error(Some(&id), batch, Route::Standalone, &e);
+            }
+            return;
+        }
         let result = match method {
             "server/discover" => return self.discover(peer, &id, batch, &caps),
             "tools/list" if list(ListKind::Tools) => return self.modern_list(peer, &id, ListKind::Tools, raw, batch),

@@ -500,7 +500,14 @@ impl ServerRole {
                 .then(|| ResourcesCapability { subscribe: Some(c.subscriptions), list_changed: Some(true) }),
             tools: (c.tools || r.has(ListKind::Tools)).then_some(list),
             tasks: None,
-            extensions: (!c.extensions.is_empty()).then(|| c.extensions.clone()),
+            extensions: match self.skills_settings() {
+                Some(skills) if !c.extensions.contains_key(crate::catalogue::skills::SKILLS_EXTENSION) => {
+                    let mut all = c.extensions.clone();
+                    all.insert(crate::catalogue::skills::SKILLS_EXTENSION.into(), skills);
+                    Some(all)
+                }
+                _ => (!c.extensions.is_empty()).then(|| c.extensions.clone()),
+            },
         }
     }
 
@@ -593,6 +600,10 @@ impl ServerRole {
         ctx: Option<&Arc<modern::RequestContext>>,
     ) -> Result<(), RpcError> {
         let p: UriParams = params(raw)?;
+        if let Some(file) = super::skills::skill_file(&self.registry, &p.uri) {
+            self.read_skill_file(peer, &id, batch, ctx.is_some(), &file);
+            return Ok(());
+        }
         let (template, variables) = match self.registry.resolve(&p.uri) {
             // 2026-07-28 reports an unknown resource as invalid params.
             None if ctx.is_some() => {
@@ -692,7 +703,7 @@ impl ServerRole {
     fn subscription(&mut self, peer: &mut Peer, raw: Option<&RawValue>, subscribe: bool) -> Result<(), RpcError> {
         let p: UriParams = params(raw)?;
         if subscribe {
-            if self.registry.resolve(&p.uri).is_none() {
+            if self.registry.resolve(&p.uri).is_none() && super::skills::skill_file(&self.registry, &p.uri).is_none() {
                 return Err(RpcError::resource_not_found(&p.uri));
             }
             self.subscriptions.insert(p.uri);
@@ -727,6 +738,12 @@ impl Role for ServerRole {
         if self.state == State::Uninitialized {
             let err = RpcError::invalid_request(format!("received {method} before initialize: send initialize first"));
             return peer.write_error(Some(&id), batch, Route::Standalone, &err);
+        }
+        if let Some(r) = self.skills_request(peer, &id, method, raw, batch, false) {
+            if let Err(e) = r {
+                peer.write_error(Some(&id), batch, Route::Standalone, &e);
+            }
+            return;
         }
         let caps = &self.capabilities;
         let result: Result<(), RpcError> = match method {

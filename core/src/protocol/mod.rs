@@ -14,6 +14,7 @@ mod prompts;
 mod resources;
 mod roots;
 mod sampling;
+mod skills;
 mod tools;
 
 pub mod edge;

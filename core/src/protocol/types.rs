@@ -17,4 +17,5 @@ pub use super::prompts::*;
 pub use super::resources::*;
 pub use super::roots::*;
 pub use super::sampling::*;
+pub use super::skills::*;
 pub use super::tools::*;

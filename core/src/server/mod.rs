@@ -337,6 +337,39 @@ impl Server {
         Ok(())
     }
 
+    /// Serves the skills of directory `dir` (`io.modelcontextprotocol/skills`): every
+    /// directory under it holding a `SKILL.md`, as `skill://` resources, with `skills/list`,
+    /// `skills/get` and `resources/directory/read` answered from memory. Panics when the
+    /// directory cannot be read or a skill breaks a rule (see [`Server::set_skills`]).
+    ///
+    /// ```no_run
+    /// # use hypermcp::Server;
+    /// let server = Server::new("docs", "1.0").skills_dir("skills/");
+    /// ```
+    pub fn skills_dir(self, dir: impl AsRef<std::path::Path>) -> Self {
+        match crate::transport::skills_dir::read_skills_dir(dir) {
+            Ok(c) => self.skills(c),
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// Serves `catalog` as the server's skills (built with
+    /// [`SkillCatalog::from_files`](crate::catalogue::skills::SkillCatalog::from_files) from
+    /// files made in code, or read with
+    /// [`read_skills_dir`](crate::transport::skills_dir::read_skills_dir)).
+    pub fn skills(self, catalog: crate::catalogue::skills::SkillCatalog) -> Self {
+        self.set_skills(Some(catalog));
+        self
+    }
+
+    /// Replaces the skills served (`None`: none) while serving: clients are told the resource
+    /// list changed, and subscribers of a changed file that it was updated. The server
+    /// declares the extension with `{"directoryRead": true}` while it serves skills (unless
+    /// [`Server::extension`] named it with other settings).
+    pub fn set_skills(&self, catalog: Option<crate::catalogue::skills::SkillCatalog>) {
+        self.inner.registry.set_skills(catalog);
+    }
+
     /// Requires `scopes` of the access token to call a tool, read a resource (or any resource
     /// of a template) or get a prompt, besides the HTTP `auth` option's `required_scopes`:
     /// a request without them gets 403 `insufficient_scope` naming them (clients step up).
