@@ -48,7 +48,7 @@
 // `Client.connect(server)` with a hypermcp `Server` is `Client.inMemory(server)`.
 
 const nativeModule = require('./native.cjs');
-const { InternalError } = require('./errors.cjs');
+const { InternalError, SkillVerificationError } = require('./errors.cjs');
 const { ClientDriver, argError, timeoutMs } = require('./client-driver.cjs');
 const { StdioTransport } = require('./stdio-client.cjs');
 const { HttpTransport } = require('./http-client.cjs');
@@ -450,6 +450,75 @@ class Client extends ClientDriver {
   }
 
   /**
+   * The server's skills (`io.modelcontextprotocol/skills`): `{skills}` (every page, or with
+   * `{cursor}` that page), each entry `{uri, frontmatter, resources}` naming every file with
+   * its digest and size. Nothing is fetched: `loadSkill()` reads a skill when it is needed.
+   * @param {ListParams} [params]
+   * @param {RequestOptions} [options]
+   * @returns {Promise<import('./types/protocol').ListSkillsResult>}
+   */
+  async listSkills(params, options) {
+    return this._list('skills/list', 'skills', params, options);
+  }
+
+  /**
+   * The entry of the skill whose SKILL.md is `uri` (listed or not).
+   * @param {string} uri
+   * @param {RequestOptions} [options]
+   * @returns {Promise<import('./types/protocol').SkillEntry>}
+   */
+  async getSkill(uri, options) {
+    const result = await this._request('skills/get', { uri: String(uri) }, options);
+    return result.skill;
+  }
+
+  /**
+   * The children of a directory resource (`resources/directory/read`, when the server
+   * declares `directoryRead`): `{resources}`, files and subdirectories (`mimeType`
+   * 'inode/directory'); every page, or with `{cursor}` that page.
+   * @param {string} uri
+   * @param {ListParams} [params]
+   * @param {RequestOptions} [options]
+   * @returns {Promise<import('./types/protocol').ReadDirectoryResult>}
+   */
+  async readDirectory(uri, params, options) {
+    return this._list('resources/directory/read', 'resources', { ...(params ?? {}), uri: String(uri) }, options);
+  }
+
+  /**
+   * Reads one file of a skill (by URI, or by path relative to the skill's directory) and
+   * verifies it against the entry: throws a SkillVerificationError for a file the entry does
+   * not list (before reading it), or whose size, digest or (SKILL.md) frontmatter differ.
+   * @param {import('./types/protocol').SkillEntry} skill
+   * @param {string} path
+   * @param {RequestOptions} [options]
+   * @returns {Promise<Buffer>}
+   */
+  async readSkillFile(skill, path, options) {
+    const entry = JSON.stringify(skill);
+    nativeModule.checkSkillEntry(entry);
+    const uri = path.includes('://') ? path : `${skill.uri.replace(/\/SKILL\.md$/, '')}/${path}`;
+    if (Array.isArray(skill.resources) && !skill.resources.some((f) => f.uri === uri)) {
+      throw new SkillVerificationError(`${uri} is not one of the files of ${skill.uri}`, 'unlisted', uri);
+    }
+    const result = await this._request('resources/read', { uri }, options);
+    return nativeModule.verifySkillRead(entry, uri, JSON.stringify(result));
+  }
+
+  /**
+   * Loads a skill: reads its SKILL.md and verifies it against the entry (size, digest,
+   * frontmatter). Its other files are read when needed, through `loaded.read(path)`, each
+   * verified too.
+   * @param {import('./types/protocol').SkillEntry} skill
+   * @param {RequestOptions} [options]
+   * @returns {Promise<LoadedSkill>}
+   */
+  async loadSkill(skill, options) {
+    const data = await this.readSkillFile(skill, skill.uri, options);
+    return new LoadedSkill(this, skill, data.toString('utf8'));
+  }
+
+  /**
    * Opens a `subscriptions/listen` stream (2026-07-28) of the changes asked for:
    * `{ toolsListChanged, promptsListChanged, resourcesListChanged, resourceSubscriptions: [uri] }`.
    * The first notification is `notifications/subscriptions/acknowledged` (`params.notifications`:
@@ -615,4 +684,57 @@ class Client extends ClientDriver {
   }
 }
 
-module.exports = { Client, Subscription, StdioTransport, HttpTransport, promptRef, resourceRef };
+/**
+ * A skill whose SKILL.md was read and verified (`client.loadSkill()`): `entry`, `uri`,
+ * `name`, `description`, `text` (the SKILL.md), `files`; `read(path)` fetches and verifies
+ * its other files.
+ */
+class LoadedSkill {
+  /**
+   * @param {Client} client
+   * @param {import('./types/protocol').SkillEntry} entry
+   * @param {string} text
+   */
+  constructor(client, entry, text) {
+    this._client = client;
+    this.entry = entry;
+    this.text = text;
+  }
+
+  get uri() {
+    return this.entry.uri;
+  }
+
+  get name() {
+    return this.entry.frontmatter.name;
+  }
+
+  get description() {
+    return this.entry.frontmatter.description;
+  }
+
+  /** The URIs of the skill's files (empty for a 'dynamic' skill). */
+  get files() {
+    return Array.isArray(this.entry.resources) ? this.entry.resources.map((f) => f.uri) : [];
+  }
+
+  /**
+   * One of the skill's files, by URI or relative path, verified.
+   * @param {string} path
+   * @param {RequestOptions} [options]
+   */
+  async read(path, options) {
+    return this._client.readSkillFile(this.entry, path, options);
+  }
+
+  /**
+   * `read()` as UTF-8 text.
+   * @param {string} path
+   * @param {RequestOptions} [options]
+   */
+  async readText(path, options) {
+    return (await this.read(path, options)).toString('utf8');
+  }
+}
+
+module.exports = { Client, Subscription, StdioTransport, HttpTransport, LoadedSkill, promptRef, resourceRef };

@@ -150,6 +150,28 @@ class OptionError extends TypeError {
   }
 }
 
+/**
+ * A skill file whose content is not what the skill's entry describes, so it must not be used:
+ * `reason` is 'unlisted' (not one of the skill's files), 'size', 'digest', 'frontmatter' (the
+ * SKILL.md frontmatter differs from the entry's) or 'invalid' (a malformed entry or read);
+ * `uri` names the file. Refresh the entry with `client.getSkill(uri)` and load it again.
+ */
+class SkillVerificationError extends Error {
+  /**
+   * @param {string} message
+   * @param {'unlisted' | 'size' | 'digest' | 'frontmatter' | 'invalid'} [reason]
+   * @param {string} [uri]
+   */
+  constructor(message, reason = 'invalid', uri = '') {
+    super(message);
+    this.name = 'SkillVerificationError';
+    /** @type {'ERR_MCP_SKILL_VERIFICATION'} */
+    this.code = 'ERR_MCP_SKILL_VERIFICATION';
+    this.reason = reason;
+    this.uri = uri;
+  }
+}
+
 /** @typedef {new (message: string, data?: unknown) => McpError} CodedError */
 const BY_CODE = new Map(/** @type {[number, CodedError][]} */ ([
   [PARSE_ERROR, ParseError],
@@ -180,7 +202,7 @@ function errorFromObject(obj) {
 
 /**
  * Builds the errors the native module throws (it calls this; see bindings-node/src/errors.rs).
- * @param {string} kind 'rpc', 'definition' or 'option'
+ * @param {string} kind 'rpc', 'definition', 'option' or 'skill'
  * @param {string} message
  * @param {number | null} [rpcCode]
  * @param {string | null} [data] JSON text
@@ -189,6 +211,10 @@ function errorFromObject(obj) {
 function nativeError(kind, message, rpcCode, data) {
   if (kind === 'definition') return new DefinitionError(message);
   if (kind === 'option') return new OptionError(message);
+  if (kind === 'skill') {
+    const d = data == null ? {} : JSON.parse(data);
+    return new SkillVerificationError(message, d.reason, d.uri);
+  }
   return errorFromObject({ code: rpcCode ?? INTERNAL_ERROR, message, data: data == null ? undefined : JSON.parse(data) });
 }
 
@@ -224,6 +250,7 @@ module.exports = {
   AbortError,
   DefinitionError,
   OptionError,
+  SkillVerificationError,
   errorFromObject,
   nativeError,
 };

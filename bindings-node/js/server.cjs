@@ -109,6 +109,8 @@ class Server {
     this._notificationHandlers = new Map();
     /** @type {Set<ServerConnection>} */
     this._connections = new Set();
+    /** @type {string | undefined} the directory of `skills()` */
+    this._skillsDir = undefined;
   }
 
   _nativeConfig() {
@@ -265,6 +267,64 @@ class Server {
     // them); the connections JS drives itself are told one by one.
     this._registry.notifyResourceUpdated(uri);
     for (const conn of this._connections) conn.notifyResourceUpdated(uri);
+  }
+
+  /**
+   * Serves skills (the `io.modelcontextprotocol/skills` extension): every directory under
+   * `source` holding a `SKILL.md`, or `{ files: { 'pdf/SKILL.md': '---\nname: pdf\n...',
+   * 'pdf/references/FORMS.md': Buffer } }` made in code, as `skill://` resources. The engine
+   * answers `skills/list`, `skills/get`, `resources/directory/read` and the reads of their
+   * files from memory, with each file's digest and size, and declares the extension
+   * (`{directoryRead: true}`). A skill breaking a rule (its frontmatter `name` must be its
+   * directory's name, lowercase letters, digits and hyphens; a `description`; at most 512
+   * files and 16 MiB) throws a DefinitionError naming the file. Calling it again (or
+   * `reloadSkills()`) replaces what is served; clients are told the resource list changed,
+   * and subscribers of a changed file that it was updated.
+   * @param {string | URL | {files: {[path: string]: string | Uint8Array}}} source
+   * @returns {this}
+   */
+  skills(source) {
+    /** @type {string[]} */
+    let changed;
+    if (typeof source === 'string' || source instanceof URL) {
+      const dir = source instanceof URL ? require('node:url').fileURLToPath(source) : source;
+      changed = this._registry.setSkillsDir(dir);
+      this._skillsDir = dir;
+    } else if (source && typeof source === 'object' && source.files && typeof source.files === 'object') {
+      const paths = Object.keys(source.files);
+      const contents = paths.map((p) => {
+        const v = source.files[p];
+        if (typeof v === 'string') return Buffer.from(v, 'utf8');
+        if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+        throw new DefinitionError(`skills: the contents of ${JSON.stringify(p)} must be a string or bytes`);
+      });
+      changed = this._registry.setSkillFiles(paths, contents);
+      this._skillsDir = undefined;
+    } else {
+      throw new TypeError('server.skills(directory) or server.skills({ files: { path: contents } })');
+    }
+    this._skillsChanged(changed);
+    return this;
+  }
+
+  /** Reads the directory given to `skills()` again (after files changed on disk). */
+  reloadSkills() {
+    if (this._skillsDir === undefined) throw new Error('reloadSkills() needs a directory given to skills() first');
+    this._skillsChanged(this._registry.setSkillsDir(this._skillsDir));
+  }
+
+  /** Stops serving skills. */
+  clearSkills() {
+    this._skillsDir = undefined;
+    this._skillsChanged(this._registry.clearSkills());
+  }
+
+  /** @param {string[]} changed */
+  _skillsChanged(changed) {
+    // HTTP sessions hear of it from the registry; the connections JS drives itself are told
+    // one by one.
+    this._changed('resources');
+    for (const conn of this._connections) for (const uri of changed) conn.notifyResourceUpdated(uri);
   }
 
   /**

@@ -44,6 +44,13 @@ pub fn option_err(env: &Env, e: impl std::fmt::Display) -> napi::Error {
     make(env, "option", e.to_string(), None, None)
 }
 
+/// A skill file that failed verification as a `SkillVerificationError` (`data`: its reason
+/// and URI).
+pub fn skill_err(env: &Env, e: &hypermcp::catalogue::skills::SkillVerificationError) -> napi::Error {
+    let data = serde_json::json!({ "reason": e.reason.as_str(), "uri": e.uri }).to_string();
+    make(env, "skill", e.message.clone(), None, Some(data))
+}
+
 /// Something asked at the wrong time, or of the wrong kind of session.
 pub fn state_err(e: impl std::fmt::Display) -> napi::Error {
     napi::Error::from_reason(e.to_string())

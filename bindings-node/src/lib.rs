@@ -14,6 +14,8 @@ mod http;
 mod http_client;
 mod server;
 
+pub use server::{check_skill_entry, verify_skill_read};
+
 use napi_derive::napi;
 
 /// Registers the function that builds the errors this module throws:

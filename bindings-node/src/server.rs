@@ -102,6 +102,52 @@ impl Registry {
     pub fn set_page_size(&self, n: u32) {
         self.inner.set_page_size(n as usize);
     }
+
+    /// Serves the skills of directory `path` (each directory under it holding a `SKILL.md`),
+    /// replacing those served; returns the URIs of the files that changed. Throws a
+    /// `DefinitionError` naming the file and the rule broken.
+    #[napi]
+    pub fn set_skills_dir(&self, env: Env, path: String) -> napi::Result<Vec<String>> {
+        let catalog = hypermcp::transport::skills_dir::read_skills_dir(&path).map_err(|e| definition_err(&env, e))?;
+        Ok(self.inner.set_skills(Some(catalog)))
+    }
+
+    /// Serves skills made in code: `paths[i]` (relative to the skills root) holds
+    /// `contents[i]`; returns the URIs of the files that changed.
+    #[napi]
+    pub fn set_skill_files(&self, env: Env, paths: Vec<String>, contents: Vec<Buffer>) -> napi::Result<Vec<String>> {
+        if paths.len() != contents.len() {
+            return Err(definition_err(&env, "setSkillFiles: as many contents as paths"));
+        }
+        let files = paths.into_iter().zip(contents.into_iter().map(|b| b.to_vec()));
+        let catalog = catalogue::skills::SkillCatalog::from_files(files).map_err(|e| definition_err(&env, e))?;
+        Ok(self.inner.set_skills(Some(catalog)))
+    }
+
+    /// Stops serving skills; returns the URIs of the files no longer served.
+    #[napi]
+    pub fn clear_skills(&self) -> Vec<String> {
+        self.inner.set_skills(None)
+    }
+}
+
+/// Checks a `resources/read` result (JSON) of `uri`, a file of the skill `entry` (JSON of a
+/// `skills/list` entry), and returns the file's bytes; throws a `SkillVerificationError`
+/// (`reason`: unlisted, size, digest, frontmatter or invalid) when the content must not be used.
+#[napi]
+pub fn verify_skill_read(env: Env, entry: String, uri: String, result: String) -> napi::Result<Buffer> {
+    let entry: Value = parse_json(&env, &entry, "skill entry")?;
+    let result: Value = parse_json(&env, &result, "resources/read result")?;
+    catalogue::skills::verify_read(&entry, &uri, &result)
+        .map(Buffer::from)
+        .map_err(|e| crate::errors::skill_err(&env, &e))
+}
+
+/// Checks a skill entry (JSON) before anything of it is read.
+#[napi]
+pub fn check_skill_entry(env: Env, entry: String) -> napi::Result<()> {
+    let entry: Value = parse_json(&env, &entry, "skill entry")?;
+    catalogue::skills::check_entry(&entry).map_err(|e| crate::errors::skill_err(&env, &e))
 }
 
 /// The server end of one connection, wherever its bytes go.

@@ -38,6 +38,11 @@ pub fn option_err(py: Python<'_>, e: impl std::fmt::Display) -> PyErr {
     hypermcp_error(py, "OptionError", (e.to_string(),))
 }
 
+/// A skill file that failed verification as `hypermcp.errors.SkillVerificationError`.
+pub fn skill_err(py: Python<'_>, e: &hypermcp::catalogue::skills::SkillVerificationError) -> PyErr {
+    hypermcp_error(py, "SkillVerificationError", (e.message.as_str(), e.reason.as_str(), e.uri.as_str()))
+}
+
 /// Something the host asked at the wrong time, or of the wrong kind of session.
 pub fn state_err(e: impl std::fmt::Display) -> PyErr {
     PyRuntimeError::new_err(e.to_string())

@@ -31,5 +31,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<http::HttpServer>()?;
     m.add_class::<http_client::HttpClientStream>()?;
     m.add_function(wrap_pyfunction!(alloc::keep_freed_memory, m)?)?;
+    m.add_function(wrap_pyfunction!(server::verify_skill_read, m)?)?;
+    m.add_function(wrap_pyfunction!(server::check_skill_entry, m)?)?;
     Ok(())
 }

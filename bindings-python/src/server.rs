@@ -80,6 +80,50 @@ impl Registry {
     fn set_page_size(&self, n: usize) {
         self.inner.set_page_size(n);
     }
+
+    /// Serves the skills of directory `path` (each directory under it holding a `SKILL.md`),
+    /// replacing those served; returns the URIs of the files that changed. Raises
+    /// `DefinitionError` naming the file and the rule broken.
+    fn set_skills_dir(&self, py: Python<'_>, path: std::path::PathBuf) -> PyResult<Vec<String>> {
+        let catalog =
+            py.detach(|| hypermcp::transport::skills_dir::read_skills_dir(&path)).map_err(|e| definition_err(py, e))?;
+        Ok(py.detach(|| self.inner.set_skills(Some(catalog))))
+    }
+
+    /// Serves skills made in code: `[(path relative to the skills root, bytes)]`; returns the
+    /// URIs of the files that changed.
+    fn set_skill_files(&self, py: Python<'_>, files: Vec<(String, Vec<u8>)>) -> PyResult<Vec<String>> {
+        let catalog = catalogue::skills::SkillCatalog::from_files(files).map_err(|e| definition_err(py, e))?;
+        Ok(py.detach(|| self.inner.set_skills(Some(catalog))))
+    }
+
+    /// Stops serving skills; returns the URIs of the files no longer served.
+    fn clear_skills(&self, py: Python<'_>) -> Vec<String> {
+        py.detach(|| self.inner.set_skills(None))
+    }
+}
+
+/// Checks a `resources/read` result of `uri`, a file of the skill `entry` (a `skills/list`
+/// entry), and returns the file's bytes; raises `SkillVerificationError` (`reason`: unlisted,
+/// size, digest, frontmatter or invalid) when the content must not be used.
+#[pyfunction]
+pub fn verify_skill_read<'py>(
+    py: Python<'py>,
+    entry: &Bound<'py, PyAny>,
+    uri: &str,
+    result: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let (entry, result) = (from_py(entry)?, from_py(result)?);
+    match catalogue::skills::verify_read(&entry, uri, &result) {
+        Ok(bytes) => Ok(PyBytes::new(py, &bytes)),
+        Err(e) => Err(crate::errors::skill_err(py, &e)),
+    }
+}
+
+/// Checks a skill entry before anything of it is read (see `verify_skill_read`).
+#[pyfunction]
+pub fn check_skill_entry(py: Python<'_>, entry: &Bound<'_, PyAny>) -> PyResult<()> {
+    catalogue::skills::check_entry(&from_py(entry)?).map_err(|e| crate::errors::skill_err(py, &e))
 }
 
 /// The server end of one connection, wherever its bytes go.

@@ -239,6 +239,11 @@ async fn capabilities_and_lists() {
         assert_eq!(
             listed,
             [
+                // The example skills' SKILL.md files (the skills extension's scenarios).
+                ("skill://acme/billing/refunds/SKILL.md", Some("text/markdown")),
+                ("skill://git-workflow/SKILL.md", Some("text/markdown")),
+                ("skill://git-workflow/commit-message/SKILL.md", Some("text/markdown")),
+                ("skill://pdf-processing/SKILL.md", Some("text/markdown")),
                 ("test://static-binary", Some("image/png")),
                 ("test://static-text", Some("text/plain")),
                 ("test://watched-resource", Some("text/plain"))

@@ -7,7 +7,10 @@
 // - elicitation-sep1034-client-defaults: accept the server's elicitation with every default
 //   its schema gives;
 // - sse-retry (and anything else): call each tool; the transport resumes broken SSE streams
-//   with Last-Event-ID after the server's `retry` delay.
+//   with Last-Event-ID after the server's `retry` delay;
+// - sep-2640-client-no-prefetch: list the skills, fetch nothing;
+// - sep-2640-client-verify-*: load the first skill and read its files, each verified against
+//   the skill's entry; a file failing verification is refused (printed, exit 0).
 // The era comes from MCP_CONFORMANCE_PROTOCOL_VERSION: 2026-07-28 runs the stateless client
 // (mode "modern": per-request _meta and Mcp-* headers, input_required answered through
 // onElicitation, tools with invalid x-mcp-header annotations dropped), which calls each tool
@@ -21,7 +24,7 @@
 // auth/wif-jwt-bearer and the identity provider of auth/enterprise-managed-authorization;
 // DPoP where the authorization server offers it).
 // Exits 0 on success, 1 with a message otherwise.
-import { Client } from '../../bindings-node/js/index.mjs';
+import { Client, SkillVerificationError } from '../../bindings-node/js/index.mjs';
 
 /** The harness's Client ID Metadata Document URL (its authorization servers accept it as is). */
 const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
@@ -100,6 +103,27 @@ async function playModern(client) {
   }
 }
 
+/**
+ * A host loading the first listed skill (its SKILL.md, verified against the entry), then
+ * reading its other files as the model asks for them. Content failing verification is refused
+ * and nothing more of the skill is read: that ends the scenario, not as an error.
+ * @param {Client} client
+ */
+async function playSkills(client) {
+  const { skills } = await client.listSkills();
+  if (skills.length === 0) throw new Error('the server lists no skill');
+  try {
+    const loaded = await client.loadSkill(skills[0]);
+    console.log(`loaded ${loaded.uri} (${loaded.text.length} characters)`);
+    for (const uri of loaded.files) {
+      if (uri !== loaded.uri) console.log(`read ${uri} (${(await loaded.read(uri)).length} bytes)`);
+    }
+  } catch (err) {
+    if (!(err instanceof SkillVerificationError)) throw err;
+    console.log(`refused ${skills[0].uri}: ${err.message}`);
+  }
+}
+
 async function play(scenario, url) {
   const version = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION;
   const mode = version === undefined ? 'auto' : version === '2026-07-28' ? 'modern' : 'legacy';
@@ -110,6 +134,15 @@ async function play(scenario, url) {
     auth: scenario.startsWith('auth/') ? conformanceAuth(scenario) : undefined,
   });
   try {
+    if (scenario === 'sep-2640-client-no-prefetch') {
+      // A host builds its skill registry from the listing and fetches nothing more.
+      for (const skill of (await client.listSkills()).skills) console.log(`skill ${skill.frontmatter.name}: ${skill.frontmatter.description}`);
+      return;
+    }
+    if (scenario.startsWith('sep-2640-client-verify')) {
+      await playSkills(client);
+      return;
+    }
     if (client.modern && scenario !== 'initialize' && scenario !== 'tools_call') {
       await playModern(client);
       return;

@@ -22,6 +22,8 @@ const NO_ARGS = { type: 'object', properties: {} };
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const server = new Server({ name: 'hypermcp-conformance', version: '1.0.0' });
+// The skills extension's scenarios (sep-2640-skills-*): the example skills.
+server.skills(new URL('../skills', import.meta.url));
 
 // ---- tools ----------------------------------------------------------------------------------
 

@@ -8,7 +8,10 @@ scenario and runs this with the scenario name in ``MCP_CONFORMANCE_SCENARIO``:
 - ``elicitation-sep1034-client-defaults``: answer the server's elicitation by accepting with
   every default its schema gives;
 - ``sse-retry`` (and anything else): call each tool; the transport resumes broken SSE streams
-  with ``Last-Event-ID`` after the server's ``retry`` delay.
+  with ``Last-Event-ID`` after the server's ``retry`` delay;
+- ``sep-2640-client-no-prefetch``: list the skills, fetch nothing;
+- ``sep-2640-client-verify-*``: load the first skill and read its files, each verified against
+  the skill's entry; a file failing verification is refused (printed, exit 0).
 
 The era comes from ``MCP_CONFORMANCE_PROTOCOL_VERSION``: ``2026-07-28`` runs the stateless
 client (``mode="modern"``: per-request ``_meta`` and ``Mcp-*`` headers, ``input_required``
@@ -35,7 +38,7 @@ import os
 import sys
 from typing import Any
 
-from hypermcp import Client, OAuth
+from hypermcp import Client, OAuth, SkillVerificationError
 
 #: The harness's Client ID Metadata Document URL (its authorization servers accept it as is).
 CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
@@ -127,6 +130,23 @@ async def play_modern(client: Client) -> None:
             await client.get_prompt(prompt.name)
 
 
+async def play_skills(client: Client) -> None:
+    """A host loading the first listed skill (its ``SKILL.md``, verified against the entry),
+    then reading its other files as the model asks for them. Content failing verification is
+    refused and nothing more of the skill is read: that ends the scenario, not as an error."""
+    skills = await client.list_skills()
+    if not skills:
+        raise RuntimeError("the server lists no skill")
+    try:
+        loaded = await client.load_skill(skills[0])
+        print(f"loaded {loaded.uri} ({len(loaded.text)} characters)")
+        for uri in loaded.files:
+            if uri != loaded.uri:
+                print(f"read {uri} ({len(await loaded.read(uri))} bytes)")
+    except SkillVerificationError as exc:
+        print(f"refused {skills[0].uri}: {exc}")
+
+
 async def play(scenario: str, url: str) -> None:
     version = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION")
     mode = "auto" if version is None else "modern" if version == "2026-07-28" else "legacy"
@@ -135,6 +155,13 @@ async def play(scenario: str, url: str) -> None:
     async with Client.http(
         url, name="hypermcp-conformance-client", mode=mode, elicitation_handler=handler, auth=auth
     ) as client:
+        if scenario == "sep-2640-client-no-prefetch":
+            # A host builds its skill registry from the listing and fetches nothing more.
+            for skill in await client.list_skills():
+                print(f"skill {skill.frontmatter['name']}: {skill.frontmatter['description']}")
+            return
+        if scenario.startswith("sep-2640-client-verify"):
+            return await play_skills(client)
         if client.modern and scenario not in ("initialize", "tools_call"):
             return await play_modern(client)
         tools = await client.list_tools() if "tools" in client.server_capabilities else []

@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import base64
 import json
+from pathlib import Path
 from typing import Any
 
 from hypermcp import (
@@ -60,6 +61,8 @@ JSON_SCHEMA_2020_12 = {
 }
 
 server = Server("hypermcp-conformance", version="1.0.0")
+# The skills extension's scenarios (sep-2640-skills-*): the example skills.
+server.skills(Path(__file__).resolve().parent.parent / "skills")
 
 
 def _json(value: Any) -> str:

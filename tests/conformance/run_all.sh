@@ -20,7 +20,8 @@
 # then the client tier legs of 0.2.0-alpha.12 (run_client_tier.sh: every scored scenario of
 # 2025-11-25 and 2026-07-28, the authorization ones included, the era from
 # MCP_CONFORMANCE_PROTOCOL_VERSION, and the two 2025-03-26 authorization back-compat ones).
-# A target whose program is missing fails. Prints `PASS target` or `FAIL target` with the
+# Then each target runs the official extensions' scenarios (run_extensions.sh: skills and
+# tasks, each forced and required to check something). A target whose program is missing fails. Prints `PASS target` or `FAIL target` with the
 # failing checks, then `conformance: N passed, M failed`; exit 1 if M > 0.
 #
 # Env: SERVER_TARGET_TIMEOUT (s, per server target, 300), CLIENT_TARGET_TIMEOUT (s, per
@@ -96,7 +97,12 @@ for t in "${targets[@]}"; do
         bash "$HERE/run_tier.sh" "http://127.0.0.1:$port/mcp" >>"$log" 2>&1 || rc=1
       tier="$(grep -E '^tier: ' "$log" | tail -n 1 | sed 's/^tier: //; s/ (.*//')"
       unscored="$(grep -cE 'unscored FAIL' "$log")"
-      summary="0.1.16 ${summary:-?}; tier ${tier:-?} (unscored failing: $unscored)"
+      # The extensions' scenarios (skills, tasks), each forced, against one more process.
+      port="$(free_port)"
+      SERVER_CMD="exec $cmd --port $port" RESULTS="$dir/ext" SERVER_LOG="$dir/ext-server.log" \
+        bash "$HERE/run_extensions.sh" server "http://127.0.0.1:$port/mcp" >>"$log" 2>&1 || rc=1
+      ext="$(grep -E '^extensions: ' "$log" | tail -n 1 | sed 's/^extensions: //; s/ scenarios passed//')"
+      summary="0.1.16 ${summary:-?}; tier ${tier:-?} (unscored failing: $unscored); extensions ${ext:-?}"
       ;;
     *)
       # The per-scenario CLI runs are bounded by SUITE_TIMEOUT; the whole target by this one.
@@ -108,7 +114,11 @@ for t in "${targets[@]}"; do
         timeout --kill-after=10 "${CLIENT_TARGET_TIMEOUT:-300}" env RESULTS="$dir/tier" \
           bash "$HERE/run_client_tier.sh" "$cmd" >>"$log" 2>&1 || rc=1
         tier="$(grep -E '^client tier: ' "$log" | tail -n 1 | sed 's/^client tier: //; s/ scored scenarios passed//')"
-        summary="0.1.16 ${summary:-?}; tier ${tier:-?}"
+        # The extensions' client scenarios (skills), each forced.
+        timeout --kill-after=10 "${CLIENT_TARGET_TIMEOUT:-300}" env RESULTS="$dir/ext" \
+          bash "$HERE/run_extensions.sh" client "$cmd" >>"$log" 2>&1 || rc=1
+        ext="$(grep -E '^extensions: ' "$log" | tail -n 1 | sed 's/^extensions: //; s/ scenarios passed//')"
+        summary="0.1.16 ${summary:-?}; tier ${tier:-?}; extensions ${ext:-?}"
       fi
       ;;
   esac
@@ -119,7 +129,7 @@ for t in "${targets[@]}"; do
   else
     echo "FAIL $t (${summary:-exit $rc}; ${took}s; log: $log)"
     # The failing scenarios and checks (not the passing ones).
-    grep -vE '^(  \[[0-9-]+\] )?  (ok |unscored ok )|^(  \[[0-9-]+\] )?(checks|scored|unscored): |^client conformance: |^run_(server|client|tier|client_tier): (conformance|/|results|/)|^(client )?tier: ' "$log" \
+    grep -vE '^(  \[[0-9-]+\] )?  (ok |unscored ok )|^(  \[[0-9-]+\] )?(checks|scored|unscored): |^client conformance: |^run_(server|client|tier|client_tier): (conformance|/|results|/)|^(client )?tier: |^extensions: |^run_extensions: results' "$log" \
       | sed 's/^/    /' | head -n 80
     failed=$((failed + 1))
   fi

@@ -134,6 +134,11 @@ test('capabilities and lists', LIMIT, async () => {
     assert.deepEqual(
       resources.map((r) => [r.uri, r.mimeType]).sort(),
       [
+        // The example skills' SKILL.md files (the skills extension's scenarios).
+        ['skill://acme/billing/refunds/SKILL.md', 'text/markdown'],
+        ['skill://git-workflow/SKILL.md', 'text/markdown'],
+        ['skill://git-workflow/commit-message/SKILL.md', 'text/markdown'],
+        ['skill://pdf-processing/SKILL.md', 'text/markdown'],
         ['test://static-binary', 'image/png'],
         ['test://static-text', 'text/plain'],
         ['test://watched-resource', 'text/plain'],

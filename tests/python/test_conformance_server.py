@@ -152,7 +152,16 @@ def test_capabilities_and_lists() -> None:
             assert tools["test_elicitation"]["inputSchema"]["required"] == ["message"]
 
             resources = {r["uri"]: r for r in await within(client.list_resources())}
-            assert set(resources) == {"test://static-text", "test://static-binary", "test://watched-resource"}
+            # The example skills' SKILL.md files (the skills extension's scenarios) too.
+            assert set(resources) == {
+                "test://static-text",
+                "test://static-binary",
+                "test://watched-resource",
+                "skill://acme/billing/refunds/SKILL.md",
+                "skill://git-workflow/SKILL.md",
+                "skill://git-workflow/commit-message/SKILL.md",
+                "skill://pdf-processing/SKILL.md",
+            }
             assert all(r["name"] for r in resources.values())
             assert resources["test://static-text"]["mimeType"] == "text/plain"
             assert resources["test://static-binary"]["mimeType"] == "image/png"

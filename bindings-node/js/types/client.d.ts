@@ -15,6 +15,7 @@ import type {
   ListPromptsResult,
   ListResourcesResult,
   ListResourceTemplatesResult,
+  ListSkillsResult,
   ListToolsResult,
   LoggingLevel,
   LoggingMessageParams,
@@ -22,14 +23,16 @@ import type {
   Progress,
   PromptReference,
   ProtocolVersion,
+  ReadDirectoryResult,
   ReadResourceResult,
   RequestId,
   ResourceTemplateReference,
   Root,
   ServerCapabilities,
+  SkillEntry,
 } from './protocol.js';
 import type { CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult } from './sampling.js';
-import type { AbortError, ConnectionClosed, McpError } from './errors.js'; // for {@link}s
+import type { AbortError, ConnectionClosed, McpError, SkillVerificationError } from './errors.js'; // for {@link}s
 import type { MaybePromise, Server } from './server.js';
 import type { EventEmitter } from 'node:events';
 
@@ -376,6 +379,23 @@ export declare class Client {
   listResourceTemplates(params?: ListParams, options?: RequestOptions): Promise<ListResourceTemplatesResult>;
   /** Reads a resource. */
   readResource(uri: string | URL, options?: RequestOptions): Promise<ReadResourceResult>;
+  /**
+   * The server's skills (`io.modelcontextprotocol/skills`): every page, or with `{cursor}`
+   * that page. Nothing is fetched: {@link Client.loadSkill} reads a skill when needed.
+   */
+  listSkills(params?: ListParams, options?: RequestOptions): Promise<ListSkillsResult>;
+  /** The entry of the skill whose SKILL.md is `uri` (listed or not). */
+  getSkill(uri: string, options?: RequestOptions): Promise<SkillEntry>;
+  /** The children of a directory resource (when the server declares `directoryRead`). */
+  readDirectory(uri: string, params?: ListParams, options?: RequestOptions): Promise<ReadDirectoryResult>;
+  /**
+   * One file of a skill (by URI or path relative to the skill's directory), verified
+   * against the entry; throws {@link SkillVerificationError} for an unlisted file (before
+   * reading it) or a size, digest or frontmatter mismatch.
+   */
+  readSkillFile(skill: SkillEntry, path: string, options?: RequestOptions): Promise<Buffer>;
+  /** Loads a skill: its SKILL.md read and verified; other files on demand. */
+  loadSkill(skill: SkillEntry, options?: RequestOptions): Promise<LoadedSkill>;
   /** Asks for `notifications/resources/updated` about `uri` (delivered to `onNotification`). */
   /**
    * Opens a `subscriptions/listen` stream (2026-07-28); the first notification is
@@ -440,6 +460,28 @@ export interface StdioTransportOptions {
  * An MCP server over HTTP (what `Client.http` uses): `Client.connect(new HttpTransport(url))`.
  * The engine's HTTP client runs on its I/O thread; the stream keeps Node alive until it ends.
  */
+/** A skill whose SKILL.md was read and verified ({@link Client.loadSkill}). */
+export declare class LoadedSkill {
+  /** Made by {@link Client.loadSkill} (after verifying `text` against `entry`). */
+  constructor(client: Client, entry: SkillEntry, text: string);
+  /** The skill's entry. */
+  readonly entry: SkillEntry;
+  /** Its SKILL.md. */
+  readonly text: string;
+  /** The URI of its SKILL.md. */
+  get uri(): string;
+  /** `frontmatter.name`. */
+  get name(): string;
+  /** `frontmatter.description`. */
+  get description(): string;
+  /** The URIs of its files (empty for a 'dynamic' skill). */
+  get files(): string[];
+  /** One of its files, by URI or relative path, verified. */
+  read(path: string, options?: RequestOptions): Promise<Buffer>;
+  /** {@link LoadedSkill.read} as UTF-8 text. */
+  readText(path: string, options?: RequestOptions): Promise<string>;
+}
+
 export declare class HttpTransport implements ClientTransport {
   /** Describes the connection; nothing is sent until the client starts the transport. */
   constructor(url: string, options?: HttpTransportOptions);

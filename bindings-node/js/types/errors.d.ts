@@ -233,5 +233,23 @@ export declare class OptionError extends TypeError {
   code: 'ERR_MCP_OPTION';
 }
 
+/**
+ * A skill file whose content is not what the skill's entry describes, so it must not be used
+ * (thrown by `client.loadSkill`, `client.readSkillFile` and `LoadedSkill.read`). Refresh the
+ * entry with `client.getSkill(uri)` and load the skill again.
+ */
+export declare class SkillVerificationError extends Error {
+  constructor(message: string, reason?: SkillVerificationReason, uri?: string);
+  /** `"ERR_MCP_SKILL_VERIFICATION"`. */
+  code: 'ERR_MCP_SKILL_VERIFICATION';
+  /** What failed: a file the entry does not list, its size, its digest, the SKILL.md frontmatter, or a malformed entry or read. */
+  reason: SkillVerificationReason;
+  /** The file concerned. */
+  uri: string;
+}
+
+/** Why a skill file was refused. */
+export type SkillVerificationReason = 'unlisted' | 'size' | 'digest' | 'frontmatter' | 'invalid';
+
 /** The most specific {@link McpError} subclass for a JSON-RPC error object. */
 export declare function errorFromObject(error: JsonRpcError): McpError;

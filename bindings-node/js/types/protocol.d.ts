@@ -430,6 +430,50 @@ export interface ListResourcesResult {
   _meta?: Meta;
 }
 
+/** A file of a skill, with the digest and size of its content (skills extension). */
+export interface SkillResource {
+  /** Its resource URI. */
+  uri: string;
+  /** `sha256:<64 lowercase hex>` of its raw bytes. */
+  digest: string;
+  /** Its length in bytes. */
+  size: number;
+}
+
+/** One skill as `skills/list` and `skills/get` describe it (skills extension). */
+export interface SkillEntry {
+  /** The URI of its SKILL.md. */
+  uri: string;
+  /** Its SKILL.md frontmatter as JSON. */
+  frontmatter: { name: string; description: string; [key: string]: unknown };
+  /** Every file (SKILL.md included), or 'dynamic' (generated content, no digests). */
+  resources: SkillResource[] | 'dynamic';
+}
+
+/** One page of `skills/list` (or every page). */
+export interface ListSkillsResult {
+  /** The skills. */
+  skills: SkillEntry[];
+  /** The next page's cursor (only when a cursor was given). */
+  nextCursor?: string;
+  /** How long the listing is fresh, in ms. */
+  ttlMs?: number;
+  /** Who may cache it. */
+  cacheScope?: 'public' | 'private';
+  /** Metadata. */
+  _meta?: Meta;
+}
+
+/** One page of `resources/directory/read` (or every page): the directory's children. */
+export interface ReadDirectoryResult {
+  /** Files, and subdirectories (`mimeType` 'inode/directory'). */
+  resources: Resource[];
+  /** The next page's cursor (only when a cursor was given). */
+  nextCursor?: string;
+  /** Metadata. */
+  _meta?: Meta;
+}
+
 /** One page of `resources/templates/list` (or every page). */
 export interface ListResourceTemplatesResult {
   /** The templates. */

@@ -547,6 +547,18 @@ export declare class Server<L = unknown> {
   notifyResourceUpdated(uri: string): void;
 
   /**
+   * Serves skills (`io.modelcontextprotocol/skills`): every directory under `source` holding
+   * a SKILL.md, or `{files: {path: contents}}` made in code, as `skill://` resources with
+   * `skills/list`, `skills/get` and `resources/directory/read` answered by the engine. Throws
+   * a DefinitionError naming a skill that breaks a rule. Calling it again replaces them.
+   */
+  skills(source: string | URL | { files: { [path: string]: string | Uint8Array } }): this;
+  /** Reads the directory given to `skills()` again. */
+  reloadSkills(): void;
+  /** Stops serving skills. */
+  clearSkills(): void;
+
+  /**
    * Registers a prompt. `config.arguments` lists `{name, description, required}`, or
    * `config.argsSchema` is a zod raw shape; the handler's `args` are typed from either.
    */

@@ -1,6 +1,7 @@
 """Type stubs of the native module ``hypermcp._core`` (written by hand; keep in step with
 bindings-python/src/*.rs)."""
 
+import os
 from typing import Any, final
 
 from typing_extensions import Self
@@ -15,6 +16,8 @@ __all__ = [
     "HttpServer",
     "HttpClientStream",
     "keep_freed_memory",
+    "verify_skill_read",
+    "check_skill_entry",
 ]
 
 __version__: str
@@ -23,6 +26,8 @@ PROTOCOL_VERSIONS: list[str]
 EVENT_LAYOUTS: list[tuple[str, list[str]]]
 
 def keep_freed_memory() -> bool: ...
+def verify_skill_read(entry: dict[str, Any], uri: str, result: dict[str, Any]) -> bytes: ...
+def check_skill_entry(entry: dict[str, Any]) -> None: ...
 @final
 class Registry:
     """The tools, resources, templates and prompts of one server."""
@@ -39,6 +44,9 @@ class Registry:
     def add_prompt(self, definition: dict[str, Any]) -> None: ...
     def remove_prompt(self, name: str) -> bool: ...
     def set_page_size(self, n: int) -> None: ...
+    def set_skills_dir(self, path: str | os.PathLike[str]) -> list[str]: ...
+    def set_skill_files(self, files: list[tuple[str, bytes]]) -> list[str]: ...
+    def clear_skills(self) -> list[str]: ...
 
 @final
 class ServerSession:

@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING, Any
 from . import _core
 from ._client_driver import ClientDriver
 from ._records import CompleteResult, Page, Record, ResourceResult, ToolResult, as_object, wrap
-from .errors import ConnectionClosed, InternalError, ToolError
+from .errors import ConnectionClosed, InternalError, SkillVerificationError, ToolError
 
 if TYPE_CHECKING:
     # The transports import this module (they subclass _ClientConnection): they load on first
@@ -70,6 +70,7 @@ __all__ = [
     "Client",
     "CompleteResult",
     "ElicitationHandler",
+    "LoadedSkill",
     "LoggingHandler",
     "MessageHandler",
     "Page",
@@ -156,6 +157,48 @@ class _ClientConnection:
     def stderr(self) -> str:
         """The tail of what the server wrote to stderr (if it has one)."""
         return ""
+
+
+class LoadedSkill:
+    """A skill whose ``SKILL.md`` was read and verified (:meth:`Client.load_skill`):
+    ``entry``, ``uri``, ``name``, ``description``, ``text`` (the ``SKILL.md``); :meth:`read`
+    fetches and verifies its other files."""
+
+    __slots__ = ("_client", "entry", "text")
+
+    def __init__(self, client: Client, entry: Record, text: str) -> None:
+        self._client = client
+        self.entry = entry
+        self.text = text
+
+    @property
+    def uri(self) -> str:
+        return str(self.entry["uri"])
+
+    @property
+    def name(self) -> str:
+        return str(self.entry["frontmatter"]["name"])
+
+    @property
+    def description(self) -> str:
+        return str(self.entry["frontmatter"]["description"])
+
+    @property
+    def files(self) -> list[str]:
+        """The URIs of the skill's files (empty for a ``"dynamic"`` skill)."""
+        resources = self.entry.get("resources")
+        return [str(f["uri"]) for f in resources] if isinstance(resources, list) else []
+
+    async def read(self, path: str, *, timeout: float | None = None) -> bytes:
+        """One of the skill's files, by URI or relative path, verified."""
+        return await self._client.read_skill_file(self.entry, path, timeout=timeout)
+
+    async def read_text(self, path: str, *, timeout: float | None = None) -> str:
+        """:meth:`read` as UTF-8 text."""
+        return (await self.read(path, timeout=timeout)).decode()
+
+    def __repr__(self) -> str:
+        return f"LoadedSkill({self.uri!r})"
 
 
 class Subscription:
@@ -511,15 +554,23 @@ class Client(ClientDriver):
         """Checks the server answers."""
         await self._request("ping", timeout=timeout)
 
-    async def _list(self, method: str, key: str, cursor: str | None, timeout: float | None) -> Page:
+    async def _list(
+        self,
+        method: str,
+        key: str,
+        cursor: str | None,
+        timeout: float | None,
+        params: dict[str, Any] | None = None,
+    ) -> Page:
+        base = params or {}
         if cursor is not None:
-            result = await self._request(method, {"cursor": cursor}, timeout=timeout)
+            result = await self._request(method, {**base, "cursor": cursor}, timeout=timeout)
             return Page(wrap(result.get(key) or []), result.get("nextCursor") or None)
         items: list[Any] = []
         seen: set[str] = set()
-        params: dict[str, Any] | None = None
+        request: dict[str, Any] | None = params
         while True:
-            result = await self._request(method, params, timeout=timeout)
+            result = await self._request(method, request, timeout=timeout)
             items.extend(result.get(key) or [])
             cursor = result.get("nextCursor")
             if not cursor:
@@ -527,7 +578,7 @@ class Client(ClientDriver):
             if cursor in seen:
                 raise InternalError(f"the server repeated the cursor {cursor!r} of {method}")
             seen.add(cursor)
-            params = {"cursor": cursor}
+            request = {**base, "cursor": cursor}
 
     async def list_tools(self, cursor: str | None = None, *, timeout: float | None = None) -> Page:
         """The server's tools. Without a cursor every page is fetched; with one, that page
@@ -579,6 +630,47 @@ class Client(ClientDriver):
         """Reads a resource: ``contents`` (and ``text``, the joined text contents)."""
         value = await self._request("resources/read", {"uri": str(uri)}, timeout=timeout)
         return ResourceResult(as_object(value))
+
+    # ---- skills (io.modelcontextprotocol/skills) -------------------------------------------------
+
+    async def list_skills(self, cursor: str | None = None, *, timeout: float | None = None) -> Page:
+        """The server's skills: entries with ``uri`` (of the ``SKILL.md``), ``frontmatter`` and
+        ``resources`` (every file with its digest and size). Nothing is fetched:
+        :meth:`load_skill` reads a skill when it is needed."""
+        return await self._list("skills/list", "skills", cursor, timeout)
+
+    async def get_skill(self, uri: str, *, timeout: float | None = None) -> Record:
+        """The entry of the skill whose ``SKILL.md`` is ``uri`` (listed or not)."""
+        result = await self._request("skills/get", {"uri": str(uri)}, timeout=timeout)
+        return wrap(as_object(result).get("skill") or {})
+
+    async def read_directory(self, uri: str, cursor: str | None = None, *, timeout: float | None = None) -> Page:
+        """The children of a directory resource (``resources/directory/read``, when the server
+        declares ``directoryRead``): files, and subdirectories with ``mime_type``
+        ``"inode/directory"``."""
+        return await self._list("resources/directory/read", "resources", cursor, timeout, {"uri": str(uri)})
+
+    async def read_skill_file(self, skill: Mapping[str, Any], path: str, *, timeout: float | None = None) -> bytes:
+        """Reads one file of a skill (by URI, or by path relative to the skill's directory) and
+        verifies it against the skill's entry. Raises
+        :class:`~hypermcp.errors.SkillVerificationError` for a file the entry does not list
+        (before reading it), or whose size, digest or (``SKILL.md``) frontmatter differ."""
+        entry = dict(skill)
+        _core.check_skill_entry(entry)
+        skill_uri = str(entry["uri"])
+        uri = path if "://" in path else f"{skill_uri.removesuffix('/SKILL.md')}/{path}"
+        files = entry.get("resources")
+        if isinstance(files, list) and not any(isinstance(f, dict) and f.get("uri") == uri for f in files):
+            raise SkillVerificationError(f"{uri} is not one of the files of {skill_uri}", "unlisted", uri)
+        result = await self._request("resources/read", {"uri": uri}, timeout=timeout)
+        return _core.verify_skill_read(entry, uri, result)
+
+    async def load_skill(self, skill: Mapping[str, Any], *, timeout: float | None = None) -> LoadedSkill:
+        """Loads a skill: reads its ``SKILL.md`` and verifies it against the entry (size,
+        digest, frontmatter). Its other files are read when needed, through
+        :meth:`LoadedSkill.read`, each verified too."""
+        data = await self.read_skill_file(skill, str(skill["uri"]), timeout=timeout)
+        return LoadedSkill(self, wrap(dict(skill)), data.decode())
 
     def listen(
         self,

@@ -41,6 +41,7 @@ __all__ = [
     "Unauthorized",
     "DefinitionError",
     "OptionError",
+    "SkillVerificationError",
     "error_for_code",
 ]
 
@@ -193,6 +194,22 @@ class ToolError(Exception):
 
     (Any exception does that; this one documents the intent.)
     """
+
+
+class SkillVerificationError(Exception):
+    """A skill file whose content is not what the skill's entry describes, so it must not be
+    used (``shared/spec/extensions/skills``): ``reason`` is ``"unlisted"`` (not one of the
+    skill's files), ``"size"``, ``"digest"``, ``"frontmatter"`` (the ``SKILL.md`` frontmatter
+    differs from the entry's) or ``"invalid"`` (a malformed entry or read); ``uri`` names the
+    file. Refresh the entry with ``client.get_skill(uri)`` and load the skill again."""
+
+    reason: str
+    uri: str
+
+    def __init__(self, message: str, reason: str = "invalid", uri: str = "") -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.uri = uri
 
 
 class DefinitionError(ValueError):

@@ -27,7 +27,7 @@ import inspect
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any, TypeVar, overload
 
@@ -311,6 +311,7 @@ class Server:
         self._notification_handlers: dict[str, list[Callable[[Any], Any]]] = {}
         self._connections: set[Any] = set()
         self._background: set[asyncio.Future[Any]] = set()
+        self._skills_dir: str | None = None
 
     def _native_config(self) -> dict[str, Any]:
         cfg: dict[str, Any] = {
@@ -563,6 +564,61 @@ class Server:
         self._registry.notify_resource_updated(uri)
         for conn in list(self._connections):
             conn.notify_resource_updated(uri)
+
+    # ---- skills ---------------------------------------------------------------------------------
+
+    def skills(
+        self,
+        directory: str | os.PathLike[str] | None = None,
+        *,
+        files: Mapping[str, bytes | str] | None = None,
+    ) -> None:
+        """Serves skills (the ``io.modelcontextprotocol/skills`` extension): every directory
+        under ``directory`` holding a ``SKILL.md``, or ``files`` made in code (``{"pdf/SKILL.md":
+        "---\\nname: pdf\\n...", "pdf/references/FORMS.md": b"..."}``), as ``skill://``
+        resources. The engine answers ``skills/list``, ``skills/get``,
+        ``resources/directory/read`` and the reads of their files from memory, with each file's
+        digest and size, and declares the extension (``{"directoryRead": true}``).
+
+        Each skill's ``SKILL.md`` starts with YAML frontmatter whose ``name`` is its directory's
+        name (lowercase letters, digits and hyphens) and which has a ``description``; a skill
+        holds at most 512 files and 16 MiB. A skill breaking a rule raises
+        :class:`~hypermcp.errors.DefinitionError` naming the file. Calling it again (or
+        :meth:`reload_skills`) replaces what is served; clients are told the resource list
+        changed, and subscribers of a changed file that it was updated.
+        """
+        if (directory is None) == (files is None):
+            raise TypeError("skills() takes a directory or files=, not both")
+        if directory is not None:
+            path = os.fspath(directory)
+            changed = self._registry.set_skills_dir(path)
+            self._skills_dir = path
+        else:
+            assert files is not None
+            self._skills_dir = None
+            items = [(str(k), v.encode() if isinstance(v, str) else bytes(v)) for k, v in files.items()]
+            changed = self._registry.set_skill_files(items)
+        self._skills_changed(changed)
+
+    def reload_skills(self) -> None:
+        """Reads the directory given to :meth:`skills` again (after files changed on disk)."""
+        directory = self._skills_dir
+        if directory is None:
+            raise RuntimeError("reload_skills() needs a directory given to skills() first")
+        self._skills_changed(self._registry.set_skills_dir(directory))
+
+    def clear_skills(self) -> None:
+        """Stops serving skills."""
+        self._skills_dir = None
+        self._skills_changed(self._registry.clear_skills())
+
+    def _skills_changed(self, changed: list[str]) -> None:
+        # HTTP sessions hear of it from the registry; the connections a host drives itself
+        # are told one by one.
+        self._changed("resources")
+        for conn in list(self._connections):
+            for uri in changed:
+                conn.notify_resource_updated(uri)
 
     # ---- prompts --------------------------------------------------------------------------------
 

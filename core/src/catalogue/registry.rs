@@ -355,8 +355,8 @@ impl Registry {
 
     /// Serves `catalog` as the server's skills, replacing those it served (`None`: none).
     /// Sessions are told that the resource list changed, and subscribers of a file whose
-    /// contents changed (or that is gone) that it was updated.
-    pub fn set_skills(&self, catalog: Option<SkillCatalog>) {
+    /// contents changed (or that is gone) that it was updated. Returns the URIs of those files.
+    pub fn set_skills(&self, catalog: Option<SkillCatalog>) -> Vec<String> {
         let new = catalog.filter(|c| !c.is_empty()).map(Arc::new);
         let old = std::mem::replace(&mut self.write().skills, new.clone());
         let empty = SkillCatalog::default();
@@ -364,9 +364,10 @@ impl Registry {
         if old.is_some() || new.is_some() {
             self.changed(ListKind::Resources);
         }
-        for uri in changed {
-            self.notify_resource_updated(&uri);
+        for uri in &changed {
+            self.notify_resource_updated(uri);
         }
+        changed
     }
 
     /// The skills served, if any.
