@@ -6,6 +6,8 @@
 //! Run: `cargo run --example conformance_server -- --port 3000 [--host 127.0.0.1]` serves
 //! Streamable HTTP at `/mcp`; `--stdio` serves stdio instead (what the tests drive).
 
+use hypermcp::catalogue::TaskMode;
+use hypermcp::server::tasks::TaskOptions;
 use hypermcp::{
     CallToolResult, CompleteResult, CompletionReference, Content, CreateMessageParams, ElicitParams, GetPromptResult,
     LoggingLevel, Prompt, PromptArgument, PromptMessage, ReadResourceResult, Resource, ResourceContents,
@@ -305,6 +307,93 @@ fn field(answer: &Value, name: &str) -> String {
 
 fn sampling(text: &str, max_tokens: u32) -> Value {
     json!({"messages": [{"role": "user", "content": {"type": "text", "text": text}}], "maxTokens": max_tokens})
+}
+
+/// The tools of the tasks extension's scenarios (`tasks-*`): tasks that run, fail, ask for
+/// input, are cancelled, and one that becomes a task after a multi round-trip round.
+fn task_tools(server: Server) -> Server {
+    let ask_bool = |message: &str| {
+        json!({"message": message, "requestedSchema": {"type": "object",
+            "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}})
+    };
+    server
+        .tasks(TaskOptions::default())
+        .tool(
+            Tool::new("greet")
+                .description("Greets someone at once (never a task)")
+                .input_schema(json!({"type": "object", "properties": {"name": {"type": "string"}}})),
+            |args, _ctx| async move { format!("Hello, {}!", args.get("name").and_then(Value::as_str).unwrap_or("world")) },
+        )
+        .tool(
+            Tool::new("slow_compute")
+                .description("Works for `seconds` (a task when the client can follow one); stops when cancelled")
+                .input_schema(json!({"type": "object", "properties": {"seconds": {"type": "number"}, "label": {"type": "string"}}})),
+            |args, ctx| async move {
+                let seconds = args.get("seconds").and_then(Value::as_f64).unwrap_or(1.0).clamp(0.0, 600.0);
+                let label = args.get("label").and_then(Value::as_str).unwrap_or("compute").to_string();
+                let _ = ctx.report_progress(0.0, Some(seconds), Some(&format!("{label}: started"))).await;
+                tokio::select! {
+                    _ = tokio::time::sleep(Duration::from_secs_f64(seconds)) => {
+                        Ok(format!("{label}: done after {seconds} s"))
+                    }
+                    _ = ctx.cancelled() => Err(hypermcp::Error::msg(format!("{label}: cancelled"))),
+                }
+            },
+        )
+        .task_mode("slow_compute", TaskMode::Optional)
+        .tool(
+            Tool::new("failing_job").description("Runs only as a task, then fails with isError").input_schema(no_args()),
+            |_args, _ctx| async move {
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                CallToolResult::error("the job failed: disk full")
+            },
+        )
+        .task_mode("failing_job", TaskMode::Required)
+        .tool(
+            Tool::new("protocol_error_job").description("A task that ends with a JSON-RPC error").input_schema(no_args()),
+            |_args, _ctx| async move {
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                Err::<String, _>(hypermcp::Error::Rpc(hypermcp::RpcError::internal("the job hit an internal error")))
+            },
+        )
+        .task_mode("protocol_error_job", TaskMode::Optional)
+        .tool(
+            Tool::new("confirm_delete")
+                .description("Asks for confirmation (an input request of the task), then deletes")
+                .input_schema(json!({"type": "object", "properties": {"filename": {"type": "string"}}})),
+            move |args, ctx| async move {
+                let file = args.get("filename").and_then(Value::as_str).unwrap_or("file").to_string();
+                let answer =
+                    ctx.request("elicitation/create", Some(ask_bool(&format!("Delete {file}?"))), None).await?;
+                let yes = answer["action"] == "accept" && answer["content"]["confirm"] == true;
+                Ok::<_, hypermcp::Error>(if yes { format!("Deleted {file}") } else { format!("Kept {file}") })
+            },
+        )
+        .task_mode("confirm_delete", TaskMode::Optional)
+        .tool(
+            Tool::new("multi_input").description("Asks two questions at once, then answers").input_schema(no_args()),
+            move |_args, ctx| async move {
+                let (a, b) = tokio::join!(
+                    ctx.request_input(Some("first"), "elicitation/create", Some(ask_text("First name?", "name")), None),
+                    ctx.request_input(Some("second"), "elicitation/create", Some(ask_text("Last name?", "name")), None),
+                );
+                Ok::<_, hypermcp::Error>(format!("Hello, {} {}!", field(&a?, "name"), field(&b?, "name")))
+            },
+        )
+        .task_mode("multi_input", TaskMode::Optional)
+        .tool(
+            Tool::new("test_tool_with_task")
+                .description("Asks for a name (a multi round-trip round), then becomes a task that greets")
+                .input_schema(no_args()),
+            |_args, ctx| async move {
+                let answer =
+                    ctx.request_input(Some("user_name"), "elicitation/create", Some(ask_text("Your name?", "name")), None).await?;
+                ctx.start_task().await?;
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                Ok::<_, hypermcp::Error>(format!("Hello, {}! (from a task)", field(&answer, "name")))
+            },
+        )
+        .task_mode("test_tool_with_task", TaskMode::Manual)
 }
 
 /// The tools the 2026-07-28 scenarios call: multi round-trip requests (each input under the
@@ -649,10 +738,12 @@ async fn main() -> hypermcp::Result<()> {
             std::process::exit(2);
         }
     };
-    let server =
-        modern_tools(prompts(resources(tools(Server::new("hypermcp-conformance", env!("CARGO_PKG_VERSION"))))))
-            // The skills extension's scenarios (sep-2640-skills-*): the example skills.
-            .skills_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/skills"));
+    let server = task_tools(modern_tools(prompts(resources(tools(Server::new(
+        "hypermcp-conformance",
+        env!("CARGO_PKG_VERSION"),
+    ))))))
+    // The skills extension's scenarios (sep-2640-skills-*): the example skills.
+    .skills_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/skills"));
     if args.stdio {
         return server.serve_stdio().await;
     }

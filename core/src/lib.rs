@@ -40,6 +40,7 @@ mod error;
 pub mod jsonrpc;
 pub mod protocol;
 pub mod server;
+pub mod store;
 pub mod transport;
 mod util;
 

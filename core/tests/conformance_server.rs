@@ -28,8 +28,15 @@ type Progress = (f64, Option<f64>);
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 const WAV: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=";
 
-const TOOLS: [&str; 28] = [
+const TOOLS: [&str; 35] = [
+    // The tasks extension's scenarios.
+    "confirm_delete",
+    "failing_job",
+    "greet",
     "json_schema_2020_12_tool",
+    "multi_input",
+    "protocol_error_job",
+    "slow_compute",
     "test_audio_content",
     "test_elicitation",
     "test_elicitation_sep1034_defaults",
@@ -55,6 +62,7 @@ const TOOLS: [&str; 28] = [
     "test_streaming_elicitation",
     "test_tool_with_logging",
     "test_tool_with_progress",
+    "test_tool_with_task",
     "test_trigger_prompt_change",
     "test_trigger_tool_change",
 ];

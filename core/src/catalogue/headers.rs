@@ -137,13 +137,14 @@ pub fn argument_text(v: &Value) -> Option<String> {
 
 /// The headers a client sends with a 2026-07-28 request over HTTP, beside
 /// `MCP-Protocol-Version`: `Mcp-Method`, `Mcp-Name` (the tool or prompt name, the resource
-/// URI) and, for `tools/call`, one `Mcp-Param-{Name}` per annotated argument present
+/// URI, the task id) and, for `tools/call`, one `Mcp-Param-{Name}` per annotated argument present
 /// (`params` of the tool's schema, when the client knows it).
 pub fn client_headers(method: &str, params: &Value, tool_params: Option<&[HeaderParam]>) -> Vec<(String, String)> {
     let mut out = vec![("Mcp-Method".to_string(), encode_header_value(method))];
     let name = match method {
         "tools/call" | "prompts/get" => params.get("name"),
         "resources/read" => params.get("uri"),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => params.get("taskId"),
         _ => None,
     };
     if let Some(n) = name.and_then(Value::as_str) {

@@ -70,6 +70,16 @@ pub enum RegistryChange {
     ListChanged(ListKind),
     /// A resource's contents changed.
     ResourceUpdated(String),
+    /// A task changed (tasks extension): its id, owner, and the task as `tasks/get` gives it
+    /// (JSON), for the listen streams that follow it.
+    TaskChanged {
+        /// The task.
+        id: String,
+        /// Who it belongs to.
+        owner: Option<String>,
+        /// Its `DetailedTask`, as JSON text.
+        detailed: Arc<str>,
+    },
 }
 
 /// A registered tool and its compiled validators.
@@ -162,6 +172,8 @@ struct Inner {
     /// The scopes a token needs to use an entry (the HTTP server's `auth` option enforces
     /// them with 403 `insufficient_scope`).
     scopes: HashMap<ScopeTarget, Arc<[String]>>,
+    /// How tools run as tasks (tasks extension), by tool name.
+    task_modes: HashMap<String, TaskMode>,
     /// The skills served (`io.modelcontextprotocol/skills`); their `SKILL.md` files follow the
     /// static resources in `resources/list`.
     skills: Option<Arc<SkillCatalog>>,
@@ -176,6 +188,20 @@ pub struct Registry {
     next_listener: std::sync::atomic::AtomicU64,
     /// Whether any entry declares required scopes (spares every request the lookup).
     scoped: std::sync::atomic::AtomicBool,
+}
+
+/// How a tool runs as a task when the client declared the tasks extension
+/// (`io.modelcontextprotocol/tasks`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskMode {
+    /// As a task when the client can follow one; synchronously otherwise.
+    Optional,
+    /// Only as a task: a client that did not declare the extension gets -32021.
+    Required,
+    /// The handler decides while it runs (`ctx.start_task()`), after any input it needs
+    /// first (multi round-trip requests).
+    Manual,
 }
 
 /// Handle to remove a change listener.
@@ -353,6 +379,24 @@ impl Registry {
         None
     }
 
+    /// Sets how tool `name` runs as a task (`None`: never).
+    pub fn set_task_mode(&self, name: &str, mode: Option<TaskMode>) {
+        let mut w = self.write();
+        match mode {
+            Some(m) => w.task_modes.insert(name.to_string(), m),
+            None => w.task_modes.remove(name),
+        };
+    }
+
+    /// How tool `name` runs as a task.
+    pub fn task_mode(&self, name: &str) -> Option<TaskMode> {
+        let inner = self.read();
+        if inner.task_modes.is_empty() {
+            return None;
+        }
+        inner.task_modes.get(name).copied()
+    }
+
     /// Serves `catalog` as the server's skills, replacing those it served (`None`: none).
     /// Sessions are told that the resource list changed, and subscribers of a file whose
     /// contents changed (or that is gone) that it was updated. Returns the URIs of those files.
@@ -467,6 +511,12 @@ impl Registry {
     /// `notifications/resources/updated`).
     pub fn notify_resource_updated(&self, uri: &str) {
         self.emit(&RegistryChange::ResourceUpdated(uri.to_string()));
+    }
+
+    /// Tells every session's listen streams that follow task `id` how it is now.
+    pub fn notify_task_changed(&self, id: &str, owner: Option<&str>, detailed: &serde_json::Map<String, Value>) {
+        let detailed: Arc<str> = serde_json::to_string(detailed).unwrap_or_default().into();
+        self.emit(&RegistryChange::TaskChanged { id: id.to_string(), owner: owner.map(str::to_string), detailed });
     }
 
     /// Registers a change listener (a driver uses it to wake its session).

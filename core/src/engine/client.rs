@@ -384,6 +384,7 @@ impl ClientSession {
                 meta: None,
                 context: None,
                 origin: None,
+                task: None,
             }));
         }
         if call.awaiting.is_empty() {
@@ -733,6 +734,7 @@ impl ClientSession {
             resource_subscriptions: (!self.role.subscribed.is_empty()
                 && caps.resources.as_ref().is_some_and(|r| r.subscribe == Some(true)))
             .then(|| self.role.subscribed.iter().cloned().collect()),
+            task_ids: None,
         };
         if filter == SubscriptionFilter::default() {
             return;

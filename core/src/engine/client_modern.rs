@@ -119,8 +119,11 @@ pub(crate) fn strip_plumbing(result: &mut Value) {
     if m.get("resultType").and_then(Value::as_str) == Some("complete") {
         m.remove("resultType");
     }
-    m.remove("ttlMs");
-    m.remove("cacheScope");
+    // A task's `ttlMs` is its time-to-live, not a caching hint.
+    if !m.contains_key("taskId") {
+        m.remove("ttlMs");
+        m.remove("cacheScope");
+    }
     strip_meta_key(m, meta_keys::SERVER_INFO);
 }
 

@@ -19,6 +19,9 @@ use serde_json::{json, Value};
 pub(crate) struct Listen {
     filter: SubscriptionFilter,
     id: Value,
+    /// Who opened it (the verified token's subject or client): only that owner's tasks are
+    /// sent on it.
+    owner: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -30,12 +33,31 @@ struct ListenParams {
 fn agreed(asked: SubscriptionFilter, caps: &ServerCapabilities) -> SubscriptionFilter {
     let on = |flag: Option<bool>, offered: bool| flag.filter(|f| *f && offered);
     let resources = caps.resources.is_some();
+    let tasks = caps.extensions.as_ref().is_some_and(|e| e.contains_key(crate::store::tasks::TASKS_EXTENSION));
     SubscriptionFilter {
         tools_list_changed: on(asked.tools_list_changed, caps.tools.is_some()),
         prompts_list_changed: on(asked.prompts_list_changed, caps.prompts.is_some()),
         resources_list_changed: on(asked.resources_list_changed, resources),
         resource_subscriptions: asked.resource_subscriptions.filter(|uris| resources && !uris.is_empty()),
+        task_ids: asked.task_ids.filter(|ids| tasks && !ids.is_empty()),
     }
+}
+
+/// `notifications/tasks` for a listen stream of `owner` following `filter`, when `change` is
+/// one of its tasks: the task as `tasks/get` gives it, tagged with the stream's id.
+fn task_notification(
+    filter: &SubscriptionFilter,
+    owner: &Option<String>,
+    change: &RegistryChange,
+    tag: &Value,
+) -> Option<Value> {
+    let RegistryChange::TaskChanged { id, owner: task_owner, detailed } = change else { return None };
+    if task_owner != owner || !filter.task_ids.as_ref().is_some_and(|ids| ids.contains(id)) {
+        return None;
+    }
+    let mut params: Value = serde_json::from_str(detailed).ok()?;
+    params["_meta"] = json!({ SUBSCRIPTION_ID: tag });
+    Some(params)
 }
 
 /// The notification a change is, when `filter` asks for it.
@@ -83,12 +105,24 @@ impl ServerRole {
                 self.config.max_listeners
             )));
         }
+        if asked.task_ids.as_ref().is_some_and(|ids| !ids.is_empty()) {
+            use crate::store::tasks::TASKS_EXTENSION;
+            let declared = ctx.client_capabilities.extensions.as_ref().is_some_and(|e| e.contains_key(TASKS_EXTENSION));
+            if !declared {
+                return Err(super::missing_extension(TASKS_EXTENSION));
+            }
+        }
         let filter = agreed(asked, &self.build_capabilities());
+        let owner = peer
+            .origin
+            .as_ref()
+            .and_then(|o| o.auth.as_ref())
+            .and_then(|a| a.subject.clone().or_else(|| a.client_id.clone()));
         let tag = id.to_value();
         let key = peer.begin(id, None, None, None, Some(ctx));
         let ack = json!({ "_meta": { SUBSCRIPTION_ID: tag }, "notifications": filter });
         peer.notify(Route::Related(key), "notifications/subscriptions/acknowledged", Some(&ack));
-        self.listens.insert(key, Listen { filter, id: tag });
+        self.listens.insert(key, Listen { filter, id: tag, owner });
         Ok(())
     }
 }
@@ -102,6 +136,10 @@ impl ServerSession {
         let peer = &mut self.peer;
         self.role.listens.retain(|k, _| peer.inflight.contains_key(k));
         for (key, l) in &self.role.listens {
+            if let Some(params) = task_notification(&l.filter, &l.owner, change, &l.id) {
+                peer.notify(Route::Related(*key), "notifications/tasks", Some(&params));
+                continue;
+            }
             let Some((method, uri)) = notification(&l.filter, change) else { continue };
             let mut params = json!({ "_meta": { SUBSCRIPTION_ID: l.id } });
             if let Some(uri) = uri {

@@ -29,6 +29,7 @@ pub use mrtr::{InputAnswer, InputRequired};
 pub use outbox::{Route, Transmit};
 pub use peer::RequestOptions;
 pub use request_state::{RequestStateOptions, StateKeys};
+pub(crate) use server::invalid_arguments as invalid_arguments_result;
 pub use server::{Outcome, ServerSession};
 
 use crate::catalogue::TemplateEntry;
@@ -132,6 +133,50 @@ pub enum Request {
     Elicit(Box<ElicitParams>),
     /// `roots/list` (client side).
     ListRoots,
+    /// `tasks/get`, `tasks/update` or `tasks/cancel` (server side, tasks extension): answered
+    /// by the server's task runtime, never by a handler.
+    Task(TaskOp),
+}
+
+/// What a client asks of a task (2026-07-28 tasks extension).
+#[derive(Debug, Clone, PartialEq)]
+pub enum TaskOp {
+    /// `tasks/get`: the task as it is now.
+    Get {
+        /// The task.
+        task_id: String,
+    },
+    /// `tasks/update`: answers to the task's input requests, by key.
+    Update {
+        /// The task.
+        task_id: String,
+        /// The answers.
+        responses: Map<String, Value>,
+    },
+    /// `tasks/cancel`.
+    Cancel {
+        /// The task.
+        task_id: String,
+    },
+}
+
+impl TaskOp {
+    /// The task it names.
+    pub fn task_id(&self) -> &str {
+        match self {
+            TaskOp::Get { task_id } | TaskOp::Update { task_id, .. } | TaskOp::Cancel { task_id } => task_id,
+        }
+    }
+}
+
+/// How a tool call may run as a task (the client declared the tasks extension, and the tool
+/// opted in).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskPlan {
+    /// Create the task before the handler runs, answer the call with it at once.
+    Start,
+    /// Run the handler as usual; it may turn the call into a task (`ctx.start_task()`).
+    Allowed,
 }
 
 /// A request for user code, with what the handler context needs.
@@ -154,6 +199,8 @@ pub struct Invocation {
     /// What the transport knew of the request it came in (HTTP: its headers, the legacy
     /// session id, the verified token's identity); `None` over stdio and in memory.
     pub origin: Option<Arc<Origin>>,
+    /// Whether this tool call runs (or may run) as a task (tasks extension).
+    pub task: Option<TaskPlan>,
 }
 
 /// The HTTP request an invocation came in: what a handler may read of it besides the

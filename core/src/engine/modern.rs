@@ -165,6 +165,8 @@ struct MetaEnvelope<'a> {
     name: Option<&'a RawValue>,
     #[serde(default, borrow)]
     uri: Option<&'a RawValue>,
+    #[serde(rename = "taskId", default, borrow)]
+    task_id: Option<&'a RawValue>,
 }
 
 /// A `_meta` value parsed into `T`; `None` when absent or null.
@@ -259,6 +261,7 @@ fn name_field(method: &str) -> Option<&'static str> {
     match method {
         "tools/call" | "prompts/get" => Some("name"),
         "resources/read" => Some("uri"),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
         _ => None,
     }
 }
@@ -317,7 +320,11 @@ pub(crate) fn request_context(
     let client_info = meta_value(meta.client_info, CLIENT_INFO)?;
     let log_level = meta_value(meta.log_level, LOG_LEVEL)?;
     if let Some(h) = headers {
-        let named = if name_field(method) == Some("uri") { env.uri } else { env.name };
+        let named = match name_field(method) {
+            Some("uri") => env.uri,
+            Some("taskId") => env.task_id,
+            _ => env.name,
+        };
         check_standard_headers(method, named, h)?;
     }
     Ok(RequestContext {
@@ -546,6 +553,11 @@ impl ServerRole {
                 self.complete(peer, id.clone(), raw, batch, Some(&ctx))
             }
             "subscriptions/listen" => self.listen(peer, id.clone(), raw, ctx),
+            "tasks/get" | "tasks/update" | "tasks/cancel"
+                if self.config.extensions.contains_key(crate::store::tasks::TASKS_EXTENSION) =>
+            {
+                self.task_request(peer, id.clone(), method, raw, batch, &ctx)
+            }
             // Everything else, the methods 2026-07-28 removed (initialize, ping,
             // logging/setLevel, resources/subscribe and unsubscribe) included.
             _ => Err(RpcError::method_not_found(method)),
@@ -553,6 +565,44 @@ impl ServerRole {
         if let Err(e) = result {
             peer.write_error(Some(&id), batch, Route::Standalone, &e);
         }
+    }
+
+    /// `tasks/get`, `tasks/update`, `tasks/cancel` (tasks extension): the client must have
+    /// declared the extension with the request (-32021 otherwise); the task runtime answers.
+    fn task_request(
+        &self,
+        peer: &mut Peer,
+        id: RequestId,
+        method: &str,
+        raw: Option<&RawValue>,
+        batch: Option<u64>,
+        ctx: &Arc<RequestContext>,
+    ) -> Result<(), RpcError> {
+        use crate::store::tasks::TASKS_EXTENSION;
+        let declared = ctx.client_capabilities.extensions.as_ref().is_some_and(|e| e.contains_key(TASKS_EXTENSION));
+        if !declared {
+            return Err(missing_extension(TASKS_EXTENSION));
+        }
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct P {
+            task_id: String,
+            #[serde(default)]
+            input_responses: Option<serde_json::Map<String, Value>>,
+        }
+        let p: P = params(raw)?;
+        let op = match method {
+            "tasks/get" => super::TaskOp::Get { task_id: p.task_id },
+            "tasks/cancel" => super::TaskOp::Cancel { task_id: p.task_id },
+            _ => super::TaskOp::Update {
+                task_id: p.task_id,
+                responses: p
+                    .input_responses
+                    .ok_or_else(|| RpcError::invalid_params("tasks/update needs inputResponses"))?,
+            },
+        };
+        peer.invoke(id, batch, None, super::Request::Task(op), None, Some(ctx.clone()));
+        Ok(())
     }
 
     /// `server/discover`: the revisions, capabilities, identity and instructions.
@@ -662,6 +712,16 @@ impl ServerSession {
                 role.write_modern(peer, id, batch, route, None, &c);
             }
             Outcome::Json(j) => role.write_modern(peer, id, batch, route, None, &j),
+            Outcome::TaskCreated(t) => {
+                let mut fields = b"\"resultType\":\"task\"".to_vec();
+                let identity = &role.identity().0;
+                if !identity.is_empty() {
+                    fields.extend_from_slice(b",\"_meta\":{\"io.modelcontextprotocol/serverInfo\":");
+                    fields.extend_from_slice(identity);
+                    fields.push(b'}');
+                }
+                peer.respond(batch, route, |out| write_result_stamped(out, id, &fields, &t));
+            }
             Outcome::InputRequired(own) => self.complete_input_required(key, inf, ctx, own),
             Outcome::Error(mut e) => {
                 // 2026-07-28 reports an unknown resource as invalid params.

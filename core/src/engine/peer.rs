@@ -310,8 +310,18 @@ impl Peer {
             meta,
             context: modern,
             origin: self.origin.clone(),
+            task: None,
         }));
         key
+    }
+
+    /// Marks the invocation just queued for `key` as a task call.
+    pub(crate) fn set_task_plan(&mut self, key: RequestKey, plan: Option<super::TaskPlan>) {
+        if let Some(Event::Invoke(inv)) = self.events.back_mut() {
+            if inv.key == key {
+                inv.task = plan;
+            }
+        }
     }
 
     /// A key for an invocation the session makes up itself (the input requests of a modern

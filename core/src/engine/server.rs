@@ -38,6 +38,9 @@ pub enum Outcome {
     InvalidArguments(Vec<String>),
     /// A JSON-RPC error.
     Error(RpcError),
+    /// The call became a task (tasks extension): the task as created (`taskId`, `status`,
+    /// times, `ttlMs`, `pollIntervalMs`), sent with `resultType: "task"`.
+    TaskCreated(Map<String, Value>),
     /// The call needs input from the client first (2026-07-28, multi round-trip requests):
     /// what the handler asked through [`ServerSession::request_input`], plus what this
     /// carries, goes out as an `input_required` result.
@@ -250,6 +253,7 @@ impl ServerSession {
             }
             Outcome::Completion(c) => self.peer.write_result(&inf.id, inf.batch, route, &c),
             Outcome::Json(j) => self.peer.write_result(&inf.id, inf.batch, route, &j),
+            Outcome::TaskCreated(t) => self.peer.write_result(&inf.id, inf.batch, route, &t),
             Outcome::Error(e) => self.peer.write_error(Some(&inf.id), inf.batch, route, &e),
             Outcome::InputRequired(_) => {
                 self.peer.write_error(Some(&inf.id), inf.batch, route, &super::mrtr::legacy_input_required(v))
@@ -335,6 +339,8 @@ impl ServerSession {
                     );
                 }
             }
+            // Tasks are followed on listen streams only (2026-07-28).
+            RegistryChange::TaskChanged { .. } => {}
         }
     }
 
@@ -474,7 +480,7 @@ pub(super) fn checked_tool_result(inf: &super::peer::Inflight, result: CallToolR
 
 /// How arguments that fail a tool's checks are answered: from 2025-11-25 as a tool error
 /// the model can read and correct, before as an `InvalidParams` JSON-RPC error.
-pub(super) fn invalid_arguments(
+pub(crate) fn invalid_arguments(
     v: ProtocolVersion,
     tool: &str,
     errors: Vec<String>,
@@ -583,12 +589,41 @@ impl ServerRole {
             return Ok(());
         }
         let Value::Object(arguments) = arguments else { unreachable!("the input schema requires an object") };
+        let task = self.task_plan(&p.name, ctx)?;
         let name = p.name.into_owned();
         let key = peer.invoke(id, batch, p.meta, Request::CallTool { name, arguments }, Some(entry), ctx.cloned());
+        if task.is_some() {
+            peer.set_task_plan(key, task);
+        }
         if ctx.is_some() {
             peer.set_round(key, super::mrtr::Round::new("tools/call", raw));
         }
         Ok(())
+    }
+
+    /// Whether a call of tool `name` runs as a task: only at 2026-07-28, when the server
+    /// declares the tasks extension and the client declared it with the request. A tool
+    /// that runs only as tasks refuses other calls with -32021.
+    fn task_plan(
+        &self,
+        name: &str,
+        ctx: Option<&Arc<modern::RequestContext>>,
+    ) -> Result<Option<super::TaskPlan>, RpcError> {
+        use crate::catalogue::TaskMode;
+        use crate::store::tasks::TASKS_EXTENSION;
+        let Some(mode) = self.registry.task_mode(name) else { return Ok(None) };
+        if !self.config.extensions.contains_key(TASKS_EXTENSION) {
+            return Ok(None);
+        }
+        let declared = ctx.is_some_and(|c| {
+            c.client_capabilities.extensions.as_ref().is_some_and(|e| e.contains_key(TASKS_EXTENSION))
+        });
+        Ok(match (mode, declared) {
+            (TaskMode::Required, false) => return Err(super::missing_extension(TASKS_EXTENSION)),
+            (_, false) => None,
+            (TaskMode::Optional | TaskMode::Required, true) => Some(super::TaskPlan::Start),
+            (TaskMode::Manual, true) => Some(super::TaskPlan::Allowed),
+        })
     }
 
     pub(super) fn read_resource(

@@ -103,6 +103,9 @@ pub struct SubscriptionFilter {
     /// `notifications/resources/updated` for these URIs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resource_subscriptions: Option<Vec<String>>,
+    /// `notifications/tasks` for these tasks (tasks extension).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_ids: Option<Vec<String>>,
 }
 
 /// One request a server needs the client to answer before it can finish (an entry of

@@ -124,6 +124,8 @@ pub struct Context {
     pub(crate) input: Option<Arc<InputSlot>>,
     /// The HTTP request the call came in.
     pub(crate) origin: Option<Arc<crate::engine::Origin>>,
+    /// The task this call runs as, or may become (tasks extension).
+    pub(crate) task: Option<Arc<super::tasks::TaskBinding>>,
 }
 
 impl std::fmt::Debug for Context {
@@ -150,6 +152,40 @@ impl Context {
             input: inv.context.as_ref().map(|_| Arc::new(InputSlot::default())),
             request: inv.context.clone(),
             origin: inv.origin.clone(),
+            task: None,
+        }
+    }
+
+    /// Sends a command: to the task once the call is one, else to the session.
+    fn send(&self, cmd: Command) -> std::result::Result<(), ()> {
+        match self.task.as_ref().filter(|b| b.task_id().is_some()) {
+            Some(b) => {
+                b.send(cmd);
+                Ok(())
+            }
+            None => self.tx.send(cmd),
+        }
+    }
+
+    /// The id of the task this call runs as (tasks extension), if it is one.
+    pub fn task_id(&self) -> Option<&str> {
+        self.task.as_ref().and_then(|b| b.task_id())
+    }
+
+    /// Turns this call into a task, when the tool allows it
+    /// ([`TaskMode::Manual`](crate::catalogue::TaskMode::Manual)) and the client declared
+    /// the tasks extension: the client gets the task at once, and the handler goes on,
+    /// detached from the request; from then on progress becomes the task's status message
+    /// and requests to the client become the task's input requests. `Ok(false)` when the
+    /// call cannot become a task (it goes on as a plain call). Typically called after the
+    /// input the call needs up front (multi round-trip requests), before the long work.
+    pub async fn start_task(&self) -> Result<bool> {
+        match &self.task {
+            Some(b) => {
+                b.start(&self.cancel).await.map_err(Error::Rpc)?;
+                Ok(true)
+            }
+            None => Ok(false),
         }
     }
 
@@ -248,15 +284,14 @@ impl Context {
     /// Reports progress; `Ok(false)` when the client asked for none. Values must increase.
     pub async fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> Result<bool> {
         let (reply, rx) = oneshot::channel();
-        self.tx
-            .send(Command::Progress { key: self.key, progress, total, message: message.map(str::to_string), reply })
+        self.send(Command::Progress { key: self.key, progress, total, message: message.map(str::to_string), reply })
             .map_err(|_| Error::Closed)?;
         rx.await.map_err(|_| Error::Closed)?.map_err(Error::Request)
     }
 
     /// Sends a log message tied to this request (filtered by the client's level).
     pub fn log(&self, level: LoggingLevel, logger: Option<&str>, data: impl Into<Value>) {
-        let _ = self.tx.send(Command::Log {
+        let _ = self.send(Command::Log {
             level,
             logger: logger.map(str::to_string),
             data: data.into(),
@@ -287,16 +322,15 @@ impl Context {
     ) -> Result<Value> {
         let (reply, rx) = oneshot::channel();
         let opts = RequestOptions { timeout, ..Default::default() };
-        self.tx
-            .send(Command::Request {
-                key: self.key,
-                input_key: input_key.map(str::to_string),
-                method: method.to_string(),
-                params,
-                opts,
-                reply,
-            })
-            .map_err(|_| Error::Closed)?;
+        self.send(Command::Request {
+            key: self.key,
+            input_key: input_key.map(str::to_string),
+            method: method.to_string(),
+            params,
+            opts,
+            reply,
+        })
+        .map_err(|_| Error::Closed)?;
         match rx.await {
             Err(_) => Err(Error::Closed),
             Ok(Ok(Answer::Value(v))) => Ok(v),
@@ -338,14 +372,14 @@ impl Context {
 
     /// Tells the client a URL-mode elicitation finished.
     pub fn elicitation_complete(&self, elicitation_id: &str) {
-        let _ = self.tx.send(Command::ElicitationComplete(elicitation_id.to_string()));
+        let _ = self.send(Command::ElicitationComplete(elicitation_id.to_string()));
     }
 
     /// Closes the SSE connection this call answers on, after a `retry` hint; the client
     /// reconnects with `Last-Event-ID` and gets the rest (2025-11-25 SSE polling). Does
     /// nothing on stdio or when the call has no resumable stream.
     pub fn close_sse_stream(&self) {
-        let _ = self.tx.send(Command::CloseStream(self.key));
+        let _ = self.send(Command::CloseStream(self.key));
     }
 
     /// Asks the client's model for a completion.

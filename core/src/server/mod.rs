@@ -17,6 +17,7 @@
 //! ```
 
 mod context;
+pub mod tasks;
 
 pub(crate) use context::{Answer, CancelState, Command, Sink};
 pub use context::{Context, PeerInfo};
@@ -113,6 +114,7 @@ pub(crate) struct ServerInner {
     pub config: RwLock<ServerConfig>,
     pub registry: Arc<Registry>,
     pub handlers: RwLock<Handlers>,
+    pub tasks: RwLock<Option<Arc<tasks::TaskRuntime>>>,
 }
 
 /// An MCP server: a registry plus the async handlers behind it. Clone it freely; clones
@@ -137,6 +139,7 @@ impl Server {
                 config: RwLock::new(ServerConfig::new(Implementation::new(name, version))),
                 registry: Arc::new(Registry::new()),
                 handlers: RwLock::new(Handlers::default()),
+                tasks: RwLock::new(None),
             }),
         }
     }
@@ -335,6 +338,49 @@ impl Server {
         }
         self.inner.config.write().unwrap_or_else(|e| e.into_inner()).extensions.insert(id.to_string(), settings);
         Ok(())
+    }
+
+    /// Serves tasks (`io.modelcontextprotocol/tasks`): declares the extension and keeps
+    /// tasks as `options` say (an in-memory store by default). Tools opt in with
+    /// [`Server::task_mode`]; a call runs as a task only when its client declared the
+    /// extension with the request (2026-07-28).
+    ///
+    /// ```
+    /// # use hypermcp::{Server, Tool, server::tasks::TaskOptions, catalogue::TaskMode};
+    /// let server = Server::new("jobs", "1.0")
+    ///     .tasks(TaskOptions::default())
+    ///     .tool(Tool::new("slow"), |_args, ctx| async move {
+    ///         tokio::select! {
+    ///             _ = tokio::time::sleep(std::time::Duration::from_secs(5)) => "done",
+    ///             _ = ctx.cancelled() => "cancelled",
+    ///         }
+    ///     })
+    ///     .task_mode("slow", hypermcp::catalogue::TaskMode::Optional);
+    /// ```
+    pub fn tasks(self, options: tasks::TaskOptions) -> Self {
+        let runtime = tasks::TaskRuntime::new(options, self.inner.registry.clone());
+        *self.inner.tasks.write().unwrap_or_else(|e| e.into_inner()) = Some(runtime);
+        self.inner
+            .config
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .extensions
+            .entry(crate::store::tasks::TASKS_EXTENSION)
+            .or_insert_with(|| Value::Object(Map::new()));
+        self
+    }
+
+    /// Sets how tool `name` runs as a task: [`TaskMode::Optional`](crate::catalogue::TaskMode)
+    /// (when the client can follow one), `Required` (only so: other clients get -32021) or
+    /// `Manual` (the handler decides, with [`Context::start_task`]). Needs [`Server::tasks`].
+    pub fn task_mode(self, name: &str, mode: crate::catalogue::TaskMode) -> Self {
+        self.inner.registry.set_task_mode(name, Some(mode));
+        self
+    }
+
+    /// The task runtime, when the server serves tasks.
+    pub fn task_runtime(&self) -> Option<Arc<tasks::TaskRuntime>> {
+        self.inner.tasks.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// Serves the skills of directory `dir` (`io.modelcontextprotocol/skills`): every

@@ -37,7 +37,13 @@ pub(crate) fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
 
 /// Builds the future that runs user code for an invocation. In a 2026-07-28 request it
 /// also ends when the handler stops for input it does not have yet (`input_required`).
-pub(crate) fn invoke(server: &Server, inv: Invocation, ctx: Context) -> BoxFuture<'static, Outcome> {
+pub(crate) fn invoke(server: &Server, mut inv: Invocation, ctx: Context) -> BoxFuture<'static, Outcome> {
+    // A call that runs (or may run) as a task: the task runtime takes it (once).
+    if let Some(plan) = inv.task.take() {
+        if let Some(rt) = server.task_runtime() {
+            return crate::server::tasks::call(server, rt, inv, ctx, plan);
+        }
+    }
     let Some(slot) = ctx.input.clone() else { return run(server, inv, ctx) };
     let mut fut = run(server, inv, ctx);
     Box::pin(std::future::poll_fn(move |cx| match fut.as_mut().poll(cx) {
@@ -84,6 +90,18 @@ fn run(server: &Server, inv: Invocation, ctx: Context) -> BoxFuture<'static, Out
                 Box::pin(async move { to_outcome(fut.await, Outcome::Completion) })
             }
             None => ready(Outcome::Completion(Default::default())),
+        },
+        Request::Task(op) => match server.task_runtime() {
+            Some(rt) => {
+                let owner = crate::server::tasks::owner_of(inv.origin.as_deref());
+                Box::pin(async move {
+                    match rt.answer(op, owner).await {
+                        Ok(v) => Outcome::Json(v),
+                        Err(e) => Outcome::Error(e),
+                    }
+                })
+            }
+            None => ready(Outcome::Error(RpcError::method_not_found("tasks (this server runs no task runtime)"))),
         },
         Request::CreateMessage(_) | Request::Elicit(_) | Request::ListRoots => {
             ready(Outcome::Error(RpcError::method_not_found("client request sent to a server")))

@@ -115,6 +115,8 @@ pub fn kind(ev: &Event) -> Kind {
             Request::CreateMessage(_) => Kind::SAMPLING,
             Request::Elicit(_) => Kind::ELICITATION,
             Request::ListRoots => Kind::ROOTS,
+            // Answered in Rust by the host adapters (`HostSession::poll_event`), never handed over.
+            Request::Task(_) => Kind::TOOL,
         },
         Event::Cancelled { .. } => Kind::CANCELLED,
         Event::Response { .. } => Kind::RESPONSE,
@@ -162,6 +164,10 @@ pub fn visit<'a>(ev: &'a Event, mut f: impl FnMut(Field<'a>)) {
                 Request::CreateMessage(p) => f(owned(&**p)),
                 Request::Elicit(p) => f(owned(&**p)),
                 Request::ListRoots => {}
+                Request::Task(op) => {
+                    f(Field::Str(op.task_id()));
+                    f(Field::Object(None));
+                }
             }
         }
         Event::Cancelled { key, reason } => {
@@ -264,6 +270,7 @@ mod tests {
                 meta: None,
                 context: None,
                 origin: None,
+                task: None,
             })
         };
         let events = vec![

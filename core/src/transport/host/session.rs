@@ -106,9 +106,20 @@ impl HostSession {
 
     /// The next event for the host.
     pub fn poll_event(&mut self) -> Option<Event> {
-        match &mut self.0 {
-            Place::Stream(s) => s.poll_event(),
-            Place::Http(a) => a.pop(),
+        loop {
+            let ev = match &mut self.0 {
+                Place::Stream(s) => s.poll_event(),
+                Place::Http(a) => a.pop(),
+            }?;
+            // Questions about tasks are the task runtime's, never the host's handlers'.
+            if let Event::Invoke(inv) = &ev {
+                if matches!(inv.request, crate::engine::Request::Task(_)) {
+                    let e = RpcError::method_not_found("tasks (a Python or Node server runs no task runtime yet)");
+                    self.complete(inv.key, Outcome::Error(e));
+                    continue;
+                }
+            }
+            return Some(ev);
         }
     }
 

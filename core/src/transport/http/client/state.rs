@@ -145,7 +145,10 @@ fn modern_headers(
     FINDER.find(raw.get().as_bytes())?;
     let version = serde_json::from_str::<ModernPeek<'_>>(raw.get()).ok()?.meta?.version?;
     let mut out = vec![(HeaderName::from_static("mcp-protocol-version"), HeaderValue::from_str(&version).ok()?)];
-    let wants_params = matches!(method, "tools/call" | "prompts/get" | "resources/read");
+    let wants_params = matches!(
+        method,
+        "tools/call" | "prompts/get" | "resources/read" | "tasks/get" | "tasks/update" | "tasks/cancel"
+    );
     let params: Value = if wants_params { serde_json::from_str(raw.get()).ok()? } else { Value::Null };
     let tool = if method == "tools/call" {
         params.get("name").and_then(Value::as_str).and_then(|n| tools.get(n)).map(Vec::as_slice)

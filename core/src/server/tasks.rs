@@ -1,0 +1,454 @@
+//! The task runtime of a Rust [`Server`](crate::Server) (`io.modelcontextprotocol/tasks`,
+//! 2026-07-28): tool calls that outlive their request. The state of each task lives in a
+//! [`TaskStore`]; this keeps what cannot be stored: each running handler (to cancel it),
+//! the handlers waiting for input, and the timers of time-to-live.
+//!
+//! A call that runs as a task ([`TaskPlan`]) is detached from its session: its handler runs
+//! on its own tokio task, reports progress into the task's status message, asks for input
+//! through the task's `inputRequests` (answered with `tasks/update`), and its outcome becomes
+//! the task's result or error.
+
+use super::context::{Answer, CancelState, Command, Context};
+use crate::engine::{Invocation, Outcome, TaskOp, TaskPlan};
+use crate::jsonrpc::RpcError;
+use crate::protocol::{edge, ProtocolVersion};
+use crate::store::tasks::{MemoryTaskStore, StoreError, TaskPatch, TaskRecord, TaskStore};
+use futures_util::future::{AbortHandle, Abortable, BoxFuture};
+use futures_util::FutureExt;
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+use tokio::sync::oneshot;
+
+/// How a server keeps tasks.
+#[derive(Clone)]
+pub struct TaskOptions {
+    /// How long a task is kept after it is created (default 1 hour).
+    pub ttl: Duration,
+    /// How often clients should poll (default 1 s).
+    pub poll_interval: Duration,
+    /// Most tasks kept at once by the default in-memory store (default 10,000).
+    pub max_tasks: usize,
+    /// How long a cancelled handler may run on before it is stopped (default 10 s).
+    pub cancel_grace: Duration,
+    /// Where tasks live (default: this process's memory).
+    pub store: Option<Arc<dyn TaskStore>>,
+}
+
+impl Default for TaskOptions {
+    fn default() -> Self {
+        TaskOptions {
+            ttl: Duration::from_secs(3600),
+            poll_interval: Duration::from_secs(1),
+            max_tasks: 10_000,
+            cancel_grace: Duration::from_secs(10),
+            store: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for TaskOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskOptions")
+            .field("ttl", &self.ttl)
+            .field("poll_interval", &self.poll_interval)
+            .field("max_tasks", &self.max_tasks)
+            .field("store", &self.store.as_ref().map(|_| "custom"))
+            .finish()
+    }
+}
+
+type Waiter = oneshot::Sender<std::result::Result<Answer, RpcError>>;
+
+/// What this process holds of a running task.
+#[derive(Default)]
+struct Live {
+    cancel: Arc<CancelState>,
+    abort: Option<AbortHandle>,
+    waiters: HashMap<String, Waiter>,
+}
+
+/// The tasks of one server.
+pub struct TaskRuntime {
+    store: Arc<dyn TaskStore>,
+    options: TaskOptions,
+    live: Mutex<HashMap<String, Live>>,
+    /// Where changes go out (`notifications/tasks` on the listen streams following them).
+    registry: Arc<crate::catalogue::Registry>,
+}
+
+fn now_ms() -> u64 {
+    crate::engine::request_state::unix_ms()
+}
+
+fn rpc_json(e: &RpcError) -> Value {
+    let mut v = json!({"code": e.code, "message": e.message});
+    if let Some(d) = &e.data {
+        v["data"] = d.clone();
+    }
+    v
+}
+
+fn not_found(id: &str) -> RpcError {
+    RpcError::invalid_params(format!("Unknown task: {id} (it never existed, expired, or is not yours)"))
+        .with_data(json!({ "taskId": id }))
+}
+
+/// A new task id: 128 random bits, base64url.
+fn new_id() -> String {
+    let mut b = [0u8; 16];
+    if getrandom::fill(&mut b).is_err() {
+        // No system randomness: still unique in this process, never guessable across them.
+        let n = now_ms() as u128 ^ (b.as_ptr() as usize as u128) << 64;
+        b = n.to_le_bytes();
+    }
+    crate::util::base64url_encode(&b)
+}
+
+/// Runs `fut` now if it is ready at once (the in-memory store), else on a task.
+fn drive(fut: impl std::future::Future<Output = ()> + Send + 'static) {
+    let mut fut = Box::pin(fut);
+    if (&mut fut).now_or_never().is_none() {
+        tokio::spawn(fut);
+    }
+}
+
+impl TaskRuntime {
+    /// A runtime with these options, telling the sessions of `registry` what changes.
+    pub fn new(options: TaskOptions, registry: Arc<crate::catalogue::Registry>) -> Arc<Self> {
+        let store = options.store.clone().unwrap_or_else(|| Arc::new(MemoryTaskStore::new(options.max_tasks)));
+        Arc::new(TaskRuntime { store, options, live: Mutex::new(HashMap::new()), registry })
+    }
+
+    /// Applies `patch` to task `id` and tells the listen streams following it.
+    async fn patch(&self, id: &str, patch: TaskPatch) -> Result<Option<TaskRecord>, StoreError> {
+        let quiet = matches!(patch, TaskPatch::TakeAnswer(_));
+        let r = self.store.update(id, patch).await?;
+        if let Some((rec, true)) = &r {
+            if !quiet {
+                self.registry.notify_task_changed(&rec.id, rec.owner.as_deref(), &rec.detailed());
+            }
+        }
+        Ok(r.map(|(rec, _)| rec))
+    }
+
+    /// Its store.
+    pub fn store(&self) -> &Arc<dyn TaskStore> {
+        &self.store
+    }
+
+    fn live(&self) -> std::sync::MutexGuard<'_, HashMap<String, Live>> {
+        self.live.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Creates a task for a call of `tool` by `owner`; resolves once the store holds it.
+    async fn create(
+        self: &Arc<Self>,
+        tool: &str,
+        owner: Option<String>,
+        cancel: Arc<CancelState>,
+    ) -> Result<TaskRecord, StoreError> {
+        let ttl = self.options.ttl.as_millis().max(1) as u64;
+        let poll = self.options.poll_interval.as_millis().max(1) as u64;
+        let rec = TaskRecord::new(new_id(), owner, tool.to_string(), now_ms(), ttl, poll);
+        self.store.create(rec.clone()).await?;
+        self.live().insert(rec.id.clone(), Live { cancel, ..Default::default() });
+        // A handler still running when the task expires is stopped.
+        let rt = Arc::downgrade(self);
+        let id = rec.id.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(ttl)).await;
+            if let Some(rt) = rt.upgrade() {
+                rt.stop(&id);
+            }
+        });
+        Ok(rec)
+    }
+
+    /// Signals the handler of task `id` to stop (`ctx.cancelled()`), and stops it after the
+    /// grace period if it has not.
+    fn stop(self: &Arc<Self>, id: &str) {
+        let Some(live) = self.live().remove(id) else { return };
+        live.cancel.flag.store(true, Ordering::Release);
+        live.cancel.notify.notify_waiters();
+        if let Some(abort) = live.abort {
+            let grace = self.options.cancel_grace;
+            tokio::spawn(async move {
+                tokio::time::sleep(grace).await;
+                abort.abort();
+            });
+        }
+    }
+
+    /// Runs `handler` for task `id` on its own tokio task; its outcome becomes the task's.
+    fn spawn_handler(self: &Arc<Self>, id: String, tool: String, handler: BoxFuture<'static, Outcome>) {
+        let (abort, reg) = AbortHandle::new_pair();
+        if let Some(live) = self.live().get_mut(&id) {
+            live.abort = Some(abort);
+        }
+        let rt = self.clone();
+        let fut = Abortable::new(std::panic::AssertUnwindSafe(handler).catch_unwind(), reg);
+        tokio::spawn(async move {
+            let outcome = match fut.await {
+                Err(_aborted) => return,
+                Ok(Ok(o)) => o,
+                Ok(Err(p)) => Outcome::Error(RpcError::internal(format!(
+                    "handler panicked: {}",
+                    crate::transport::driver::panic_message(p)
+                ))),
+            };
+            rt.finish(&id, &tool, outcome).await;
+        });
+    }
+
+    /// Records a handler's outcome as its task's result (a late one, after a cancel, is
+    /// dropped: terminal states are final).
+    async fn finish(self: &Arc<Self>, id: &str, tool: &str, outcome: Outcome) {
+        self.live().remove(id);
+        let v = ProtocolVersion::V2026_07_28;
+        let result = match outcome {
+            Outcome::Tool(r) => Ok(serde_json::to_value(&*edge::call_tool_result(&r, v)).unwrap_or_default()),
+            Outcome::InvalidArguments(errors) => match crate::engine::invalid_arguments_result(v, tool, errors) {
+                Ok(r) => Ok(serde_json::to_value(r).unwrap_or_default()),
+                Err(e) => Err(rpc_json(&e)),
+            },
+            Outcome::Error(e) => Err(rpc_json(&e)),
+            Outcome::InputRequired(_) => {
+                Err(rpc_json(&RpcError::internal("the handler asked for input outside the task's inputRequests")))
+            }
+            other => Err(rpc_json(&RpcError::internal(format!("a tool handler answered with {other:?}")))),
+        };
+        let _ = self.patch(id, TaskPatch::Finish(result)).await;
+    }
+
+    /// Answers `tasks/get`, `tasks/update` or `tasks/cancel` for `owner`. Another owner's
+    /// task is answered as unknown (its existence is not disclosed).
+    pub async fn answer(self: &Arc<Self>, op: TaskOp, owner: Option<String>) -> Result<Value, RpcError> {
+        let id = op.task_id().to_string();
+        let backend = |e: StoreError| RpcError::internal(e.to_string());
+        let rec = match self.store.get(&id).await.map_err(backend)? {
+            Some(r) if r.owner == owner => r,
+            _ => return Err(not_found(&id)),
+        };
+        match op {
+            TaskOp::Get { .. } => Ok(Value::Object(rec.detailed())),
+            TaskOp::Cancel { .. } => {
+                if !rec.status.is_terminal() {
+                    self.patch(&id, TaskPatch::Cancel).await.map_err(backend)?;
+                    self.stop(&id);
+                }
+                Ok(json!({}))
+            }
+            TaskOp::Update { responses, .. } => {
+                let answered: Vec<String> =
+                    responses.keys().filter(|k| rec.input_requests.contains_key(*k)).cloned().collect();
+                if answered.is_empty() {
+                    return Ok(json!({}));
+                }
+                let answers: Map<String, Value> = responses.into_iter().filter(|(k, _)| answered.contains(k)).collect();
+                self.patch(&id, TaskPatch::Answer(answers.clone())).await.map_err(backend)?;
+                let waiters: Vec<(String, Waiter)> = {
+                    let mut live = self.live();
+                    match live.get_mut(&id) {
+                        Some(l) => {
+                            answered.iter().filter_map(|k| l.waiters.remove(k).map(|w| (k.clone(), w))).collect()
+                        }
+                        None => Vec::new(),
+                    }
+                };
+                for (k, w) in waiters {
+                    let _ = w.send(Ok(Answer::Value(answers[&k].clone())));
+                    let _ = self.patch(&id, TaskPatch::TakeAnswer(k)).await;
+                }
+                Ok(json!({}))
+            }
+        }
+    }
+}
+
+/// A call's tie to its task: set before the handler runs ([`TaskPlan::Start`]), or when
+/// the handler calls [`Context::start_task`] ([`TaskPlan::Allowed`]).
+pub(crate) struct TaskBinding {
+    runtime: Arc<TaskRuntime>,
+    tool: String,
+    owner: Option<String>,
+    link: OnceLock<String>,
+    started: Mutex<Option<oneshot::Sender<Outcome>>>,
+    inputs: AtomicU64,
+}
+
+impl TaskBinding {
+    /// The task's id, once there is one.
+    pub(crate) fn task_id(&self) -> Option<&str> {
+        self.link.get().map(String::as_str)
+    }
+
+    /// Makes the call a task (if it is not one yet): resolves once the store holds it.
+    pub(crate) async fn start(&self, cancel: &Arc<CancelState>) -> Result<(), RpcError> {
+        if self.link.get().is_some() {
+            return Ok(());
+        }
+        let rec = self
+            .runtime
+            .create(&self.tool, self.owner.clone(), cancel.clone())
+            .await
+            .map_err(|e| RpcError::internal(e.to_string()))?;
+        let _ = self.link.set(rec.id.clone());
+        if let Some(tx) = self.started.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            let _ = tx.send(Outcome::TaskCreated(rec.created()));
+        }
+        Ok(())
+    }
+
+    /// A command of the handler's context, once the call is a task. Progress becomes the
+    /// status message; log messages have nowhere to go (the spec sends none for a task);
+    /// a request to the client becomes an input request of the task.
+    pub(crate) fn send(&self, cmd: Command) {
+        let Some(id) = self.link.get().cloned() else { return };
+        let rt = self.runtime.clone();
+        match cmd {
+            Command::Progress { progress, total, message, reply, .. } => {
+                let text = message.unwrap_or_else(|| match total {
+                    Some(t) => format!("{progress}/{t}"),
+                    None => format!("{progress}"),
+                });
+                let _ = reply.send(Ok(true));
+                drive(async move {
+                    let _ = rt.patch(&id, TaskPatch::Message(text)).await;
+                });
+            }
+            Command::Request { input_key, method, params, reply, .. } => {
+                let n = self.inputs.fetch_add(1, Ordering::Relaxed) + 1;
+                let short = method.rsplit('/').next().unwrap_or(&method).to_string();
+                let short = match short.as_str() {
+                    "create" => method.split('/').next().unwrap_or("input").to_string(),
+                    "createMessage" => "sampling".into(),
+                    _ => short.replace('/', "_"),
+                };
+                let key = input_key.unwrap_or_else(|| format!("{short}_{n}"));
+                let mut request = json!({ "method": method });
+                if let Some(p) = params {
+                    request["params"] = p;
+                }
+                match rt.live().get_mut(&id) {
+                    Some(l) => {
+                        l.waiters.insert(key.clone(), reply);
+                    }
+                    None => {
+                        let _ = reply.send(Err(RpcError::internal("the task is no longer running")));
+                        return;
+                    }
+                }
+                drive(async move {
+                    if let Err(e) = rt.patch(&id, TaskPatch::AskInput { key: key.clone(), request }).await {
+                        if let Some(w) = rt.live().get_mut(&id).and_then(|l| l.waiters.remove(&key)) {
+                            let _ = w.send(Err(RpcError::internal(e.to_string())));
+                        }
+                    }
+                });
+            }
+            Command::Log { .. } | Command::ElicitationComplete(_) | Command::CloseStream(_) => {}
+        }
+    }
+}
+
+/// Who a request speaks for: the verified token's subject, else its client.
+pub(crate) fn owner_of(origin: Option<&crate::engine::Origin>) -> Option<String> {
+    let auth = origin?.auth.as_ref()?;
+    auth.subject.clone().or_else(|| auth.client_id.clone())
+}
+
+/// The future of a tool call that runs (or may run) as a task. It resolves with the
+/// call's answer: the created task, or (a call that never became a task) the handler's
+/// outcome. The handler itself runs on its own tokio task, so it outlives the request.
+pub(crate) fn call(
+    server: &crate::Server,
+    runtime: Arc<TaskRuntime>,
+    inv: Invocation,
+    mut ctx: Context,
+    plan: TaskPlan,
+) -> BoxFuture<'static, Outcome> {
+    let crate::engine::Request::CallTool { name, .. } = &inv.request else {
+        return crate::transport::driver::invoke(server, inv, ctx);
+    };
+    let (started_tx, started_rx) = oneshot::channel();
+    let binding = Arc::new(TaskBinding {
+        runtime: runtime.clone(),
+        tool: name.clone(),
+        owner: owner_of(inv.origin.as_deref()),
+        link: OnceLock::new(),
+        started: Mutex::new(Some(started_tx)),
+        inputs: AtomicU64::new(0),
+    });
+    ctx.task = Some(binding.clone());
+    let server = server.clone();
+    match plan {
+        TaskPlan::Start => Box::pin(async move {
+            let cancel = ctx.cancel.clone();
+            if let Err(e) = binding.start(&cancel).await {
+                return Outcome::Error(e);
+            }
+            let id = binding.task_id().unwrap_or_default().to_string();
+            // A task has no multi round-trip: its input goes through inputRequests.
+            ctx.input = None;
+            let tool = binding.tool.clone();
+            let handler = crate::transport::driver::invoke(&server, inv, ctx);
+            runtime.spawn_handler(id, tool, handler);
+            started_rx.await.unwrap_or_else(|_| Outcome::Error(RpcError::internal("the task was not created")))
+        }),
+        TaskPlan::Allowed => {
+            // The handler runs on its own task from the start: if it becomes a task, the
+            // call is answered and the handler goes on; if not, its outcome is the answer.
+            let (done_tx, done_rx) = oneshot::channel::<Outcome>();
+            let handler = crate::transport::driver::invoke(&server, inv, ctx);
+            let (abort, reg) = AbortHandle::new_pair();
+            let b = binding.clone();
+            let rt = runtime.clone();
+            tokio::spawn(Abortable::new(
+                async move {
+                    let outcome = match std::panic::AssertUnwindSafe(handler).catch_unwind().await {
+                        Ok(o) => o,
+                        Err(p) => Outcome::Error(RpcError::internal(format!(
+                            "handler panicked: {}",
+                            crate::transport::driver::panic_message(p)
+                        ))),
+                    };
+                    match b.task_id() {
+                        Some(id) => rt.finish(id, &b.tool, outcome).await,
+                        None => {
+                            let _ = done_tx.send(outcome);
+                        }
+                    }
+                },
+                reg,
+            ));
+            /// Stops the handler if the call ends (cancelled) before it became a task.
+            struct Guard(Option<AbortHandle>, Arc<TaskBinding>);
+            impl Drop for Guard {
+                fn drop(&mut self) {
+                    if let Some(a) = self.0.take() {
+                        match self.1.task_id() {
+                            Some(id) => {
+                                if let Some(l) = self.1.runtime.live().get_mut(id) {
+                                    l.abort = Some(a);
+                                }
+                            }
+                            None => a.abort(),
+                        }
+                    }
+                }
+            }
+            let guard = Guard(Some(abort), binding);
+            Box::pin(async move {
+                let _guard = guard;
+                tokio::select! {
+                    Ok(o) = started_rx => o,
+                    Ok(o) = done_rx => o,
+                    else => Outcome::Error(RpcError::internal("the handler ended without an answer")),
+                }
+            })
+        }
+    }
+}

@@ -1,0 +1,285 @@
+//! Tasks (`io.modelcontextprotocol/tasks`, 2026-07-28): tool calls that outlive their request.
+//! Over HTTP and in memory: a task outlives the request and the client that started it,
+//! reports progress in its status message, asks for input and goes on when answered,
+//! is cancelled cooperatively, expires with its time-to-live, is refused to another
+//! principal; a tool that runs only as a task refuses clients without the extension.
+
+mod common;
+mod http_util;
+
+use common::*;
+use http_util::*;
+use hypermcp::auth::server::{AuthInfo, ResourceServerOptions, TokenVerifier};
+use hypermcp::catalogue::TaskMode;
+use hypermcp::http::client::HttpClientOptions;
+use hypermcp::server::tasks::TaskOptions;
+use hypermcp::store::tasks::TASKS_EXTENSION;
+use hypermcp::{CallToolResult, Client, ClientMode, ClientOptions, Error, Server, SubscriptionFilter, Tool};
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+fn server(options: TaskOptions, seen_cancel: mpsc::UnboundedSender<String>) -> Server {
+    let ask = |m: &str| json!({"message": m, "requestedSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}}});
+    Server::new("tasks", "1.0.0")
+        .tasks(options)
+        .tool(Tool::new("work"), |args, ctx| async move {
+            let ms = args.get("ms").and_then(Value::as_u64).unwrap_or(300);
+            ctx.report_progress(1.0, Some(2.0), Some("halfway")).await?;
+            tokio::time::sleep(Duration::from_millis(ms)).await;
+            Ok::<_, Error>(format!("worked {ms} ms as task {}", ctx.task_id().unwrap_or("-")))
+        })
+        .task_mode("work", TaskMode::Optional)
+        .tool(Tool::new("ask_twice"), move |_args, ctx| async move {
+            let (a, b) = tokio::join!(
+                ctx.request_input(Some("first"), "elicitation/create", Some(ask("First?")), None),
+                ctx.request_input(Some("second"), "elicitation/create", Some(ask("Second?")), None),
+            );
+            Ok::<_, Error>(format!("{} {}", a?["content"]["ok"], b?["content"]["ok"]))
+        })
+        .task_mode("ask_twice", TaskMode::Optional)
+        .tool(Tool::new("wait_for_cancel"), move |_args, ctx| {
+            let seen = seen_cancel.clone();
+            async move {
+                ctx.cancelled().await;
+                let _ = seen.send(ctx.task_id().unwrap_or_default().to_string());
+                CallToolResult::text("stopped")
+            }
+        })
+        .task_mode("wait_for_cancel", TaskMode::Optional)
+        .tool(Tool::new("steps"), |_args, ctx| async move {
+            for i in 1..=3 {
+                tokio::time::sleep(Duration::from_millis(150)).await;
+                ctx.report_progress(f64::from(i), Some(3.0), Some(&format!("step {i} of 3"))).await?;
+            }
+            Ok::<_, Error>("all steps done")
+        })
+        .task_mode("steps", TaskMode::Optional)
+        .tool(Tool::new("only_task"), |_args, _ctx| async move { "done" })
+        .task_mode("only_task", TaskMode::Required)
+}
+
+fn modern(tasks: bool) -> ClientOptions {
+    let o = ClientOptions::default().mode(ClientMode::Modern);
+    if tasks {
+        o.extension(TASKS_EXTENSION, json!({}))
+    } else {
+        o
+    }
+}
+
+async fn call(c: &Client, tool: &str, args: Value) -> Value {
+    c.request("tools/call", Some(json!({"name": tool, "arguments": args})), Default::default()).await.unwrap()
+}
+
+async fn get(c: &Client, id: &str) -> hypermcp::Result<Value> {
+    c.request("tasks/get", Some(json!({"taskId": id})), Default::default()).await
+}
+
+/// Polls until the task is terminal (or `status`).
+async fn wait_for(c: &Client, id: &str, status: &str) -> Value {
+    loop {
+        let t = get(c, id).await.unwrap();
+        let s = t["status"].as_str().unwrap_or_default().to_string();
+        if s == status || ["completed", "failed", "cancelled"].contains(&s.as_str()) {
+            return t;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_outlives_its_request_and_its_client() {
+    bounded(async {
+        let (tx, _rx) = mpsc::unbounded_channel();
+        let ts = TestServer::start(&server(TaskOptions::default(), tx), options()).await;
+        let url = format!("http://{}/mcp", ts.host());
+        let first = Client::http(&url, HttpClientOptions::default(), modern(true)).await.unwrap();
+        let created = call(&first, "work", json!({"ms": 300})).await;
+        assert_eq!(created["resultType"], "task", "{created}");
+        let id = created["taskId"].as_str().unwrap().to_string();
+        assert!(id.len() >= 22, "unguessable ids: {id}");
+        assert_eq!(created["status"], "working");
+        assert!(created["ttlMs"].as_u64().unwrap() > 0 && created["pollIntervalMs"].as_u64().unwrap() > 0);
+        assert!(created.get("result").is_none() && created.get("requestState").is_none());
+        first.close().await.unwrap();
+        // Another client (a restarted host) follows it by id.
+        let second = Client::http(&url, HttpClientOptions::default(), modern(true)).await.unwrap();
+        let working = get(&second, &id).await.unwrap();
+        assert_eq!(working["status"], "working");
+        assert_eq!(working["statusMessage"], "halfway", "progress becomes the status message: {working}");
+        let done = wait_for(&second, &id, "completed").await;
+        assert_eq!(done["status"], "completed", "{done}");
+        assert_eq!(done["result"]["content"][0]["text"], format!("worked 300 ms as task {id}"));
+        // Still there after it ended (until its time-to-live).
+        assert_eq!(get(&second, &id).await.unwrap()["status"], "completed");
+        // Unknown ids are invalid params.
+        assert_eq!(get(&second, "nope").await.unwrap_err().code(), -32602);
+        second.close().await.unwrap();
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn input_requests_are_answered_with_tasks_update() {
+    bounded(async {
+        let (tx, _rx) = mpsc::unbounded_channel();
+        let ts = TestServer::start(&server(TaskOptions::default(), tx), options()).await;
+        let c = Client::http(&format!("http://{}/mcp", ts.host()), HttpClientOptions::default(), modern(true))
+            .await
+            .unwrap();
+        let id = call(&c, "ask_twice", json!({})).await["taskId"].as_str().unwrap().to_string();
+        let mut waiting = wait_for(&c, &id, "input_required").await;
+        while waiting["inputRequests"].as_object().map_or(0, |m| m.len()) < 2 {
+            waiting = get(&c, &id).await.unwrap();
+        }
+        assert_eq!(waiting["inputRequests"]["first"]["method"], "elicitation/create", "{waiting}");
+        let update = |key: &str, ok: bool| {
+            json!({"taskId": id, "inputResponses": {key: {"action": "accept", "content": {"ok": ok}}}})
+        };
+        // A key that is not outstanding is ignored (and acked).
+        let ack = c.request("tasks/update", Some(update("other", true)), Default::default()).await.unwrap();
+        assert_eq!(ack, json!({}));
+        c.request("tasks/update", Some(update("first", true)), Default::default()).await.unwrap();
+        // The very next read sees the partial answer.
+        let partial = get(&c, &id).await.unwrap();
+        assert_eq!(partial["status"], "input_required");
+        assert!(partial["inputRequests"].get("first").is_none() && partial["inputRequests"].get("second").is_some());
+        c.request("tasks/update", Some(update("second", false)), Default::default()).await.unwrap();
+        let done = wait_for(&c, &id, "completed").await;
+        assert_eq!(done["result"]["content"][0]["text"], "true false", "{done}");
+        c.close().await.unwrap();
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn cancellation_reaches_the_handler_and_ttl_ends_tasks() {
+    bounded(async {
+        // In memory (the stream driver), with a short time-to-live.
+        let (tx, mut seen) = mpsc::unbounded_channel();
+        let options = TaskOptions { ttl: Duration::from_millis(400), ..Default::default() };
+        let s = server(options, tx);
+        let c = Client::in_memory(&s, modern(true)).await.unwrap();
+        let id = call(&c, "wait_for_cancel", json!({})).await["taskId"].as_str().unwrap().to_string();
+        let ack = c.request("tasks/cancel", Some(json!({"taskId": id})), Default::default()).await.unwrap();
+        assert_eq!(ack, json!({}));
+        assert_eq!(get(&c, &id).await.unwrap()["status"], "cancelled", "cancelled at once");
+        assert_eq!(seen.recv().await.as_deref(), Some(id.as_str()), "the handler saw the cancellation");
+        // Cancelling again (a terminal task) is acked too.
+        c.request("tasks/cancel", Some(json!({"taskId": id})), Default::default()).await.unwrap();
+        // A task still running when its time-to-live ends is stopped, then forgotten.
+        let id2 = call(&c, "wait_for_cancel", json!({})).await["taskId"].as_str().unwrap().to_string();
+        assert_eq!(seen.recv().await.as_deref(), Some(id2.as_str()), "expiry stopped the handler");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert_eq!(get(&c, &id2).await.unwrap_err().code(), -32602, "expired");
+        c.close().await.unwrap();
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn without_the_extension_calls_run_as_before() {
+    bounded(async {
+        let (tx, _rx) = mpsc::unbounded_channel();
+        let s = server(TaskOptions::default(), tx);
+        let c = Client::in_memory(&s, modern(false)).await.unwrap();
+        let caps = c.server().capabilities.extensions.clone().unwrap();
+        assert_eq!(caps[TASKS_EXTENSION], json!({}));
+        let r = c.call_tool("work", json!({"ms": 10})).await.unwrap();
+        assert_eq!(r.content[0].as_text(), Some("worked 10 ms as task -"));
+        let e = c.call_tool("only_task", json!({})).await.unwrap_err();
+        assert_eq!(e.code(), -32021, "{e}");
+        assert_eq!(get(&c, "x").await.unwrap_err().code(), -32021);
+        for gone in ["tasks/result", "tasks/list"] {
+            let e = c.request(gone, Some(json!({"taskId": "x"})), Default::default()).await.unwrap_err();
+            assert_eq!(e.code(), -32601, "{gone}");
+        }
+        c.close().await.unwrap();
+    })
+    .await;
+}
+
+/// Tokens named after their owner (`alice-token`).
+struct Names;
+
+impl TokenVerifier for Names {
+    fn verify<'a>(&'a self, token: &'a str) -> futures_util::future::BoxFuture<'a, Result<AuthInfo, String>> {
+        Box::pin(async move {
+            match token.strip_suffix("-token") {
+                Some(name) => Ok(AuthInfo::from_claims(serde_json::Map::from_iter([("sub".to_string(), json!(name))]))),
+                None => Err("unknown token".into()),
+            }
+        })
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_is_its_owners_only() {
+    bounded(async {
+        let (tx, _rx) = mpsc::unbounded_channel();
+        let auth = ResourceServerOptions {
+            resource: "https://mcp.test/mcp".into(),
+            authorization_servers: vec!["https://as.test".into()],
+            verifier: Some(Arc::new(Names)),
+            ..Default::default()
+        };
+        let ts = TestServer::start(
+            &server(TaskOptions::default(), tx),
+            hypermcp::http::HttpOptions { auth: Some(auth), ..options() },
+        )
+        .await;
+        let url = format!("http://{}/mcp", ts.host());
+        let as_user = |name: &str| HttpClientOptions::default().bearer_token(format!("{name}-token"));
+        let alice = Client::http(&url, as_user("alice"), modern(true)).await.unwrap();
+        let bob = Client::http(&url, as_user("bob"), modern(true)).await.unwrap();
+        let id = call(&alice, "work", json!({"ms": 50})).await["taskId"].as_str().unwrap().to_string();
+        for op in ["tasks/get", "tasks/cancel"] {
+            let e = bob.request(op, Some(json!({"taskId": id})), Default::default()).await.unwrap_err();
+            assert_eq!(e.code(), -32602, "{op}: another principal's task is unknown to them: {e}");
+        }
+        assert_eq!(wait_for(&alice, &id, "completed").await["status"], "completed");
+        alice.close().await.unwrap();
+        bob.close().await.unwrap();
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listen_stream_follows_a_task() {
+    bounded(async {
+        let (tx, _rx) = mpsc::unbounded_channel();
+        let ts = TestServer::start(&server(TaskOptions::default(), tx), options()).await;
+        let url = format!("http://{}/mcp", ts.host());
+        let c = Client::http(&url, HttpClientOptions::default(), modern(true)).await.unwrap();
+        let id = call(&c, "steps", json!({})).await["taskId"].as_str().unwrap().to_string();
+        let filter = SubscriptionFilter { task_ids: Some(vec![id.clone()]), ..Default::default() };
+        let mut sub = c.listen(filter).await.unwrap();
+        let (method, ack) = sub.next().await.unwrap();
+        assert_eq!(method, "notifications/subscriptions/acknowledged");
+        assert_eq!(ack["notifications"]["taskIds"], json!([id]));
+        let mut messages = Vec::new();
+        loop {
+            let (method, task) = sub.next().await.expect("notifications until the task ends");
+            assert_eq!(method, "notifications/tasks");
+            assert_eq!(task["taskId"], id.as_str());
+            if let Some(m) = task["statusMessage"].as_str() {
+                messages.push(m.to_string());
+            }
+            if task["status"] == "completed" {
+                assert_eq!(task["result"]["content"][0]["text"], "all steps done", "the full task: {task}");
+                break;
+            }
+        }
+        assert!(messages.contains(&"step 2 of 3".to_string()), "progress on the stream: {messages:?}");
+        // A client without the extension cannot follow tasks.
+        let plain = Client::http(&url, HttpClientOptions::default(), modern(false)).await.unwrap();
+        let asked = json!({"notifications": {"taskIds": [id]}});
+        let e = plain.request("subscriptions/listen", Some(asked), Default::default()).await.unwrap_err();
+        assert_eq!(e.code(), -32021, "{e}");
+        c.close().await.unwrap();
+        plain.close().await.unwrap();
+    })
+    .await;
+}
