@@ -283,3 +283,44 @@ async fn a_listen_stream_follows_a_task() {
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_follows_a_task_to_its_result() {
+    bounded(async {
+        let (tx, mut cancelled) = mpsc::unbounded_channel();
+        let ts = TestServer::start(
+            &server(TaskOptions { poll_interval: Duration::from_millis(50), ..Default::default() }, tx),
+            options(),
+        )
+        .await;
+        let asked = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let seen = asked.clone();
+        let options = modern(true).on_elicitation(false, move |_p| {
+            seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            async move {
+                Ok(hypermcp::ElicitResult {
+                    action: hypermcp::ElicitAction::Accept,
+                    content: Some(serde_json::Map::from_iter([("ok".to_string(), json!(true))])),
+                    meta: None,
+                })
+            }
+        });
+        let c =
+            Client::http(&format!("http://{}/mcp", ts.host()), HttpClientOptions::default(), options).await.unwrap();
+        // call_tool reads the same whether the server ran the call as a task or not.
+        let r = c.call_tool("work", json!({"ms": 100})).await.unwrap();
+        let text = r.content[0].as_text().unwrap().to_string();
+        assert!(text.starts_with("worked 100 ms as task ") && !text.ends_with(" -"), "{text}");
+        // The task's input requests go to the client's handlers, the answers back with tasks/update.
+        let r = c.call_tool("ask_twice", json!({})).await.unwrap();
+        assert_eq!(r.content[0].as_text(), Some("true true"));
+        assert_eq!(asked.load(std::sync::atomic::Ordering::SeqCst), 2);
+        // Cancelling the call cancels the task.
+        let opts = hypermcp::CallOptions { timeout: Some(Duration::from_millis(300)), ..Default::default() };
+        let e = c.call_tool_with("wait_for_cancel", json!({}), opts).await.unwrap_err();
+        assert_eq!(e.code(), -32001, "the call timed out: {e}");
+        assert!(cancelled.recv().await.is_some(), "and its task was cancelled");
+        c.close().await.unwrap();
+    })
+    .await;
+}

@@ -169,6 +169,9 @@ pub struct CallOptions {
     pub max_total_timeout: Option<Duration>,
     /// Receives progress notifications for this call.
     pub on_progress: Option<ProgressFn>,
+    /// Follow a task the server answers a `tools/call` with to its end (set by
+    /// [`Client::call_tool`]; a raw [`Client::request`] gets the task itself).
+    pub follow_task: bool,
 }
 
 impl std::fmt::Debug for CallOptions {
@@ -375,7 +378,13 @@ impl Client {
     }
 
     /// Calls a tool with a timeout and/or a progress callback.
+    ///
+    /// A server may run the call as a task (tasks extension, when this client declares
+    /// `io.modelcontextprotocol/tasks`): the client then follows the task (`tasks/get`, its
+    /// input requests answered through the handlers), and the result is the task's. The
+    /// call's timeout, when given, covers the task too (it is cancelled then).
     pub async fn call_tool_with(&self, name: &str, arguments: Value, opts: CallOptions) -> Result<CallToolResult> {
+        let opts = CallOptions { follow_task: true, ..opts };
         self.typed("tools/call", Some(json!({ "name": name, "arguments": arguments })), opts).await
     }
 
@@ -779,6 +788,7 @@ async fn drive<R, W>(
                         max_total_timeout: opts.max_total_timeout,
                         progress: opts.on_progress.is_some(),
                         related: None,
+                        follow_task: opts.follow_task,
                     };
                     match session.request(&method, params, &ro, Instant::now()) {
                         Ok(id) => { waiters.insert(id, (reply, opts.on_progress)); }

@@ -106,6 +106,35 @@ struct ClientRole {
     probes: u8,
     /// The application's own listen streams (their notifications keep their tag).
     user_listens: std::collections::HashSet<OutboundId>,
+    /// Tool calls answered with a task, followed until the task ends, by caller id.
+    followed: HashMap<OutboundId, Followed>,
+    /// This client's own requests about followed tasks: (the followed caller, which).
+    task_wire: HashMap<OutboundId, (OutboundId, TaskReq)>,
+    /// The input requests of followed tasks being served (the followed caller, input key).
+    task_inputs: HashMap<RequestKey, (OutboundId, String)>,
+}
+
+/// A tool call the server answered with a task (tasks extension): the client polls it with
+/// `tasks/get`, serves its input requests through the same handlers as any request and
+/// answers them with `tasks/update`, and answers the caller when the task ends (the spec's
+/// "a client that calls a tool sees its result", whatever the server chose).
+struct Followed {
+    task_id: String,
+    /// How long between polls (the task's `pollIntervalMs`, within 50 ms and 30 s).
+    poll: Duration,
+    /// When to poll next (`None` while a `tasks/get` is on the wire).
+    next: Option<Instant>,
+    /// The input keys already served.
+    asked: std::collections::HashSet<String>,
+    /// When the caller stops waiting (its own timeout): the task is cancelled then.
+    deadline: Option<Instant>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TaskReq {
+    Get,
+    Update,
+    Cancel,
 }
 
 /// The client end of one MCP session.
@@ -149,6 +178,9 @@ impl ClientSession {
                 subscribed: Default::default(),
                 probes: 0,
                 user_listens: Default::default(),
+                followed: HashMap::new(),
+                task_wire: HashMap::new(),
+                task_inputs: HashMap::new(),
             },
         }
     }
@@ -297,6 +329,10 @@ impl ClientSession {
                 }),
             }];
         }
+        if let Some((caller, req)) = self.role.task_wire.remove(&id) {
+            self.role.calls.remove(&id);
+            return self.on_task_answer(caller, req, result, now);
+        }
         if self.role.listen == Some(id) {
             // The server ended the session's listen stream (or refused it): not reopened
             // until a subscription changes, so that a server without it is not asked in a loop.
@@ -311,6 +347,12 @@ impl ClientSession {
         if let Ok(v) = &result {
             if v.get("resultType").and_then(Value::as_str) == Some("input_required") {
                 return self.on_input_required(call, v, now);
+            }
+        }
+        if let Ok(v) = &result {
+            if call.opts.follow_task && v.get("resultType").and_then(Value::as_str) == Some("task") {
+                let deadline = call.opts.timeout.map(|t| call.started + t);
+                return self.follow(caller, v, deadline, now);
             }
         }
         if let Ok(v) = &mut result {
@@ -391,6 +433,172 @@ impl ClientSession {
             self.retry(call, now);
         } else {
             self.role.waiting.insert(caller, call);
+        }
+        events
+    }
+
+    /// A tool call answered with a task: followed from now on (no event until it ends).
+    fn follow(&mut self, caller: OutboundId, task: &Value, deadline: Option<Instant>, now: Instant) -> Vec<Event> {
+        let Some(task_id) = task.get("taskId").and_then(Value::as_str) else {
+            return vec![Event::Response {
+                id: caller,
+                result: Err(RpcError::invalid_params("a task result without taskId")),
+            }];
+        };
+        let poll = task.get("pollIntervalMs").and_then(Value::as_u64).unwrap_or(1000).clamp(50, 30_000);
+        let poll = Duration::from_millis(poll);
+        self.role.followed.insert(
+            caller,
+            Followed {
+                task_id: task_id.to_string(),
+                poll,
+                next: Some(now + poll),
+                asked: Default::default(),
+                deadline,
+            },
+        );
+        Vec::new()
+    }
+
+    /// Sends `tasks/get` for every followed task due at `now`.
+    fn poll_tasks(&mut self, now: Instant) {
+        let late: Vec<OutboundId> =
+            self.role.followed.iter().filter(|(_, f)| f.deadline.is_some_and(|d| d <= now)).map(|(c, _)| *c).collect();
+        for caller in late {
+            self.task_request(caller, TaskReq::Cancel, None, now);
+            self.end_followed(caller);
+            let e = RpcError::new(codes::REQUEST_TIMEOUT, "tools/call timed out (its task was cancelled)");
+            self.peer.events.push_back(Event::Response { id: caller, result: Err(e) });
+        }
+        let due: Vec<OutboundId> =
+            self.role.followed.iter().filter(|(_, f)| f.next.is_some_and(|t| t <= now)).map(|(c, _)| *c).collect();
+        for caller in due {
+            self.task_request(caller, TaskReq::Get, None, now);
+        }
+    }
+
+    /// Sends a request about followed task `caller` (`tasks/get`, `tasks/update` with
+    /// `responses`, `tasks/cancel`); a request that cannot be sent fails the call.
+    fn task_request(&mut self, caller: OutboundId, req: TaskReq, responses: Option<Map<String, Value>>, now: Instant) {
+        let Some(f) = self.role.followed.get_mut(&caller) else { return };
+        let method = match req {
+            TaskReq::Get => "tasks/get",
+            TaskReq::Update => "tasks/update",
+            TaskReq::Cancel => "tasks/cancel",
+        };
+        let mut params = serde_json::json!({ "taskId": f.task_id });
+        if let Some(r) = responses {
+            params["inputResponses"] = Value::Object(r);
+        }
+        if req == TaskReq::Get {
+            f.next = None;
+        }
+        match self.request(method, Some(params), &RequestOptions::default(), now) {
+            Ok(wire) => {
+                self.role.task_wire.insert(wire, (caller, req));
+            }
+            Err(e) if req != TaskReq::Cancel => {
+                self.end_followed(caller);
+                self.peer.events.push_back(Event::Response { id: caller, result: Err(e) });
+            }
+            Err(_) => {}
+        }
+    }
+
+    /// Forgets followed task `caller`, cancelling the input requests being served for it.
+    fn end_followed(&mut self, caller: OutboundId) {
+        self.role.followed.remove(&caller);
+        let keys: Vec<RequestKey> =
+            self.role.task_inputs.iter().filter(|(_, (c, _))| *c == caller).map(|(k, _)| *k).collect();
+        for k in keys {
+            self.role.task_inputs.remove(&k);
+            self.peer.events.push_back(Event::Cancelled { key: k, reason: Some("the task ended".into()) });
+        }
+    }
+
+    /// The answer to one of this client's requests about a followed task.
+    fn on_task_answer(
+        &mut self,
+        caller: OutboundId,
+        req: TaskReq,
+        result: Result<Value, RpcError>,
+        now: Instant,
+    ) -> Vec<Event> {
+        if !self.role.followed.contains_key(&caller) {
+            return Vec::new();
+        }
+        let task = match (req, result) {
+            (TaskReq::Cancel, _) | (TaskReq::Update, Ok(_)) => return Vec::new(),
+            (_, Err(e)) => {
+                self.end_followed(caller);
+                return vec![Event::Response { id: caller, result: Err(e) }];
+            }
+            (TaskReq::Get, Ok(v)) => v,
+        };
+        let status = task.get("status").and_then(Value::as_str).unwrap_or_default();
+        let end = |this: &mut Self, result: Result<Value, RpcError>| {
+            this.end_followed(caller);
+            vec![Event::Response { id: caller, result }]
+        };
+        match status {
+            "completed" => {
+                let mut r = task.get("result").cloned().unwrap_or_else(|| Value::Object(Map::new()));
+                cm::strip_plumbing(&mut r);
+                return end(self, Ok(r));
+            }
+            "failed" => {
+                let e = task.get("error").cloned().and_then(|e| serde_json::from_value::<RpcError>(e).ok());
+                return end(self, Err(e.unwrap_or_else(|| RpcError::internal("the task failed"))));
+            }
+            "cancelled" => {
+                return end(self, Err(RpcError::new(codes::REQUEST_CANCELLED, "the task was cancelled")));
+            }
+            _ => {}
+        }
+        let mut events = Vec::new();
+        if status == "input_required" {
+            let requests = task.get("inputRequests").and_then(Value::as_object).cloned().unwrap_or_default();
+            for (key, req) in requests {
+                if self.role.followed.get(&caller).is_some_and(|f| f.asked.contains(&key)) {
+                    continue;
+                }
+                let method = req.get("method").and_then(Value::as_str).unwrap_or("").to_string();
+                let raw = req.get("params").cloned().unwrap_or(Value::Object(Map::new()));
+                match self.input_request(&method, raw) {
+                    Ok(request) => {
+                        if let Some(f) = self.role.followed.get_mut(&caller) {
+                            f.asked.insert(key.clone());
+                        }
+                        let k = self.peer.alloc_key();
+                        self.role.task_inputs.insert(k, (caller, key.clone()));
+                        events.push(Event::Invoke(Invocation {
+                            key: k,
+                            id: RequestId::String(key.as_str().into()),
+                            request,
+                            progress_token: None,
+                            meta: None,
+                            context: None,
+                            origin: None,
+                            task: None,
+                        }));
+                    }
+                    Err(e) => {
+                        // This client cannot give the input: the task is abandoned.
+                        self.task_request(caller, TaskReq::Cancel, None, now);
+                        events.extend(end(
+                            self,
+                            Err(RpcError::new(
+                                e.code,
+                                format!("tools/call: the task asked for input this client cannot give: {}", e.message),
+                            )),
+                        ));
+                        return events;
+                    }
+                }
+            }
+        }
+        if let Some(f) = self.role.followed.get_mut(&caller) {
+            f.next = Some(now + f.poll);
         }
         events
     }
@@ -680,6 +888,7 @@ impl ClientSession {
                 awaiting: HashMap::new(),
                 answers: Map::new(),
                 state: None,
+                started: now,
             },
         );
         Ok(wire)
@@ -775,6 +984,20 @@ impl ClientSession {
 
     /// Answers a server-to-client request. Ignored if the server cancelled it.
     pub fn respond(&mut self, key: RequestKey, result: Result<Value, RpcError>) {
+        if let Some((caller, input)) = self.role.task_inputs.remove(&key) {
+            let now = Instant::now();
+            match result {
+                Ok(v) => self.task_request(caller, TaskReq::Update, Some(Map::from_iter([(input, v)])), now),
+                Err(e) => {
+                    // No answer to give: the task is cancelled and the call fails.
+                    self.task_request(caller, TaskReq::Cancel, None, now);
+                    self.end_followed(caller);
+                    let e = RpcError { message: format!("tools/call: input {input:?} failed: {}", e.message), ..e };
+                    self.peer.events.push_back(Event::Response { id: caller, result: Err(e) });
+                }
+            }
+            return;
+        }
         if let Some(caller) = self.role.inputs.remove(&key) {
             self.on_input_answer(caller, key, result);
             return;
@@ -824,6 +1047,12 @@ impl ClientSession {
 
     /// Cancels one of our requests (the server is told; no answer event follows).
     pub fn cancel_request(&mut self, id: OutboundId, reason: Option<&str>) -> bool {
+        if self.role.followed.contains_key(&id) {
+            // The call is a task by now: the task is cancelled (cooperatively) with it.
+            self.task_request(id, TaskReq::Cancel, None, Instant::now());
+            self.end_followed(id);
+            return true;
+        }
         if let Some(call) = self.role.waiting.remove(&id) {
             for k in call.awaiting.keys() {
                 self.role.inputs.remove(k);
@@ -843,19 +1072,26 @@ impl ClientSession {
 
     /// When `handle_timeout` must next be called.
     pub fn next_deadline(&self) -> Option<Instant> {
-        self.peer.next_deadline()
+        let polls = self.role.followed.values().flat_map(|f| f.next.into_iter().chain(f.deadline)).min();
+        match (self.peer.next_deadline(), polls) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
-    /// Expires timed-out requests.
+    /// Expires timed-out requests, and polls the followed tasks that are due.
     pub fn handle_timeout(&mut self, now: Instant) {
         self.peer.handle_timeout(now);
+        self.poll_tasks(now);
         self.after_input();
     }
 
     /// Requests awaiting answers.
     pub fn pending_requests(&self) -> usize {
         // The session's own listen stream is not a request anyone waits for.
-        self.peer.pending_count() + self.role.waiting.len() - usize::from(self.role.listen.is_some())
+        let internal = self.role.task_wire.len();
+        (self.peer.pending_count() + self.role.waiting.len() + self.role.followed.len())
+            .saturating_sub(usize::from(self.role.listen.is_some()) + internal)
     }
 
     /// Closes the session: pending requests fail with a connection-closed error.
@@ -872,6 +1108,16 @@ impl ClientSession {
                 result: Err(RpcError::new(codes::CONNECTION_CLOSED, "the session is closed")),
             });
         }
+        // Followed tasks go on at the server; this client stops waiting for them.
+        let followed: Vec<OutboundId> = self.role.followed.keys().copied().collect();
+        for caller in followed {
+            self.end_followed(caller);
+            self.peer.events.push_back(Event::Response {
+                id: caller,
+                result: Err(RpcError::new(codes::CONNECTION_CLOSED, "the session is closed")),
+            });
+        }
+        self.role.task_wire.clear();
         self.role.cache.clear();
         self.after_input();
     }

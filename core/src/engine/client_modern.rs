@@ -154,6 +154,8 @@ pub(crate) struct ModernCall {
     pub answers: Map<String, Value>,
     /// The `requestState` to echo.
     pub state: Option<String>,
+    /// When the first attempt was sent (a followed task's deadline counts from it).
+    pub started: Instant,
 }
 
 /// Results the server said may be reused (`ttlMs` > 0), by method and target, bounded.

@@ -30,6 +30,10 @@ pub struct RequestOptions {
     /// The peer's request this one is sent on behalf of (routes it to that request's
     /// stream on HTTP).
     pub related: Option<RequestKey>,
+    /// A `tools/call` the server answers with a task (tasks extension) is followed to its
+    /// end, its answer the task's result (what `call_tool` wants); otherwise the task itself
+    /// is the answer.
+    pub follow_task: bool,
 }
 
 pub(crate) struct Inflight {
