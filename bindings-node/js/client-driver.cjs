@@ -474,7 +474,14 @@ class ClientDriver {
     const progress = typeof onProgress === 'function' || !!resetTimeoutOnProgress;
     let id;
     try {
-      id = this._session.request(method, params == null ? undefined : JSON.stringify(params), timeout, progress, !!resetTimeoutOnProgress);
+      id = this._session.request(
+        method,
+        params == null ? undefined : JSON.stringify(params),
+        timeout,
+        progress,
+        !!resetTimeoutOnProgress,
+        !!options.followTask,
+      );
     } catch (err) {
       return Promise.reject(err);
     }

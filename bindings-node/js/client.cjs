@@ -416,7 +416,8 @@ class Client extends ClientDriver {
     /** @type {{name: string, arguments: object, _meta?: import('./types/protocol').Meta}} */
     const params = { name, arguments: args ?? {} };
     if (options.meta != null) params._meta = options.meta;
-    return this._request('tools/call', params, options);
+    // A server running the call as a task (tasks extension): its result, when it ends.
+    return this._request('tools/call', params, { ...options, followTask: true });
   }
 
   /**

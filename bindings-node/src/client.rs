@@ -79,8 +79,10 @@ impl ClientSession {
     }
 
     /// Sends a request (params as JSON text); returns its id. Throws when the server lacks
-    /// the capability.
+    /// the capability. `follow_task`: a `tools/call` answered with a task is followed to its
+    /// end.
     #[napi]
+    #[allow(clippy::too_many_arguments)]
     pub fn request(
         &mut self,
         env: Env,
@@ -89,12 +91,14 @@ impl ClientSession {
         timeout: Option<f64>,
         progress: Option<bool>,
         reset_timeout_on_progress: Option<bool>,
+        follow_task: Option<bool>,
     ) -> napi::Result<i64> {
         let params = params.map(|p| parse::<Value>(&p, "request params")).transpose()?;
         let opts = RequestOptions {
             timeout: timeout.and_then(|t| UNIT.duration(t)),
             progress: progress.unwrap_or(false),
             reset_timeout_on_progress: reset_timeout_on_progress.unwrap_or(false),
+            follow_task: follow_task.unwrap_or(false),
             ..Default::default()
         };
         self.inner.request(&method, params, &opts, Instant::now()).map(|id| id.0).map_err(|e| rpc_err(&env, &e))

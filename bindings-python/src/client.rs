@@ -90,7 +90,9 @@ impl ClientSession {
     }
 
     /// Sends a request (capability-checked); returns its id.
-    #[pyo3(signature = (method, params=None, timeout=None, progress=false, reset_timeout_on_progress=false))]
+    /// `follow_task`: a `tools/call` answered with a task is followed to its end.
+    #[pyo3(signature = (method, params=None, timeout=None, progress=false, reset_timeout_on_progress=false, follow_task=false))]
+    #[allow(clippy::too_many_arguments)]
     fn request(
         &mut self,
         py: Python<'_>,
@@ -99,12 +101,14 @@ impl ClientSession {
         timeout: Option<f64>,
         progress: bool,
         reset_timeout_on_progress: bool,
+        follow_task: bool,
     ) -> PyResult<i64> {
         let params = from_py_opt(params)?;
         let opts = RequestOptions {
             timeout: timeout.and_then(|t| UNIT.duration(t)),
             progress,
             reset_timeout_on_progress,
+            follow_task,
             ..Default::default()
         };
         self.inner.request(method, params, &opts, Instant::now()).map(|id| id.0).map_err(|e| rpc_err(py, &e))

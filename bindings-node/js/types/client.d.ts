@@ -280,6 +280,11 @@ export interface RequestOptions {
   onProgress?: (progress: Progress) => unknown;
   /** Restart the timeout at each progress notification. */
   resetTimeoutOnProgress?: boolean;
+  /**
+   * A `tools/call` the server answers with a task (tasks extension) is followed to its end and
+   * resolves with the task's result (`callTool` does this; a raw `request` gets the task).
+   */
+  followTask?: boolean;
 }
 
 /** Options of `client.callTool(...)`. */

@@ -344,13 +344,14 @@ class ClientDriver:
         timeout: float | None = None,
         progress_handler: ProgressHandler | None = None,
         reset_timeout_on_progress: bool = False,
+        follow_task: bool = False,
     ) -> Any:
         self._check_open()
         loop = self._loop
         assert loop is not None
         # Progress is asked for when someone listens, and to let it extend the timeout.
         progress = progress_handler is not None or reset_timeout_on_progress
-        rid = self._session.request(method, params, timeout, progress, reset_timeout_on_progress)
+        rid = self._session.request(method, params, timeout, progress, reset_timeout_on_progress, follow_task)
         fut: asyncio.Future[Any] = loop.create_future()
         self._pending[rid] = fut
         if progress_handler is not None:

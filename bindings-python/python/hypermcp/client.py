@@ -610,6 +610,8 @@ class Client(ClientDriver):
             timeout=timeout,
             progress_handler=progress_handler or self._progress_handler,
             reset_timeout_on_progress=reset_timeout_on_progress,
+            # A server running the call as a task (tasks extension): its result, when it ends.
+            follow_task=True,
         )
         result = ToolResult(as_object(value))
         if raise_on_error and result.is_error:
