@@ -21,7 +21,7 @@ WEATHER_NODE := node $(CURDIR)/examples/node/weather_server.mjs
 # maturin shares target/ with cargo: it reuses the dependencies `make rust` built. (Nothing else
 # builds pyo3 in release there, so the two never rebuild it against each other.)
 
-.PHONY: all build bench-build rust rust-bench python node peers demo test test-rust test-python test-node test-interop test-conformance test-examples check fmt bench bench-quick bench-peers clean
+.PHONY: all build bench-build rust rust-bench python node peers demo test test-rust test-python test-node test-interop test-conformance test-examples test-apps check fmt bench bench-quick bench-peers clean
 
 all: build
 
@@ -51,7 +51,8 @@ node:
 	npm install --no-fund --no-audit --loglevel=error --ignore-scripts
 	npm run build --silent
 
-## peers: the official SDKs and reference server used by the interop tests (pinned)
+## peers: the official SDKs and reference server used by the interop tests (pinned), and for
+## test-apps Debian's chromium and playwright-core
 peers:
 	PEERS=$(PEERS) bash tests/interop/setup_peers.sh
 
@@ -86,7 +87,7 @@ check: $(VENV)/.tools python node
 	npx --no-install tsc -p tsconfig.json
 
 ## test: build, lint, then every suite
-test: build peers check test-rust test-python test-node test-interop test-conformance test-examples
+test: build peers check test-rust test-python test-node test-interop test-conformance test-examples test-apps
 	@echo "make test: all suites passed"
 
 ## test-rust: state-machine unit tests and integration tests (duplex, stdio child, the Rust
@@ -145,6 +146,15 @@ test-examples: build peers
 	bash examples/http_demo.sh "$(RELEASE_DIR)/examples/http_mount {PORT}" "$(CLIENT_RUST) --tool echo --args '{\"text\":\"smoke\"}' --url {URL}" > /dev/null
 	HYPERMCP_PEERS=$(PEERS) node tests/oauth/run_examples.mjs --python $(PY)
 	@echo "examples: ok (Rust, Python and Node clients against servers of the other languages, over stdio and HTTP; the TypeScript example on Node 22)"
+
+## test-apps: MCP Apps in a real browser: the weather servers (Python, Node, Rust, over HTTP) serve
+## the forecast widget (examples/apps/weather-widget.html); our Node client calls forecast and
+## reads the widget, a minimal web host (tests/apps/host.mjs) renders it with the result in
+## Debian's headless chromium (playwright-core), and tests/apps/render.mjs checks its text, its
+## CSP and the pixels of its bar chart (`node tests/apps/render.mjs --self-test`: the widget
+## alone with a made-up forecast)
+test-apps: build peers
+	PEERS=$(PEERS) node tests/apps/render.mjs
 
 fmt: $(VENV)/.tools
 	$(CARGO) fmt --all

@@ -451,6 +451,23 @@ class Client extends ClientDriver {
   }
 
   /**
+   * Reads the view of an MCP App (`ui://...`): `{uri, mimeType, html, meta, cspHeader, allow}`:
+   * its HTML, its `_meta.ui` (`csp`, `permissions`, `domain`, `prefersBorder`), the
+   * Content-Security-Policy to render it with and the iframe `allow` list. Throws for a URI
+   * that is not `ui://` or contents that are not `text/html;profile=mcp-app`. (Declare
+   * `extensions: {'io.modelcontextprotocol/ui': {mimeTypes: ['text/html;profile=mcp-app']}}`
+   * so servers know you render apps.)
+   * @param {string} uri
+   * @param {RequestOptions} [options]
+   * @returns {Promise<import('./types/client').AppView>}
+   */
+  async readApp(uri, options) {
+    if (!String(uri).startsWith('ui://')) throw new TypeError(`${uri} is not an app: app resources are ui:// URIs`);
+    const result = await this._request('resources/read', { uri: String(uri) }, options);
+    return JSON.parse(nativeModule.readApp(String(uri), JSON.stringify(result)));
+  }
+
+  /**
    * The server's skills (`io.modelcontextprotocol/skills`): `{skills}` (every page, or with
    * `{cursor}` that page), each entry `{uri, frontmatter, resources}` naming every file with
    * its digest and size. Nothing is fetched: `loadSkill()` reads a skill when it is needed.

@@ -170,6 +170,14 @@ class Server {
     if (typeof handler !== 'function') throw new TypeError(`tool ${JSON.stringify(name)}: the handler must be a function`);
     const input = compile(config.inputSchema, `tool ${name}: inputSchema`);
     const output = config.outputSchema === undefined ? null : compile(config.outputSchema, `tool ${name}: outputSchema`);
+    let meta = config._meta;
+    if (config.ui !== undefined) {
+      const link = typeof config.ui === 'string' ? { resourceUri: config.ui } : { ...config.ui };
+      if (typeof link.resourceUri !== 'string' || !link.resourceUri.startsWith('ui://')) {
+        throw new DefinitionError(`tool ${name}: ui names no ui:// resource (${JSON.stringify(config.ui)})`);
+      }
+      meta = { ...(meta ?? {}), ui: link };
+    }
     const definition = clean({
       name,
       title: config.title,
@@ -178,7 +186,7 @@ class Server {
       outputSchema: output?.json,
       annotations: config.annotations,
       icons: config.icons,
-      _meta: config._meta,
+      _meta: meta,
     });
     const scopes = scopeList(config.scopes, `tool ${name}`);
     defineOrThrow(() => this._registry.addTool(JSON.stringify(definition)));
@@ -267,6 +275,29 @@ class Server {
     // them); the connections JS drives itself are told one by one.
     this._registry.notifyResourceUpdated(uri);
     for (const conn of this._connections) conn.notifyResourceUpdated(uri);
+  }
+
+  /**
+   * Serves the view of an MCP App (`io.modelcontextprotocol/ui`) at `uri` (`ui://...`):
+   * `html`, a whole HTML document, as `text/html;profile=mcp-app`, listed and read from memory.
+   * `csp`: the origins it needs (`{connectDomains, resourceDomains, frameDomains,
+   * baseUriDomains}`; none: the hosts' restrictive default, no network); `permissions`:
+   * browser features (`['camera', 'microphone', 'geolocation', 'clipboardWrite']`);
+   * `domain`, `prefersBorder` as the spec says. Link it to tools with `{ ui: uri }`. Throws a
+   * DefinitionError for another scheme, or origins that are not origins.
+   * @param {string} uri
+   * @param {import('./types/server').AppConfig} config
+   * @returns {this}
+   */
+  app(uri, config) {
+    if (!config || typeof config.html !== 'string') throw new TypeError(`app ${JSON.stringify(uri)}: config.html (the HTML document) is required`);
+    const permissions = Array.isArray(config.permissions)
+      ? Object.fromEntries(config.permissions.map((p) => [p, {}]))
+      : config.permissions;
+    const meta = clean({ csp: config.csp, permissions, domain: config.domain, prefersBorder: config.prefersBorder });
+    defineOrThrow(() => this._registry.addApp(String(uri), config.html, JSON.stringify(meta), config.name, config.description));
+    this._changed('resources');
+    return this;
   }
 
   /**

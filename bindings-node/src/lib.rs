@@ -14,7 +14,7 @@ mod http;
 mod http_client;
 mod server;
 
-pub use server::{check_skill_entry, verify_skill_read};
+pub use server::{check_skill_entry, read_app, verify_skill_read};
 
 use napi_derive::napi;
 

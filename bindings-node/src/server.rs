@@ -124,6 +124,26 @@ impl Registry {
         Ok(self.inner.set_skills(Some(catalog)))
     }
 
+    /// Serves an app's view (MCP Apps): `meta` is the JSON of its `_meta.ui` (`csp`,
+    /// `permissions`, `domain`, `prefersBorder`). Throws a `DefinitionError` for a URI that is
+    /// not `ui://` or declarations that are not origins.
+    #[napi]
+    pub fn add_app(
+        &self,
+        env: Env,
+        uri: String,
+        html: String,
+        meta: Option<String>,
+        name: Option<String>,
+        description: Option<String>,
+    ) -> napi::Result<()> {
+        let meta: hypermcp::UiResourceMeta = match meta {
+            Some(m) => parse(&m, "app meta")?,
+            None => Default::default(),
+        };
+        self.inner.add_app(&uri, html, meta, name, description).map_err(|e| definition_err(&env, e))
+    }
+
     /// Stops serving skills; returns the URIs of the files no longer served.
     #[napi]
     pub fn clear_skills(&self) -> Vec<String> {
@@ -141,6 +161,19 @@ pub fn verify_skill_read(env: Env, entry: String, uri: String, result: String) -
     catalogue::skills::verify_read(&entry, &uri, &result)
         .map(Buffer::from)
         .map_err(|e| crate::errors::skill_err(&env, &e))
+}
+
+/// An app's view out of a `resources/read` result (JSON) of `uri` (MCP Apps): JSON of
+/// `{uri, mimeType, html, meta, cspHeader, allow}`; throws for a URI that is not `ui://` or
+/// contents that are not `text/html;profile=mcp-app`.
+#[napi]
+pub fn read_app(uri: String, result: String, listed: Option<String>) -> napi::Result<String> {
+    let result: Value = parse(&result, "resources/read result")?;
+    let listed: Option<Value> = listed.map(|l| parse(&l, "listed _meta.ui")).transpose()?;
+    let app = hypermcp::read_app(&uri, &result, listed.as_ref()).map_err(napi::Error::from_reason)?;
+    let v = serde_json::json!({"uri": app.uri, "mimeType": hypermcp::APP_MIME, "html": app.html,
+        "meta": app.meta, "cspHeader": app.csp, "allow": app.allow});
+    Ok(v.to_string())
 }
 
 /// Checks a skill entry (JSON) before anything of it is read.

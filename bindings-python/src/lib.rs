@@ -33,5 +33,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(alloc::keep_freed_memory, m)?)?;
     m.add_function(wrap_pyfunction!(server::verify_skill_read, m)?)?;
     m.add_function(wrap_pyfunction!(server::check_skill_entry, m)?)?;
+    m.add_function(wrap_pyfunction!(server::read_app, m)?)?;
     Ok(())
 }

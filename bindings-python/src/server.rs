@@ -97,6 +97,26 @@ impl Registry {
         Ok(py.detach(|| self.inner.set_skills(Some(catalog))))
     }
 
+    /// Serves an app's view (MCP Apps): `meta` is its `_meta.ui` (`csp`, `permissions`,
+    /// `domain`, `prefersBorder`). Raises `DefinitionError` for a URI that is not `ui://` or
+    /// declarations that are not origins.
+    #[pyo3(signature = (uri, html, meta=None, name=None, description=None))]
+    fn add_app(
+        &self,
+        py: Python<'_>,
+        uri: &str,
+        html: String,
+        meta: Option<&Bound<'_, PyAny>>,
+        name: Option<String>,
+        description: Option<String>,
+    ) -> PyResult<()> {
+        let meta: hypermcp::UiResourceMeta = match meta {
+            Some(m) => from_py_as(m, "app meta")?,
+            None => Default::default(),
+        };
+        self.inner.add_app(uri, html, meta, name, description).map_err(|e| definition_err(py, e))
+    }
+
     /// Stops serving skills; returns the URIs of the files no longer served.
     fn clear_skills(&self, py: Python<'_>) -> Vec<String> {
         py.detach(|| self.inner.set_skills(None))
@@ -118,6 +138,26 @@ pub fn verify_skill_read<'py>(
         Ok(bytes) => Ok(PyBytes::new(py, &bytes)),
         Err(e) => Err(crate::errors::skill_err(py, &e)),
     }
+}
+
+/// An app's view out of a `resources/read` result of `uri` (MCP Apps): `{uri, html, meta,
+/// csp, allow}`; raises `ValueError` for a URI that is not `ui://` or contents that are not
+/// `text/html;profile=mcp-app`.
+#[pyfunction]
+#[pyo3(signature = (uri, result, listed=None))]
+pub fn read_app<'py>(
+    py: Python<'py>,
+    uri: &str,
+    result: &Bound<'py, PyAny>,
+    listed: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let listed = match listed {
+        Some(l) => Some(from_py(l)?),
+        None => None,
+    };
+    let app = hypermcp::read_app(uri, &from_py(result)?, listed.as_ref()).map_err(PyValueError::new_err)?;
+    let v = serde_json::json!({"uri": app.uri, "html": app.html, "meta": app.meta, "csp": app.csp, "allow": app.allow});
+    to_py(py, &v)
 }
 
 /// Checks a skill entry before anything of it is read (see `verify_skill_read`).

@@ -4,7 +4,8 @@
 //
 // Tools with zod input and output schemas (structured output), annotations, progress,
 // logging, cancellation, elicitation and sampling; a static resource and a resource template;
-// a prompt with arguments; argument completion; a lifespan holding shared state. Serves stdio,
+// a prompt with arguments; argument completion; a lifespan holding shared state; an MCP App
+// (the forecast widget, examples/apps/weather-widget.html). Serves stdio,
 // or Streamable HTTP at http://127.0.0.1:PORT/mcp with `--http PORT` (until SIGINT/SIGTERM):
 //
 //     node examples/node/weather_server.mjs
@@ -14,6 +15,7 @@
 // written here as JSDoc (checked by `npx tsc -p tsconfig.json`). The tests and `make demo`
 // run this file, since Node 20 cannot run TypeScript.
 
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { image, INVALID_PARAMS, McpError, resourceLink, Server } from 'hypermcp';
 
@@ -65,10 +67,16 @@ function city(name) {
 
 const Units = z.enum(['celsius', 'fahrenheit']).describe('Temperature units');
 
+// MCP Apps: hosts that render apps show forecasts in this widget (the tool's text and
+// structured result stay what every other host shows).
+const WIDGET = readFileSync(new URL('../apps/weather-widget.html', import.meta.url), 'utf8');
+server.app('ui://weather/forecast', { html: WIDGET, prefersBorder: true });
+
 server.tool(
   'forecast',
   {
     description: 'Forecast for a city.',
+    ui: 'ui://weather/forecast',
     inputSchema: {
       city: z.string().describe('Which city (paris, london, tokyo, lima).'),
       days: z.number().int().min(1).max(7).default(3).describe('How many days ahead (1-7)'),

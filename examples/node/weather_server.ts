@@ -3,7 +3,8 @@
 //
 // Tools with zod input and output schemas (structured output), annotations, progress,
 // logging, cancellation, elicitation and sampling; a static resource and a resource template;
-// a prompt with arguments; argument completion; a lifespan holding shared state. Serves stdio,
+// a prompt with arguments; argument completion; a lifespan holding shared state; an MCP App
+// (the forecast widget, examples/apps/weather-widget.html). Serves stdio,
 // or Streamable HTTP at http://127.0.0.1:PORT/mcp with `--http PORT` (until SIGINT/SIGTERM):
 //
 //     node --experimental-strip-types examples/node/weather_server.ts  # Node 22.7+ (no flag from 22.18/23.6)
@@ -15,6 +16,8 @@
 // namespaces or parameter properties; types imported with `import type`) so Node can strip
 // the types and run it as is.
 
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { image, INVALID_PARAMS, McpError, resourceLink, Server } from 'hypermcp';
 import type { PromptMessageInput } from 'hypermcp';
@@ -69,10 +72,17 @@ function city(name: string): City {
 
 const Units = z.enum(['celsius', 'fahrenheit']).describe('Temperature units');
 
+// MCP Apps: hosts that render apps show forecasts in this widget (the tool's text and
+// structured result stay what every other host shows).
+// (Found from this script's path: the file is type-checked as CommonJS, without import.meta.)
+const WIDGET = readFileSync(new URL('../apps/weather-widget.html', pathToFileURL(process.argv[1] ?? '')), 'utf8');
+server.app('ui://weather/forecast', { html: WIDGET, prefersBorder: true });
+
 server.tool(
   'forecast',
   {
     description: 'Forecast for a city.',
+    ui: 'ui://weather/forecast',
     inputSchema: {
       city: z.string().describe('Which city (paris, london, tokyo, lima).'),
       days: z.number().int().min(1).max(7).default(3).describe('How many days ahead (1-7)'),

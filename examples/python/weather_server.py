@@ -2,7 +2,8 @@
 
 Tools with structured output, progress, logging, elicitation and sampling; a static
 resource and a resource template; a prompt; argument completion; a lifespan holding shared
-state. Runs over stdio, or Streamable HTTP with ``--http PORT``:
+state; an MCP App (the forecast widget, ``examples/apps/weather-widget.html``). Runs over
+stdio, or Streamable HTTP with ``--http PORT``:
 
     python examples/python/weather_server.py                # stdio
     python examples/python/weather_server.py --http 3000    # http://127.0.0.1:3000/mcp (and legacy SSE at /sse)
@@ -17,6 +18,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from enum import Enum
+from pathlib import Path
 from typing import Annotated, Literal, TypedDict
 
 from hypermcp import Context, Image, McpError, PromptMessage, ResourceLink, Server
@@ -100,7 +102,13 @@ def _city(name: str) -> dict[str, object]:
     return city
 
 
-@server.tool(annotations={"readOnlyHint": True, "openWorldHint": False})
+# MCP Apps: hosts that render apps show forecasts in this widget (the tool's text and
+# structured result stay what every other host shows).
+WIDGET = Path(__file__).resolve().parent.parent / "apps" / "weather-widget.html"
+server.app("ui://weather/forecast", WIDGET.read_text(encoding="utf-8"), prefers_border=True)
+
+
+@server.tool(annotations={"readOnlyHint": True, "openWorldHint": False}, ui="ui://weather/forecast")
 async def forecast(
     city: str,
     days: Annotated[int, "How many days ahead (1-7)"] = 3,

@@ -9,12 +9,15 @@
 #   .peers/conformance-alpha  the suite's 0.2.0-alpha.12 (the 2026-07-28 revision, the tier legs)
 #   .peers/oauth  oidc-provider, the certified OpenID provider the OAuth tests run as a real
 #                 authorization server (tests/oauth/provider.mjs)
-# PEERS_PARTS picks what to install (default: all of "sdks inspector conformance oauth"; sdks
-# is .peers/venv and .peers/npm, which is all `make bench` needs).
+#   .peers/apps   playwright-core, which drives Debian's chromium (/usr/bin/chromium, installed
+#                 with apt-get when missing) for the MCP Apps test (tests/apps/render.mjs)
+# PEERS_PARTS picks what to install (default: all of "sdks inspector conformance oauth apps";
+# sdks is .peers/venv and .peers/npm, which is all `make bench` needs).
 # Idempotent: a marker file records the pinned versions; when it matches, nothing
 # is reinstalled (a warm run takes well under a second). Quiet on success; on
 # failure the installer's log is printed to stderr.
-# Needs: python3 (with venv + pip) and Node 20 + npm. Network: PyPI and npm only.
+# Needs: python3 (with venv + pip) and Node 20 + npm; for apps, chromium or root and apt-get.
+# Network: PyPI and npm, and for apps the Debian archive.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -32,11 +35,11 @@ NPM_PINS=("@modelcontextprotocol/sdk@1.32.2" "@modelcontextprotocol/server-every
 # Upper bound for each network-touching step, in seconds.
 STEP_TIMEOUT="${PEERS_STEP_TIMEOUT:-600}"
 
-PARTS=" ${PEERS_PARTS:-sdks inspector conformance oauth} "
+PARTS=" ${PEERS_PARTS:-sdks inspector conformance oauth apps} "
 for part in $PARTS; do
   case "$part" in
-    sdks | inspector | conformance | oauth) ;;
-    *) echo "setup_peers.sh: unknown part '$part' in PEERS_PARTS (known: sdks inspector conformance oauth)" >&2; exit 2 ;;
+    sdks | inspector | conformance | oauth | apps) ;;
+    *) echo "setup_peers.sh: unknown part '$part' in PEERS_PARTS (known: sdks inspector conformance oauth apps)" >&2; exit 2 ;;
   esac
 done
 # wants PART: whether PEERS_PARTS asks for PART.
@@ -162,6 +165,46 @@ if wants oauth && { [ ! -f "$OAUTHDIR/node_modules/oidc-provider/package.json" ]
       const { default: Provider } = await import(require.resolve('oidc-provider'));
       if (typeof Provider !== 'function') throw new Error('oidc-provider exports no Provider');"
   printf '%s' "$OAUTH_WANT" >"$OAUTHDIR/$MARKER_NAME"
+fi
+
+# The MCP Apps test (tests/apps/render.mjs) renders the example widget in a real browser:
+# Debian's chromium (148), driven by playwright-core over the DevTools protocol (1.60.0 is the
+# release built against Chromium 148; later ones expect later browsers). Playwright's own
+# browser download is not used (PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD; playwright-core has no install
+# script anyway). apt-get update runs only when the install fails (stale package lists).
+APPSDIR="$PEERS/apps"
+APPS_PINS=("playwright-core@1.60.0")
+APPS_WANT="apps-peers: ${APPS_PINS[*]}"
+CHROMIUM="/usr/bin/chromium"
+if wants apps && [ ! -x "$CHROMIUM" ]; then
+  : >"$LOG"
+  command -v apt-get >/dev/null || die "$CHROMIUM is missing and there is no apt-get to install it"
+  [ "$(id -u)" = 0 ] || die "$CHROMIUM is missing: install it as root (apt-get install chromium)"
+  export DEBIAN_FRONTEND=noninteractive
+  if ! timeout "$STEP_TIMEOUT" apt-get install -y -q --no-install-recommends chromium >>"$LOG" 2>&1; then
+    run_logged "apt-get update" apt-get update -q
+    run_logged "apt-get install chromium" apt-get install -y -q --no-install-recommends chromium
+  fi
+  run_logged "checking chromium" "$CHROMIUM" --headless --no-sandbox --version
+fi
+if wants apps && { [ ! -f "$APPSDIR/node_modules/playwright-core/package.json" ] \
+   || [ "$(cat "$APPSDIR/$MARKER_NAME" 2>/dev/null)" != "$APPS_WANT" ]; }; then
+  : >"$LOG"
+  rm -f "$APPSDIR/$MARKER_NAME"
+  mkdir -p "$APPSDIR"
+  if [ ! -f "$APPSDIR/package.json" ]; then
+    printf '{\n  "name": "hypermcp-apps-peer",\n  "private": true\n}\n' >"$APPSDIR/package.json"
+  fi
+  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 run_logged "npm install ${APPS_PINS[*]}" \
+    npm install --prefix "$APPSDIR" --no-fund --no-audit --save-exact --loglevel=error \
+    --fetch-timeout=60000 --fetch-retries=3 "${APPS_PINS[@]}"
+  run_logged "checking the playwright-core import" \
+    node --input-type=module -e "
+      import { createRequire } from 'node:module';
+      const require = createRequire('$APPSDIR/package.json');
+      const { chromium } = require('playwright-core');
+      if (typeof chromium?.launch !== 'function') throw new Error('playwright-core exports no chromium.launch');"
+  printf '%s' "$APPS_WANT" >"$APPSDIR/$MARKER_NAME"
 fi
 
 rm -f "$LOG"

@@ -384,6 +384,8 @@ export declare class Client {
   listResourceTemplates(params?: ListParams, options?: RequestOptions): Promise<ListResourceTemplatesResult>;
   /** Reads a resource. */
   readResource(uri: string | URL, options?: RequestOptions): Promise<ReadResourceResult>;
+  /** Reads the view of an MCP App (`ui://...`) and what to render it with. */
+  readApp(uri: string, options?: RequestOptions): Promise<AppView>;
   /**
    * The server's skills (`io.modelcontextprotocol/skills`): every page, or with `{cursor}`
    * that page. Nothing is fetched: {@link Client.loadSkill} reads a skill when needed.
@@ -465,6 +467,21 @@ export interface StdioTransportOptions {
  * An MCP server over HTTP (what `Client.http` uses): `Client.connect(new HttpTransport(url))`.
  * The engine's HTTP client runs on its I/O thread; the stream keeps Node alive until it ends.
  */
+/** An MCP App's view as `client.readApp` reads it. */
+export interface AppView {
+  uri: string;
+  /** `text/html;profile=mcp-app`. */
+  mimeType: string;
+  /** The HTML document. */
+  html: string;
+  /** Its `_meta.ui` (contents over listing). */
+  meta: { csp?: { [list: string]: string[] }; permissions?: { [feature: string]: object }; domain?: string; prefersBorder?: boolean };
+  /** The Content-Security-Policy to enforce (the restrictive default when it declares no origins). */
+  cspHeader: string;
+  /** The iframe `allow` attribute for its permissions. */
+  allow: string;
+}
+
 /** A skill whose SKILL.md was read and verified ({@link Client.loadSkill}). */
 export declare class LoadedSkill {
   /** Made by {@link Client.loadSkill} (after verifying `text` against `entry`). */

@@ -336,8 +336,39 @@ export interface ToolConfig<In extends ObjectSchema | undefined = ObjectSchema |
    * (403 `insufficient_scope` naming them otherwise; clients step up).
    */
   scopes?: string | readonly string[];
+  /**
+   * The view of an MCP App showing its results (`ui://...`, served with `server.app`), or
+   * `{resourceUri, visibility: ['app']}` (a tool only the view calls).
+   */
+  ui?: string | { resourceUri: string; visibility?: readonly ('model' | 'app')[] };
   /** Metadata. */
   _meta?: Meta;
+}
+
+/** The origins an MCP App needs (each list adds to the restrictive default CSP). */
+export interface AppCsp {
+  connectDomains?: string[];
+  resourceDomains?: string[];
+  frameDomains?: string[];
+  baseUriDomains?: string[];
+}
+
+/** An MCP App's view (`server.app(uri, config)`). */
+export interface AppConfig {
+  /** The HTML document. */
+  html: string;
+  /** The origins it needs (none: no network, the hosts' restrictive default). */
+  csp?: AppCsp;
+  /** Browser features it asks for. */
+  permissions?: readonly ('camera' | 'microphone' | 'geolocation' | 'clipboardWrite')[] | { [feature: string]: object };
+  /** A dedicated origin (host-specific format). */
+  domain?: string;
+  /** Whether the host should draw a border and background. */
+  prefersBorder?: boolean;
+  /** The resource's name (default: from the URI). */
+  name?: string;
+  /** The resource's description. */
+  description?: string;
 }
 
 /** The structured output type of a tool's `outputSchema` (`unknown` when it has none). */
@@ -553,6 +584,8 @@ export declare class Server<L = unknown> {
    * a DefinitionError naming a skill that breaks a rule. Calling it again replaces them.
    */
   skills(source: string | URL | { files: { [path: string]: string | Uint8Array } }): this;
+  /** Serves the view of an MCP App at `uri` (`ui://...`). */
+  app(uri: string, config: AppConfig): this;
   /** Reads the directory given to `skills()` again. */
   reloadSkills(): void;
   /** Stops serving skills. */

@@ -18,6 +18,7 @@ __all__ = [
     "keep_freed_memory",
     "verify_skill_read",
     "check_skill_entry",
+    "read_app",
 ]
 
 __version__: str
@@ -28,6 +29,7 @@ EVENT_LAYOUTS: list[tuple[str, list[str]]]
 def keep_freed_memory() -> bool: ...
 def verify_skill_read(entry: dict[str, Any], uri: str, result: dict[str, Any]) -> bytes: ...
 def check_skill_entry(entry: dict[str, Any]) -> None: ...
+def read_app(uri: str, result: dict[str, Any], listed: dict[str, Any] | None = None) -> dict[str, Any]: ...
 @final
 class Registry:
     """The tools, resources, templates and prompts of one server."""
@@ -47,6 +49,14 @@ class Registry:
     def set_skills_dir(self, path: str | os.PathLike[str]) -> list[str]: ...
     def set_skill_files(self, files: list[tuple[str, bytes]]) -> list[str]: ...
     def clear_skills(self) -> list[str]: ...
+    def add_app(
+        self,
+        uri: str,
+        html: str,
+        meta: dict[str, Any] | None = None,
+        name: str | None = None,
+        description: str | None = None,
+    ) -> None: ...
 
 @final
 class ServerSession:

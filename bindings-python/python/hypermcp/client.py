@@ -633,6 +633,20 @@ class Client(ClientDriver):
         value = await self._request("resources/read", {"uri": str(uri)}, timeout=timeout)
         return ResourceResult(as_object(value))
 
+    # ---- apps (io.modelcontextprotocol/ui) ---------------------------------------------------------
+
+    async def read_app(self, uri: str, *, timeout: float | None = None) -> Record:
+        """Reads the view of an MCP App (``ui://...``): ``html``, ``meta`` (its ``_meta.ui``:
+        ``csp``, ``permissions``, ``domain``, ``prefersBorder``), and what to render it with:
+        ``csp`` (the Content-Security-Policy) and ``allow`` (the iframe ``allow`` list).
+        Raises ``ValueError`` for a URI that is not ``ui://`` or contents that are not
+        ``text/html;profile=mcp-app``. (Declare ``extensions={"io.modelcontextprotocol/ui":
+        {"mimeTypes": ["text/html;profile=mcp-app"]}}`` so servers know you render apps.)"""
+        if not str(uri).startswith("ui://"):
+            raise ValueError(f"{uri} is not an app: app resources are ui:// URIs")
+        result = await self._request("resources/read", {"uri": str(uri)}, timeout=timeout)
+        return wrap(_core.read_app(str(uri), as_object(result)))
+
     # ---- skills (io.modelcontextprotocol/skills) -------------------------------------------------
 
     async def list_skills(self, cursor: str | None = None, *, timeout: float | None = None) -> Page:

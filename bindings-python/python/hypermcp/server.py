@@ -355,6 +355,7 @@ class Server:
         inline: bool = False,
         headers: dict[str, str] | None = None,
         scopes: str | Sequence[str] | None = None,
+        ui: str | Mapping[str, Any] | None = None,
     ) -> Callable[[F], F]: ...
 
     def tool(
@@ -372,6 +373,7 @@ class Server:
         inline: bool = False,
         headers: dict[str, str] | None = None,
         scopes: str | Sequence[str] | None = None,
+        ui: str | Mapping[str, Any] | None = None,
     ) -> F | Callable[[F], F]:
         """Registers a function as a tool: ``@server.tool`` or ``@server.tool(name=...)``.
 
@@ -384,7 +386,9 @@ class Server:
         ``Mcp-Param-{name}`` (``x-mcp-header``), for gateways to route on; the server checks
         they match the arguments. ``scopes``: what an access token needs to call it, besides
         the HTTP ``auth`` option's ``required_scopes`` (403 ``insufficient_scope`` naming
-        them otherwise; clients step up)."""
+        them otherwise; clients step up). ``ui``: the view of an MCP App showing its results
+        (``"ui://..."``, served with :meth:`app`), or ``{"resourceUri": ..., "visibility":
+        ["app"]}`` (a tool only the view calls)."""
 
         def register(f: F) -> F:
             self.add_tool(
@@ -399,6 +403,7 @@ class Server:
                 inline=inline,
                 headers=headers,
                 scopes=scopes,
+                ui=ui,
             )
             return f
 
@@ -418,6 +423,7 @@ class Server:
         inline: bool = False,
         headers: dict[str, str] | None = None,
         scopes: str | Sequence[str] | None = None,
+        ui: str | Mapping[str, Any] | None = None,
     ) -> None:
         """Adds (or replaces) a tool at any time; connected clients get ``list_changed``."""
         sig = ToolSignature.from_function(fn, context_type=Context)
@@ -444,6 +450,11 @@ class Server:
             definition["icons"] = icons
         if meta:
             definition["_meta"] = meta
+        if ui is not None:
+            link = {"resourceUri": ui} if isinstance(ui, str) else dict(ui)
+            if not str(link.get("resourceUri", "")).startswith("ui://"):
+                raise DefinitionError(f"tool {tool_name!r}: ui names no ui:// resource ({ui!r})")
+            definition["_meta"] = {**definition.get("_meta", {}), "ui": link}
         required = _scope_list(scopes)
         self._registry.add_tool(definition)
         self._registry.set_required_scopes("tool", tool_name, required)
@@ -564,6 +575,43 @@ class Server:
         self._registry.notify_resource_updated(uri)
         for conn in list(self._connections):
             conn.notify_resource_updated(uri)
+
+    # ---- apps -----------------------------------------------------------------------------------
+
+    def app(
+        self,
+        uri: str,
+        html: str,
+        *,
+        csp: Mapping[str, Sequence[str]] | None = None,
+        permissions: Sequence[str] | Mapping[str, Any] | None = None,
+        domain: str | None = None,
+        prefers_border: bool | None = None,
+        name: str | None = None,
+        description: str | None = None,
+    ) -> None:
+        """Serves the view of an MCP App (``io.modelcontextprotocol/ui``) at ``uri``
+        (``ui://...``): ``html``, a whole HTML document, as ``text/html;profile=mcp-app``,
+        listed and read from memory. ``csp``: the origins it needs (``{"connectDomains":
+        [...], "resourceDomains": [...], "frameDomains": [...], "baseUriDomains": [...]}``;
+        none: the hosts' restrictive default, no network); ``permissions``: browser features
+        (``["camera", "microphone", "geolocation", "clipboardWrite"]``); ``domain`` and
+        ``prefers_border`` as the spec says. Link it to tools with ``@server.tool(ui=uri)``.
+        Raises :class:`~hypermcp.errors.DefinitionError` for another scheme, or origins that
+        are not origins."""
+        meta: dict[str, Any] = {}
+        if csp is not None:
+            meta["csp"] = {k: list(v) for k, v in csp.items()}
+        if permissions is not None:
+            meta["permissions"] = (
+                {p: {} for p in permissions} if not isinstance(permissions, Mapping) else dict(permissions)
+            )
+        if domain is not None:
+            meta["domain"] = domain
+        if prefers_border is not None:
+            meta["prefersBorder"] = prefers_border
+        self._registry.add_app(str(uri), html, meta, name, description)
+        self._changed("resources")
 
     # ---- skills ---------------------------------------------------------------------------------
 

@@ -172,6 +172,8 @@ struct Inner {
     /// The scopes a token needs to use an entry (the HTTP server's `auth` option enforces
     /// them with 403 `insufficient_scope`).
     scopes: HashMap<ScopeTarget, Arc<[String]>>,
+    /// The HTML of app resources (MCP Apps), by `ui://` URI; their listing is in `resources`.
+    apps: HashMap<String, Arc<AppEntry>>,
     /// How tools run as tasks (tasks extension), by tool name.
     task_modes: HashMap<String, TaskMode>,
     /// The skills served (`io.modelcontextprotocol/skills`); their `SKILL.md` files follow the
@@ -188,6 +190,15 @@ pub struct Registry {
     next_listener: std::sync::atomic::AtomicU64,
     /// Whether any entry declares required scopes (spares every request the lookup).
     scoped: std::sync::atomic::AtomicBool,
+}
+
+/// An app's view (MCP Apps): its HTML and what it declares, served from memory.
+#[derive(Debug)]
+pub struct AppEntry {
+    /// The HTML document.
+    pub html: String,
+    /// `_meta.ui` of the resource and its contents.
+    pub meta: crate::protocol::UiResourceMeta,
 }
 
 /// How a tool runs as a task when the client declared the tasks extension
@@ -319,11 +330,60 @@ impl Registry {
         Ok(())
     }
 
-    /// Removes a static resource.
+    /// Serves the view of an app (MCP Apps) at `uri` (`ui://...`): listed in
+    /// `resources/list` as `text/html;profile=mcp-app` with its `_meta.ui`, read from memory.
+    /// Fails for another scheme, or declarations that are not origins or known permissions.
+    pub fn add_app(
+        &self,
+        uri: &str,
+        html: String,
+        meta: crate::protocol::UiResourceMeta,
+        name: Option<String>,
+        description: Option<String>,
+    ) -> Result<(), DefinitionError> {
+        use crate::protocol::{check_meta, APP_MIME, APP_SCHEME};
+        if !uri.starts_with(APP_SCHEME) || uri.len() == APP_SCHEME.len() {
+            return Err(DefinitionError(format!("app {uri:?}: app resources are ui:// URIs")));
+        }
+        check_meta(&meta).map_err(|e| DefinitionError(format!("app {uri}: {e}")))?;
+        let mut r = Resource::new(uri, name.unwrap_or_else(|| uri[APP_SCHEME.len()..].replace('/', "_")));
+        r.description = description;
+        r.mime_type = Some(APP_MIME.into());
+        r.size = Some(html.len() as u64);
+        let ui = serde_json::to_value(&meta).unwrap_or_default();
+        if ui.as_object().is_some_and(|m| !m.is_empty()) {
+            r.meta = Some(serde_json::Map::from_iter([("ui".to_string(), ui)]));
+        }
+        {
+            let mut w = self.write();
+            w.resources.insert(uri.to_string(), Arc::new(r));
+            w.apps.insert(uri.to_string(), Arc::new(AppEntry { html, meta }));
+        }
+        self.changed(ListKind::Resources);
+        self.notify_resource_updated(uri);
+        Ok(())
+    }
+
+    /// The app at `uri`, if one is served.
+    pub fn app(&self, uri: &str) -> Option<Arc<AppEntry>> {
+        let inner = self.read();
+        if inner.apps.is_empty() {
+            return None;
+        }
+        inner.apps.get(uri).cloned()
+    }
+
+    /// Whether any app is served.
+    pub fn has_apps(&self) -> bool {
+        !self.read().apps.is_empty()
+    }
+
+    /// Removes a static resource (or app).
     pub fn remove_resource(&self, uri: &str) -> bool {
         let removed = {
             let mut w = self.write();
             w.scopes.remove(&ScopeTarget::Resource(uri.to_string()));
+            w.apps.remove(uri);
             w.resources.shift_remove(uri).is_some()
         };
         if removed {

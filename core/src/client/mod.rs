@@ -413,6 +413,17 @@ impl Client {
         self.typed("resources/read", Some(json!({ "uri": uri })), CallOptions::default()).await
     }
 
+    /// Reads the view of an MCP App (`ui://...`): its HTML, what it declares, and the
+    /// Content-Security-Policy and iframe `allow` list to render it with. Fails for a URI that
+    /// is not `ui://` or contents that are not `text/html;profile=mcp-app`.
+    pub async fn read_app(&self, uri: &str) -> Result<AppView> {
+        if !uri.starts_with(APP_SCHEME) {
+            return Err(Error::msg(format!("{uri} is not an app: app resources are ui:// URIs")));
+        }
+        let result = self.request("resources/read", Some(json!({ "uri": uri })), CallOptions::default()).await?;
+        crate::protocol::read_app(uri, &result, None).map_err(Error::Message)
+    }
+
     /// One page of the server's skills (`io.modelcontextprotocol/skills`).
     pub async fn list_skills_page(&self, cursor: Option<&str>) -> Result<ListSkillsResult> {
         self.typed("skills/list", cursor.map(|c| json!({ "cursor": c })), CallOptions::default()).await

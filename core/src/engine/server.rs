@@ -506,13 +506,16 @@ impl ServerRole {
                 .then(|| ResourcesCapability { subscribe: Some(c.subscriptions), list_changed: Some(true) }),
             tools: (c.tools || r.has(ListKind::Tools)).then_some(list),
             tasks: None,
-            extensions: match self.skills_settings() {
-                Some(skills) if !c.extensions.contains_key(crate::catalogue::skills::SKILLS_EXTENSION) => {
-                    let mut all = c.extensions.clone();
-                    all.insert(crate::catalogue::skills::SKILLS_EXTENSION.into(), skills);
-                    Some(all)
+            extensions: {
+                // Skills and apps served declare their extensions (unless the app named them).
+                let mut all = c.extensions.clone();
+                if let Some(skills) = self.skills_settings() {
+                    all.entry(crate::catalogue::skills::SKILLS_EXTENSION).or_insert(skills);
                 }
-                _ => (!c.extensions.is_empty()).then(|| c.extensions.clone()),
+                if r.has_apps() {
+                    all.entry(crate::protocol::UI_EXTENSION).or_insert_with(|| Value::Object(Map::new()));
+                }
+                (!all.is_empty()).then_some(all)
             },
         }
     }
@@ -637,6 +640,10 @@ impl ServerRole {
         let p: UriParams = params(raw)?;
         if let Some(file) = super::skills::skill_file(&self.registry, &p.uri) {
             self.read_skill_file(peer, &id, batch, ctx.is_some(), &file);
+            return Ok(());
+        }
+        if let Some(app) = self.registry.app(&p.uri) {
+            self.read_app(peer, &id, batch, ctx.is_some(), &p.uri, &app);
             return Ok(());
         }
         let (template, variables) = match self.registry.resolve(&p.uri) {

@@ -1,7 +1,8 @@
 //! The skills extension (`io.modelcontextprotocol/skills`) answered by the engine from the
 //! registry's [`SkillCatalog`](crate::catalogue::skills::SkillCatalog), with no host round
 //! trip: `skills/list`, `skills/get`, `resources/directory/read` and `resources/read` of skill
-//! files, in both eras (the caching hints the extension requires on every result).
+//! files, in both eras (the caching hints the extension requires on every result). The views
+//! of MCP Apps are read from memory the same way.
 
 use super::modern::{identify, stamp, write_stamped};
 use super::outbox::Route;
@@ -137,6 +138,40 @@ impl ServerRole {
         if modern {
             identify(&mut result.meta, &self.identity().1);
             self.write_modern(peer, id, batch, Route::Standalone, Some(self.config.cache.skills()), &result);
+        } else {
+            peer.write_result(id, batch, Route::Standalone, &result);
+        }
+    }
+}
+
+impl ServerRole {
+    /// `resources/read` of an app's view (MCP Apps), from memory: its HTML with its
+    /// `_meta.ui`.
+    pub(super) fn read_app(
+        &self,
+        peer: &mut Peer,
+        id: &RequestId,
+        batch: Option<u64>,
+        modern: bool,
+        uri: &str,
+        app: &crate::catalogue::AppEntry,
+    ) {
+        let ui = serde_json::to_value(&app.meta).unwrap_or_default();
+        let meta = ui.as_object().is_some_and(|m| !m.is_empty()).then(|| Map::from_iter([("ui".to_string(), ui)]));
+        let mut result = ReadResourceResult {
+            contents: vec![crate::protocol::ResourceContents::Text {
+                uri: uri.to_string(),
+                mime_type: Some(crate::protocol::APP_MIME.into()),
+                text: app.html.clone(),
+                meta,
+            }],
+            ttl_ms: None,
+            cache_scope: None,
+            meta: None,
+        };
+        if modern {
+            identify(&mut result.meta, &self.identity().1);
+            self.write_modern(peer, id, batch, Route::Standalone, Some(self.config.cache.resource_reads()), &result);
         } else {
             peer.write_result(id, batch, Route::Standalone, &result);
         }

@@ -3,6 +3,7 @@
 //! ([`version`]), and the edge conversions that shape a neutral value for one negotiated
 //! revision ([`edge`]).
 
+mod apps;
 mod common;
 mod completion;
 mod content;

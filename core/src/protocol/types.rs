@@ -6,6 +6,7 @@
 //! `prompts`, `content`, `completion`, `logging`, `roots`, `sampling`, `elicitation`); this
 //! module gathers them into one namespace, which [`crate::protocol`] re-exports.
 
+pub use super::apps::*;
 pub use super::common::*;
 pub use super::completion::*;
 pub use super::content::*;

@@ -383,6 +383,36 @@ impl Server {
         self.inner.tasks.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
+    /// Serves the view of an MCP App at `uri` (`ui://...`): `html` (a whole HTML document) as
+    /// `text/html;profile=mcp-app`, with what it declares (`meta`: the origins it needs,
+    /// permissions, border), listed and read from memory; the server declares
+    /// `io.modelcontextprotocol/ui`. Link it to a tool with [`Tool::ui`](crate::Tool::ui).
+    /// Panics on a URI that is not `ui://` or declarations that are not origins (see
+    /// [`Server::add_app`]).
+    ///
+    /// ```
+    /// # use hypermcp::{Server, Tool, UiResourceMeta};
+    /// let server = Server::new("weather", "1.0")
+    ///     .app("ui://weather/forecast", "<!doctype html><title>Forecast</title>", UiResourceMeta::default())
+    ///     .tool(Tool::new("forecast").ui("ui://weather/forecast"), |_args, _ctx| async move { "Sunny" });
+    /// ```
+    pub fn app(self, uri: &str, html: impl Into<String>, meta: crate::protocol::UiResourceMeta) -> Self {
+        if let Err(e) = self.add_app(uri, html, meta) {
+            panic!("{e}");
+        }
+        self
+    }
+
+    /// Serves (or replaces) an app's view (see [`Server::app`]); clients are told.
+    pub fn add_app(
+        &self,
+        uri: &str,
+        html: impl Into<String>,
+        meta: crate::protocol::UiResourceMeta,
+    ) -> std::result::Result<(), DefinitionError> {
+        self.inner.registry.add_app(uri, html.into(), meta, None, None)
+    }
+
     /// Serves the skills of directory `dir` (`io.modelcontextprotocol/skills`): every
     /// directory under it holding a `SKILL.md`, as `skill://` resources, with `skills/list`,
     /// `skills/get` and `resources/directory/read` answered from memory. Panics when the
