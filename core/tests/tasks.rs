@@ -56,6 +56,12 @@ fn server(options: TaskOptions, seen_cancel: mpsc::UnboundedSender<String>) -> S
             Ok::<_, Error>("all steps done")
         })
         .task_mode("steps", TaskMode::Optional)
+        .tool(
+            Tool::new("typed")
+                .output_schema(json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]})),
+            |_args, _ctx| async move { CallToolResult::structured(json!({"n": "not a number"})) },
+        )
+        .task_mode("typed", TaskMode::Optional)
         .tool(Tool::new("only_task"), |_args, _ctx| async move { "done" })
         .task_mode("only_task", TaskMode::Required)
 }
@@ -197,6 +203,16 @@ async fn without_the_extension_calls_run_as_before() {
             assert_eq!(e.code(), -32601, "{gone}");
         }
         c.close().await.unwrap();
+        // A legacy session runs optional task tools as plain calls; a tool that runs only as
+        // a task is -32601 there, as 2025-11-25 answers a call without a task.
+        let legacy = Client::in_memory(&s, ClientOptions::default().mode(ClientMode::Legacy)).await.unwrap();
+        assert_eq!(
+            legacy.call_tool("work", json!({"ms": 1})).await.unwrap().content[0].as_text(),
+            Some("worked 1 ms as task -")
+        );
+        let e = legacy.call_tool("only_task", json!({})).await.unwrap_err();
+        assert_eq!(e.code(), -32601, "{e}");
+        legacy.close().await.unwrap();
     })
     .await;
 }
@@ -315,6 +331,10 @@ async fn a_client_follows_a_task_to_its_result() {
         let r = c.call_tool("ask_twice", json!({})).await.unwrap();
         assert_eq!(r.content[0].as_text(), Some("true true"));
         assert_eq!(asked.load(std::sync::atomic::Ordering::SeqCst), 2);
+        // A task's result is checked against the tool's outputSchema, as a plain call's is.
+        let r = c.call_tool("typed", json!({})).await.unwrap();
+        assert!(r.failed(), "{r:?}");
+        assert!(r.content[0].as_text().unwrap().contains("does not match its outputSchema"), "{r:?}");
         // Cancelling the call cancels the task.
         let opts = hypermcp::CallOptions { timeout: Some(Duration::from_millis(300)), ..Default::default() };
         let e = c.call_tool_with("wait_for_cancel", json!({}), opts).await.unwrap_err();

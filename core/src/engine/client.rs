@@ -418,16 +418,7 @@ impl ClientSession {
             let k = self.peer.alloc_key();
             call.awaiting.insert(k, key.clone());
             self.role.inputs.insert(k, caller);
-            events.push(Event::Invoke(Invocation {
-                key: k,
-                id: RequestId::String(key.as_str().into()),
-                request,
-                progress_token: None,
-                meta: None,
-                context: None,
-                origin: None,
-                task: None,
-            }));
+            events.push(input_invocation(k, &key, request));
         }
         if call.awaiting.is_empty() {
             self.retry(call, now);
@@ -571,19 +562,12 @@ impl ClientSession {
                         }
                         let k = self.peer.alloc_key();
                         self.role.task_inputs.insert(k, (caller, key.clone()));
-                        events.push(Event::Invoke(Invocation {
-                            key: k,
-                            id: RequestId::String(key.as_str().into()),
-                            request,
-                            progress_token: None,
-                            meta: None,
-                            context: None,
-                            origin: None,
-                            task: None,
-                        }));
+                        events.push(input_invocation(k, &key, request));
                     }
                     Err(e) => {
-                        // This client cannot give the input: the task is abandoned.
+                        // This client cannot give the input: the task is abandoned (with the
+                        // inputs of this poll, never handed out).
+                        events.retain(|e| !matches!(e, Event::Invoke(_)));
                         self.task_request(caller, TaskReq::Cancel, None, now);
                         events.extend(end(
                             self,
@@ -1121,6 +1105,21 @@ impl ClientSession {
         self.role.cache.clear();
         self.after_input();
     }
+}
+
+/// The invocation of one input request the server asked for (its key as the request id), to
+/// be answered by the client's handlers like a request from the server.
+fn input_invocation(key: RequestKey, input: &str, request: Request) -> Event {
+    Event::Invoke(Invocation {
+        key,
+        id: RequestId::String(input.into()),
+        request,
+        progress_token: None,
+        meta: None,
+        context: None,
+        origin: None,
+        task: None,
+    })
 }
 
 /// Checks that the server declared the capability `method` needs.

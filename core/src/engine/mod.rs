@@ -29,7 +29,7 @@ pub use mrtr::{InputAnswer, InputRequired};
 pub use outbox::{Route, Transmit};
 pub use peer::RequestOptions;
 pub use request_state::{RequestStateOptions, StateKeys};
-pub(crate) use server::invalid_arguments as invalid_arguments_result;
+pub(crate) use server::{check_output, invalid_arguments as invalid_arguments_result};
 pub use server::{Outcome, ServerSession};
 
 use crate::catalogue::TemplateEntry;

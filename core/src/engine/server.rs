@@ -461,7 +461,14 @@ impl ServerSession {
 
 /// A tool's result, or the error it is when it breaks the tool's output schema.
 pub(super) fn checked_tool_result(inf: &super::peer::Inflight, result: CallToolResult) -> CallToolResult {
-    let Some(t) = inf.tool.as_ref().filter(|t| t.has_output_schema() && !result.failed()) else { return result };
+    check_output(inf.tool.as_deref(), result)
+}
+
+/// A tool result checked against the tool's `outputSchema` (a result that does not match
+/// becomes an `isError` result saying why): what every answer of a tool call goes through,
+/// a task's included.
+pub(crate) fn check_output(tool: Option<&crate::catalogue::ToolEntry>, result: CallToolResult) -> CallToolResult {
+    let Some(t) = tool.filter(|t| t.has_output_schema() && !result.failed()) else { return result };
     match &result.structured_content {
         None => CallToolResult::error(format!(
             "tool {:?} declares an outputSchema but returned no structuredContent",
@@ -622,6 +629,14 @@ impl ServerRole {
             c.client_capabilities.extensions.as_ref().is_some_and(|e| e.contains_key(TASKS_EXTENSION))
         });
         Ok(match (mode, declared) {
+            // A legacy session has no tasks of this revision (2025-11-25 answers -32601 for a
+            // tool that needs one).
+            (TaskMode::Required, false) if ctx.is_none() => {
+                return Err(RpcError::new(
+                    crate::jsonrpc::codes::METHOD_NOT_FOUND,
+                    format!("tool {name} runs only as a task: call it at 2026-07-28 with the tasks extension"),
+                ))
+            }
             (TaskMode::Required, false) => return Err(super::missing_extension(TASKS_EXTENSION)),
             (_, false) => None,
             (TaskMode::Optional | TaskMode::Required, true) => Some(super::TaskPlan::Start),

@@ -96,15 +96,12 @@ fn not_found(id: &str) -> RpcError {
         .with_data(json!({ "taskId": id }))
 }
 
-/// A new task id: 128 random bits, base64url.
-fn new_id() -> String {
+/// A new task id: 128 random bits, base64url (the id is all a caller needs: no randomness,
+/// no task).
+fn new_id() -> Result<String, StoreError> {
     let mut b = [0u8; 16];
-    if getrandom::fill(&mut b).is_err() {
-        // No system randomness: still unique in this process, never guessable across them.
-        let n = now_ms() as u128 ^ (b.as_ptr() as usize as u128) << 64;
-        b = n.to_le_bytes();
-    }
-    crate::util::base64url_encode(&b)
+    getrandom::fill(&mut b).map_err(|e| StoreError::Backend(format!("no system randomness for a task id: {e}")))?;
+    Ok(crate::util::base64url_encode(&b))
 }
 
 /// Runs `fut` now if it is ready at once (the in-memory store), else on a task.
@@ -152,7 +149,7 @@ impl TaskRuntime {
     ) -> Result<TaskRecord, StoreError> {
         let ttl = self.options.ttl.as_millis().max(1) as u64;
         let poll = self.options.poll_interval.as_millis().max(1) as u64;
-        let rec = TaskRecord::new(new_id(), owner, tool.to_string(), now_ms(), ttl, poll);
+        let rec = TaskRecord::new(new_id()?, owner, tool.to_string(), now_ms(), ttl, poll);
         self.store.create(rec.clone()).await?;
         self.live().insert(rec.id.clone(), Live { cancel, ..Default::default() });
         // A handler still running when the task expires is stopped.
@@ -209,7 +206,10 @@ impl TaskRuntime {
         self.live().remove(id);
         let v = ProtocolVersion::V2026_07_28;
         let result = match outcome {
-            Outcome::Tool(r) => Ok(serde_json::to_value(&*edge::call_tool_result(&r, v)).unwrap_or_default()),
+            Outcome::Tool(r) => {
+                let r = crate::engine::check_output(self.registry.tool(tool).as_deref(), r);
+                Ok(serde_json::to_value(&*edge::call_tool_result(&r, v)).unwrap_or_default())
+            }
             Outcome::InvalidArguments(errors) => match crate::engine::invalid_arguments_result(v, tool, errors) {
                 Ok(r) => Ok(serde_json::to_value(r).unwrap_or_default()),
                 Err(e) => Err(rpc_json(&e)),
