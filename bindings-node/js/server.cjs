@@ -296,7 +296,8 @@ class Server {
       : config.permissions;
     const meta = clean({ csp: config.csp, permissions, domain: config.domain, prefersBorder: config.prefersBorder });
     defineOrThrow(() => this._registry.addApp(String(uri), config.html, JSON.stringify(meta), config.name, config.description));
-    this._changed('resources');
+    // A replaced view: its subscribers hear of it (HTTP sessions from the registry).
+    this._skillsChanged([String(uri)]);
     return this;
   }
 
@@ -352,8 +353,8 @@ class Server {
 
   /** @param {string[]} changed */
   _skillsChanged(changed) {
-    // HTTP sessions hear of it from the registry; the connections JS drives itself are told
-    // one by one.
+    // Skills or apps changed. HTTP sessions hear of it from the registry; the connections JS
+    // drives itself are told one by one.
     this._changed('resources');
     for (const conn of this._connections) for (const uri of changed) conn.notifyResourceUpdated(uri);
   }

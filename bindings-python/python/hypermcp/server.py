@@ -611,7 +611,8 @@ class Server:
         if prefers_border is not None:
             meta["prefersBorder"] = prefers_border
         self._registry.add_app(str(uri), html, meta, name, description)
-        self._changed("resources")
+        # A replaced view: its subscribers hear of it (HTTP sessions from the registry).
+        self._skills_changed([str(uri)])
 
     # ---- skills ---------------------------------------------------------------------------------
 
@@ -636,7 +637,7 @@ class Server:
         changed, and subscribers of a changed file that it was updated.
         """
         if (directory is None) == (files is None):
-            raise TypeError("skills() takes a directory or files=, not both")
+            raise TypeError("skills() takes one of a directory or files=")
         if directory is not None:
             path = os.fspath(directory)
             changed = self._registry.set_skills_dir(path)
@@ -661,8 +662,8 @@ class Server:
         self._skills_changed(self._registry.clear_skills())
 
     def _skills_changed(self, changed: list[str]) -> None:
-        # HTTP sessions hear of it from the registry; the connections a host drives itself
-        # are told one by one.
+        # Skills or apps changed. HTTP sessions hear of it from the registry; the connections
+        # a host drives itself are told one by one.
         self._changed("resources")
         for conn in list(self._connections):
             for uri in changed:
