@@ -485,6 +485,38 @@ class ClientDriver {
     } catch (err) {
       return Promise.reject(err);
     }
+    return this._answer(id, signal, onProgress);
+  }
+
+  /**
+   * Waits for task `taskId` (tasks extension) to end: its result, as the engine follows it
+   * (its input requests through this client's handlers).
+   * @param {string} taskId
+   * @param {RequestOptions} [options] `timeout` (the task is cancelled when it passes), `signal`
+   * @returns {Promise<any>}
+   */
+  _followTask(taskId, options = {}) {
+    options = options ?? {};
+    const timeout = timeoutMs(options.timeout, 'timeout');
+    this._checkOpen();
+    if (options.signal?.aborted) return Promise.reject(abortError(options.signal));
+    let id;
+    try {
+      id = this._session.followTask(taskId, timeout);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this._answer(id, options.signal, undefined);
+  }
+
+  /**
+   * The answer to our request `id` (the server is told when `signal` aborts).
+   * @param {number} id
+   * @param {AbortSignal | undefined} signal
+   * @param {RequestOptions['onProgress']} onProgress
+   * @returns {Promise<any>}
+   */
+  _answer(id, signal, onProgress) {
     return new Promise((resolve, reject) => {
       /** @type {Pending} */
       const entry = { resolve, reject, onProgress: typeof onProgress === 'function' ? onProgress : null, cleanup: null };

@@ -451,6 +451,30 @@ class Client extends ClientDriver {
   }
 
   /**
+   * Calls a tool and resolves at once with what the server answered: its result, or (when
+   * this client declares `io.modelcontextprotocol/tasks`) a TaskHandle of the task running
+   * it, to wait for, poll or cancel later, from this client or another.
+   * @param {string} name
+   * @param {object} [args]
+   * @param {RequestOptions} [options]
+   * @returns {Promise<import('./types/protocol').CallToolResult | TaskHandle>}
+   */
+  async callToolTask(name, args = {}, options = {}) {
+    const result = await this._request('tools/call', { name, arguments: args ?? {} }, options);
+    if (result?.resultType === 'task') return this.task(result.taskId);
+    return result;
+  }
+
+  /**
+   * The task `taskId` (tasks extension): one this client started, or another did.
+   * @param {string} taskId
+   * @returns {TaskHandle}
+   */
+  task(taskId) {
+    return new TaskHandle(this, String(taskId));
+  }
+
+  /**
    * Reads the view of an MCP App (`ui://...`): `{uri, mimeType, html, meta, cspHeader, allow}`:
    * its HTML, its `_meta.ui` (`csp`, `permissions`, `domain`, `prefersBorder`), the
    * Content-Security-Policy to render it with and the iframe `allow` list. Throws for a URI
@@ -703,6 +727,47 @@ class Client extends ClientDriver {
 }
 
 /**
+ * A task (tasks extension), by `id`: `status()` (tasks/get), `result()` (waits for its end,
+ * serving its input requests through the client's handlers), `cancel()`.
+ */
+class TaskHandle {
+  /**
+   * @param {Client} client
+   * @param {string} id
+   */
+  constructor(client, id) {
+    this._client = client;
+    this.id = id;
+  }
+
+  /**
+   * The task as it is now: `status`, `statusMessage`, `inputRequests`, `result` or `error`...
+   * @param {RequestOptions} [options]
+   */
+  async status(options) {
+    return this._client._request('tasks/get', { taskId: this.id }, options);
+  }
+
+  /**
+   * Waits for the task's end: its result. A failed task rejects with its error, a cancelled
+   * one with an AbortError; `timeout` (ms) cancels the task when it passes.
+   * @param {RequestOptions} [options]
+   * @returns {Promise<import('./types/protocol').CallToolResult>}
+   */
+  async result(options) {
+    return this._client._followTask(this.id, options);
+  }
+
+  /**
+   * Asks the server to cancel the task (cooperatively: its handler is told).
+   * @param {RequestOptions} [options]
+   */
+  async cancel(options) {
+    await this._client._request('tasks/cancel', { taskId: this.id }, options);
+  }
+}
+
+/**
  * A skill whose SKILL.md was read and verified (`client.loadSkill()`): `entry`, `uri`,
  * `name`, `description`, `text` (the SKILL.md), `files`; `read(path)` fetches and verifies
  * its other files.
@@ -755,4 +820,4 @@ class LoadedSkill {
   }
 }
 
-module.exports = { Client, Subscription, StdioTransport, HttpTransport, LoadedSkill, promptRef, resourceRef };
+module.exports = { Client, Subscription, StdioTransport, HttpTransport, LoadedSkill, TaskHandle, promptRef, resourceRef };

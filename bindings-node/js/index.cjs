@@ -3,7 +3,7 @@
 // hypermcp for Node: MCP servers and clients on a Rust engine.
 
 const { Server } = require('./server.cjs');
-const { Client, Subscription, StdioTransport, HttpTransport, LoadedSkill, promptRef, resourceRef } = require('./client.cjs');
+const { Client, Subscription, StdioTransport, HttpTransport, LoadedSkill, TaskHandle, promptRef, resourceRef } = require('./client.cjs');
 const { Context, InputRequired } = require('./context.cjs');
 // The error classes and codes (not the factory the native module uses). (Two statements: tsc
 // takes a destructuring `require` for an import, which cannot have a rest element.)
@@ -17,6 +17,7 @@ module.exports = {
   Client,
   Subscription,
   LoadedSkill,
+  TaskHandle,
   StdioTransport,
   HttpTransport,
   promptRef,

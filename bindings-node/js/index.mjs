@@ -7,6 +7,7 @@ export const {
   Client,
   Subscription,
   LoadedSkill,
+  TaskHandle,
   StdioTransport,
   HttpTransport,
   promptRef,

@@ -104,6 +104,14 @@ impl ClientSession {
         self.inner.request(&method, params, &opts, Instant::now()).map(|id| id.0).map_err(|e| rpc_err(&env, &e))
     }
 
+    /// Follows task `task_id` (tasks extension) to its end; returns the id its answer comes
+    /// under (`cancelRequest` of it cancels the task). `timeout` in ms.
+    #[napi]
+    pub fn follow_task(&mut self, env: Env, task_id: String, timeout: Option<f64>) -> napi::Result<i64> {
+        let timeout = timeout.and_then(|t| UNIT.duration(t));
+        self.inner.follow_task(&task_id, timeout, Instant::now()).map(|id| id.0).map_err(|e| rpc_err(&env, &e))
+    }
+
     /// Opens a `subscriptions/listen` stream (2026-07-28) for `filter` (JSON text of a
     /// `SubscriptionFilter`); returns its id, which tags its notifications.
     #[napi]

@@ -114,6 +114,14 @@ impl ClientSession {
         self.inner.request(method, params, &opts, Instant::now()).map(|id| id.0).map_err(|e| rpc_err(py, &e))
     }
 
+    /// Follows task `task_id` (tasks extension) to its end; returns the id its answer comes
+    /// under (`cancel_request` of it cancels the task).
+    #[pyo3(signature = (task_id, timeout=None))]
+    fn follow_task(&mut self, py: Python<'_>, task_id: &str, timeout: Option<f64>) -> PyResult<i64> {
+        let timeout = timeout.and_then(|t| UNIT.duration(t));
+        self.inner.follow_task(task_id, timeout, Instant::now()).map(|id| id.0).map_err(|e| rpc_err(py, &e))
+    }
+
     #[pyo3(signature = (method, params=None))]
     fn notify(&mut self, py: Python<'_>, method: &str, params: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
         self.inner.notify(method, from_py_opt(params)?).map_err(|e| rpc_err(py, &e))

@@ -47,7 +47,7 @@ mod util;
 pub use transport::http;
 
 pub use catalogue::ScopeTarget;
-pub use client::{CallOptions, Client, ClientOptions, Subscription};
+pub use client::{CallOptions, Client, ClientOptions, Subscription, TaskHandle, ToolCall};
 pub use engine::{ClientMode, InputRequired, RequestContext};
 pub use error::{Error, Result};
 pub use jsonrpc::{RequestId, RpcError};

@@ -14,7 +14,7 @@ use hypermcp::catalogue::TaskMode;
 use hypermcp::http::client::HttpClientOptions;
 use hypermcp::server::tasks::TaskOptions;
 use hypermcp::store::tasks::TASKS_EXTENSION;
-use hypermcp::{CallToolResult, Client, ClientMode, ClientOptions, Error, Server, SubscriptionFilter, Tool};
+use hypermcp::{CallToolResult, Client, ClientMode, ClientOptions, Error, Server, SubscriptionFilter, Tool, ToolCall};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
@@ -341,6 +341,44 @@ async fn a_client_follows_a_task_to_its_result() {
         assert_eq!(e.code(), -32001, "the call timed out: {e}");
         assert!(cancelled.recv().await.is_some(), "and its task was cancelled");
         c.close().await.unwrap();
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_handle_is_followed_from_any_client() {
+    bounded(async {
+        let (tx, mut cancelled) = mpsc::unbounded_channel();
+        let ts = TestServer::start(
+            &server(TaskOptions { poll_interval: Duration::from_millis(50), ..Default::default() }, tx),
+            options(),
+        )
+        .await;
+        let url = format!("http://{}/mcp", ts.host());
+        let first = Client::http(&url, HttpClientOptions::default(), modern(true)).await.unwrap();
+        let ToolCall::Task(handle) = first.call_tool_task("work", json!({"ms": 200})).await.unwrap() else {
+            panic!("a task")
+        };
+        assert_eq!(handle.status().await.unwrap()["status"], "working");
+        let id = handle.id().to_string();
+        first.close().await.unwrap();
+        // Another client (a host that restarted) waits for its result by id.
+        let second = Client::http(&url, HttpClientOptions::default(), modern(true)).await.unwrap();
+        let r = second.task(&id).result(None).await.unwrap();
+        assert_eq!(r.content[0].as_text(), Some(format!("worked 200 ms as task {id}").as_str()));
+        // Without the extension the call is done at once.
+        let plain = Client::http(&url, HttpClientOptions::default(), modern(false)).await.unwrap();
+        assert!(matches!(plain.call_tool_task("work", json!({"ms": 1})).await.unwrap(), ToolCall::Done(_)));
+        // A handle cancels; waiting on a cancelled task is -32800; waiting is bounded.
+        let ToolCall::Task(h) = second.call_tool_task("wait_for_cancel", json!({})).await.unwrap() else { panic!() };
+        let e = h.result(Some(Duration::from_millis(200))).await.unwrap_err();
+        assert_eq!(e.code(), -32001, "{e}");
+        assert!(cancelled.recv().await.is_some(), "the timeout cancelled the task");
+        let ToolCall::Task(h) = second.call_tool_task("wait_for_cancel", json!({})).await.unwrap() else { panic!() };
+        h.cancel().await.unwrap();
+        assert_eq!(h.result(None).await.unwrap_err().code(), -32800);
+        second.close().await.unwrap();
+        plain.close().await.unwrap();
     })
     .await;
 }

@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Client, InternalError, MissingRequiredClientCapability, RequestTimeout } from 'hypermcp';
+import { AbortError, Client, InternalError, MissingRequiredClientCapability, RequestTimeout, TaskHandle } from 'hypermcp';
 import { within } from './_helpers.mjs';
 
 const TASKS = 'io.modelcontextprotocol/tasks';
@@ -61,5 +61,35 @@ test('a client without the extension gets plain calls', async () => {
     await assert.rejects(within(client.callTool('failing_job', {})), MissingRequiredClientCapability);
   } finally {
     await client.close();
+  }
+});
+
+test('task handles', async () => {
+  const client = await within(Client.stdio(server(), ['--stdio'], { mode: 'modern', extensions: { [TASKS]: {} } }));
+  try {
+    const handle = await within(client.callToolTask('slow_compute', { seconds: 0.3, label: 'h' }));
+    assert.ok(handle instanceof TaskHandle);
+    assert.ok(['working', 'completed'].includes((await within(handle.status())).status));
+    // Any handle of the id waits for the same task.
+    const result = await within(client.task(handle.id).result());
+    assert.equal(result.content[0].text, 'h: done after 0.3 s');
+    let slow = await within(client.callToolTask('slow_compute', { seconds: 30 }));
+    assert.ok(slow instanceof TaskHandle);
+    await assert.rejects(within(slow.result({ timeout: 200 })), RequestTimeout);
+    assert.equal((await within(slow.status())).status, 'cancelled');
+    slow = await within(client.callToolTask('slow_compute', { seconds: 30 }));
+    assert.ok(slow instanceof TaskHandle);
+    await within(slow.cancel());
+    await assert.rejects(within(slow.result()), AbortError);
+  } finally {
+    await client.close();
+  }
+  const plain = await within(Client.stdio(server(), ['--stdio'], { mode: 'modern' }));
+  try {
+    const done = await within(plain.callToolTask('slow_compute', { seconds: 0, label: 'now' }));
+    assert.ok(!(done instanceof TaskHandle));
+    assert.equal(done.content[0].text, 'now: done after 0 s');
+  } finally {
+    await plain.close();
   }
 });

@@ -17,7 +17,8 @@ import pytest
 
 from _helpers import run, within
 from hypermcp import Client
-from hypermcp.errors import InternalError, MissingRequiredClientCapability, RequestTimeout
+from hypermcp.client import TaskHandle, ToolResult
+from hypermcp.errors import REQUEST_CANCELLED, InternalError, McpError, MissingRequiredClientCapability, RequestTimeout
 
 ROOT = Path(__file__).resolve().parents[2]
 TASKS = "io.modelcontextprotocol/tasks"
@@ -69,5 +70,32 @@ def test_a_client_without_the_extension_gets_plain_calls() -> None:
             assert r.text == "sync: done after 0 s"
             with pytest.raises(MissingRequiredClientCapability):
                 await within(client.call_tool("failing_job", {}))
+
+    run(main())
+
+
+def test_task_handles() -> None:
+    async def main() -> None:
+        async with Client.stdio(server(), "--stdio", mode="modern", extensions={TASKS: {}}) as client:
+            handle = await within(client.call_tool_task("slow_compute", {"seconds": 0.3, "label": "h"}))
+            assert isinstance(handle, TaskHandle) and handle.id
+            assert (await within(handle.status())).status in ("working", "completed")
+            # Any handle of the id waits for the same task.
+            result = await within(client.task(handle.id).result())
+            assert result.text == "h: done after 0.3 s"
+            slow = await within(client.call_tool_task("slow_compute", {"seconds": 30}))
+            assert isinstance(slow, TaskHandle)
+            with pytest.raises(RequestTimeout):
+                await within(slow.result(timeout=0.2))
+            assert (await within(slow.status())).status == "cancelled"
+            slow = await within(client.call_tool_task("slow_compute", {"seconds": 30}))
+            assert isinstance(slow, TaskHandle)
+            await within(slow.cancel())
+            with pytest.raises(McpError) as info:
+                await within(slow.result())
+            assert info.value.code == REQUEST_CANCELLED
+        async with Client.stdio(server(), "--stdio", mode="modern") as client:
+            done = await within(client.call_tool_task("slow_compute", {"seconds": 0, "label": "now"}))
+            assert isinstance(done, ToolResult) and done.text == "now: done after 0 s"
 
     run(main())

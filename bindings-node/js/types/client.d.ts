@@ -384,6 +384,13 @@ export declare class Client {
   listResourceTemplates(params?: ListParams, options?: RequestOptions): Promise<ListResourceTemplatesResult>;
   /** Reads a resource. */
   readResource(uri: string | URL, options?: RequestOptions): Promise<ReadResourceResult>;
+  /**
+   * Calls a tool and resolves at once with what the server answered: its result, or (when this
+   * client declares `io.modelcontextprotocol/tasks`) the task running it.
+   */
+  callToolTask(name: string, args?: object, options?: RequestOptions): Promise<CallToolResult | TaskHandle>;
+  /** The task `taskId`: one this client started, or another did. */
+  task(taskId: string): TaskHandle;
   /** Reads the view of an MCP App (`ui://...`) and what to render it with. */
   readApp(uri: string, options?: RequestOptions): Promise<AppView>;
   /**
@@ -467,6 +474,19 @@ export interface StdioTransportOptions {
  * An MCP server over HTTP (what `Client.http` uses): `Client.connect(new HttpTransport(url))`.
  * The engine's HTTP client runs on its I/O thread; the stream keeps Node alive until it ends.
  */
+/** A task (tasks extension), by id ({@link Client.callToolTask}, {@link Client.task}). */
+export declare class TaskHandle {
+  constructor(client: Client, id: string);
+  /** Its id (all another client needs to follow it). */
+  readonly id: string;
+  /** The task as it is now (`tasks/get`). */
+  status(options?: RequestOptions): Promise<{ taskId: string; status: string; [key: string]: unknown }>;
+  /** Waits for its end: its result (its input requests through the client's handlers); `timeout` cancels it. */
+  result(options?: RequestOptions): Promise<CallToolResult>;
+  /** Asks the server to cancel it. */
+  cancel(options?: RequestOptions): Promise<void>;
+}
+
 /** An MCP App's view as `client.readApp` reads it. */
 export interface AppView {
   uri: string;

@@ -347,11 +347,21 @@ class ClientDriver:
         follow_task: bool = False,
     ) -> Any:
         self._check_open()
-        loop = self._loop
-        assert loop is not None
         # Progress is asked for when someone listens, and to let it extend the timeout.
         progress = progress_handler is not None or reset_timeout_on_progress
         rid = self._session.request(method, params, timeout, progress, reset_timeout_on_progress, follow_task)
+        return await self._answer(rid, progress_handler)
+
+    async def _follow_task(self, task_id: str, timeout: float | None = None) -> Any:
+        """Waits for task ``task_id`` (tasks extension) to end: its result, as the engine
+        follows it (its input requests through this client's handlers)."""
+        self._check_open()
+        return await self._answer(self._session.follow_task(task_id, timeout), None)
+
+    async def _answer(self, rid: int, progress_handler: ProgressHandler | None) -> Any:
+        """The answer to our request ``rid`` (the server is told when the caller gives up)."""
+        loop = self._loop
+        assert loop is not None
         fut: asyncio.Future[Any] = loop.create_future()
         self._pending[rid] = fut
         if progress_handler is not None:

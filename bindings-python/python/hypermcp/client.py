@@ -80,6 +80,7 @@ __all__ = [
     "Roots",
     "SamplingHandler",
     "StderrHandler",
+    "TaskHandle",
     "ToolResult",
     "prompt_ref",
     "resource_ref",
@@ -157,6 +158,36 @@ class _ClientConnection:
     def stderr(self) -> str:
         """The tail of what the server wrote to stderr (if it has one)."""
         return ""
+
+
+class TaskHandle:
+    """A task (tasks extension), by ``id``: :meth:`status` (``tasks/get``), :meth:`result`
+    (waits for its end, serving its input requests through the client's handlers),
+    :meth:`cancel`."""
+
+    __slots__ = ("_client", "id")
+
+    def __init__(self, client: Client, task_id: str) -> None:
+        self._client = client
+        self.id = task_id
+
+    async def status(self, *, timeout: float | None = None) -> Record:
+        """The task as it is now: ``status``, ``status_message``, ``input_requests``,
+        ``result`` or ``error``..."""
+        return wrap(await self._client._request("tasks/get", {"taskId": self.id}, timeout=timeout))
+
+    async def result(self, *, timeout: float | None = None) -> ToolResult:
+        """Waits for the task's end: its result. A failed task raises its error; a cancelled
+        one :class:`~hypermcp.errors.McpError` with code ``REQUEST_CANCELLED`` (-32800);
+        ``timeout`` cancels the task when it passes (:class:`~hypermcp.errors.RequestTimeout`)."""
+        return ToolResult(as_object(await self._client._follow_task(self.id, timeout)))
+
+    async def cancel(self, *, timeout: float | None = None) -> None:
+        """Asks the server to cancel the task (cooperatively: its handler is told)."""
+        await self._client._request("tasks/cancel", {"taskId": self.id}, timeout=timeout)
+
+    def __repr__(self) -> str:
+        return f"TaskHandle({self.id!r})"
 
 
 class LoadedSkill:
@@ -632,6 +663,24 @@ class Client(ClientDriver):
         """Reads a resource: ``contents`` (and ``text``, the joined text contents)."""
         value = await self._request("resources/read", {"uri": str(uri)}, timeout=timeout)
         return ResourceResult(as_object(value))
+
+    # ---- tasks (io.modelcontextprotocol/tasks) ---------------------------------------------------
+
+    async def call_tool_task(
+        self, name: str, arguments: Mapping[str, Any] | None = None, *, timeout: float | None = None
+    ) -> ToolResult | TaskHandle:
+        """Calls a tool and returns at once what the server answered: its result, or (when
+        this client declares ``io.modelcontextprotocol/tasks``) a :class:`TaskHandle` of the
+        task running it, to wait for, poll or cancel later, from this client or another."""
+        params = {"name": name, "arguments": {} if arguments is None else dict(arguments)}
+        value = as_object(await self._request("tools/call", params, timeout=timeout))
+        if value.get("resultType") == "task":
+            return self.task(str(value["taskId"]))
+        return ToolResult(value)
+
+    def task(self, task_id: str) -> TaskHandle:
+        """The task ``task_id`` (tasks extension): one this client started, or another did."""
+        return TaskHandle(self, task_id)
 
     # ---- apps (io.modelcontextprotocol/ui) ---------------------------------------------------------
 

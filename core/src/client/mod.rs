@@ -193,6 +193,11 @@ enum Cmd {
         opts: CallOptions,
         reply: Reply,
     },
+    FollowTask {
+        task_id: String,
+        timeout: Option<Duration>,
+        reply: Reply,
+    },
     Listen {
         filter: SubscriptionFilter,
         tx: Listener,
@@ -413,6 +418,27 @@ impl Client {
         self.typed("resources/read", Some(json!({ "uri": uri })), CallOptions::default()).await
     }
 
+    /// Calls a tool and returns at once what the server answered: its result, or (tasks
+    /// extension, when this client declares it) the task running the call, to follow, poll
+    /// or cancel later, from this client or another one (by id).
+    pub async fn call_tool_task(&self, name: &str, arguments: Value) -> Result<ToolCall> {
+        let v = self
+            .request("tools/call", Some(json!({ "name": name, "arguments": arguments })), CallOptions::default())
+            .await?;
+        if v.get("resultType").and_then(Value::as_str) == Some("task") {
+            let id = v.get("taskId").and_then(Value::as_str).ok_or_else(|| Error::msg("a task without taskId"))?;
+            return Ok(ToolCall::Task(self.task(id)));
+        }
+        serde_json::from_value(v)
+            .map(ToolCall::Done)
+            .map_err(|e| Error::msg(format!("unexpected tools/call result: {e}")))
+    }
+
+    /// The task `id` (tasks extension): one this client started, or another client did.
+    pub fn task(&self, id: &str) -> TaskHandle {
+        TaskHandle { client: self.clone(), id: id.to_string() }
+    }
+
     /// Reads the view of an MCP App (`ui://...`): its HTML, what it declares, and the
     /// Content-Security-Policy and iframe `allow` list to render it with. Fails for a URI that
     /// is not `ui://` or contents that are not `text/html;profile=mcp-app`.
@@ -596,6 +622,53 @@ impl Drop for Subscription {
 impl std::fmt::Debug for Cmd {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Cmd")
+    }
+}
+
+/// What a tool call came back with ([`Client::call_tool_task`]).
+#[derive(Debug)]
+pub enum ToolCall {
+    /// Its result.
+    Done(CallToolResult),
+    /// The task running it.
+    Task(TaskHandle),
+}
+
+/// A task (tasks extension), by id.
+#[derive(Clone, Debug)]
+pub struct TaskHandle {
+    client: Client,
+    id: String,
+}
+
+impl TaskHandle {
+    /// Its id (all another client needs to follow it).
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The task as it is now (`tasks/get`: `status`, `statusMessage`, `inputRequests`,
+    /// `result` or `error`...).
+    pub async fn status(&self) -> Result<Value> {
+        self.client.request("tasks/get", Some(json!({ "taskId": self.id })), CallOptions::default()).await
+    }
+
+    /// Waits for its end and returns its result, serving its input requests through this
+    /// client's handlers (`timeout`: the task is cancelled when it passes). A failed task is
+    /// its error; a cancelled one -32800.
+    pub async fn result(&self, timeout: Option<Duration>) -> Result<CallToolResult> {
+        let (reply, rx) = oneshot::channel();
+        self.client.tx.send(Cmd::FollowTask { task_id: self.id.clone(), timeout, reply }).map_err(|_| Error::Closed)?;
+        let v = rx.await.map_err(|_| Error::Closed)??;
+        serde_json::from_value(v).map_err(|e| Error::msg(format!("unexpected task result: {e}")))
+    }
+
+    /// Asks the server to cancel it (cooperatively: its handler is told).
+    pub async fn cancel(&self) -> Result<()> {
+        self.client
+            .request("tasks/cancel", Some(json!({ "taskId": self.id })), CallOptions::default())
+            .await
+            .map(|_| ())
     }
 }
 
@@ -806,6 +879,10 @@ async fn drive<R, W>(
                         Err(e) => { let _ = reply.send(Err(e)); }
                     }
                 }
+                Some(Cmd::FollowTask { task_id, timeout, reply }) => match session.follow_task(&task_id, timeout, Instant::now()) {
+                    Ok(id) => { waiters.insert(id, (reply, None)); }
+                    Err(e) => { let _ = reply.send(Err(e)); }
+                },
                 Some(Cmd::Notify { method, params, reply }) => { let _ = reply.send(session.notify(&method, params)); }
                 Some(Cmd::Listen { filter, tx, reply }) => match session.listen(&filter, Instant::now()) {
                     Ok(id) => { listeners.insert(id, tx); let _ = reply.send(Ok(id)); }

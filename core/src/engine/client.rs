@@ -526,6 +526,11 @@ impl ClientSession {
             }
             (TaskReq::Get, Ok(v)) => v,
         };
+        if let (Some(f), Some(ms)) =
+            (self.role.followed.get_mut(&caller), task.get("pollIntervalMs").and_then(Value::as_u64))
+        {
+            f.poll = Duration::from_millis(ms.clamp(50, 30_000));
+        }
         let status = task.get("status").and_then(Value::as_str).unwrap_or_default();
         let end = |this: &mut Self, result: Result<Value, RpcError>| {
             this.end_followed(caller);
@@ -876,6 +881,40 @@ impl ClientSession {
             },
         );
         Ok(wire)
+    }
+
+    /// Follows task `task_id` (tasks extension) to its end, as a tool call answered with a
+    /// task is followed (see [`RequestOptions::follow_task`]): its result (or error) arrives as
+    /// the [`Event::Response`] of the returned id; its input requests go to this client's
+    /// handlers; [`ClientSession::cancel_request`] of the id cancels the task. For a task
+    /// started with a raw request, or by an earlier client (a host that restarted). `timeout`
+    /// bounds the wait (the task is cancelled then).
+    pub fn follow_task(
+        &mut self,
+        task_id: &str,
+        timeout: Option<Duration>,
+        now: Instant,
+    ) -> Result<OutboundId, RpcError> {
+        match self.role.state {
+            State::Operating => {}
+            State::Closed => return Err(RpcError::new(codes::CONNECTION_CLOSED, "the session is closed")),
+            _ => return Err(RpcError::invalid_request("cannot follow a task before the session is open")),
+        }
+        if !self.role.modern {
+            return Err(RpcError::new(codes::METHOD_NOT_FOUND, "tasks are followed on a 2026-07-28 session"));
+        }
+        let id = self.peer.alloc_out_id();
+        self.role.followed.insert(
+            id,
+            Followed {
+                task_id: task_id.to_string(),
+                poll: Duration::from_secs(1),
+                next: Some(now),
+                asked: Default::default(),
+                deadline: timeout.map(|t| now + t),
+            },
+        );
+        Ok(id)
     }
 
     /// Opens a `subscriptions/listen` stream (2026-07-28) for the changes `filter` asks for.
