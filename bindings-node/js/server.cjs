@@ -297,7 +297,7 @@ class Server {
     const meta = clean({ csp: config.csp, permissions, domain: config.domain, prefersBorder: config.prefersBorder });
     defineOrThrow(() => this._registry.addApp(String(uri), config.html, JSON.stringify(meta), config.name, config.description));
     // A replaced view: its subscribers hear of it (HTTP sessions from the registry).
-    this._skillsChanged([String(uri)]);
+    this._resourcesChanged([String(uri)]);
     return this;
   }
 
@@ -335,24 +335,24 @@ class Server {
     } else {
       throw new TypeError('server.skills(directory) or server.skills({ files: { path: contents } })');
     }
-    this._skillsChanged(changed);
+    this._resourcesChanged(changed);
     return this;
   }
 
   /** Reads the directory given to `skills()` again (after files changed on disk). */
   reloadSkills() {
     if (this._skillsDir === undefined) throw new Error('reloadSkills() needs a directory given to skills() first');
-    this._skillsChanged(this._registry.setSkillsDir(this._skillsDir));
+    this._resourcesChanged(this._registry.setSkillsDir(this._skillsDir));
   }
 
   /** Stops serving skills. */
   clearSkills() {
     this._skillsDir = undefined;
-    this._skillsChanged(this._registry.clearSkills());
+    this._resourcesChanged(this._registry.clearSkills());
   }
 
   /** @param {string[]} changed */
-  _skillsChanged(changed) {
+  _resourcesChanged(changed) {
     // Skills or apps changed. HTTP sessions hear of it from the registry; the connections JS
     // drives itself are told one by one.
     this._changed('resources');

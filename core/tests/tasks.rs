@@ -66,6 +66,15 @@ fn server(options: TaskOptions, seen_cancel: mpsc::UnboundedSender<String>) -> S
         .task_mode("only_task", TaskMode::Required)
 }
 
+/// The test server over HTTP, its tasks polled every 50 ms.
+async fn fast_polling(seen_cancel: mpsc::UnboundedSender<String>) -> TestServer {
+    TestServer::start(
+        &server(TaskOptions { poll_interval: Duration::from_millis(50), ..Default::default() }, seen_cancel),
+        options(),
+    )
+    .await
+}
+
 fn modern(tasks: bool) -> ClientOptions {
     let o = ClientOptions::default().mode(ClientMode::Modern);
     if tasks {
@@ -304,11 +313,7 @@ async fn a_listen_stream_follows_a_task() {
 async fn a_client_follows_a_task_to_its_result() {
     bounded(async {
         let (tx, mut cancelled) = mpsc::unbounded_channel();
-        let ts = TestServer::start(
-            &server(TaskOptions { poll_interval: Duration::from_millis(50), ..Default::default() }, tx),
-            options(),
-        )
-        .await;
+        let ts = fast_polling(tx).await;
         let asked = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let seen = asked.clone();
         let options = modern(true).on_elicitation(false, move |_p| {
@@ -349,11 +354,7 @@ async fn a_client_follows_a_task_to_its_result() {
 async fn a_task_handle_is_followed_from_any_client() {
     bounded(async {
         let (tx, mut cancelled) = mpsc::unbounded_channel();
-        let ts = TestServer::start(
-            &server(TaskOptions { poll_interval: Duration::from_millis(50), ..Default::default() }, tx),
-            options(),
-        )
-        .await;
+        let ts = fast_polling(tx).await;
         let url = format!("http://{}/mcp", ts.host());
         let first = Client::http(&url, HttpClientOptions::default(), modern(true)).await.unwrap();
         let ToolCall::Task(handle) = first.call_tool_task("work", json!({"ms": 200})).await.unwrap() else {

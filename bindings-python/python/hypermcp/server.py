@@ -612,7 +612,7 @@ class Server:
             meta["prefersBorder"] = prefers_border
         self._registry.add_app(str(uri), html, meta, name, description)
         # A replaced view: its subscribers hear of it (HTTP sessions from the registry).
-        self._skills_changed([str(uri)])
+        self._resources_changed([str(uri)])
 
     # ---- skills ---------------------------------------------------------------------------------
 
@@ -647,21 +647,21 @@ class Server:
             self._skills_dir = None
             items = [(str(k), v.encode() if isinstance(v, str) else bytes(v)) for k, v in files.items()]
             changed = self._registry.set_skill_files(items)
-        self._skills_changed(changed)
+        self._resources_changed(changed)
 
     def reload_skills(self) -> None:
         """Reads the directory given to :meth:`skills` again (after files changed on disk)."""
         directory = self._skills_dir
         if directory is None:
             raise RuntimeError("reload_skills() needs a directory given to skills() first")
-        self._skills_changed(self._registry.set_skills_dir(directory))
+        self._resources_changed(self._registry.set_skills_dir(directory))
 
     def clear_skills(self) -> None:
         """Stops serving skills."""
         self._skills_dir = None
-        self._skills_changed(self._registry.clear_skills())
+        self._resources_changed(self._registry.clear_skills())
 
-    def _skills_changed(self, changed: list[str]) -> None:
+    def _resources_changed(self, changed: list[str]) -> None:
         # Skills or apps changed. HTTP sessions hear of it from the registry; the connections
         # a host drives itself are told one by one.
         self._changed("resources")

@@ -24,7 +24,7 @@ pub use client_modern::ClientMode;
 pub use config::{CachePolicy, ServerConfig};
 pub(crate) use modern::is_modern;
 pub use modern::{check_extension_id, missing_extension, RequestContext, RequestHeaders};
-pub(crate) use mrtr::legacy_input_required;
+pub(crate) use mrtr::{key_prefix, legacy_input_required};
 pub use mrtr::{InputAnswer, InputRequired};
 pub use outbox::{Route, Transmit};
 pub use peer::RequestOptions;

@@ -145,7 +145,7 @@ pub(crate) fn missing_client_capability(
 }
 
 /// The short name default input keys start with.
-fn key_prefix(method: &str) -> &'static str {
+pub(crate) fn key_prefix(method: &str) -> &'static str {
     match method {
         "elicitation/create" => "elicitation",
         "sampling/createMessage" => "sampling",

@@ -321,13 +321,8 @@ impl TaskBinding {
             }
             Command::Request { input_key, method, params, reply, .. } => {
                 let n = self.inputs.fetch_add(1, Ordering::Relaxed) + 1;
-                let short = method.rsplit('/').next().unwrap_or(&method).to_string();
-                let short = match short.as_str() {
-                    "create" => method.split('/').next().unwrap_or("input").to_string(),
-                    "createMessage" => "sampling".into(),
-                    _ => short.replace('/', "_"),
-                };
-                let key = input_key.unwrap_or_else(|| format!("{short}_{n}"));
+                // The default keys of multi round-trip requests: `elicitation_1`...
+                let key = input_key.unwrap_or_else(|| format!("{}_{n}", crate::engine::key_prefix(&method)));
                 let mut request = json!({ "method": method });
                 if let Some(p) = params {
                     request["params"] = p;
