@@ -55,7 +55,12 @@ class ServerConnection {
    * @param {(data: Buffer) => void} write
    */
   static overStream(server, write) {
-    const conn = new ServerConnection(server, new server._native.ServerSession(server._nativeConfig(), server._registry), write);
+    const session = new server._native.ServerSession(server._nativeConfig(), server._registry);
+    if (server._taskRuntime) {
+      server._taskConnection();
+      session.setTasks(server._taskRuntime);
+    }
+    const conn = new ServerConnection(server, session, write);
     server._connections.add(conn);
     return conn;
   }
@@ -123,7 +128,9 @@ class ServerConnection {
 
   /** @param {NativeEvent} ev */
   _context(ev) {
-    return new Context(this, ev[E.KEY], ev[E.ID], ev[E.TOKEN], ev[E.META], ev[E.CONTEXT], ev[E.ORIGIN]);
+    const ctx = new Context(this, ev[E.KEY], ev[E.ID], ev[E.TOKEN], ev[E.META], ev[E.CONTEXT], ev[E.ORIGIN]);
+    if (ev[E.KIND] === 'tool' && ev[E.TOOL_TASK] != null) ctx.taskId = ev[E.TOOL_TASK];
+    return ctx;
   }
 
   /** @param {NativeEvent} ev */
@@ -153,17 +160,24 @@ class ServerConnection {
       args = r.value;
     }
     const ctx = this._context(ev);
-    this._run(key, ctx, () => tool.handler(args, ctx), (result) => this._toolResult(key, tool, result), (err) => this._toolError(key, err));
+    // A handler may become a task's (ctx.startTask()): it then answers on the task connection.
+    this._run(
+      ctx,
+      () => tool.handler(args, ctx),
+      (result) => ctx._conn._toolResult(ctx._key, tool, result),
+      (err) => ctx._conn._toolError(ctx._key, err),
+    );
   }
 
   /**
-   * @param {number} key
+   * Runs a handler; its call is known by `ctx` (whose connection and key change when the
+   * handler becomes a task's).
    * @param {Context} ctx
    * @param {() => unknown} call runs the handler
    * @param {(result: unknown) => void} ok answers with its result
    * @param {(err: unknown) => void} fail answers with its failure
    */
-  _run(key, ctx, call, ok, fail) {
+  _run(ctx, call, ok, fail) {
     let result;
     try {
       result = call();
@@ -172,13 +186,15 @@ class ServerConnection {
       return;
     }
     if (result !== null && typeof result === 'object' && typeof (/** @type {{then?: unknown}} */ (result).then) === 'function') {
-      this._running.set(key, ctx);
+      // (On the task connection when the handler became a task's before its first await.)
+      ctx._conn._running.set(ctx._key, ctx);
       /** @type {PromiseLike<unknown>} */ (result).then(
-        (value) => this._settled(key, ctx, () => ok(value)),
-        (err) => this._settled(key, ctx, () => fail(err)),
+        (value) => ctx._conn._settled(ctx._key, ctx, () => ok(value)),
+        (err) => ctx._conn._settled(ctx._key, ctx, () => fail(err)),
       );
     } else {
       ok(result);
+      if (ctx._conn !== this) ctx._conn.flush();
     }
   }
 
@@ -294,7 +310,6 @@ class ServerConnection {
       call = () => entry.handler(params.argument?.value ?? '', params.context?.arguments ?? {}, params, ctx);
     }
     this._run(
-      key,
       ctx,
       call,
       (result) => {
@@ -343,6 +358,33 @@ class ServerConnection {
   }
 
   // ---- what ctx does -------------------------------------------------------------------------
+
+  /**
+   * Turns the call of `ctx` into a task (`ctx.startTask()`): the client is answered with the
+   * task, and the handler goes on as the task's, on the server's task connection.
+   * @param {Context} ctx
+   * @returns {boolean}
+   */
+  startTask(ctx) {
+    const key = ctx._key;
+    const started = this.session.startTask(key);
+    if (started === null) return false;
+    const [taskId, taskKey] = started;
+    const conn = /** @type {ServerConnection} (the server runs tasks: it started one) */ (this.server._taskConnection());
+    if (this._running.get(key) === ctx) {
+      this._running.delete(key);
+      conn._running.set(taskKey, ctx);
+      if (this._running.size === 0 && this._idle) {
+        this._idle();
+        this._idle = null;
+      }
+    }
+    ctx._conn = conn;
+    ctx._key = taskKey;
+    ctx.taskId = taskId;
+    this.flush();
+    return true;
+  }
 
   /**
    * @param {number} key

@@ -73,6 +73,8 @@ class Context {
     this.progressToken = progressToken;
     /** The request's `_meta`, or null. */
     this.meta = meta;
+    /** @type {string | null} The id of the task this call runs as (tasks extension), or null. */
+    this.taskId = null;
   }
 
   /** An AbortSignal that fires when the client cancels this request. */
@@ -90,9 +92,25 @@ class Context {
     if (this._controller) this._controller.abort(new Error(reason || 'the client cancelled the request'));
   }
 
-  /** Whether the client cancelled this request. */
+  /** Whether the client cancelled this request, or its task (`tasks/cancel`). */
   get cancelled() {
     return this._cancelled;
+  }
+
+  /**
+   * Turns this call into a task (a tool registered with `task: 'manual'`): the client is
+   * answered with the task at once, and this handler goes on, its return value becoming the
+   * task's result, its progress the task's status message and its `elicit` / `sample` /
+   * `listRoots` the task's input requests (answered with `tasks/update`). Ask for what you
+   * need to decide first: input asked before a task exists goes through ordinary multi
+   * round-trip requests. Resolves false (the call goes on as an ordinary one) when the call
+   * cannot become a task: its client did not declare the tasks extension, or the tool is not
+   * in manual mode; true when it already is one.
+   * @returns {Promise<boolean>}
+   */
+  async startTask() {
+    if (this.taskId !== null) return true;
+    return this._conn.startTask(this);
   }
 
   /** The client's `{name, version, ...}` (sent with each request at 2026-07-28). */

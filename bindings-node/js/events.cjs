@@ -44,6 +44,7 @@ module.exports = {
   ORIGIN: at('tool', 'origin'),
   TOOL_NAME: at('tool', 'name'),
   TOOL_ARGUMENTS: at('tool', 'arguments'),
+  TOOL_TASK: at('tool', 'task'),
   RESOURCE_URI: at('resource', 'uri'),
   RESOURCE_TEMPLATE: at('resource', 'template'),
   RESOURCE_VARIABLES: at('resource', 'variables'),

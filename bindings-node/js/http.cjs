@@ -96,6 +96,10 @@ class HttpHost {
     /** The app's own token verifier (`auth.verify`), or null. */
     this._verify = verify;
     this.native = new server._native.HttpServer(server._nativeConfig(), server._registry, json, () => this._wake());
+    if (server._taskRuntime) {
+      server._taskConnection();
+      this.native.setTasks(server._taskRuntime);
+    }
     this.path = this.native.path;
   }
 

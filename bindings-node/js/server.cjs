@@ -63,6 +63,19 @@ function scopeList(scopes, what) {
   return items;
 }
 
+/**
+ * A tool's `task` option as the engine's task mode.
+ * @param {string} name
+ * @param {boolean | 'optional' | 'required' | 'manual' | undefined} task
+ * @returns {string | null}
+ */
+function taskMode(name, task) {
+  if (task === undefined || task === null || task === false) return null;
+  if (task === true) return 'optional';
+  if (task === 'optional' || task === 'required' || task === 'manual') return task;
+  throw new DefinitionError(`tool ${name}: task must be true, "optional", "required" or "manual", not ${JSON.stringify(task)}`);
+}
+
 /** @template [L=unknown] the type of the lifespan's context */
 class Server {
   /**
@@ -111,6 +124,47 @@ class Server {
     this._connections = new Set();
     /** @type {string | undefined} the directory of `skills()` */
     this._skillsDir = undefined;
+    /** @type {import('../native/index.js').TaskRuntime | null} */
+    this._taskRuntime = null;
+    /** @type {ServerConnection | null} the connection the handlers of tasks run on */
+    this._taskConn = null;
+    if (options.tasks) this.enableTasks(options.tasks === true ? {} : options.tasks);
+  }
+
+  /**
+   * Runs tool calls as tasks (the `io.modelcontextprotocol/tasks` extension, 2026-07-28):
+   * declares the extension and keeps tasks in memory for `ttl` ms (default 1 hour), at most
+   * `maxTasks` (10,000); clients poll every `pollInterval` ms (1 s); a cancelled handler may
+   * run on for `cancelGrace` ms. `new Server({ tasks: true })` (or `{ tasks: {...} }`) does
+   * the same, and so does the first `{ task: ... }` tool. Call it before serving.
+   * @param {import('./types/server').TaskOptions} [options]
+   * @returns {this}
+   */
+  enableTasks(options = {}) {
+    if (this._taskRuntime) {
+      if (Object.values(options).some((v) => v !== undefined)) {
+        throw new DefinitionError('tasks are already enabled: pass their options once, before any task tool');
+      }
+      return this;
+    }
+    this._taskRuntime = new nativeModule.TaskRuntime(JSON.stringify(clean({ ...options })), this._registry, () => this._taskConn?.pump());
+    return this;
+  }
+
+  /**
+   * The connection the handlers of tasks run on (null without tasks). Tasks belong to the
+   * server: they outlive the connection that started them.
+   * @returns {ServerConnection | null}
+   */
+  _taskConnection() {
+    if (!this._taskRuntime) return null;
+    if (!this._taskConn) {
+      const { ServerConnection } = require('./connection.cjs');
+      this._taskConn = new ServerConnection(this, this._taskRuntime.session(), () => {
+        throw new Error('the task session has no byte stream to write to');
+      });
+    }
+    return this._taskConn;
   }
 
   _nativeConfig() {
@@ -125,6 +179,7 @@ class Server {
         completions: this._completions.length > 0,
         requestTimeout: this._requestTimeout,
         maxMessageSize: this._maxMessageSize,
+        tasks: this._taskRuntime !== null,
         ...this._info,
         ...this._modern,
       }),
@@ -189,8 +244,11 @@ class Server {
       _meta: meta,
     });
     const scopes = scopeList(config.scopes, `tool ${name}`);
+    const mode = taskMode(name, config.task);
+    if (mode !== null) this.enableTasks();
     defineOrThrow(() => this._registry.addTool(JSON.stringify(definition)));
     this._registry.setRequiredScopes('tool', name, scopes);
+    this._registry.setTaskMode(name, mode);
     this._tools.set(name, { name, handler, parse: input.parse, outputSchema: output?.json ?? null });
     this._changed('tools');
     return this;
@@ -202,6 +260,7 @@ class Server {
    */
   removeTool(name) {
     this._tools.delete(name);
+    this._registry.setTaskMode(name, null);
     const removed = this._registry.removeTool(name);
     if (removed) this._changed('tools');
     return removed;

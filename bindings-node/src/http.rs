@@ -49,6 +49,12 @@ impl HttpServer {
         Ok(HttpServer { host, wake })
     }
 
+    /// Lets the server's task runtime take what is its own in every session.
+    #[napi]
+    pub fn set_tasks(&self, tasks: Option<&crate::server::TaskRuntime>) {
+        self.host.set_tasks(tasks.map(|t| t.inner.clone()));
+    }
+
     /// Throws an `OptionError` for HTTP options (JSON text) the engine cannot take.
     #[napi]
     pub fn check_options(env: Env, options: String) -> napi::Result<()> {

@@ -3,10 +3,11 @@
 //! session). Events come out and outcomes go back as JSON text.
 
 use crate::bridge::{output, parse, parse_json, poll_events_json, UNIT};
+use crate::bridge::{Wake, WakeFn};
 use crate::errors::{definition_err, option_err, rpc_err, state_err};
 use hypermcp::catalogue::{self, ListKind, RegistryChange};
 use hypermcp::engine::{InputAnswer, InputRequired, Outcome, RequestKey, RequestOptions};
-use hypermcp::transport::host::{options, HostSession};
+use hypermcp::transport::host::{options, HostSession, HostTasks};
 use hypermcp::{CallToolResult, LoggingLevel, Prompt, ReadResourceResult, Resource, ResourceTemplate, RpcError, Tool};
 use napi::bindgen_prelude::Buffer;
 use napi::Env;
@@ -48,6 +49,22 @@ impl Registry {
     #[napi]
     pub fn remove_tool(&self, name: String) -> bool {
         self.inner.remove_tool(&name)
+    }
+
+    /// How tool `name` runs as a task: "optional", "required", "manual", or null (never).
+    #[napi]
+    pub fn set_task_mode(&self, name: String, mode: Option<String>) -> napi::Result<()> {
+        let mode = match mode {
+            None => None,
+            Some(m) => Some(serde_json::from_value::<catalogue::TaskMode>(Value::from(m.as_str())).map_err(|_| {
+                napi::Error::new(
+                    napi::Status::InvalidArg,
+                    format!("task mode must be \"optional\", \"required\" or \"manual\", not {m:?}"),
+                )
+            })?),
+        };
+        self.inner.set_task_mode(&name, mode);
+        Ok(())
     }
 
     /// The scopes a token needs for a `kind` ('tool', 'resource', 'prompt') of entry `key`.
@@ -205,6 +222,24 @@ impl ServerSession {
         let config = parse_json(&env, &config, "server config")?;
         let cfg = options::server_config(config, UNIT).map_err(|e| option_err(&env, e))?;
         Ok(Self::wrap(HostSession::new(Arc::new(cfg), registry.inner.clone())))
+    }
+
+    /// Lets the server's task runtime take what is its own in this session (calls that run
+    /// as tasks, `tasks/*` requests); null: they are answered -32601.
+    #[napi]
+    pub fn set_tasks(&mut self, tasks: Option<&TaskRuntime>) {
+        self.inner.set_tasks(tasks.map(|t| t.inner.clone()));
+    }
+
+    /// Turns call `key` into a task (`ctx.startTask()`): the call is answered with the task;
+    /// returns `[taskId, key]`, the handler's key on the task session from now on, or null
+    /// when the call cannot become a task.
+    #[napi(ts_return_type = "[string, number] | null")]
+    pub fn start_task(&mut self, env: Env, key: i64) -> napi::Result<Option<(String, i64)>> {
+        match self.inner.start_task(RequestKey(key as u64)) {
+            Ok(r) => Ok(r.map(|(id, k)| (id, k.0 as i64))),
+            Err(e) => Err(rpc_err(&env, &e)),
+        }
     }
 
     /// Feeds bytes read from the stream.
@@ -484,5 +519,52 @@ impl ServerSession {
     #[napi(getter)]
     pub fn in_flight(&self) -> u32 {
         self.inner.in_flight() as u32
+    }
+}
+
+/// The task runtime of one `Server` (`io.modelcontextprotocol/tasks`): the tasks' states (in
+/// memory), and the session their handlers run on (`session()`), whose events JS takes when
+/// `wake` is called.
+#[napi]
+pub struct TaskRuntime {
+    pub(crate) inner: Arc<HostTasks>,
+    _wake: Wake,
+}
+
+#[napi]
+impl TaskRuntime {
+    /// `options`: JSON text `{ttl?, pollInterval?, maxTasks?, cancelGrace?}` (milliseconds);
+    /// `wake`: called with no arguments when the task session has events.
+    #[napi(constructor)]
+    pub fn new(
+        env: Env,
+        options: String,
+        registry: &Registry,
+        // Spelled out: a type alias here would leak into the generated index.d.ts.
+        wake: napi::threadsafe_function::ThreadsafeFunction<
+            (),
+            napi::bindgen_prelude::Unknown<'static>,
+            (),
+            napi::Status,
+            false,
+            true,
+        >,
+    ) -> napi::Result<Self> {
+        let options = parse_json(&env, &options, "task options")?;
+        let opts = options::task_options(options, UNIT).map_err(|e| option_err(&env, e))?;
+        let (wake, signal) = Wake::new(wake as WakeFn);
+        Ok(TaskRuntime { inner: HostTasks::new(opts, registry.inner.clone(), signal), _wake: wake })
+    }
+
+    /// The session the tasks' handlers run on.
+    #[napi]
+    pub fn session(&self) -> ServerSession {
+        ServerSession::wrap(self.inner.session())
+    }
+
+    /// Handlers running as tasks.
+    #[napi(getter)]
+    pub fn running(&self) -> u32 {
+        self.inner.running() as u32
     }
 }

@@ -36,6 +36,11 @@ impl HttpServer {
         Ok(HttpServer { host, wake })
     }
 
+    /// Lets the server's task runtime take what is its own in every session.
+    fn set_tasks(&self, tasks: Option<&crate::server::TaskRuntime>) {
+        self.host.set_tasks(tasks.map(|t| t.inner.clone()));
+    }
+
     /// Raises `OptionError` for HTTP options the engine cannot take.
     #[staticmethod]
     fn check_options(py: Python<'_>, options: &Bound<'_, PyAny>) -> PyResult<()> {

@@ -27,6 +27,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("EVENT_LAYOUTS", hypermcp::transport::host::events::LAYOUTS.to_vec())?;
     m.add_class::<server::Registry>()?;
     m.add_class::<server::ServerSession>()?;
+    m.add_class::<server::TaskRuntime>()?;
     m.add_class::<client::ClientSession>()?;
     m.add_class::<http::HttpServer>()?;
     m.add_class::<http_client::HttpClientStream>()?;

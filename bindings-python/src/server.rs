@@ -2,11 +2,12 @@
 //! the engine's catalogue and on a `HostSession` (a byte stream the loop owns, or an HTTP
 //! session). Events come out as tuples; outcomes go back as Python objects.
 
+use crate::bridge::WakeSocket;
 use crate::bridge::{event_list, from_py, from_py_as, from_py_opt, output, to_py, to_py_as, UNIT};
 use crate::errors::{definition_err, option_err, rpc_err, state_err};
 use hypermcp::catalogue::{self, ListKind, RegistryChange};
 use hypermcp::engine::{InputAnswer, InputRequired, Outcome, RequestKey, RequestOptions};
-use hypermcp::transport::host::{options, HostSession};
+use hypermcp::transport::host::{options, HostSession, HostTasks};
 use hypermcp::{CallToolResult, LoggingLevel, Prompt, Resource, ResourceTemplate, RpcError, Tool};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -41,6 +42,23 @@ impl Registry {
 
     fn remove_tool(&self, name: &str) -> bool {
         self.inner.remove_tool(name)
+    }
+
+    /// How tool `name` runs as a task: "optional", "required", "manual", or None (never).
+    #[pyo3(signature = (name, mode))]
+    fn set_task_mode(&self, name: &str, mode: Option<&str>) -> PyResult<()> {
+        let mode = match mode {
+            None => None,
+            Some(m) => {
+                Some(serde_json::from_value::<catalogue::TaskMode>(serde_json::Value::from(m)).map_err(|_| {
+                    PyValueError::new_err(format!(
+                        "task mode must be \"optional\", \"required\" or \"manual\", not {m:?}"
+                    ))
+                })?)
+            }
+        };
+        self.inner.set_task_mode(name, mode);
+        Ok(())
     }
 
     /// The scopes a token needs for a `kind` ("tool", "resource", "prompt") of entry `key`.
@@ -188,6 +206,22 @@ impl ServerSession {
     fn new(py: Python<'_>, config: &Bound<'_, PyAny>, registry: &Registry) -> PyResult<Self> {
         let cfg = options::server_config(from_py(config)?, UNIT).map_err(|e| option_err(py, e))?;
         Ok(Self::wrap(HostSession::new(Arc::new(cfg), registry.inner.clone())))
+    }
+
+    /// Lets the server's task runtime take what is its own in this session (calls that run
+    /// as tasks, `tasks/*` requests); None: they are answered -32601.
+    fn set_tasks(&mut self, tasks: Option<&TaskRuntime>) {
+        self.inner.set_tasks(tasks.map(|t| t.inner.clone()));
+    }
+
+    /// Turns call `key` into a task (`ctx.start_task()`): the call is answered with the
+    /// task; returns `(task_id, key)`, the handler's key on the task session from now on,
+    /// or None when the call cannot become a task.
+    fn start_task(&mut self, py: Python<'_>, key: u64) -> PyResult<Option<(String, u64)>> {
+        match self.inner.start_task(RequestKey(key)) {
+            Ok(r) => Ok(r.map(|(id, k)| (id, k.0))),
+            Err(e) => Err(rpc_err(py, &e)),
+        }
     }
 
     /// Feeds bytes read from the stream.
@@ -431,5 +465,47 @@ impl ServerSession {
     #[getter]
     fn in_flight(&self) -> usize {
         self.inner.in_flight()
+    }
+}
+
+/// The task runtime of one `Server` (`io.modelcontextprotocol/tasks`): the tasks' states
+/// (in memory), and the session their handlers run on ([`TaskRuntime::session`]), whose
+/// events the loop takes when `fileno` is readable.
+#[pyclass(module = "hypermcp._core", frozen)]
+pub struct TaskRuntime {
+    pub(crate) inner: Arc<HostTasks>,
+    wake: WakeSocket,
+}
+
+#[pymethods]
+impl TaskRuntime {
+    /// `options`: `{"ttl", "poll_interval", "max_tasks", "cancel_grace"}` (durations in
+    /// seconds, each optional).
+    #[new]
+    fn new(py: Python<'_>, options: &Bound<'_, PyAny>, registry: &Registry) -> PyResult<Self> {
+        let opts = options::task_options(from_py(options)?, UNIT).map_err(|e| option_err(py, e))?;
+        let (wake, signal) = WakeSocket::new()?;
+        Ok(TaskRuntime { inner: HostTasks::new(opts, registry.inner.clone(), signal), wake })
+    }
+
+    /// The session the tasks' handlers run on (one per loop that runs them).
+    fn session(&self) -> ServerSession {
+        ServerSession::wrap(self.inner.session())
+    }
+
+    /// The descriptor the loop watches: readable when the task session has events.
+    fn fileno(&self) -> i32 {
+        self.wake.fileno()
+    }
+
+    /// Clears the wake-up (before the loop polls the task session).
+    fn clear(&self) {
+        self.wake.clear();
+    }
+
+    /// Handlers running as tasks.
+    #[getter]
+    fn running(&self) -> usize {
+        self.inner.running()
     }
 }

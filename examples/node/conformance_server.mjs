@@ -7,7 +7,7 @@
 //     node examples/node/conformance_server.mjs --stdio                          # stdio
 
 import { parseArgs } from 'node:util';
-import { audio, embeddedResource, image, InputRequired, Server } from 'hypermcp';
+import { audio, embeddedResource, image, InputRequired, McpError, Server } from 'hypermcp';
 
 /** A 1x1 PNG, base64. */
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
@@ -468,6 +468,81 @@ server.completion({ prompt: 'test_prompt_with_arguments', argument: 'arg1' }, (v
 );
 
 // ---- serving --------------------------------------------------------------------------------
+
+// ---- the tasks extension's scenarios (tasks-*): tasks that run, fail, ask for input, are
+// cancelled, and one that becomes a task after a multi round-trip round.
+
+server.tool(
+  'greet',
+  { description: 'Greets someone at once (never a task)', inputSchema: { type: 'object', properties: { name: { type: 'string' } } } },
+  (args) => `Hello, ${args.name ?? 'world'}!`,
+);
+
+server.tool(
+  'slow_compute',
+  {
+    description: 'Works for `seconds` (a task when the client can follow one); stops when cancelled',
+    inputSchema: { type: 'object', properties: { seconds: { type: 'number' }, label: { type: 'string' } } },
+    task: true,
+  },
+  async (args, ctx) => {
+    const seconds = Math.min(Math.max(Number(args.seconds ?? 1), 0), 600);
+    const label = args.label ?? 'compute';
+    await ctx.reportProgress(0, seconds, `${label}: started`);
+    await new Promise((resolve, reject) => {
+      const timer = setTimeout(resolve, seconds * 1000);
+      ctx.signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        reject(new Error(`${label}: cancelled`));
+      });
+    });
+    return `${label}: done after ${seconds} s`;
+  },
+);
+
+server.tool('failing_job', { description: 'Runs only as a task, then fails with isError', inputSchema: NO_ARGS, task: 'required' }, async () => {
+  await sleep(300);
+  return { content: [{ type: 'text', text: 'the job failed: disk full' }], isError: true };
+});
+
+server.tool('protocol_error_job', { description: 'A task that ends with a JSON-RPC error', inputSchema: NO_ARGS, task: true }, async () => {
+  await sleep(200);
+  throw new McpError(-32603, 'the job hit an internal error');
+});
+
+server.tool(
+  'confirm_delete',
+  {
+    description: 'Asks for confirmation (an input request of the task), then deletes',
+    inputSchema: { type: 'object', properties: { filename: { type: 'string' } } },
+    task: true,
+  },
+  async (args, ctx) => {
+    const file = args.filename ?? 'file';
+    const schema = { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] };
+    const answer = await ctx.elicit(`Delete ${file}?`, schema);
+    return answer.action === 'accept' && answer.content?.confirm === true ? `Deleted ${file}` : `Kept ${file}`;
+  },
+);
+
+server.tool('multi_input', { description: 'Asks two questions at once, then answers', inputSchema: NO_ARGS, task: true }, async (_args, ctx) => {
+  const [first, last] = await Promise.all([
+    ctx.elicit('First name?', ask('name'), { key: 'first' }),
+    ctx.elicit('Last name?', ask('name'), { key: 'second' }),
+  ]);
+  return `Hello, ${first.content?.name} ${last.content?.name}!`;
+});
+
+server.tool(
+  'test_tool_with_task',
+  { description: 'Asks for a name (a multi round-trip round), then becomes a task that greets', inputSchema: NO_ARGS, task: 'manual' },
+  async (_args, ctx) => {
+    const answer = await ctx.elicit('Your name?', ask('name'), { key: 'user_name' });
+    await ctx.startTask();
+    await sleep(200);
+    return `Hello, ${answer.content?.name}! (from a task)`;
+  },
+);
 
 const { values: opts } = parseArgs({
   options: {

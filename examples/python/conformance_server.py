@@ -23,6 +23,7 @@ from hypermcp import (
     EmbeddedResource,
     Image,
     InputRequired,
+    McpError,
     PromptMessage,
     Server,
     Text,
@@ -522,6 +523,66 @@ async def test_input_required_result_prompt(ctx: Context) -> list[PromptMessage]
 @server.completion(prompt="test_prompt_with_arguments", argument="arg1")
 def complete_arg1(value: str) -> list[str]:
     return [v for v in ARG1_VALUES if v.startswith(value)]
+
+
+# ---- the tasks extension's scenarios (tasks-*): tasks that run, fail, ask for input, are
+# cancelled, and one that becomes a task after a multi round-trip round.
+
+
+@server.tool
+def greet(name: str = "world") -> str:
+    """Greets someone at once (never a task)"""
+    return f"Hello, {name}!"
+
+
+@server.tool(task=True)
+async def slow_compute(ctx: Context, seconds: float = 1.0, label: str = "compute") -> str:
+    """Works for `seconds` (a task when the client can follow one); stops when cancelled"""
+    seconds = min(max(seconds, 0.0), 600.0)
+    await ctx.report_progress(0, seconds, f"{label}: started")
+    await asyncio.sleep(seconds)
+    return f"{label}: done after {seconds} s"
+
+
+@server.tool(task="required")
+async def failing_job() -> CallToolResult:
+    """Runs only as a task, then fails with isError"""
+    await asyncio.sleep(0.3)
+    return CallToolResult([Text("the job failed: disk full")], is_error=True)
+
+
+@server.tool(task=True)
+async def protocol_error_job() -> str:
+    """A task that ends with a JSON-RPC error"""
+    await asyncio.sleep(0.2)
+    raise McpError(-32603, "the job hit an internal error")
+
+
+@server.tool(task=True)
+async def confirm_delete(ctx: Context, filename: str = "file") -> str:
+    """Asks for confirmation (an input request of the task), then deletes"""
+    schema = {"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}
+    answer = await ctx.elicit(f"Delete {filename}?", schema)
+    yes = answer.accepted and (answer.content or {}).get("confirm") is True
+    return f"Deleted {filename}" if yes else f"Kept {filename}"
+
+
+@server.tool(task=True)
+async def multi_input(ctx: Context) -> str:
+    """Asks two questions at once, then answers"""
+    first, last = await asyncio.gather(
+        ctx.elicit("First name?", _ask("name"), key="first"), ctx.elicit("Last name?", _ask("name"), key="second")
+    )
+    return f"Hello, {(first.content or {}).get('name')} {(last.content or {}).get('name')}!"
+
+
+@server.tool(task="manual")
+async def test_tool_with_task(ctx: Context) -> str:
+    """Asks for a name (a multi round-trip round), then becomes a task that greets"""
+    answer = await ctx.elicit("Your name?", _ask("name"), key="user_name")
+    await ctx.start_task()
+    await asyncio.sleep(0.2)
+    return f"Hello, {(answer.content or {}).get('name')}! (from a task)"
 
 
 def main() -> None:

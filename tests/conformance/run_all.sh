@@ -98,12 +98,8 @@ for t in "${targets[@]}"; do
       tier="$(grep -E '^tier: ' "$log" | tail -n 1 | sed 's/^tier: //; s/ (.*//')"
       unscored="$(grep -cE 'unscored FAIL' "$log")"
       # The extensions' scenarios (skills, tasks), each forced, against one more process.
-      # (Tasks are served by the Rust server so far; the Python and Node task runtimes come
-      # with the host adapters' part of issue 15.)
-      tasks=1
-      case "$t" in server:python | server:node) tasks=0 ;; esac
       port="$(free_port)"
-      EXT_TASKS=$tasks SERVER_CMD="exec $cmd --port $port" RESULTS="$dir/ext" SERVER_LOG="$dir/ext-server.log" \
+      SERVER_CMD="exec $cmd --port $port" RESULTS="$dir/ext" SERVER_LOG="$dir/ext-server.log" \
         bash "$HERE/run_extensions.sh" server "http://127.0.0.1:$port/mcp" >>"$log" 2>&1 || rc=1
       ext="$(grep -E '^extensions: ' "$log" | tail -n 1 | sed 's/^extensions: //; s/ scenarios passed//')"
       summary="0.1.16 ${summary:-?}; tier ${tier:-?} (unscored failing: $unscored); extensions ${ext:-?}"

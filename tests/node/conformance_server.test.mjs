@@ -46,6 +46,14 @@ const TOOLS = [
   'test_tool_with_progress',
   'test_trigger_prompt_change',
   'test_trigger_tool_change',
+  // The tasks extension's scenarios (tasks-*).
+  'confirm_delete',
+  'failing_job',
+  'greet',
+  'multi_input',
+  'protocol_error_job',
+  'slow_compute',
+  'test_tool_with_task',
 ];
 
 const JSON_SCHEMA_2020_12 = {

@@ -113,8 +113,18 @@ export declare class Context<L = unknown> {
   readonly meta: Meta | null;
   /** An AbortSignal that fires when the client cancels this request (or the connection ends). */
   readonly signal: AbortSignal;
-  /** Whether the client cancelled this request. */
+  /** Whether the client cancelled this request, or its task (`tasks/cancel`). */
   readonly cancelled: boolean;
+  /** The id of the task this call runs as (tasks extension), or null. */
+  readonly taskId: string | null;
+  /**
+   * Turns this call into a task (a tool registered with `task: 'manual'`): the client is
+   * answered with the task at once and this handler goes on as the task's (its result, its
+   * progress as the status message, its input requests answered with `tasks/update`).
+   * Resolves false when the call cannot become a task (its client did not declare the
+   * extension, or the tool is not in manual mode).
+   */
+  startTask(): Promise<boolean>;
   /** The client's `{name, version, ...}` (null before the handshake). */
   readonly clientInfo: Implementation | null;
   /** The capabilities the client declared. */

@@ -83,6 +83,11 @@ export interface ServerOptions<L = unknown> {
    */
   extensions?: Record<string, Record<string, unknown>>;
   /**
+   * Runs tool calls as tasks (`io.modelcontextprotocol/tasks`, 2026-07-28): `true`, or how
+   * tasks are kept (see `server.enableTasks`). Tools opt in with `{ task: ... }`.
+   */
+  tasks?: boolean | TaskOptions;
+  /**
    * Runs before serving starts; its `context` is shared by every handler
    * (`ctx.server.lifespanContext`), its `close` runs when serving ends.
    */
@@ -341,8 +346,27 @@ export interface ToolConfig<In extends ObjectSchema | undefined = ObjectSchema |
    * `{resourceUri, visibility: ['app']}` (a tool only the view calls).
    */
   ui?: string | { resourceUri: string; visibility?: readonly ('model' | 'app')[] };
+  /**
+   * Runs calls as tasks (2026-07-28, `io.modelcontextprotocol/tasks`) when the client
+   * declared the extension: `true` (or 'optional'), 'required' (other calls are refused), or
+   * 'manual' (the handler decides with `await ctx.startTask()`). The call is answered with the
+   * task at once and the handler goes on, outliving the request.
+   */
+  task?: boolean | 'optional' | 'required' | 'manual';
   /** Metadata. */
   _meta?: Meta;
+}
+
+/** How a server keeps tasks (durations in milliseconds). */
+export interface TaskOptions {
+  /** How long a task is kept after it is created (default 1 hour). */
+  ttl?: number;
+  /** How often clients should poll (default 1 s). */
+  pollInterval?: number;
+  /** Most tasks kept at once (default 10,000). */
+  maxTasks?: number;
+  /** How long a cancelled handler may run on before its result is ignored (default 10 s). */
+  cancelGrace?: number;
 }
 
 /** The origins an MCP App needs (each list adds to the restrictive default CSP). */
@@ -584,6 +608,12 @@ export declare class Server<L = unknown> {
    * a DefinitionError naming a skill that breaks a rule. Calling it again replaces them.
    */
   skills(source: string | URL | { files: { [path: string]: string | Uint8Array } }): this;
+  /**
+   * Runs tool calls as tasks (`io.modelcontextprotocol/tasks`): declares the extension and
+   * keeps tasks as `options` say. `new Server({ tasks: true })` and the first `{ task }` tool
+   * do the same. Call it before serving.
+   */
+  enableTasks(options?: TaskOptions): this;
   /** Serves the view of an MCP App at `uri` (`ui://...`). */
   app(uri: string, config: AppConfig): this;
   /** Reads the directory given to `skills()` again. */

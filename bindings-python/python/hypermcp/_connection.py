@@ -35,6 +35,7 @@ from ._events import (
     TOKEN,
     TOOL_ARGUMENTS,
     TOOL_NAME,
+    TOOL_TASK,
 )
 from .content import CallToolResult, Content, content_dict
 from .context import Context, InputRequired
@@ -87,13 +88,20 @@ class ServerConnection:
         self._timer: asyncio.TimerHandle | None = None
         self._idle: asyncio.Event = asyncio.Event()
         self._idle.set()
+        #: Calls whose handler became a task's (``ctx.start_task()``): key -> (the task
+        #: connection, the handler's key there).
+        self._moved: dict[int, tuple[ServerConnection, int]] = {}
         self.closed = False
 
     @classmethod
     def over_stream(cls, server: Server, write: Callable[[bytes], None]) -> ServerConnection:
         """A connection whose bytes this loop carries (stdio, in memory): the server tells it
         of its registry changes (the engine tells HTTP sessions itself)."""
-        conn = cls(server, _core.ServerSession(server._native_config(), server._registry), write)
+        session = _core.ServerSession(server._native_config(), server._registry)
+        if server._task_runtime is not None:
+            server._task_connection()
+            session.set_tasks(server._task_runtime)
+        conn = cls(server, session, write)
         server._connections.add(conn)
         return conn
 
@@ -159,7 +167,10 @@ class ServerConnection:
     # ---- handlers ---------------------------------------------------------------------------
 
     def _context(self, ev: tuple[Any, ...]) -> Context:
-        return Context(self, ev[KEY], ev[ID], ev[TOKEN], ev[META], ev[CONTEXT], ev[ORIGIN])
+        ctx = Context(self, ev[KEY], ev[ID], ev[TOKEN], ev[META], ev[CONTEXT], ev[ORIGIN])
+        if ev[KIND] == "tool" and ev[TOOL_TASK] is not None:
+            ctx.task_id = ev[TOOL_TASK]
+        return ctx
 
     def _tool(self, ev: tuple[Any, ...]) -> None:
         key, name = ev[KEY], ev[TOOL_NAME]
@@ -208,11 +219,18 @@ class ServerConnection:
             return
         else:
             task = asyncio.ensure_future(asyncio.to_thread(fn, **kwargs))
-        self._tasks[key] = task
-        self._idle.clear()
+        # A handler that became a task before it first waited runs on the task connection.
+        owner, owner_key = self._moved.get(key, (self, key))
+        owner._tasks[owner_key] = task
+        owner._idle.clear()
         task.add_done_callback(lambda t: self._task_done(key, handler, t, done))
 
     def _task_done(self, key: int, handler: _Handler, task: asyncio.Future[Any], done: Callable[..., None]) -> None:
+        moved = self._moved.pop(key, None)
+        if moved is not None:
+            conn, task_key = moved
+            conn._task_done(task_key, handler, task, conn._tool_done)
+            return
         self._tasks.pop(key, None)
         if not self._tasks:
             self._idle.set()
@@ -238,6 +256,12 @@ class ServerConnection:
             self.session.complete_tool_text(key, message, True)
 
     def _tool_done(self, key: int, handler: _Handler, result: Any, exc: BaseException | None) -> None:
+        moved = self._moved.pop(key, None)
+        if moved is not None:  # it became a task's: its outcome is the task's result
+            conn, task_key = moved
+            conn._tool_done(task_key, handler, result, exc)
+            conn.flush()
+            return
         if exc is not None:
             self._tool_failed(key, exc)
             return
@@ -338,6 +362,26 @@ class ServerConnection:
 
     def is_cancelled(self, key: int) -> bool:
         return key in self._cancelled
+
+    def start_task(self, ctx: Context) -> bool:
+        """Turns the call of ``ctx`` into a task (``ctx.start_task()``): the client is answered
+        with the task, and the handler goes on as the task's, on the server's task connection."""
+        key = ctx._key
+        started = self.session.start_task(key)
+        if started is None:
+            return False
+        task_id, task_key = started
+        conn = self.server._task_connection()
+        self._moved[key] = (conn, task_key)
+        running = self._tasks.pop(key, None)
+        if running is not None:
+            conn._tasks[task_key] = running
+            conn._idle.clear()
+            if not self._tasks:
+                self._idle.set()
+        ctx._conn, ctx._key, ctx.task_id = conn, task_key, task_id
+        self.flush()
+        return True
 
     # ---- what Context does ------------------------------------------------------------------
 

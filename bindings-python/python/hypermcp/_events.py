@@ -31,6 +31,7 @@ ORIGIN = _at("tool", "origin")
 
 TOOL_NAME = _at("tool", "name")
 TOOL_ARGUMENTS = _at("tool", "arguments")
+TOOL_TASK = _at("tool", "task")
 RESOURCE_URI = _at("resource", "uri")
 RESOURCE_TEMPLATE = _at("resource", "template")
 RESOURCE_VARIABLES = _at("resource", "variables")

@@ -69,6 +69,9 @@ class HttpHost:
         self.server = server
         native_options, self._verify = _native_options(options)
         self.native = native = _core.HttpServer(server._native_config(), server._registry, native_options)
+        if server._task_runtime is not None:
+            server._task_connection()
+            native.set_tasks(server._task_runtime)
         self.loop = asyncio.get_running_loop()
         self.max_body: int = native.max_body
         self.sse_path: str | None = native.sse_path

@@ -19,7 +19,6 @@ runs once per round: put side effects (writes, payments, emails) after the input
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -131,7 +130,7 @@ class Context:
     """Progress, logging, elicitation, sampling, roots, the request's identity and
     cancellation, for the request being served."""
 
-    __slots__ = ("_conn", "_key", "_origin", "_request", "_task", "meta", "progress_token", "request_id")
+    __slots__ = ("_conn", "_key", "_origin", "_request", "meta", "progress_token", "request_id", "task_id")
 
     def __init__(
         self,
@@ -153,7 +152,8 @@ class Context:
         #: The request's ``_meta``.
         self.meta = meta
         self._request = request
-        self._task: asyncio.Task[Any] | None = None
+        #: The id of the task this call runs as (tasks extension), else None.
+        self.task_id: str | None = None
 
     # ---- identity --------------------------------------------------------------------------
 
@@ -257,9 +257,25 @@ class Context:
 
     @property
     def cancelled(self) -> bool:
-        """Whether the client cancelled this request. (The handler also gets
-        ``asyncio.CancelledError`` at its next await.)"""
+        """Whether the client cancelled this request, or its task (``tasks/cancel``). (The
+        handler also gets ``asyncio.CancelledError`` at its next await.)"""
         return self._conn.is_cancelled(self._key)
+
+    # ---- tasks -------------------------------------------------------------------------------
+
+    async def start_task(self) -> bool:
+        """Turns this call into a task (a tool registered with ``task="manual"``): the client
+        is answered with the task at once, and this handler goes on, its return value
+        becoming the task's result, its progress the task's status message and its
+        ``elicit`` / ``sample`` / ``list_roots`` the task's input requests (answered with
+        ``tasks/update``). Ask for what you need to decide first: input asked before a
+        task exists goes through ordinary multi round-trip requests. Returns False (the call
+        goes on as an ordinary one) when the call cannot become a task: its client did not
+        declare the tasks extension, or the tool is not in manual mode. True when it
+        already is one."""
+        if self.task_id is not None:
+            return True
+        return self._conn.start_task(self)
 
     # ---- progress and logging ----------------------------------------------------------------
 

@@ -230,6 +230,22 @@ def _scope_list(scopes: str | Sequence[str] | None) -> list[str]:
     return items
 
 
+def _task_mode(tool: str, task: bool | str | None) -> str | None:
+    """``task=`` as the engine's task mode."""
+    if task is None or task is False:
+        return None
+    if task is True:
+        return "optional"
+    if task in ("optional", "required", "manual"):
+        return task
+    raise DefinitionError(f'tool {tool!r}: task must be True, "optional", "required" or "manual", not {task!r}')
+
+
+def _no_task_output(data: bytes) -> None:
+    """The task session writes nothing: what tasks say goes through the task store."""
+    raise RuntimeError("the task session has no byte stream to write to")
+
+
 def _clean(d: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in d.items() if v is not None}
 
@@ -279,6 +295,7 @@ class Server:
         request_state_audience: str | None = None,
         max_listeners: int | None = None,
         extensions: dict[str, dict[str, Any]] | None = None,
+        tasks: bool | Mapping[str, Any] | None = None,
     ) -> None:
         self.name = name
         self.version = version
@@ -312,6 +329,10 @@ class Server:
         self._connections: set[Any] = set()
         self._background: set[asyncio.Future[Any]] = set()
         self._skills_dir: str | None = None
+        self._task_runtime: _core.TaskRuntime | None = None
+        self._task_conn: Any = None
+        if tasks:
+            self.enable_tasks(**(dict(tasks) if isinstance(tasks, Mapping) else {}))
 
     def _native_config(self) -> dict[str, Any]:
         cfg: dict[str, Any] = {
@@ -323,12 +344,59 @@ class Server:
             "prompts": bool(self._prompts),
             "completions": bool(self._completions),
             "request_timeout": self._request_timeout,
+            "tasks": self._task_runtime is not None,
             **self._info,
             **self._modern,
         }
         if self._max_message_size is not None:
             cfg["max_message_size"] = self._max_message_size
         return _clean(cfg)
+
+    # ---- tasks (io.modelcontextprotocol/tasks) -----------------------------------------------
+
+    def enable_tasks(
+        self,
+        *,
+        ttl: float | None = None,
+        poll_interval: float | None = None,
+        max_tasks: int | None = None,
+        cancel_grace: float | None = None,
+    ) -> None:
+        """Runs tool calls as tasks (the ``io.modelcontextprotocol/tasks`` extension,
+        2026-07-28): declares the extension, and keeps tasks in memory for ``ttl`` seconds
+        (default 3600), at most ``max_tasks`` (10,000); clients poll every ``poll_interval``
+        (1 s). ``Server(..., tasks=True)`` (or a dict of these options) does the same, and
+        so does the first ``@server.tool(task=...)``. Call it before serving."""
+        if self._task_runtime is not None:
+            if (ttl, poll_interval, max_tasks, cancel_grace) != (None, None, None, None):
+                raise DefinitionError("tasks are already enabled: pass their options once, before any task tool")
+            return
+        options = {"ttl": ttl, "poll_interval": poll_interval, "max_tasks": max_tasks, "cancel_grace": cancel_grace}
+        self._task_runtime = _core.TaskRuntime(options, self._registry)
+
+    def _task_connection(self) -> Any:
+        """The connection the handlers of tasks run on, in the running loop (None without
+        tasks). Tasks belong to the server: they outlive the connection that started them."""
+        rt = self._task_runtime
+        if rt is None:
+            return None
+        loop = asyncio.get_running_loop()
+        conn = self._task_conn
+        if conn is None or conn._loop is not loop:
+            from ._connection import ServerConnection
+
+            if conn is not None and not conn._loop.is_closed():
+                conn._loop.remove_reader(rt.fileno())
+            conn = self._task_conn = ServerConnection(self, rt.session(), _no_task_output)
+
+            def wake() -> None:
+                rt.clear()
+                conn.pump()
+
+            loop.add_reader(rt.fileno(), wake)
+            # Events queued before this loop watched (a task started, then the loop changed).
+            loop.call_soon(wake)
+        return conn
 
     def _changed(self, kind: str) -> None:
         for conn in list(self._connections):
@@ -356,6 +424,7 @@ class Server:
         headers: dict[str, str] | None = None,
         scopes: str | Sequence[str] | None = None,
         ui: str | Mapping[str, Any] | None = None,
+        task: bool | str | None = None,
     ) -> Callable[[F], F]: ...
 
     def tool(
@@ -374,6 +443,7 @@ class Server:
         headers: dict[str, str] | None = None,
         scopes: str | Sequence[str] | None = None,
         ui: str | Mapping[str, Any] | None = None,
+        task: bool | str | None = None,
     ) -> F | Callable[[F], F]:
         """Registers a function as a tool: ``@server.tool`` or ``@server.tool(name=...)``.
 
@@ -388,7 +458,11 @@ class Server:
         the HTTP ``auth`` option's ``required_scopes`` (403 ``insufficient_scope`` naming
         them otherwise; clients step up). ``ui``: the view of an MCP App showing its results
         (``"ui://..."``, served with :meth:`app`), or ``{"resourceUri": ..., "visibility":
-        ["app"]}`` (a tool only the view calls)."""
+        ["app"]}`` (a tool only the view calls). ``task``: run calls as tasks (2026-07-28,
+        ``io.modelcontextprotocol/tasks``) when the client declared the extension: ``True``
+        (or "optional"), "required" (other calls are refused), or "manual" (the handler
+        decides with ``await ctx.start_task()``); the call is answered with the task at once
+        and the handler goes on, outliving the request."""
 
         def register(f: F) -> F:
             self.add_tool(
@@ -404,6 +478,7 @@ class Server:
                 headers=headers,
                 scopes=scopes,
                 ui=ui,
+                task=task,
             )
             return f
 
@@ -424,8 +499,10 @@ class Server:
         headers: dict[str, str] | None = None,
         scopes: str | Sequence[str] | None = None,
         ui: str | Mapping[str, Any] | None = None,
+        task: bool | str | None = None,
     ) -> None:
-        """Adds (or replaces) a tool at any time; connected clients get ``list_changed``."""
+        """Adds (or replaces) a tool at any time; connected clients get ``list_changed``.
+        The options are those of :meth:`tool`."""
         sig = ToolSignature.from_function(fn, context_type=Context)
         tool_name = name or sig.name
         definition: dict[str, Any] = {"name": tool_name, "inputSchema": sig.input_schema}
@@ -456,7 +533,11 @@ class Server:
                 raise DefinitionError(f"tool {tool_name!r}: ui names no ui:// resource ({ui!r})")
             definition["_meta"] = {**definition.get("_meta", {}), "ui": link}
         required = _scope_list(scopes)
+        mode = _task_mode(tool_name, task)
+        if mode is not None:
+            self.enable_tasks()
         self._registry.add_tool(definition)
+        self._registry.set_task_mode(tool_name, mode)
         self._registry.set_required_scopes("tool", tool_name, required)
         self._tools[tool_name] = _Handler(tool_name, fn, inline=inline, signature=sig)
         self._changed("tools")
@@ -464,6 +545,7 @@ class Server:
     def remove_tool(self, name: str) -> bool:
         """Removes a tool; returns whether it existed."""
         self._tools.pop(name, None)
+        self._registry.set_task_mode(name, None)
         removed = self._registry.remove_tool(name)
         if removed:
             self._changed("tools")

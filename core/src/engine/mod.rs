@@ -171,12 +171,15 @@ impl TaskOp {
 
 /// How a tool call may run as a task (the client declared the tasks extension, and the tool
 /// opted in).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TaskPlan {
     /// Create the task before the handler runs, answer the call with it at once.
     Start,
     /// Run the handler as usual; it may turn the call into a task (`ctx.start_task()`).
     Allowed,
+    /// The handler of the task with this id, handed to a host by its task runtime
+    /// ([`crate::transport::host::HostTasks`]): the call was already answered with the task.
+    Running(Arc<str>),
 }
 
 /// A request for user code, with what the handler context needs.

@@ -68,6 +68,8 @@ struct Live {
     cancel: Arc<CancelState>,
     abort: Option<AbortHandle>,
     waiters: HashMap<String, Waiter>,
+    /// How a host's handler hears that its task was cancelled (or expired).
+    on_stop: Option<Box<dyn FnOnce() + Send>>,
 }
 
 /// The tasks of one server.
@@ -141,7 +143,7 @@ impl TaskRuntime {
     }
 
     /// Creates a task for a call of `tool` by `owner`; resolves once the store holds it.
-    async fn create(
+    pub(crate) async fn create(
         self: &Arc<Self>,
         tool: &str,
         owner: Option<String>,
@@ -170,6 +172,9 @@ impl TaskRuntime {
         let Some(live) = self.live().remove(id) else { return };
         live.cancel.flag.store(true, Ordering::Release);
         live.cancel.notify.notify_waiters();
+        if let Some(f) = live.on_stop {
+            f();
+        }
         if let Some(abort) = live.abort {
             let grace = self.options.cancel_grace;
             tokio::spawn(async move {
@@ -200,9 +205,21 @@ impl TaskRuntime {
         });
     }
 
+    /// Sets what tells a host's handler that task `id` was cancelled (false when the task
+    /// is no longer running).
+    pub(crate) fn on_stop(&self, id: &str, f: Box<dyn FnOnce() + Send>) -> bool {
+        match self.live().get_mut(id) {
+            Some(l) => {
+                l.on_stop = Some(f);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Records a handler's outcome as its task's result (a late one, after a cancel, is
     /// dropped: terminal states are final).
-    async fn finish(self: &Arc<Self>, id: &str, tool: &str, outcome: Outcome) {
+    pub(crate) async fn finish(self: &Arc<Self>, id: &str, tool: &str, outcome: Outcome) {
         self.live().remove(id);
         let v = ProtocolVersion::V2026_07_28;
         let result = match outcome {
@@ -280,6 +297,23 @@ pub(crate) struct TaskBinding {
 }
 
 impl TaskBinding {
+    /// The binding of task `id` (already created) whose handler a host runs.
+    pub(crate) fn hosted(runtime: Arc<TaskRuntime>, tool: String, owner: Option<String>, id: String) -> Self {
+        let link = OnceLock::new();
+        let _ = link.set(id);
+        TaskBinding { runtime, tool, owner, link, started: Mutex::new(None), inputs: AtomicU64::new(0) }
+    }
+
+    /// The tool the task runs.
+    pub(crate) fn tool(&self) -> &str {
+        &self.tool
+    }
+
+    /// The runtime it belongs to.
+    pub(crate) fn runtime(&self) -> &Arc<TaskRuntime> {
+        &self.runtime
+    }
+
     /// The task's id, once there is one.
     pub(crate) fn task_id(&self) -> Option<&str> {
         self.link.get().map(String::as_str)
@@ -380,6 +414,8 @@ pub(crate) fn call(
     ctx.task = Some(binding.clone());
     let server = server.clone();
     match plan {
+        // Only host task runtimes hand handlers out already running as tasks.
+        TaskPlan::Running(_) => crate::transport::driver::invoke(&server, inv, ctx),
         TaskPlan::Start => Box::pin(async move {
             let cancel = ctx.cancel.clone();
             if let Err(e) = binding.start(&cancel).await {

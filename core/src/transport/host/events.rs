@@ -25,7 +25,8 @@ macro_rules! call_layout {
 /// Each kind of event and the names of its fields, in order.
 pub const LAYOUTS: &[(&str, &[&str])] = &[
     // Server side: calls into the server's handlers.
-    ("tool", call_layout!("name", "arguments")),
+    // `task`: the id of the task the call runs as (on the task session), else null.
+    ("tool", call_layout!("name", "arguments", "task")),
     ("resource", call_layout!("uri", "template", "variables")),
     ("prompt", call_layout!("name", "arguments")),
     ("complete", call_layout!("params")),
@@ -150,6 +151,10 @@ pub fn visit<'a>(ev: &'a Event, mut f: impl FnMut(Field<'a>)) {
                 Request::CallTool { name, arguments } => {
                     f(Field::Str(name));
                     f(Field::Object(Some(arguments)));
+                    f(match &inv.task {
+                        Some(crate::engine::TaskPlan::Running(id)) => Field::Str(id),
+                        _ => Field::Json(None),
+                    });
                 }
                 Request::ReadResource { uri, template, variables } => {
                     f(Field::Str(uri));
@@ -167,6 +172,7 @@ pub fn visit<'a>(ev: &'a Event, mut f: impl FnMut(Field<'a>)) {
                 Request::Task(op) => {
                     f(Field::Str(op.task_id()));
                     f(Field::Object(None));
+                    f(Field::Json(None));
                 }
             }
         }

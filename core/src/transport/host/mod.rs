@@ -8,6 +8,8 @@
 //!   work in batches ([`HostItem`]s, one wake-up a batch);
 //! - [`HostStream`]: the HTTP client transport as a byte stream the host feeds to its
 //!   client session;
+//! - [`HostTasks`]: the task runtime of a host's server, with the session its tasks'
+//!   handlers run on;
 //! - [`events`]: the layout of the event tuples hosts receive, named once;
 //! - [`options`]: server, HTTP and client options parsed from the JSON a binding sends,
 //!   durations in the language's [`TimeUnit`].
@@ -21,8 +23,10 @@ mod runtime;
 mod server;
 mod session;
 mod stream;
+mod tasks;
 
 pub use options::{OptionError, TimeUnit};
 pub use server::{HostHttpServer, HostItem};
 pub use session::{HostSession, NotAStream};
 pub use stream::{HostAuthorization, HostChunk, HostStoreOp, HostStream};
+pub use tasks::HostTasks;

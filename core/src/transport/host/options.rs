@@ -108,6 +108,9 @@ pub struct ServerOptions {
     pub identify_in_results: Option<bool>,
     /// Extensions the server supports: `{identifier: settings}` (`{}`: no settings).
     pub extensions: Option<Map<String, Value>>,
+    /// The server runs tasks (declares `io.modelcontextprotocol/tasks`; the binding gives
+    /// its sessions a [`super::HostTasks`]).
+    pub tasks: bool,
 }
 
 impl ServerOptions {
@@ -132,6 +135,9 @@ impl ServerOptions {
                 )));
             }
             cfg.extensions.insert(id, settings);
+        }
+        if self.tasks {
+            cfg.extensions.entry(crate::store::tasks::TASKS_EXTENSION).or_insert_with(|| Value::Object(Map::new()));
         }
         cfg.instructions = self.instructions;
         cfg.tools = self.tools;
@@ -176,6 +182,46 @@ fn some_duration<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Durati
 /// A server configuration from what a binding's `Server` sends.
 pub fn server_config(value: Value, unit: TimeUnit) -> Result<ServerConfig, OptionError> {
     parse::<ServerOptions>(value, unit, "server option")?.into_config()
+}
+
+/// How a host's server keeps tasks (see [`crate::server::tasks::TaskOptions`]).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct TaskSettings {
+    #[serde(deserialize_with = "some_duration")]
+    ttl: Option<Duration>,
+    #[serde(alias = "pollInterval", deserialize_with = "some_duration")]
+    poll_interval: Option<Duration>,
+    #[serde(alias = "maxTasks")]
+    max_tasks: Option<usize>,
+    #[serde(alias = "cancelGrace", deserialize_with = "some_duration")]
+    cancel_grace: Option<Duration>,
+}
+
+/// Task options from what a binding sends: `ttl`, `poll_interval`, `max_tasks`,
+/// `cancel_grace` (durations in `unit`), each optional.
+pub fn task_options(value: Value, unit: TimeUnit) -> Result<crate::server::tasks::TaskOptions, OptionError> {
+    let t: TaskSettings = parse(value, unit, "task option")?;
+    let mut o = crate::server::tasks::TaskOptions::default();
+    if let Some(d) = t.ttl {
+        if d.is_zero() {
+            return Err(OptionError("task option ttl must be more than 0".into()));
+        }
+        o.ttl = d;
+    }
+    if let Some(d) = t.poll_interval {
+        o.poll_interval = d;
+    }
+    if let Some(n) = t.max_tasks {
+        if n == 0 {
+            return Err(OptionError("task option max_tasks must be at least 1".into()));
+        }
+        o.max_tasks = n;
+    }
+    if let Some(d) = t.cancel_grace {
+        o.cancel_grace = d;
+    }
+    Ok(o)
 }
 
 /// The options of an HTTP server (see [`HttpOptions`] for each). `auth.verify: true` says

@@ -11,6 +11,7 @@
 use super::options::{host_http_options, server_config, OptionError, TimeUnit};
 use super::runtime::io_runtime;
 use super::session::HostSession;
+use super::tasks::HostTasks;
 use crate::catalogue::Registry;
 use crate::engine::{Event, State};
 use crate::transport::http::server::{bind, serve_with, serving_checks, Dispatcher, HttpService, Session};
@@ -129,6 +130,8 @@ struct Shared {
     /// Tokens the host is verifying, by id.
     verifying: Mutex<HashMap<u64, oneshot::Sender<Verdict>>>,
     next_verify: AtomicU64,
+    /// The server's task runtime, when it runs tasks.
+    tasks: Mutex<Option<Arc<HostTasks>>>,
 }
 
 #[derive(Default)]
@@ -154,7 +157,7 @@ impl Shared {
 
 /// The key the host knows a session by: stable while the session is announced (the table
 /// holds it until its `Closed` item has been taken).
-fn key_of(session: &Arc<Session>) -> u64 {
+pub(crate) fn key_of(session: &Arc<Session>) -> u64 {
     Arc::as_ptr(session) as usize as u64
 }
 
@@ -169,10 +172,26 @@ impl Dispatcher for HostDispatcher {
         events.retain(|e| !matches!(e, Event::Initialized));
         // A host that went away runs nothing more.
         let Some(shared) = self.0.upgrade() else { return };
+        let key = key_of(session);
+        // What is the task runtime's never reaches the host's handlers.
+        let tasks = lock(&shared.tasks).clone();
+        match tasks {
+            Some(tasks) => {
+                let mut complete = |k, o| session.complete(k, o);
+                events = events.into_iter().filter_map(|ev| tasks.intercept(key, ev, &mut complete)).collect();
+            }
+            None => events.retain(|ev| match ev {
+                Event::Invoke(inv) if matches!(inv.request, crate::engine::Request::Task(_)) => {
+                    let e = crate::jsonrpc::RpcError::method_not_found("tasks (this server runs no task runtime)");
+                    session.complete(inv.key, crate::engine::Outcome::Error(e));
+                    false
+                }
+                _ => true,
+            }),
+        }
         if events.is_empty() {
             return;
         }
-        let key = key_of(session);
         let first = {
             let mut sessions = lock(&shared.sessions);
             let announced = match sessions.by_key.get(&key) {
@@ -240,6 +259,7 @@ impl HostHttpServer {
             sessions: Mutex::new(Sessions::default()),
             verifying: Mutex::new(HashMap::new()),
             next_verify: AtomicU64::new(1),
+            tasks: Mutex::new(None),
         });
         if let (true, Some(auth)) = (host_verifies, options.auth.as_mut()) {
             auth.verifier = Some(Arc::new(HostVerifier(Arc::downgrade(&shared))));
@@ -336,6 +356,9 @@ impl HostHttpServer {
                     }
                 }
                 Queued::Item(HostItem::Closed(key)) => {
+                    if let Some(t) = &*lock(&self.shared.tasks) {
+                        t.session_ended(key);
+                    }
                     sessions.closing.push(key);
                     items.push(HostItem::Closed(key));
                 }
@@ -351,7 +374,14 @@ impl HostHttpServer {
 
     /// The session a [`HostItem`] names, until the take after its [`HostItem::Closed`].
     pub fn session(&self, key: u64) -> Option<HostSession> {
-        lock(&self.shared.sessions).by_key.get(&key).map(|a| HostSession::http(a.clone()))
+        let tasks = lock(&self.shared.tasks).clone();
+        lock(&self.shared.sessions).by_key.get(&key).map(|a| HostSession::http(a.clone(), tasks))
+    }
+
+    /// Lets the server's task runtime take what is its own in every session (see
+    /// [`HostSession::set_tasks`]).
+    pub fn set_tasks(&self, tasks: Option<Arc<HostTasks>>) {
+        *lock(&self.shared.tasks) = tasks;
     }
 
     /// Serves one request that arrived through another HTTP stack (ASGI, `node:http`): returns

@@ -9,6 +9,7 @@
 //! handlers, complete them, flush.
 
 use super::server::Announced;
+use super::tasks::HostTasks;
 use crate::catalogue::{Registry, RegistryChange};
 use crate::engine::{
     Event, InputAnswer, OutboundId, Outcome, RequestKey, RequestOptions, ServerConfig, ServerSession, State,
@@ -20,20 +21,27 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// One server session driven by a host loop (see the module docs).
-pub struct HostSession(Place);
+pub struct HostSession {
+    place: Place,
+    /// The server's task runtime, when it runs tasks.
+    tasks: Option<Arc<HostTasks>>,
+}
 
 enum Place {
     /// The host reads and writes the bytes.
     Stream(Box<ServerSession>),
     /// The engine's HTTP service does.
     Http(Arc<Announced>),
+    /// The handlers of tasks ([`HostTasks`]).
+    Tasks(Arc<HostTasks>),
 }
 
 impl std::fmt::Debug for HostSession {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let kind = match &self.0 {
+        let kind = match &self.place {
             Place::Stream(_) => "stream",
             Place::Http(_) => "http",
+            Place::Tasks(_) => "tasks",
         };
         f.debug_struct("HostSession").field("kind", &kind).field("state", &self.state()).finish()
     }
@@ -54,34 +62,63 @@ impl std::error::Error for NotAStream {}
 impl HostSession {
     /// A session over a byte stream the host owns (stdio, in memory).
     pub fn new(config: Arc<ServerConfig>, registry: Arc<Registry>) -> Self {
-        HostSession(Place::Stream(Box::new(ServerSession::new(config, registry))))
+        HostSession { place: Place::Stream(Box::new(ServerSession::new(config, registry))), tasks: None }
     }
 
-    pub(crate) fn http(announced: Arc<Announced>) -> Self {
-        HostSession(Place::Http(announced))
+    pub(crate) fn http(announced: Arc<Announced>, tasks: Option<Arc<HostTasks>>) -> Self {
+        HostSession { place: Place::Http(announced), tasks }
+    }
+
+    /// The session the handlers of `tasks` run on (see [`HostTasks`]).
+    pub(crate) fn tasks(tasks: Arc<HostTasks>) -> Self {
+        HostSession { place: Place::Tasks(tasks), tasks: None }
+    }
+
+    /// Lets the server's task runtime take what is its own in this session: calls that run
+    /// as tasks, and the requests about tasks (without one, they are answered -32601).
+    pub fn set_tasks(&mut self, tasks: Option<Arc<HostTasks>>) {
+        if !matches!(self.place, Place::Tasks(_)) {
+            self.tasks = tasks;
+        }
+    }
+
+    /// Whether this is the session of a task runtime.
+    pub fn is_tasks(&self) -> bool {
+        matches!(self.place, Place::Tasks(_))
+    }
+
+    /// What the task runtime knows this session by.
+    fn uid(&self) -> u64 {
+        match &self.place {
+            Place::Stream(s) => &**s as *const ServerSession as usize as u64,
+            Place::Http(a) => super::server::key_of(&a.session),
+            Place::Tasks(_) => 0,
+        }
     }
 
     fn stream(&mut self) -> Result<&mut ServerSession, NotAStream> {
-        match &mut self.0 {
+        match &mut self.place {
             Place::Stream(s) => Ok(s),
-            Place::Http(_) => Err(NotAStream),
+            Place::Http(_) | Place::Tasks(_) => Err(NotAStream),
         }
     }
 
     /// Runs `f` on the engine session (an HTTP session's under its lock, routing what it
-    /// wrote to the session's streams).
-    fn engine<R>(&mut self, f: impl FnOnce(&mut ServerSession) -> R) -> R {
-        match &mut self.0 {
-            Place::Stream(s) => f(s),
-            Place::Http(a) => a.session.with(|i| f(&mut i.engine)),
+    /// wrote to the session's streams); `None` on the task session, which has none.
+    fn engine<R>(&mut self, f: impl FnOnce(&mut ServerSession) -> R) -> Option<R> {
+        match &mut self.place {
+            Place::Stream(s) => Some(f(s)),
+            Place::Http(a) => Some(a.session.with(|i| f(&mut i.engine))),
+            Place::Tasks(_) => None,
         }
     }
 
     /// Reads the engine session.
-    fn look<R>(&self, f: impl FnOnce(&ServerSession) -> R) -> R {
-        match &self.0 {
-            Place::Stream(s) => f(s),
-            Place::Http(a) => f(&a.session.lock().engine),
+    fn look<R>(&self, f: impl FnOnce(&ServerSession) -> R) -> Option<R> {
+        match &self.place {
+            Place::Stream(s) => Some(f(s)),
+            Place::Http(a) => Some(f(&a.session.lock().engine)),
+            Place::Tasks(_) => None,
         }
     }
 
@@ -107,44 +144,54 @@ impl HostSession {
     /// The next event for the host.
     pub fn poll_event(&mut self) -> Option<Event> {
         loop {
-            let ev = match &mut self.0 {
+            let ev = match &mut self.place {
                 Place::Stream(s) => s.poll_event(),
                 Place::Http(a) => a.pop(),
+                Place::Tasks(t) => return t.poll_event(),
             }?;
-            // Questions about tasks are the task runtime's, never the host's handlers'.
-            if let Event::Invoke(inv) = &ev {
-                if matches!(inv.request, crate::engine::Request::Task(_)) {
-                    let e = RpcError::method_not_found("tasks (a Python or Node server runs no task runtime yet)");
-                    self.complete(inv.key, Outcome::Error(e));
-                    continue;
+            // What is the task runtime's never reaches the host's handlers.
+            match &self.tasks {
+                Some(tasks) => {
+                    let tasks = tasks.clone();
+                    let uid = self.uid();
+                    match tasks.intercept(uid, ev, &mut |key, outcome| self.complete(key, outcome)) {
+                        Some(ev) => return Some(ev),
+                        None => continue,
+                    }
                 }
+                None => match ev {
+                    Event::Invoke(inv) if matches!(inv.request, crate::engine::Request::Task(_)) => {
+                        let e = RpcError::method_not_found("tasks (this server runs no task runtime)");
+                        self.complete(inv.key, Outcome::Error(e));
+                    }
+                    ev => return Some(ev),
+                },
             }
-            return Some(ev);
         }
     }
 
     /// Appends what is queued for the peer, newline-delimited, to `dst` (nothing over HTTP:
     /// the service writes to the session's streams itself).
     pub fn take_output(&mut self, dst: &mut Vec<u8>) {
-        if let Place::Stream(s) = &mut self.0 {
+        if let Place::Stream(s) = &mut self.place {
             s.take_output(dst);
         }
     }
 
     /// Whether [`HostSession::take_output`] has something.
     pub fn has_output(&self) -> bool {
-        match &self.0 {
+        match &self.place {
             Place::Stream(s) => s.has_output(),
-            Place::Http(_) => false,
+            Place::Http(_) | Place::Tasks(_) => false,
         }
     }
 
     /// How long until [`HostSession::handle_timeout`] is due (never over HTTP: the service
     /// runs the session's timers).
     pub fn next_timeout(&self) -> Option<Duration> {
-        match &self.0 {
+        match &self.place {
             Place::Stream(s) => s.next_deadline().map(|d| d.saturating_duration_since(Instant::now())),
-            Place::Http(_) => None,
+            Place::Http(_) | Place::Tasks(_) => None,
         }
     }
 
@@ -157,7 +204,27 @@ impl HostSession {
 
     /// Completes a call with its outcome (ignored when the call was cancelled).
     pub fn complete(&mut self, key: RequestKey, outcome: Outcome) {
+        if let Place::Tasks(t) = &self.place {
+            t.complete(key, outcome);
+            return;
+        }
+        if let Some(t) = &self.tasks {
+            t.call_ended(self.uid(), key);
+        }
         self.engine(|s| s.complete(key, outcome));
+    }
+
+    /// Turns call `key` into a task (its handler decided to, `ctx.start_task()`): the call
+    /// is answered with the task; the handler goes on as the task's, under the returned key
+    /// of the task session. `None` when the call cannot become a task (its tool is not in
+    /// manual mode, its client did not declare tasks, or it already ended).
+    pub fn start_task(&mut self, key: RequestKey) -> Result<Option<(String, RequestKey)>, RpcError> {
+        let Some(tasks) = self.tasks.clone() else { return Ok(None) };
+        let uid = self.uid();
+        let adopted = tasks.adopt(uid, key, &mut |key, outcome| {
+            self.engine(|s| s.complete(key, outcome));
+        })?;
+        Ok(adopted.map(|(id, k)| (id, RequestKey(k))))
     }
 
     /// Reports progress on a call; `Ok(false)` when the client asked for none.
@@ -168,21 +235,29 @@ impl HostSession {
         total: Option<f64>,
         message: Option<&str>,
     ) -> Result<bool, RpcError> {
-        self.engine(|s| s.progress(key, progress, total, message))
+        match &self.place {
+            Place::Tasks(t) => Ok(t.progress(key, progress, total, message)),
+            _ => self.engine(|s| s.progress(key, progress, total, message)).unwrap_or(Ok(false)),
+        }
     }
 
     /// Sends a log message (tied to a call when `related` is set); false when the client's
     /// level filters it out.
+    /// A task's handler logs nowhere: the spec sends no log notification for a task.
     pub fn log(&mut self, level: LoggingLevel, logger: Option<&str>, data: Value, related: Option<RequestKey>) -> bool {
-        self.engine(|s| s.log(level, logger, data, related))
+        self.engine(|s| s.log(level, logger, data, related)).unwrap_or(false)
     }
 
     /// Sends a request to the client; its answer comes as [`Event::Response`] with the id
     /// returned here.
     pub fn request(&mut self, method: &str, params: Option<Value>, opts: &RequestOptions) -> Result<i64, RpcError> {
-        match &mut self.0 {
+        match &mut self.place {
             Place::Stream(s) => s.request(method, params, opts, Instant::now()).map(|id| id.0),
             Place::Http(a) => a.session.request(method, params, opts).map(|id| id as i64),
+            Place::Tasks(_) => Err(RpcError::invalid_request(format!(
+                "a task has no connection to send {method} on: ask for input with elicit, sample or list_roots \
+                 (they become the task's input requests)"
+            ))),
         }
     }
 
@@ -199,30 +274,34 @@ impl HostSession {
         params: Option<Value>,
         opts: &RequestOptions,
     ) -> Result<InputAnswer, RpcError> {
-        match &mut self.0 {
+        match &mut self.place {
             Place::Stream(s) => s.request_input(key, input_key, method, params, opts, Instant::now()),
             Place::Http(a) => a.session.request_input(key, input_key, method, params, opts),
+            Place::Tasks(t) => t.request_input(key, input_key, method, params, opts),
         }
     }
 
     /// Stops waiting for a request sent with [`HostSession::request`] and tells the client.
     pub fn cancel_request(&mut self, id: i64, reason: Option<&str>) -> bool {
-        match &mut self.0 {
+        match &mut self.place {
             Place::Stream(s) => s.cancel_request(OutboundId(id), reason),
             Place::Http(a) => a.session.cancel_request(id as u64, reason),
+            Place::Tasks(t) => t.forget_input(id),
         }
     }
 
     /// Tells the client a URL-mode elicitation finished.
     pub fn elicitation_complete(&mut self, elicitation_id: &str) -> Result<(), RpcError> {
-        self.engine(|s| s.elicitation_complete(elicitation_id))
+        self.engine(|s| s.elicitation_complete(elicitation_id)).unwrap_or_else(|| {
+            Err(RpcError::invalid_request("a task has no connection to tell of a finished elicitation"))
+        })
     }
 
     /// Closes the SSE connection a call answers on, so the client resumes it (SSE polling).
     /// False when the call has no such stream (always, over stdio).
     pub fn close_stream(&mut self, key: RequestKey) -> bool {
-        match &self.0 {
-            Place::Stream(_) => false,
+        match &self.place {
+            Place::Stream(_) | Place::Tasks(_) => false,
             Place::Http(a) => a.session.close_stream(key),
         }
     }
@@ -234,10 +313,15 @@ impl HostSession {
     }
 
     /// Ends the session: calls in progress are cancelled.
+    /// (Tasks outlive every session: closing the task session does nothing.)
     pub fn close(&mut self) {
-        match &mut self.0 {
+        if let Some(t) = &self.tasks {
+            t.session_ended(self.uid());
+        }
+        match &mut self.place {
             Place::Stream(s) => s.close(),
             Place::Http(a) => a.session.close(),
+            Place::Tasks(_) => {}
         }
     }
 
@@ -245,39 +329,44 @@ impl HostSession {
 
     /// The `Mcp-Session-Id` of an HTTP session with one.
     pub fn session_id(&self) -> Option<String> {
-        match &self.0 {
-            Place::Stream(_) => None,
+        match &self.place {
+            Place::Stream(_) | Place::Tasks(_) => None,
             Place::Http(a) => a.session.id().map(str::to_string),
         }
     }
 
     /// Lifecycle state.
+    /// (The task session is always operating.)
     pub fn state(&self) -> State {
-        self.look(|s| s.state())
+        self.look(|s| s.state()).unwrap_or(State::Operating)
     }
 
-    /// The negotiated revision.
+    /// The negotiated revision (tasks: 2026-07-28, whose extension they are; each call's
+    /// own context says the rest).
     pub fn protocol_version(&self) -> Option<ProtocolVersion> {
-        self.look(|s| s.protocol_version())
+        self.look(|s| s.protocol_version()).unwrap_or(Some(ProtocolVersion::V2026_07_28))
     }
 
     /// The client's name and version.
     pub fn client_info(&self) -> Option<Implementation> {
-        self.look(|s| s.client_info().cloned())
+        self.look(|s| s.client_info().cloned()).flatten()
     }
 
     /// The client's capabilities.
     pub fn client_capabilities(&self) -> ClientCapabilities {
-        self.look(|s| s.client_capabilities().clone())
+        self.look(|s| s.client_capabilities().clone()).unwrap_or_default()
     }
 
     /// The level the client asked logs to be filtered at.
     pub fn log_level(&self) -> Option<LoggingLevel> {
-        self.look(|s| s.log_level())
+        self.look(|s| s.log_level()).flatten()
     }
 
-    /// Calls in progress.
+    /// Calls in progress (on the task session: handlers running as tasks).
     pub fn in_flight(&self) -> usize {
-        self.look(|s| s.in_flight())
+        match &self.place {
+            Place::Tasks(t) => t.running(),
+            _ => self.look(|s| s.in_flight()).unwrap_or(0),
+        }
     }
 }
