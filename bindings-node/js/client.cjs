@@ -214,7 +214,13 @@ class Client extends ClientDriver {
     if (options.onElicitation) caps.elicitation = options.elicitationUrl ? { form: {}, url: {} } : { form: {} };
     if (options.roots != null) caps.roots = { listChanged: true };
     if (options.capabilities != null) Object.assign(caps, options.capabilities);
-    if (options.extensions != null) caps.extensions = { ...caps.extensions, ...options.extensions };
+    /** @type {Record<string, Record<string, unknown>>} */
+    const sugar = {};
+    if (options.tasks) sugar['io.modelcontextprotocol/tasks'] = {};
+    if (options.apps) sugar['io.modelcontextprotocol/ui'] = { mimeTypes: ['text/html;profile=mcp-app'] };
+    if (options.extensions != null || options.tasks || options.apps) {
+      caps.extensions = { ...sugar, ...caps.extensions, ...options.extensions };
+    }
     const timeout = options.timeout === undefined ? 60_000 : options.timeout;
     const sessionTimeout = timeout === null || timeout === Infinity ? undefined : timeoutMs(timeout, 'options.timeout');
     const session = new nativeModule.ClientSession(
@@ -479,8 +485,7 @@ class Client extends ClientDriver {
    * its HTML, its `_meta.ui` (`csp`, `permissions`, `domain`, `prefersBorder`), the
    * Content-Security-Policy to render it with and the iframe `allow` list. Throws for a URI
    * that is not `ui://` or contents that are not `text/html;profile=mcp-app`. (Declare
-   * `extensions: {'io.modelcontextprotocol/ui': {mimeTypes: ['text/html;profile=mcp-app']}}`
-   * so servers know you render apps.)
+   * `apps: true` so servers know you render apps.)
    * @param {string} uri
    * @param {RequestOptions} [options]
    * @returns {Promise<import('./types/client').AppView>}

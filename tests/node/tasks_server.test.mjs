@@ -123,7 +123,7 @@ test('a task tool answers with a task and its handler goes on', async () => {
 
 test('manual mode lets the handler decide', async () => {
   const { server } = makeServer();
-  const client = await within(Client.inMemory(server, { mode: 'modern', extensions: { [TASKS]: {} } }));
+  const client = await within(Client.inMemory(server, { mode: 'modern', tasks: true }));
   try {
     const small = await within(client.callToolTask('decide', { big: false }));
     assert.ok(!(small instanceof TaskHandle));
@@ -200,6 +200,31 @@ test('tasks over HTTP', async () => {
     }
   } finally {
     await within(h.stop(), 15_000, 'stop');
+  }
+});
+
+test('client sugar declares tasks and apps', async () => {
+  const server = new Server({ name: 'sugar' });
+  server.tool('extensions', (_args, ctx) => ({ content: [{ type: 'text', text: JSON.stringify(ctx.clientCapabilities.extensions ?? {}) }] }));
+  const UI = 'io.modelcontextprotocol/ui';
+  for (const mode of ['modern', 'legacy']) {
+    let c = await within(Client.inMemory(server, { mode, tasks: true, apps: true }));
+    try {
+      assert.deepEqual(JSON.parse(text(await within(c.callTool('extensions', {})))), {
+        [TASKS]: {},
+        [UI]: { mimeTypes: ['text/html;profile=mcp-app'] },
+      });
+    } finally {
+      await c.close();
+    }
+    // Explicit settings win over the sugar's.
+    const ui = { mimeTypes: ['text/html;profile=mcp-app'], features: ['x'] };
+    c = await within(Client.inMemory(server, { mode, apps: true, extensions: { [UI]: ui } }));
+    try {
+      assert.deepEqual(JSON.parse(text(await within(c.callTool('extensions', {})))), { [UI]: ui });
+    } finally {
+      await c.close();
+    }
   }
 });
 

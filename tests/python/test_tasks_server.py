@@ -131,7 +131,7 @@ def test_a_task_tool_answers_with_a_task_and_its_handler_goes_on() -> None:
 def test_manual_mode_lets_the_handler_decide() -> None:
     async def main() -> None:
         server, _ = make_server()
-        async with Client(server, mode="modern", extensions={TASKS: {}}) as client:
+        async with Client(server, mode="modern", tasks=True) as client:
             small = await within(client.call_tool_task("decide", {"big": False}))
             assert isinstance(small, ToolResult) and small.text == "done at once"
             big = await within(client.call_tool_task("decide", {"big": True}))
@@ -197,6 +197,31 @@ def test_tasks_over_http() -> None:
                 await within(seen["cancelled"].wait())
         finally:
             await http.stop()
+
+    run(main())
+
+
+def test_client_sugar_declares_tasks_and_apps() -> None:
+    async def main() -> None:
+        server = Server("sugar")
+
+        @server.tool
+        def extensions(ctx: Context) -> dict[str, Any]:
+            """The extensions the client declared."""
+            return dict(ctx.client_capabilities.get("extensions") or {})
+
+        for mode in ("modern", "legacy"):
+            async with Client(server, mode=mode, tasks=True, apps=True) as client:
+                declared = (await within(client.call_tool("extensions", {}))).structured_content
+                assert declared == {
+                    TASKS: {},
+                    "io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]},
+                }
+            # Explicit settings win over the sugar's.
+            ui = {"mimeTypes": ["text/html;profile=mcp-app"], "features": ["x"]}
+            async with Client(server, mode=mode, apps=True, extensions={"io.modelcontextprotocol/ui": ui}) as client:
+                declared = (await within(client.call_tool("extensions", {}))).structured_content
+                assert declared == {"io.modelcontextprotocol/ui": ui}
 
     run(main())
 

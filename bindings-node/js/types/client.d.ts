@@ -117,6 +117,13 @@ export interface ClientOptions {
    * declared in its capabilities (with every request at 2026-07-28, at initialize before).
    */
   extensions?: Record<string, Record<string, unknown>>;
+  /**
+   * Declares the tasks extension (`io.modelcontextprotocol/tasks`): calls the server runs as
+   * tasks are followed to their end (see `callToolTask`).
+   */
+  tasks?: boolean;
+  /** Declares MCP Apps (`io.modelcontextprotocol/ui`, `mimeTypes: ['text/html;profile=mcp-app']`). */
+  apps?: boolean;
 }
 
 /** Options of `Client.stdio(...)`: the client's, plus how to spawn the server. */

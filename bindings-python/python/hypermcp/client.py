@@ -311,7 +311,10 @@ class Client(ClientDriver):
     ``progress_handler(progress, total, message)`` for calls that do not pass their own.
     Capabilities are declared after the handlers given, plus ``extensions``
     (``{"io.modelcontextprotocol/ui": {...settings}}``): the extensions this client supports
-    (the server's are in ``server_capabilities["extensions"]``). Handlers may be sync or async.
+    (the server's are in ``server_capabilities["extensions"]``); ``tasks=True`` declares the
+    tasks extension (calls the server runs as tasks are followed to their end, see
+    :meth:`call_tool_task`), ``apps=True`` MCP Apps (``mimeTypes``: the app profile of
+    HTML). Handlers may be sync or async.
 
     At 2026-07-28 nothing changes for callers: the server's ``input_required`` answers are
     served by the same sampling, elicitation and roots handlers (then the request is sent
@@ -338,6 +341,8 @@ class Client(ClientDriver):
         message_handler: MessageHandler | None = None,
         progress_handler: ProgressHandler | None = None,
         extensions: Mapping[str, Mapping[str, Any]] | None = None,
+        tasks: bool = False,
+        apps: bool = False,
     ) -> None:
         if isinstance(target, _ClientConnection):
             conn = target
@@ -357,8 +362,13 @@ class Client(ClientDriver):
             caps["elicitation"] = {"form": {}, "url": {}} if elicitation_url else {"form": {}}
         if roots is not None:
             caps["roots"] = {"listChanged": True}
-        if extensions:
-            caps["extensions"] = {str(k): dict(v) for k, v in extensions.items()}
+        declared = {str(k): dict(v) for k, v in (extensions or {}).items()}
+        if tasks:
+            declared.setdefault("io.modelcontextprotocol/tasks", {})
+        if apps:
+            declared.setdefault("io.modelcontextprotocol/ui", {"mimeTypes": ["text/html;profile=mcp-app"]})
+        if declared:
+            caps["extensions"] = declared
         session = _core.ClientSession(
             name,
             _core.__version__ if version is None else version,
@@ -402,6 +412,8 @@ class Client(ClientDriver):
         message_handler: MessageHandler | None = None,
         progress_handler: ProgressHandler | None = None,
         extensions: Mapping[str, Mapping[str, Any]] | None = None,
+        tasks: bool = False,
+        apps: bool = False,
     ) -> Client:
         """A client of a server subprocess (``command *args``) speaking over its stdin/stdout.
 
@@ -428,6 +440,8 @@ class Client(ClientDriver):
             message_handler=message_handler,
             progress_handler=progress_handler,
             extensions=extensions,
+            tasks=tasks,
+            apps=apps,
         )
 
     @classmethod
@@ -454,6 +468,8 @@ class Client(ClientDriver):
         message_handler: MessageHandler | None = None,
         progress_handler: ProgressHandler | None = None,
         extensions: Mapping[str, Mapping[str, Any]] | None = None,
+        tasks: bool = False,
+        apps: bool = False,
     ) -> Client:
         """A client of a server over HTTP at ``url`` (``http://host:port/mcp`` or ``https://...``).
 
@@ -503,6 +519,8 @@ class Client(ClientDriver):
             message_handler=message_handler,
             progress_handler=progress_handler,
             extensions=extensions,
+            tasks=tasks,
+            apps=apps,
         )
 
     # ---- lifecycle ---------------------------------------------------------------------------
@@ -689,8 +707,8 @@ class Client(ClientDriver):
         ``csp``, ``permissions``, ``domain``, ``prefersBorder``), and what to render it with:
         ``csp`` (the Content-Security-Policy) and ``allow`` (the iframe ``allow`` list).
         Raises ``ValueError`` for a URI that is not ``ui://`` or contents that are not
-        ``text/html;profile=mcp-app``. (Declare ``extensions={"io.modelcontextprotocol/ui":
-        {"mimeTypes": ["text/html;profile=mcp-app"]}}`` so servers know you render apps.)"""
+        ``text/html;profile=mcp-app``. (Declare ``apps=True`` so servers know you render
+        apps.)"""
         if not str(uri).startswith("ui://"):
             raise ValueError(f"{uri} is not an app: app resources are ui:// URIs")
         result = await self._request("resources/read", {"uri": str(uri)}, timeout=timeout)

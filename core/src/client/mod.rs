@@ -125,6 +125,16 @@ impl ClientOptions {
         self.extensions.insert(id.into(), settings);
         self
     }
+    /// Declares the tasks extension (`io.modelcontextprotocol/tasks`): calls a server runs
+    /// as tasks are followed to their end (see [`Client::call_tool_task`]).
+    pub fn tasks(self) -> Self {
+        self.extension(crate::store::tasks::TASKS_EXTENSION, Value::Object(Default::default()))
+    }
+    /// Declares MCP Apps (`io.modelcontextprotocol/ui`, `mimeTypes: ["text/html;profile=mcp-app"]`):
+    /// this client renders apps.
+    pub fn apps(self) -> Self {
+        self.extension(crate::protocol::UI_EXTENSION, serde_json::json!({ "mimeTypes": [crate::protocol::APP_MIME] }))
+    }
     /// Receives each stderr line of a spawned server.
     pub fn on_stderr(mut self, f: impl Fn(&str) + Send + Sync + 'static) -> Self {
         self.stderr = Some(Arc::new(f));
