@@ -64,6 +64,7 @@ fn server(options: TaskOptions, seen_cancel: mpsc::UnboundedSender<String>) -> S
         .task_mode("typed", TaskMode::Optional)
         .tool(Tool::new("only_task"), |_args, _ctx| async move { "done" })
         .task_mode("only_task", TaskMode::Required)
+        .tool(Tool::new("plain"), |_args, _ctx| async move { "plain" })
 }
 
 /// The test server over HTTP, its tasks polled every 50 ms.
@@ -78,7 +79,7 @@ async fn fast_polling(seen_cancel: mpsc::UnboundedSender<String>) -> TestServer 
 fn modern(tasks: bool) -> ClientOptions {
     let o = ClientOptions::default().mode(ClientMode::Modern);
     if tasks {
-        o.extension(TASKS_EXTENSION, json!({}))
+        o.tasks()
     } else {
         o
     }
@@ -380,6 +381,113 @@ async fn a_task_handle_is_followed_from_any_client() {
         assert_eq!(h.result(None).await.unwrap_err().code(), -32800);
         second.close().await.unwrap();
         plain.close().await.unwrap();
+    })
+    .await;
+}
+
+/// The tasks of a 2025-11-25 session: the same runtime and handlers, that revision's
+/// experimental methods and shapes (`capabilities.tasks`, `execution.taskSupport`,
+/// `params.task` answered `{task}`, `tasks/get|result|list|cancel`, input requests sent as
+/// real requests on the `tasks/result` stream).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn legacy_sessions_serve_the_same_tasks() {
+    bounded(async {
+        let (tx, mut cancelled) = mpsc::unbounded_channel();
+        let s = server(TaskOptions { poll_interval: Duration::from_millis(50), ..Default::default() }, tx);
+        let asked = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let seen = asked.clone();
+        let options = ClientOptions::default().mode(ClientMode::Legacy).on_elicitation(false, move |_p| {
+            let n = seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            async move {
+                Ok(hypermcp::ElicitResult {
+                    action: hypermcp::ElicitAction::Accept,
+                    content: Some(serde_json::Map::from_iter([("ok".to_string(), json!(n == 0))])),
+                    meta: None,
+                })
+            }
+        });
+        let tapped = connect_tapped(&s, options).await;
+        let c = &tapped.client;
+        assert_eq!(tapped.rev(), hypermcp::ProtocolVersion::V2025_11_25);
+        let req = |m: &'static str, p: Value| {
+            let c = &tapped.client;
+            async move { c.request(m, Some(p), Default::default()).await }
+        };
+        assert_eq!(
+            c.server().capabilities.tasks,
+            Some(json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}))
+        );
+        let tools = req("tools/list", json!({})).await.unwrap();
+        let support = |name: &str| {
+            tools["tools"].as_array().unwrap().iter().find(|t| t["name"] == name).unwrap()["execution"]["taskSupport"]
+                .clone()
+        };
+        assert_eq!(support("work"), json!("optional"));
+        assert_eq!(support("only_task"), json!("required"));
+        assert_eq!(support("plain"), Value::Null);
+
+        // params.task: the call is answered with {task}, in 2025-11-25's shape.
+        let created =
+            req("tools/call", json!({"name": "work", "arguments": {"ms": 100}, "task": {"ttl": 60000}})).await.unwrap();
+        let task = &created["task"];
+        let id = task["taskId"].as_str().unwrap().to_string();
+        assert_eq!(task["status"], "working", "{created}");
+        assert!(task["ttl"].as_u64().unwrap() > 0 && task["pollInterval"].as_u64().unwrap() > 0, "{created}");
+        assert!(task.get("ttlMs").is_none() && created.get("resultType").is_none(), "{created}");
+        let got = req("tasks/get", json!({"taskId": id})).await.unwrap();
+        assert_eq!(got["taskId"], id.as_str());
+        assert!(got.get("result").is_none() && got.get("ttl").is_some(), "{got}");
+        // tasks/result waits for the end and answers what the call would have.
+        let result = req("tasks/result", json!({"taskId": id})).await.unwrap();
+        assert_eq!(result["content"][0]["text"], format!("worked 100 ms as task {id}"), "{result}");
+        assert_eq!(result["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], id.as_str());
+        // The same task, seen from a 2026-07-28 client.
+        let modern_client = Client::in_memory(&s, modern(true)).await.unwrap();
+        assert_eq!(get(&modern_client, &id).await.unwrap()["status"], "completed");
+        modern_client.close().await.unwrap();
+
+        // Input requests reach the client's handler through tasks/result.
+        let created = req("tools/call", json!({"name": "ask_twice", "arguments": {}, "task": {}})).await.unwrap();
+        let asking = created["task"]["taskId"].as_str().unwrap().to_string();
+        let result = req("tasks/result", json!({"taskId": asking})).await.unwrap();
+        assert_eq!(result["content"][0]["text"], "true false", "{result}");
+        assert_eq!(asked.load(std::sync::atomic::Ordering::SeqCst), 2);
+
+        // tasks/list: the session's tasks.
+        let listed = req("tasks/list", json!({})).await.unwrap();
+        let ids: Vec<&str> = listed["tasks"].as_array().unwrap().iter().filter_map(|t| t["taskId"].as_str()).collect();
+        assert!(ids.contains(&id.as_str()) && ids.contains(&asking.as_str()), "{listed}");
+        assert_eq!(req("tasks/list", json!({"cursor": "nonsense"})).await.unwrap_err().code(), -32602);
+
+        // tasks/cancel answers the cancelled task; a finished one is refused.
+        let created = req("tools/call", json!({"name": "wait_for_cancel", "arguments": {}, "task": {}})).await.unwrap();
+        let waiting = created["task"]["taskId"].as_str().unwrap().to_string();
+        let after = req("tasks/cancel", json!({"taskId": waiting})).await.unwrap();
+        assert_eq!(after["status"], "cancelled", "{after}");
+        assert_eq!(cancelled.recv().await.as_deref(), Some(waiting.as_str()), "the handler saw the cancel");
+        assert_eq!(req("tasks/cancel", json!({"taskId": waiting})).await.unwrap_err().code(), -32602);
+        assert_eq!(req("tasks/result", json!({"taskId": waiting})).await.unwrap_err().code(), -32800);
+
+        // What runs as a task and what does not.
+        let e = req("tools/call", json!({"name": "plain", "arguments": {}, "task": {}})).await.unwrap_err();
+        assert_eq!(e.code(), -32601, "{e}");
+        let e = req("tools/call", json!({"name": "only_task", "arguments": {}})).await.unwrap_err();
+        assert_eq!(e.code(), -32601, "{e}");
+        let plain = req("tools/call", json!({"name": "work", "arguments": {"ms": 1}})).await.unwrap();
+        assert_eq!(plain["content"][0]["text"], "worked 1 ms as task -");
+        assert_eq!(req("tasks/get", json!({"taskId": "nope"})).await.unwrap_err().code(), -32602);
+        // Every message of the session is 2025-11-25's (the official schema).
+        assert!(tapped.assert_all_valid() > 20);
+        tapped.client.close().await.unwrap();
+
+        // An older revision has none of it.
+        let mut older = ClientOptions::default().mode(ClientMode::Legacy);
+        older.protocol_version = hypermcp::ProtocolVersion::V2025_06_18;
+        let old = Client::in_memory(&s, older).await.unwrap();
+        assert!(old.server().capabilities.tasks.is_none());
+        let e = old.request("tasks/list", Some(json!({})), Default::default()).await.unwrap_err();
+        assert_eq!(e.code(), -32601);
+        old.close().await.unwrap();
     })
     .await;
 }

@@ -439,13 +439,19 @@ impl Registry {
         None
     }
 
-    /// Sets how tool `name` runs as a task (`None`: never).
+    /// Sets how tool `name` runs as a task (`None`: never). At 2025-11-25 the tool lists it
+    /// as its `execution.taskSupport`.
     pub fn set_task_mode(&self, name: &str, mode: Option<TaskMode>) {
-        let mut w = self.write();
-        match mode {
-            Some(m) => w.task_modes.insert(name.to_string(), m),
-            None => w.task_modes.remove(name),
+        let changed = {
+            let mut w = self.write();
+            match mode {
+                Some(m) => w.task_modes.insert(name.to_string(), m) != Some(m),
+                None => w.task_modes.remove(name).is_some(),
+            }
         };
+        if changed {
+            self.cache.lock().unwrap_or_else(|e| e.into_inner()).retain(|(k, _, _), _| *k != ListKind::Tools);
+        }
     }
 
     /// How tool `name` runs as a task.
@@ -635,7 +641,28 @@ impl Registry {
             }
             let range = offset..(offset + page_size).min(total);
             let items: Vec<Value> = match kind {
-                ListKind::Tools => inner.tools[range].values().map(|t| edge::tool(&t.tool, v)).collect(),
+                ListKind::Tools => inner.tools[range]
+                    .values()
+                    .map(|t| {
+                        let mut tool = edge::tool(&t.tool, v);
+                        // 2025-11-25: how the tool runs as a task ("forbidden", the default, unsaid).
+                        if let (true, Some(mode), Value::Object(obj)) = (
+                            v.supports(crate::protocol::Feature::LegacyTasks),
+                            inner.task_modes.get(&t.tool.name),
+                            &mut tool,
+                        ) {
+                            let support = match mode {
+                                TaskMode::Required => "required",
+                                TaskMode::Optional | TaskMode::Manual => "optional",
+                            };
+                            obj.entry("execution")
+                                .or_insert_with(|| Value::Object(serde_json::Map::new()))
+                                .as_object_mut()
+                                .map(|e| e.insert("taskSupport".into(), Value::from(support)));
+                        }
+                        tool
+                    })
+                    .collect(),
                 ListKind::Resources => {
                     // The static resources, then each skill's SKILL.md.
                     let skills = inner.skills.iter().flat_map(|c| c.skills().map(|s| Arc::new(c.resource(s))));

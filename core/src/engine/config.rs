@@ -48,6 +48,10 @@ pub struct ServerConfig {
     /// How `requestState` is sealed for multi round-trip requests (2026-07-28): keys,
     /// lifetime, audience.
     pub request_state: RequestStateOptions,
+    /// Serve the tasks of the tasks extension to 2025-11-25 sessions too, with that
+    /// revision's experimental methods (`capabilities.tasks`, `params.task`,
+    /// `tasks/get|result|list|cancel`): the task runtime answers them (default false).
+    pub legacy_tasks: bool,
 }
 
 impl ServerConfig {
@@ -68,6 +72,7 @@ impl ServerConfig {
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
             request_timeout: Some(Duration::from_secs(60)),
             cache: CachePolicy::default(),
+            legacy_tasks: false,
             identify_in_results: true,
             max_listeners: 1_000,
             request_state: RequestStateOptions::default(),

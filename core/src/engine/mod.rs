@@ -158,13 +158,41 @@ pub enum TaskOp {
         /// The task.
         task_id: String,
     },
+    /// `tasks/get` of 2025-11-25: the bare `Task`.
+    LegacyGet {
+        /// The task.
+        task_id: String,
+    },
+    /// `tasks/cancel` of 2025-11-25: a finished task is refused (-32602); the answer is the
+    /// cancelled `Task`.
+    LegacyCancel {
+        /// The task.
+        task_id: String,
+    },
+    /// `tasks/result` (2025-11-25): waits for the task's end and answers what the call would
+    /// have; meanwhile the task's input requests go to the client as real requests.
+    Result {
+        /// The task.
+        task_id: String,
+    },
+    /// `tasks/list` (2025-11-25): the caller's tasks, a page at a time.
+    List {
+        /// Where the page starts.
+        cursor: Option<String>,
+    },
 }
 
 impl TaskOp {
-    /// The task it names.
+    /// The task it names (empty for `tasks/list`).
     pub fn task_id(&self) -> &str {
         match self {
-            TaskOp::Get { task_id } | TaskOp::Update { task_id, .. } | TaskOp::Cancel { task_id } => task_id,
+            TaskOp::Get { task_id }
+            | TaskOp::Update { task_id, .. }
+            | TaskOp::Cancel { task_id }
+            | TaskOp::LegacyGet { task_id }
+            | TaskOp::LegacyCancel { task_id }
+            | TaskOp::Result { task_id } => task_id,
+            TaskOp::List { .. } => "",
         }
     }
 }

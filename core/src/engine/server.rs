@@ -95,6 +95,9 @@ struct CallToolParams<'a> {
     arguments: Option<Value>,
     #[serde(rename = "_meta", default, deserialize_with = "modern::caller_meta")]
     meta: Option<Meta>,
+    /// 2025-11-25: run the call as a task (`{ttl?}`).
+    #[serde(default)]
+    task: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -253,7 +256,11 @@ impl ServerSession {
             }
             Outcome::Completion(c) => self.peer.write_result(&inf.id, inf.batch, route, &c),
             Outcome::Json(j) => self.peer.write_result(&inf.id, inf.batch, route, &j),
-            Outcome::TaskCreated(t) => self.peer.write_result(&inf.id, inf.batch, route, &t),
+            // 2025-11-25's CreateTaskResult wraps its Task.
+            Outcome::TaskCreated(t) => {
+                let created = serde_json::json!({ "task": crate::store::tasks::legacy_task(&t) });
+                self.peer.write_result(&inf.id, inf.batch, route, &created)
+            }
             Outcome::Error(e) => self.peer.write_error(Some(&inf.id), inf.batch, route, &e),
             Outcome::InputRequired(_) => {
                 self.peer.write_error(Some(&inf.id), inf.batch, route, &super::mrtr::legacy_input_required(v))
@@ -512,7 +519,9 @@ impl ServerRole {
             resources: (c.resources || r.has(ListKind::Resources) || r.has(ListKind::ResourceTemplates))
                 .then(|| ResourcesCapability { subscribe: Some(c.subscriptions), list_changed: Some(true) }),
             tools: (c.tools || r.has(ListKind::Tools)).then_some(list),
-            tasks: None,
+            // 2025-11-25 only (the edge leaves it out of other revisions).
+            tasks: (c.legacy_tasks && c.extensions.contains_key(crate::store::tasks::TASKS_EXTENSION))
+                .then(|| serde_json::json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}})),
             extensions: {
                 // Skills and apps served declare their extensions (unless the app named them).
                 let mut all = c.extensions.clone();
@@ -599,7 +608,10 @@ impl ServerRole {
             return Ok(());
         }
         let Value::Object(arguments) = arguments else { unreachable!("the input schema requires an object") };
-        let task = self.task_plan(&p.name, ctx)?;
+        let task = match ctx {
+            Some(_) => self.task_plan(&p.name, ctx)?,
+            None => self.legacy_task_plan(&p.name, p.task.is_some(), peer.version)?,
+        };
         let name = p.name.into_owned();
         let key = peer.invoke(id, batch, p.meta, Request::CallTool { name, arguments }, Some(entry), ctx.cloned());
         if task.is_some() {
@@ -642,6 +654,66 @@ impl ServerRole {
             (TaskMode::Optional | TaskMode::Required, true) => Some(super::TaskPlan::Start),
             (TaskMode::Manual, true) => Some(super::TaskPlan::Allowed),
         })
+    }
+
+    /// `tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel` of 2025-11-25: the task
+    /// runtime answers (the session's client owns the tasks it may see, as at 2026-07-28).
+    fn legacy_task_request(
+        &self,
+        peer: &mut Peer,
+        id: RequestId,
+        method: &str,
+        raw: Option<&RawValue>,
+        batch: Option<u64>,
+    ) -> Result<(), RpcError> {
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct P {
+            #[serde(default)]
+            task_id: Option<String>,
+            #[serde(default)]
+            cursor: Option<String>,
+        }
+        let p: P = params(raw)?;
+        let task_id = || p.task_id.clone().ok_or_else(|| RpcError::invalid_params(format!("{method} needs a taskId")));
+        let op = match method {
+            "tasks/get" => super::TaskOp::LegacyGet { task_id: task_id()? },
+            "tasks/result" => super::TaskOp::Result { task_id: task_id()? },
+            "tasks/cancel" => super::TaskOp::LegacyCancel { task_id: task_id()? },
+            _ => super::TaskOp::List { cursor: p.cursor.clone() },
+        };
+        peer.invoke(id, batch, None, Request::Task(op), None, None);
+        Ok(())
+    }
+
+    /// Whether a 2025-11-25 call runs as a task: when the client asked (`params.task`) for a
+    /// tool that runs as one (`execution.taskSupport`); a tool that runs only as a task
+    /// refuses other calls with -32601, as one that never does refuses `params.task`.
+    fn legacy_task_plan(
+        &self,
+        name: &str,
+        wants_task: bool,
+        version: Option<ProtocolVersion>,
+    ) -> Result<Option<super::TaskPlan>, RpcError> {
+        use crate::catalogue::TaskMode;
+        let mode = self.registry.task_mode(name);
+        let tasks_on = self.config.extensions.contains_key(crate::store::tasks::TASKS_EXTENSION);
+        let served = self.capabilities.tasks.is_some()
+            && version.is_some_and(|v| v.supports(crate::protocol::Feature::LegacyTasks));
+        let not_found = |m: String| RpcError::new(crate::jsonrpc::codes::METHOD_NOT_FOUND, m);
+        match (served, mode, wants_task) {
+            (true, Some(_), true) => Ok(Some(super::TaskPlan::Start)),
+            (true, None, true) => Err(not_found(format!(
+                "tool {name} does not run as a task (its execution.taskSupport is forbidden): call it without params.task"
+            ))),
+            (true, Some(TaskMode::Required), false) => {
+                Err(not_found(format!("tool {name} runs only as a task: call it with params.task")))
+            }
+            (false, Some(TaskMode::Required), _) if tasks_on => Err(not_found(format!(
+                "tool {name} runs only as a task: call it at 2026-07-28 with the tasks extension"
+            ))),
+            _ => Ok(None),
+        }
     }
 
     pub(super) fn read_resource(
@@ -835,6 +907,12 @@ impl Role for ServerRole {
             }
             "prompts/get" if caps.prompts.is_some() => self.get_prompt(peer, id.clone(), raw, batch, None),
             "completion/complete" if caps.completions.is_some() => self.complete(peer, id.clone(), raw, batch, None),
+            "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel"
+                if caps.tasks.is_some()
+                    && peer.version.is_some_and(|v| v.supports(crate::protocol::Feature::LegacyTasks)) =>
+            {
+                self.legacy_task_request(peer, id.clone(), method, raw, batch)
+            }
             "logging/setLevel" => match params::<SetLevelParams>(raw) {
                 Ok(p) => {
                     self.log_level = Some(p.level);

@@ -33,7 +33,7 @@ pub fn tool(t: &Tool, v: ProtocolVersion) -> Value {
         if !v.supports(Feature::ToolAnnotations) {
             obj.remove("annotations");
         }
-        if !v.supports(Feature::Icons) {
+        if !v.supports(Feature::LegacyTasks) {
             obj.remove("execution");
         }
     }
@@ -92,7 +92,7 @@ pub fn implementation(i: &Implementation, v: ProtocolVersion) -> Cow<'_, Impleme
 /// Server capabilities as revision `v` defines them.
 pub fn server_capabilities(c: &ServerCapabilities, v: ProtocolVersion) -> Cow<'_, ServerCapabilities> {
     let drop_completions = c.completions.is_some() && !v.supports(Feature::CompletionsCapability);
-    let drop_tasks = c.tasks.is_some() && !v.supports(Feature::Icons);
+    let drop_tasks = c.tasks.is_some() && !v.supports(Feature::LegacyTasks);
     if !drop_completions && !drop_tasks {
         return Cow::Borrowed(c);
     }

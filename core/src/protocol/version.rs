@@ -60,6 +60,9 @@ pub enum Feature {
     ToolInputErrorsAsResults,
     /// SSE priming events (an id and `retry`) and server-closed streams the client polls.
     SsePolling,
+    /// The experimental tasks of 2025-11-25 (`capabilities.tasks`, `execution.taskSupport`,
+    /// `params.task`, `tasks/get|result|list|cancel`); 2026-07-28 has the tasks extension.
+    LegacyTasks,
 }
 
 impl ProtocolVersion {
@@ -119,6 +122,7 @@ impl ProtocolVersion {
             | Feature::SamplingTools
             | Feature::ToolInputErrorsAsResults
             | Feature::SsePolling => self >= V2025_11_25,
+            Feature::LegacyTasks => self == V2025_11_25,
         }
     }
 

@@ -343,7 +343,9 @@ impl Server {
     /// Serves tasks (`io.modelcontextprotocol/tasks`): declares the extension and keeps
     /// tasks as `options` say (an in-memory store by default). Tools opt in with
     /// [`Server::task_mode`]; a call runs as a task only when its client declared the
-    /// extension with the request (2026-07-28).
+    /// extension with the request (2026-07-28), or asked for one with `params.task` in a
+    /// 2025-11-25 session (that revision's experimental tasks: `capabilities.tasks`,
+    /// `execution.taskSupport`, `tasks/get|result|list|cancel`, served by the same runtime).
     ///
     /// ```
     /// # use hypermcp::{Server, Tool, server::tasks::TaskOptions, catalogue::TaskMode};
@@ -367,6 +369,7 @@ impl Server {
             .extensions
             .entry(crate::store::tasks::TASKS_EXTENSION)
             .or_insert_with(|| Value::Object(Map::new()));
+        self.inner.config.write().unwrap_or_else(|e| e.into_inner()).legacy_tasks = true;
         self
     }
 

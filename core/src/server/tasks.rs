@@ -12,7 +12,7 @@ use super::context::{Answer, CancelState, Command, Context};
 use crate::engine::{Invocation, Outcome, TaskOp, TaskPlan};
 use crate::jsonrpc::RpcError;
 use crate::protocol::{edge, ProtocolVersion};
-use crate::store::tasks::{MemoryTaskStore, StoreError, TaskPatch, TaskRecord, TaskStore};
+use crate::store::tasks::{legacy_task, MemoryTaskStore, StoreError, TaskPatch, TaskRecord, TaskStatus, TaskStore};
 use futures_util::future::{AbortHandle, Abortable, BoxFuture};
 use futures_util::FutureExt;
 use serde_json::{json, Map, Value};
@@ -74,6 +74,8 @@ struct Live {
 
 /// The tasks of one server.
 pub struct TaskRuntime {
+    /// Woken on every change this runtime makes (`tasks/result` waits on it).
+    changed: tokio::sync::Notify,
     store: Arc<dyn TaskStore>,
     options: TaskOptions,
     live: Mutex<HashMap<String, Live>>,
@@ -118,13 +120,22 @@ impl TaskRuntime {
     /// A runtime with these options, telling the sessions of `registry` what changes.
     pub fn new(options: TaskOptions, registry: Arc<crate::catalogue::Registry>) -> Arc<Self> {
         let store = options.store.clone().unwrap_or_else(|| Arc::new(MemoryTaskStore::new(options.max_tasks)));
-        Arc::new(TaskRuntime { store, options, live: Mutex::new(HashMap::new()), registry })
+        Arc::new(TaskRuntime {
+            changed: tokio::sync::Notify::new(),
+            store,
+            options,
+            live: Mutex::new(HashMap::new()),
+            registry,
+        })
     }
 
     /// Applies `patch` to task `id` and tells the listen streams following it.
     async fn patch(&self, id: &str, patch: TaskPatch) -> Result<Option<TaskRecord>, StoreError> {
         let quiet = matches!(patch, TaskPatch::TakeAnswer(_));
         let r = self.store.update(id, patch).await?;
+        if let Some((_, true)) = &r {
+            self.changed.notify_waiters();
+        }
         if let Some((rec, true)) = &r {
             if !quiet {
                 self.registry.notify_task_changed(&rec.id, rec.owner.as_deref(), &rec.detailed());
@@ -245,12 +256,46 @@ impl TaskRuntime {
     pub async fn answer(self: &Arc<Self>, op: TaskOp, owner: Option<String>) -> Result<Value, RpcError> {
         let id = op.task_id().to_string();
         let backend = |e: StoreError| RpcError::internal(e.to_string());
+        if let TaskOp::List { cursor } = &op {
+            let page = match self.store.list(owner.as_deref(), cursor.as_deref(), LIST_PAGE).await {
+                Ok(p) => p,
+                Err(StoreError::InvalidCursor(c)) => {
+                    return Err(RpcError::invalid_params(StoreError::InvalidCursor(c.clone()).to_string())
+                        .with_data(json!({ "cursor": c })))
+                }
+                Err(e) => return Err(backend(e)),
+            };
+            let tasks: Vec<Value> = page.tasks.iter().map(|t| Value::Object(legacy_task(&t.detailed()))).collect();
+            let mut v = json!({ "tasks": tasks });
+            if let Some(next) = page.next {
+                v["nextCursor"] = json!(next);
+            }
+            return Ok(v);
+        }
         let rec = match self.store.get(&id).await.map_err(backend)? {
             Some(r) if r.owner == owner => r,
             _ => return Err(not_found(&id)),
         };
         match op {
             TaskOp::Get { .. } => Ok(Value::Object(rec.detailed())),
+            TaskOp::LegacyGet { .. } => Ok(Value::Object(legacy_task(&rec.detailed()))),
+            TaskOp::LegacyCancel { .. } => {
+                if rec.status.is_terminal() {
+                    return Err(RpcError::invalid_params(format!(
+                        "task {id} already ended ({}): it cannot be cancelled",
+                        rec.status.as_str()
+                    ))
+                    .with_data(json!({ "taskId": id, "status": rec.status.as_str() })));
+                }
+                let after = self.patch(&id, TaskPatch::Cancel).await.map_err(backend)?;
+                self.stop(&id);
+                let rec = after.ok_or_else(|| not_found(&id))?;
+                Ok(Value::Object(legacy_task(&rec.detailed())))
+            }
+            TaskOp::List { .. } => unreachable!("answered above"),
+            TaskOp::Result { .. } => {
+                Err(RpcError::internal("tasks/result needs the request's context (TaskRuntime::result)"))
+            }
             TaskOp::Cancel { .. } => {
                 if !rec.status.is_terminal() {
                     self.patch(&id, TaskPatch::Cancel).await.map_err(backend)?;
@@ -284,6 +329,108 @@ impl TaskRuntime {
         }
     }
 }
+
+impl TaskRuntime {
+    /// Answers `tasks/result` (2025-11-25) for `owner`: waits until task `id` ends, then
+    /// answers what its call would have (the tool's result, with the related-task `_meta`,
+    /// or its JSON-RPC error). Meanwhile each input request of the task goes to the client
+    /// as a real request on this request's stream (tagged with the related-task `_meta`),
+    /// its answer fed to the task as `tasks/update` would.
+    pub async fn result(self: &Arc<Self>, id: &str, owner: Option<String>, ctx: &Context) -> Result<Value, RpcError> {
+        use futures_util::stream::{FuturesUnordered, StreamExt};
+        let backend = |e: StoreError| RpcError::internal(e.to_string());
+        let related = json!({ "taskId": id });
+        let mut asked = std::collections::HashSet::new();
+        let mut pending = FuturesUnordered::new();
+        loop {
+            let changed = self.changed.notified();
+            tokio::pin!(changed);
+            changed.as_mut().enable();
+            let rec = match self.store.get(id).await.map_err(backend)? {
+                Some(r) if r.owner == owner => r,
+                _ => return Err(not_found(id)),
+            };
+            match rec.status {
+                TaskStatus::Completed => {
+                    let mut result = rec.result.unwrap_or_else(|| json!({}));
+                    if let Value::Object(m) = &mut result {
+                        let meta = m.entry("_meta").or_insert_with(|| json!({}));
+                        if let Value::Object(meta) = meta {
+                            meta.insert(RELATED_TASK.into(), related.clone());
+                        }
+                    }
+                    return Ok(result);
+                }
+                TaskStatus::Failed => {
+                    let e = rec.error.unwrap_or_default();
+                    let code = e.get("code").and_then(Value::as_i64).unwrap_or(-32603) as i32;
+                    let message = e.get("message").and_then(Value::as_str).unwrap_or("the task failed");
+                    let mut err = RpcError::new(code, message);
+                    if let Some(d) = e.get("data") {
+                        err = err.with_data(d.clone());
+                    }
+                    return Err(err);
+                }
+                TaskStatus::Cancelled => {
+                    return Err(RpcError::new(
+                        crate::jsonrpc::codes::REQUEST_CANCELLED,
+                        format!("task {id} was cancelled"),
+                    )
+                    .with_data(json!({ "taskId": id })));
+                }
+                TaskStatus::InputRequired => {
+                    for (key, request) in &rec.input_requests {
+                        if !asked.insert(key.clone()) {
+                            continue;
+                        }
+                        let method = request.get("method").and_then(Value::as_str).unwrap_or_default().to_string();
+                        let mut params = match request.get("params") {
+                            Some(Value::Object(p)) => p.clone(),
+                            _ => Map::new(),
+                        };
+                        let meta = params.entry("_meta").or_insert_with(|| json!({}));
+                        if let Value::Object(meta) = meta {
+                            meta.insert(RELATED_TASK.into(), related.clone());
+                        }
+                        let (key, ctx) = (key.clone(), ctx.clone());
+                        pending.push(async move {
+                            let answer = ctx.request(&method, Some(Value::Object(params)), None).await;
+                            (key, answer)
+                        });
+                    }
+                }
+                TaskStatus::Working => {}
+            }
+            tokio::select! {
+                _ = &mut changed => {}
+                Some((key, answer)) = pending.next(), if !pending.is_empty() => match answer {
+                    Ok(v) => {
+                        let responses = Map::from_iter([(key, v)]);
+                        self.answer(TaskOp::Update { task_id: id.to_string(), responses }, owner.clone()).await?;
+                    }
+                    // The question stays open: another tasks/result asks again.
+                    Err(e) => {
+                        return Err(match e {
+                            crate::Error::Rpc(e) | crate::Error::Request(e) => e,
+                            other => RpcError::internal(format!("asking the client for the task's input failed: {other}")),
+                        })
+                    }
+                },
+                // Changes made elsewhere (another replica's runtime) are seen by polling.
+                _ = tokio::time::sleep(self.options.poll_interval) => {}
+                _ = ctx.cancelled() => {
+                    return Err(RpcError::new(crate::jsonrpc::codes::REQUEST_CANCELLED, "tasks/result was cancelled"));
+                }
+            }
+        }
+    }
+}
+
+/// The `_meta` key tying a message to its task (2025-11-25).
+pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
+
+/// How many tasks one `tasks/list` page holds.
+const LIST_PAGE: usize = 50;
 
 /// A call's tie to its task: set before the handler runs ([`TaskPlan::Start`]), or when
 /// the handler calls [`Context::start_task`] ([`TaskPlan::Allowed`]).

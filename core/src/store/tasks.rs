@@ -110,6 +110,8 @@ pub enum StoreError {
     KeyReused(String),
     /// The store itself failed (a connection, say).
     Backend(String),
+    /// A `tasks/list` cursor this store did not make.
+    InvalidCursor(String),
 }
 
 impl std::fmt::Display for StoreError {
@@ -118,6 +120,7 @@ impl std::fmt::Display for StoreError {
             StoreError::Full => f.write_str("the task store is full"),
             StoreError::KeyReused(k) => write!(f, "input key {k:?} was already used by this task"),
             StoreError::Backend(m) => write!(f, "task store: {m}"),
+            StoreError::InvalidCursor(c) => write!(f, "invalid cursor {c:?}: pass the nextCursor of the page before"),
         }
     }
 }
@@ -272,6 +275,43 @@ impl TaskRecord {
     }
 }
 
+/// A task as 2025-11-25 writes it (`Task`: `ttl` and `pollInterval`, no status-specific
+/// fields), from the fields of a 2026-07-28 one (`created()` or `detailed()`). A tool result
+/// with `isError` is `failed` there.
+pub fn legacy_task(modern: &Map<String, Value>) -> Map<String, Value> {
+    let mut m = Map::new();
+    for (k, v) in modern {
+        match k.as_str() {
+            "ttlMs" => {
+                m.insert("ttl".into(), v.clone());
+            }
+            "pollIntervalMs" => {
+                m.insert("pollInterval".into(), v.clone());
+            }
+            "taskId" | "status" | "statusMessage" | "createdAt" | "lastUpdatedAt" => {
+                m.insert(k.clone(), v.clone());
+            }
+            _ => {}
+        }
+    }
+    if modern.get("result").and_then(|r| r.get("isError")) == Some(&Value::Bool(true)) {
+        m.insert("status".into(), json!("failed"));
+    }
+    if let (None, Some(msg)) = (m.get("statusMessage"), modern.get("error").and_then(|e| e.get("message"))) {
+        m.insert("statusMessage".into(), msg.clone());
+    }
+    m
+}
+
+/// One page of [`TaskStore::list`].
+#[derive(Clone, Debug, Default)]
+pub struct TaskPage {
+    /// The tasks, oldest first.
+    pub tasks: Vec<TaskRecord>,
+    /// Where the next page starts (opaque), when there is one.
+    pub next: Option<String>,
+}
+
 /// Where tasks live. Every method is atomic for the task it names.
 pub trait TaskStore: Send + Sync + 'static {
     /// Stores a new task; resolves once it is durable (the `CreateTaskResult` goes out only
@@ -282,6 +322,14 @@ pub trait TaskStore: Send + Sync + 'static {
     /// Applies `patch` and returns the task after it and whether it changed (`None`: unknown
     /// or expired).
     fn update(&self, id: &str, patch: TaskPatch) -> BoxFuture<'_, Result<Option<(TaskRecord, bool)>, StoreError>>;
+    /// The tasks of `owner`, oldest first, `limit` a page, from `cursor` (a `next` this
+    /// store returned) on (`tasks/list` of 2025-11-25).
+    fn list<'a>(
+        &'a self,
+        owner: Option<&'a str>,
+        cursor: Option<&'a str>,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<TaskPage, StoreError>>;
 }
 
 /// Tasks in this process's memory: at most `max_tasks`, each dropped when its time-to-live
@@ -353,6 +401,34 @@ impl TaskStore for MemoryTaskStore {
             other => other.cloned(),
         };
         Box::pin(std::future::ready(Ok(r)))
+    }
+
+    fn list<'a>(
+        &'a self,
+        owner: Option<&'a str>,
+        cursor: Option<&'a str>,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<TaskPage, StoreError>> {
+        // The cursor is the last task of the page before: `created_ms.id`.
+        let after: Option<(u64, String)> =
+            cursor.and_then(|c| c.split_once('.')).and_then(|(t, id)| Some((t.parse().ok()?, id.to_string())));
+        if cursor.is_some() && after.is_none() {
+            return Box::pin(std::future::ready(Err(StoreError::InvalidCursor(
+                cursor.unwrap_or_default().to_string(),
+            ))));
+        }
+        let now = now_ms();
+        let tasks = self.lock();
+        let mut mine: Vec<&TaskRecord> = tasks
+            .values()
+            .filter(|t| t.owner.as_deref() == owner && !t.expired(now))
+            .filter(|t| after.as_ref().is_none_or(|(ms, id)| (t.created_ms, &t.id) > (*ms, id)))
+            .collect();
+        mine.sort_by(|a, b| (a.created_ms, &a.id).cmp(&(b.created_ms, &b.id)));
+        let limit = limit.max(1);
+        let next = (mine.len() > limit).then(|| format!("{}.{}", mine[limit - 1].created_ms, mine[limit - 1].id));
+        let page = TaskPage { tasks: mine.into_iter().take(limit).cloned().collect(), next };
+        Box::pin(std::future::ready(Ok(page)))
     }
 
     fn update(&self, id: &str, patch: TaskPatch) -> BoxFuture<'_, Result<Option<(TaskRecord, bool)>, StoreError>> {

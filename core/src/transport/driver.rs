@@ -95,7 +95,11 @@ fn run(server: &Server, inv: Invocation, ctx: Context) -> BoxFuture<'static, Out
             Some(rt) => {
                 let owner = crate::server::tasks::owner_of(inv.origin.as_deref());
                 Box::pin(async move {
-                    match rt.answer(op, owner).await {
+                    let answer = match op {
+                        crate::engine::TaskOp::Result { task_id } => rt.result(&task_id, owner, &ctx).await,
+                        op => rt.answer(op, owner).await,
+                    };
+                    match answer {
                         Ok(v) => Outcome::Json(v),
                         Err(e) => Outcome::Error(e),
                     }

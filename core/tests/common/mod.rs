@@ -175,7 +175,12 @@ impl Tap {
             for item in items {
                 match (item.get("method").and_then(Value::as_str), item.get("id")) {
                     (Some(method), Some(id)) => {
-                        requests.insert((m.dir, id.to_string()), method.to_string());
+                        // A task-augmented call (2025-11-25) is answered with the task.
+                        let answered_as = match item.pointer("/params/task") {
+                            Some(_) => format!("{method}+task"),
+                            None => method.to_string(),
+                        };
+                        requests.insert((m.dir, id.to_string()), answered_as);
                         assert_valid(rev, item);
                     }
                     (None, Some(id)) if item.get("result").is_some() => {
@@ -401,6 +406,11 @@ pub fn message_type(method: &str) -> Option<&'static str> {
         "server/discover" => "DiscoverRequest",
         "subscriptions/listen" => "SubscriptionsListenRequest",
         "notifications/subscriptions/acknowledged" => "SubscriptionsAcknowledgedNotification",
+        "tasks/get" => "GetTaskRequest",
+        "tasks/result" => "GetTaskPayloadRequest",
+        "tasks/list" => "ListTasksRequest",
+        "tasks/cancel" => "CancelTaskRequest",
+        "notifications/tasks/status" => "TaskStatusNotification",
         _ => return None,
     })
 }
@@ -423,6 +433,11 @@ pub fn result_type(method: &str) -> Option<&'static str> {
         "ping" | "logging/setLevel" | "resources/subscribe" | "resources/unsubscribe" => "EmptyResult",
         "server/discover" => "DiscoverResult",
         "subscriptions/listen" => "SubscriptionsListenResult",
+        "tools/call+task" => "CreateTaskResult",
+        "tasks/get" => "GetTaskResult",
+        "tasks/result" => "GetTaskPayloadResult",
+        "tasks/list" => "ListTasksResult",
+        "tasks/cancel" => "CancelTaskResult",
         _ => return None,
     })
 }
