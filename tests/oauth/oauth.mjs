@@ -56,9 +56,11 @@ export function freePort() {
 
 /**
  * A child process that prints one JSON line when ready: resolves to {info, child, output(),
- * stop()}; rejects (with its stderr) if it exits or stays silent for `ms`.
+ * stop()}; rejects (with its stderr) if it exits or stays silent for `ms`. (The default is
+ * generous: oidc-provider's start took over 20 s once while `node --test` started every other
+ * test file's processes on two cores; only a child that never starts waits that long.)
  */
-export function startChild(argv, { env, ms = 20_000, what = argv.join(' ') } = {}) {
+export function startChild(argv, { env, ms = 60_000, what = argv.join(' ') } = {}) {
   const child = spawn(argv[0], argv.slice(1), { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
