@@ -406,6 +406,7 @@ async fn legacy_sessions_serve_the_same_tasks() {
                 })
             }
         });
+        let (options, mut notes) = notification_channel(options);
         let tapped = connect_tapped(&s, options).await;
         let c = &tapped.client;
         assert_eq!(tapped.rev(), hypermcp::ProtocolVersion::V2025_11_25);
@@ -441,6 +442,15 @@ async fn legacy_sessions_serve_the_same_tasks() {
         let result = req("tasks/result", json!({"taskId": id})).await.unwrap();
         assert_eq!(result["content"][0]["text"], format!("worked 100 ms as task {id}"), "{result}");
         assert_eq!(result["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], id.as_str());
+        // The session that created it is told of its changes, up to its end.
+        loop {
+            let status = next_notification(&mut notes, "notifications/tasks/status").await;
+            assert_eq!(status["taskId"], id.as_str(), "{status}");
+            if status["status"] == "completed" {
+                assert!(status.get("result").is_none() && status.get("ttl").is_some(), "{status}");
+                break;
+            }
+        }
         // The same task, seen from a 2026-07-28 client.
         let modern_client = Client::in_memory(&s, modern(true)).await.unwrap();
         assert_eq!(get(&modern_client, &id).await.unwrap()["status"], "completed");

@@ -56,6 +56,9 @@ pub(super) struct ServerRole {
     client_info: Option<Implementation>,
     log_level: Option<LoggingLevel>,
     subscriptions: HashSet<String>,
+    /// The tasks this 2025-11-25 session created and that have not ended (oldest first,
+    /// bounded): it is told of their changes (`notifications/tasks/status`).
+    created_tasks: std::collections::VecDeque<String>,
     /// The headers of the HTTP request being handled (2026-07-28 checks them).
     pub(super) headers: Option<RequestHeaders>,
     /// The server's identity for modern results: its JSON, its value, and the stamp of a
@@ -100,6 +103,10 @@ struct CallToolParams<'a> {
     task: Option<Value>,
 }
 
+/// How many unfinished tasks a 2025-11-25 session is told about (`notifications/tasks/status`);
+/// past that, the oldest are no longer followed (clients poll anyway).
+const MAX_FOLLOWED_TASKS: usize = 256;
+
 #[derive(Deserialize)]
 struct CursorParams {
     #[serde(default)]
@@ -142,6 +149,7 @@ impl ServerSession {
                 client_info: None,
                 log_level: None,
                 subscriptions: HashSet::new(),
+                created_tasks: std::collections::VecDeque::new(),
                 headers: None,
                 identity: std::sync::OnceLock::new(),
                 listens: Default::default(),
@@ -258,6 +266,13 @@ impl ServerSession {
             Outcome::Json(j) => self.peer.write_result(&inf.id, inf.batch, route, &j),
             // 2025-11-25's CreateTaskResult wraps its Task.
             Outcome::TaskCreated(t) => {
+                if let Some(id) = t.get("taskId").and_then(Value::as_str) {
+                    let followed = &mut self.role.created_tasks;
+                    if followed.len() >= MAX_FOLLOWED_TASKS {
+                        followed.pop_front();
+                    }
+                    followed.push_back(id.to_string());
+                }
                 let created = serde_json::json!({ "task": crate::store::tasks::legacy_task(&t) });
                 self.peer.write_result(&inf.id, inf.batch, route, &created)
             }
@@ -346,8 +361,21 @@ impl ServerSession {
                     );
                 }
             }
-            // Tasks are followed on listen streams only (2026-07-28).
-            RegistryChange::TaskChanged { .. } => {}
+            // 2026-07-28 follows tasks on listen streams; a 2025-11-25 session is told of the
+            // tasks it created until they end.
+            RegistryChange::TaskChanged { id, detailed, .. } => {
+                let Some(at) = self.role.created_tasks.iter().position(|t| t == id) else { return };
+                let Ok(detailed) = serde_json::from_str::<Map<String, Value>>(detailed) else { return };
+                let task = crate::store::tasks::legacy_task(&detailed);
+                if task
+                    .get("status")
+                    .and_then(Value::as_str)
+                    .is_some_and(|s| matches!(s, "completed" | "failed" | "cancelled"))
+                {
+                    self.role.created_tasks.remove(at);
+                }
+                self.peer.notify(Route::Standalone, "notifications/tasks/status", Some(&task));
+            }
         }
     }
 
