@@ -637,7 +637,7 @@ impl ServerRole {
         }
         let Value::Object(arguments) = arguments else { unreachable!("the input schema requires an object") };
         let task = match ctx {
-            Some(_) => self.task_plan(&p.name, ctx)?,
+            Some(c) => self.task_plan(&p.name, c)?,
             None => self.legacy_task_plan(&p.name, p.task.is_some(), peer.version)?,
         };
         let name = p.name.into_owned();
@@ -653,30 +653,17 @@ impl ServerRole {
 
     /// Whether a call of tool `name` runs as a task: only at 2026-07-28, when the server
     /// declares the tasks extension and the client declared it with the request. A tool
-    /// that runs only as tasks refuses other calls with -32021.
-    fn task_plan(
-        &self,
-        name: &str,
-        ctx: Option<&Arc<modern::RequestContext>>,
-    ) -> Result<Option<super::TaskPlan>, RpcError> {
+    /// that runs only as tasks refuses other calls with -32021. (A legacy session's calls:
+    /// [`ServerRole::legacy_task_plan`].)
+    fn task_plan(&self, name: &str, ctx: &modern::RequestContext) -> Result<Option<super::TaskPlan>, RpcError> {
         use crate::catalogue::TaskMode;
         use crate::store::tasks::TASKS_EXTENSION;
         let Some(mode) = self.registry.task_mode(name) else { return Ok(None) };
         if !self.config.extensions.contains_key(TASKS_EXTENSION) {
             return Ok(None);
         }
-        let declared = ctx.is_some_and(|c| {
-            c.client_capabilities.extensions.as_ref().is_some_and(|e| e.contains_key(TASKS_EXTENSION))
-        });
+        let declared = ctx.client_capabilities.extensions.as_ref().is_some_and(|e| e.contains_key(TASKS_EXTENSION));
         Ok(match (mode, declared) {
-            // A legacy session has no tasks of this revision (2025-11-25 answers -32601 for a
-            // tool that needs one).
-            (TaskMode::Required, false) if ctx.is_none() => {
-                return Err(RpcError::new(
-                    crate::jsonrpc::codes::METHOD_NOT_FOUND,
-                    format!("tool {name} runs only as a task: call it at 2026-07-28 with the tasks extension"),
-                ))
-            }
             (TaskMode::Required, false) => return Err(super::missing_extension(TASKS_EXTENSION)),
             (_, false) => None,
             (TaskMode::Optional | TaskMode::Required, true) => Some(super::TaskPlan::Start),
