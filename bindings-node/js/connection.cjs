@@ -46,6 +46,8 @@ class ServerConnection {
     /** @type {(() => void) | null} */
     this._idle = null;
     this._flushQueued = false;
+    /** Whether the session has a waker (a server that runs tasks): see overStream. */
+    this._late = false;
   }
 
   /**
@@ -61,6 +63,8 @@ class ServerConnection {
       session.setTasks(server._taskRuntime);
     }
     const conn = new ServerConnection(server, session, write);
+    // What the task runtime answers late (tasks/result) or tells (task status).
+    if (server._taskRuntime) conn._late = session.setWaker(() => { if (!conn.closed) conn.pump(); });
     server._connections.add(conn);
     return conn;
   }
@@ -78,6 +82,7 @@ class ServerConnection {
       this._handle(JSON.parse(text));
     }
     this.flush();
+    if (this._late) this.session.holdWhileWaiting();
   }
 
   /**
@@ -194,7 +199,6 @@ class ServerConnection {
       );
     } else {
       ok(result);
-      if (ctx._conn !== this) ctx._conn.flush();
     }
   }
 
@@ -582,6 +586,7 @@ class ServerConnection {
     this._waiters.clear();
     if (this._timer) clearTimeout(this._timer);
     this.session.close();
+    if (this._late) this.session.holdWhileWaiting();
     this.server._connections.delete(this);
   }
 }

@@ -204,11 +204,12 @@ pub fn check_skill_entry(env: Env, entry: String) -> napi::Result<()> {
 #[napi]
 pub struct ServerSession {
     inner: HostSession,
+    wake: Option<Wake>,
 }
 
 impl ServerSession {
     pub(crate) fn wrap(inner: HostSession) -> Self {
-        ServerSession { inner }
+        ServerSession { inner, wake: None }
     }
 }
 
@@ -229,6 +230,42 @@ impl ServerSession {
     #[napi]
     pub fn set_tasks(&mut self, tasks: Option<&TaskRuntime>) {
         self.inner.set_tasks(tasks.map(|t| t.inner.clone()));
+    }
+
+    /// Gives this stream session the function that wakes JS (called with no arguments) when
+    /// something reached it from elsewhere: a `tasks/result` answered when its task ends, the
+    /// changes of the tasks it created. JS then polls the session and writes what it queued.
+    /// False (nothing to do) for an HTTP session or the task session.
+    #[napi]
+    pub fn set_waker(
+        &mut self,
+        // Spelled out: a type alias here would leak into the generated index.d.ts.
+        wake: napi::threadsafe_function::ThreadsafeFunction<
+            (),
+            napi::bindgen_prelude::Unknown<'static>,
+            (),
+            napi::Status,
+            false,
+            true,
+        >,
+    ) -> bool {
+        let (wake, signal) = Wake::new(wake as WakeFn);
+        let set = self.inner.set_waker(signal);
+        if set {
+            self.wake = Some(wake);
+        }
+        set
+    }
+
+    /// Keeps Node alive while this session waits for an answer the task runtime gives later
+    /// (a `tasks/result` waiting for its task), and lets it exit otherwise: called after each
+    /// pump of a session given a waker.
+    #[napi]
+    pub fn hold_while_waiting(&self, env: Env) -> napi::Result<()> {
+        match &self.wake {
+            Some(w) => w.hold(&env, self.inner.awaits_late()),
+            None => Ok(()),
+        }
     }
 
     /// Turns call `key` into a task (`ctx.startTask()`): the call is answered with the task;

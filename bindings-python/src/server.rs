@@ -189,11 +189,12 @@ pub fn check_skill_entry(py: Python<'_>, entry: &Bound<'_, PyAny>) -> PyResult<(
 pub struct ServerSession {
     inner: HostSession,
     out: Vec<u8>,
+    wake: Option<WakeSocket>,
 }
 
 impl ServerSession {
     pub(crate) fn wrap(inner: HostSession) -> Self {
-        ServerSession { inner, out: Vec::new() }
+        ServerSession { inner, out: Vec::new(), wake: None }
     }
 }
 
@@ -212,6 +213,28 @@ impl ServerSession {
     /// as tasks, `tasks/*` requests); None: they are answered -32601.
     fn set_tasks(&mut self, tasks: Option<&TaskRuntime>) {
         self.inner.set_tasks(tasks.map(|t| t.inner.clone()));
+    }
+
+    /// The descriptor the loop watches for what reaches this stream session from other
+    /// threads (a `tasks/result` answered when its task ends, the changes of the tasks it
+    /// created): when readable, call `clear_wake()` and poll the session. Made on the
+    /// first call; None for an HTTP session or the task session.
+    fn wake_fileno(&mut self) -> PyResult<Option<i32>> {
+        if self.wake.is_none() {
+            let (wake, signal) = WakeSocket::new()?;
+            if !self.inner.set_waker(signal) {
+                return Ok(None);
+            }
+            self.wake = Some(wake);
+        }
+        Ok(self.wake.as_ref().map(WakeSocket::fileno))
+    }
+
+    /// Clears the wake-up (before the loop polls the session).
+    fn clear_wake(&self) {
+        if let Some(w) = &self.wake {
+            w.clear();
+        }
     }
 
     /// Turns call `key` into a task (`ctx.start_task()`): the call is answered with the

@@ -16,8 +16,10 @@
 # echo; it picks the transport from the path: /mcp or /sse), py-modern = py_sdk_modern.py
 # --mode auto, then --mode modern (a conformance server at 2026-07-28; each run counts as a
 # client; Streamable HTTP only), ts-v2 = ts_v2_client.mjs (the official TypeScript SDK v2
-# client at 2026-07-28, auto mode). Each client run is bounded (--timeout 30); the server start by
-# READY_TIMEOUT (s, 20). Prints each client's outcome and ends with
+# client at 2026-07-28, auto mode), ts-tasks = ts_sdk_tasks.mjs (the official TypeScript SDK
+# client's tasks at 2025-11-25 against a conformance server). Each client run is bounded
+# (--timeout 30); the server start by READY_TIMEOUT (s, 20). Prints each client's outcome and
+# ends with
 # `http_interop: N passed, M failed`; exit 1 if any client failed or the server did not start.
 # The server's output goes to a temp file, printed when something fails.
 set -uo pipefail
@@ -26,7 +28,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$HERE/../../scripts/lib.sh"
 
 usage() {
-  echo "usage: http_interop.sh [--sse] [--path P] [--clients \"py ts py-full ts-full inspector py-modern ts-v2\"] -- CMD [ARGS...] (with {PORT})" >&2
+  echo "usage: http_interop.sh [--sse] [--path P] [--clients \"py ts py-full ts-full inspector py-modern ts-v2 ts-tasks\"] -- CMD [ARGS...] (with {PORT})" >&2
   exit 2
 }
 sse=0 path="" clients="py ts"
@@ -72,6 +74,7 @@ for c in $clients; do
     py-full) run=(python3 "$HERE/py_sdk_full.py") ;;
     ts-full) run=(node "$HERE/ts_sdk_full.mjs") ;;
     ts-v2) run=(node "$HERE/ts_v2_client.mjs") ;;
+    ts-tasks) run=(node "$HERE/ts_sdk_tasks.mjs") ;;
     inspector)
       if PEERS="$PEERS" bash "$HERE/inspector_check.sh" echo '{"text":"hello inspector"}' "hello inspector" -- "$url"; then
         passed=$((passed + 1))

@@ -32,9 +32,12 @@
 #                 tools/list, an input_required elicitation, subscriptions/listen)
 #   ts-v2         ts_v2_client.mjs: the official TypeScript SDK v2 client (2.4.0, auto mode)
 #                 at 2026-07-28 against a conformance server (an input_required elicitation)
+#   ts-tasks      ts_sdk_tasks.mjs: the official TypeScript SDK client (1.32.2) runs a
+#                 conformance server's task tools at 2025-11-25 (tasks/get, tasks/result with
+#                 input requests, tasks/list, tasks/cancel, notifications/tasks/status)
 #   http:C,C...   http_interop.sh --clients "C C...": the server started with --http {PORT}
 #                 (--port {PORT} for conf-*), the listed clients (py ts py-full ts-full
-#                 inspector py-modern ts-v2) at its /mcp endpoint
+#                 inspector py-modern ts-v2 ts-tasks) at its /mcp endpoint
 #   sse:C,C...    the same with --sse: the legacy HTTP+SSE transport at /sse
 #
 # Each row runs from the repository root, stdin from /dev/null, its output (the command
@@ -103,6 +106,13 @@ ROWS=(
   "conf-rust    http:py-modern,ts-v2"
   "conf-py      http:py-modern,ts-v2"
   "conf-node    http:py-modern,ts-v2"
+  # tasks at 2025-11-25 (the same handlers as the 2026-07-28 extension), over stdio and HTTP
+  "conf-rust    ts-tasks"
+  "conf-py      ts-tasks"
+  "conf-node    ts-tasks"
+  "conf-rust    http:ts-tasks"
+  "conf-py      http:ts-tasks"
+  "conf-node    http:ts-tasks"
 )
 
 # server_cmd SERVER: its command line.
@@ -146,6 +156,7 @@ row_cmd() {
     py-full) CMD=("$PYTHON" tests/interop/py_sdk_full.py -- "${srv[@]}") ;;
     ts-full) CMD=("$NODE" tests/interop/ts_sdk_full.mjs "${srv[@]}") ;;
     ts-v2) CMD=("$NODE" tests/interop/ts_v2_client.mjs -- "${srv[@]}") ;;
+    ts-tasks) CMD=("$NODE" tests/interop/ts_sdk_tasks.mjs -- "${srv[@]}") ;;
     py-modern)
       # Both ways of reaching 2026-07-28: the discover probe, then the pinned version.
       # shellcheck disable=SC2016 # expanded by the inner bash

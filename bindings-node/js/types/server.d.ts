@@ -83,7 +83,8 @@ export interface ServerOptions<L = unknown> {
    */
   extensions?: Record<string, Record<string, unknown>>;
   /**
-   * Runs tool calls as tasks (`io.modelcontextprotocol/tasks`, 2026-07-28): `true`, or how
+   * Runs tool calls as tasks (`io.modelcontextprotocol/tasks`, 2026-07-28; and the
+   * experimental tasks of 2025-11-25 sessions, served by the same handlers): `true`, or how
    * tasks are kept (see `server.enableTasks`). Tools opt in with `{ task: ... }`.
    */
   tasks?: boolean | TaskOptions;
@@ -348,7 +349,7 @@ export interface ToolConfig<In extends ObjectSchema | undefined = ObjectSchema |
   ui?: string | { resourceUri: string; visibility?: readonly ('model' | 'app')[] };
   /**
    * Runs calls as tasks (2026-07-28, `io.modelcontextprotocol/tasks`) when the client
-   * declared the extension: `true` (or 'optional'), 'required' (other calls are refused), or
+   * declared the extension, or (at 2025-11-25) sent `params.task`: `true` (or 'optional'), 'required' (other calls are refused), or
    * 'manual' (the handler decides with `await ctx.startTask()`). The call is answered with the
    * task at once and the handler goes on, outliving the request.
    */

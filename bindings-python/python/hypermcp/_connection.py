@@ -91,6 +91,8 @@ class ServerConnection:
         #: Calls whose handler became a task's (``ctx.start_task()``): key -> (the task
         #: connection, the handler's key there).
         self._moved: dict[int, tuple[ServerConnection, int]] = {}
+        #: The descriptor of a stream session's waker (servers that run tasks).
+        self._wake_fd: int | None = None
         self.closed = False
 
     @classmethod
@@ -98,12 +100,23 @@ class ServerConnection:
         """A connection whose bytes this loop carries (stdio, in memory): the server tells it
         of its registry changes (the engine tells HTTP sessions itself)."""
         session = _core.ServerSession(server._native_config(), server._registry)
-        if server._task_runtime is not None:
+        tasks = server._task_runtime is not None
+        if tasks:
             server._task_connection()
             session.set_tasks(server._task_runtime)
         conn = cls(server, session, write)
+        fd = session.wake_fileno() if tasks else None
+        if fd is not None:
+            # What the task runtime answers late (tasks/result) or tells (task status).
+            conn._wake_fd = fd
+            conn._loop.add_reader(fd, conn._woken)
         server._connections.add(conn)
         return conn
+
+    def _woken(self) -> None:
+        self.session.clear_wake()
+        if not self.closed:
+            self.pump()
 
     # ---- input ------------------------------------------------------------------------------
 
@@ -260,7 +273,6 @@ class ServerConnection:
         if moved is not None:  # it became a task's: its outcome is the task's result
             conn, task_key = moved
             conn._tool_done(task_key, handler, result, exc)
-            conn.flush()
             return
         if exc is not None:
             self._tool_failed(key, exc)
@@ -494,4 +506,7 @@ class ServerConnection:
         if self._timer is not None:
             self._timer.cancel()
         self.session.close()
+        if self._wake_fd is not None and not self._loop.is_closed():
+            self._loop.remove_reader(self._wake_fd)
+            self._wake_fd = None
         self.server._connections.discard(self)

@@ -362,8 +362,9 @@ class Server:
         max_tasks: int | None = None,
         cancel_grace: float | None = None,
     ) -> None:
-        """Runs tool calls as tasks (the ``io.modelcontextprotocol/tasks`` extension,
-        2026-07-28): declares the extension, and keeps tasks in memory for ``ttl`` seconds
+        """Runs tool calls as tasks (the ``io.modelcontextprotocol/tasks`` extension of
+        2026-07-28, and the experimental tasks of 2025-11-25 sessions, served by the same
+        handlers): declares the extension, and keeps tasks in memory for ``ttl`` seconds
         (default 3600), at most ``max_tasks`` (10,000); clients poll every ``poll_interval``
         (1 s). ``Server(..., tasks=True)`` (or a dict of these options) does the same, and
         so does the first ``@server.tool(task=...)``. Call it before serving."""
@@ -459,10 +460,11 @@ class Server:
         them otherwise; clients step up). ``ui``: the view of an MCP App showing its results
         (``"ui://..."``, served with :meth:`app`), or ``{"resourceUri": ..., "visibility":
         ["app"]}`` (a tool only the view calls). ``task``: run calls as tasks (2026-07-28,
-        ``io.modelcontextprotocol/tasks``) when the client declared the extension: ``True``
-        (or "optional"), "required" (other calls are refused), or "manual" (the handler
-        decides with ``await ctx.start_task()``); the call is answered with the task at once
-        and the handler goes on, outliving the request."""
+        ``io.modelcontextprotocol/tasks``) when the client declared the extension, or (at
+        2025-11-25) sent ``params.task``: ``True`` (or "optional"), "required" (other calls
+        are refused), or "manual" (the handler decides with ``await ctx.start_task()``); the
+        call is answered with the task at once and the handler goes on, outliving the
+        request."""
 
         def register(f: F) -> F:
             self.add_tool(

@@ -76,6 +76,9 @@ impl InputSlot {
 pub(crate) enum Sink {
     Channel(mpsc::UnboundedSender<Command>),
     Http(std::sync::Weak<crate::transport::http::server::Session>),
+    /// A host's stream session, through its inbox (the runtime's own calls there: a
+    /// `tasks/result` that waits for its task).
+    Host(std::sync::Weak<crate::transport::host::Inbox>),
 }
 
 impl Sink {
@@ -85,6 +88,13 @@ impl Sink {
             Sink::Channel(tx) => tx.send(cmd).map_err(|_| ()),
             Sink::Http(session) => match session.upgrade() {
                 Some(s) => s.apply(cmd),
+                None => Err(()),
+            },
+            Sink::Host(inbox) => match inbox.upgrade() {
+                Some(i) => {
+                    i.push(crate::transport::host::Item::Command(cmd));
+                    Ok(())
+                }
                 None => Err(()),
             },
         }
@@ -106,6 +116,14 @@ pub struct PeerInfo {
 pub(crate) struct CancelState {
     pub flag: AtomicBool,
     pub notify: Notify,
+}
+
+impl CancelState {
+    /// Cancels: `is_cancelled` turns true and `cancelled()` resolves.
+    pub(crate) fn cancel(&self) {
+        self.flag.store(true, Ordering::Release);
+        self.notify.notify_waiters();
+    }
 }
 
 /// What a handler gets besides its arguments: progress, logging, requests to the client

@@ -181,8 +181,7 @@ impl TaskRuntime {
     /// grace period if it has not.
     fn stop(self: &Arc<Self>, id: &str) {
         let Some(live) = self.live().remove(id) else { return };
-        live.cancel.flag.store(true, Ordering::Release);
-        live.cancel.notify.notify_waiters();
+        live.cancel.cancel();
         if let Some(f) = live.on_stop {
             f();
         }

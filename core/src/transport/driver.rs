@@ -13,7 +13,6 @@ use futures_util::stream::FuturesUnordered;
 use futures_util::{FutureExt, StreamExt};
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::task::Poll;
 use std::time::Instant;
@@ -210,8 +209,7 @@ where
                 }
                 Event::Cancelled { key, .. } => {
                     if let Some((h, c)) = running.remove(&key) {
-                        c.flag.store(true, Ordering::Release);
-                        c.notify.notify_waiters();
+                        c.cancel();
                         h.abort();
                     }
                 }

@@ -18,6 +18,7 @@
 //! function) and how it encodes events and items for its language.
 
 pub mod events;
+mod late;
 pub mod options;
 mod runtime;
 mod server;
@@ -25,6 +26,7 @@ mod session;
 mod stream;
 mod tasks;
 
+pub(crate) use late::{Inbox, Item};
 pub use options::{OptionError, TimeUnit};
 pub use server::{HostHttpServer, HostItem};
 pub use session::{HostSession, NotAStream};

@@ -108,8 +108,9 @@ pub struct ServerOptions {
     pub identify_in_results: Option<bool>,
     /// Extensions the server supports: `{identifier: settings}` (`{}`: no settings).
     pub extensions: Option<Map<String, Value>>,
-    /// The server runs tasks (declares `io.modelcontextprotocol/tasks`; the binding gives
-    /// its sessions a [`super::HostTasks`]).
+    /// The server runs tasks (declares `io.modelcontextprotocol/tasks`, and serves them at
+    /// 2025-11-25 too; the binding gives its sessions a [`super::HostTasks`], and its stream
+    /// sessions a waker).
     pub tasks: bool,
 }
 
@@ -138,6 +139,7 @@ impl ServerOptions {
         }
         if self.tasks {
             cfg.extensions.entry(crate::store::tasks::TASKS_EXTENSION).or_insert_with(|| Value::Object(Map::new()));
+            cfg.legacy_tasks = true;
         }
         cfg.instructions = self.instructions;
         cfg.tools = self.tools;

@@ -11,7 +11,7 @@
 use super::options::{host_http_options, server_config, OptionError, TimeUnit};
 use super::runtime::io_runtime;
 use super::session::HostSession;
-use super::tasks::HostTasks;
+use super::tasks::{intercept, Caller, HostTasks, Later};
 use crate::catalogue::Registry;
 use crate::engine::{Event, State};
 use crate::transport::http::server::{bind, serve_with, serving_checks, Dispatcher, HttpService, Session};
@@ -161,6 +161,28 @@ pub(crate) fn key_of(session: &Arc<Session>) -> u64 {
     Arc::as_ptr(session) as usize as u64
 }
 
+/// An HTTP session as the task runtime answers its calls.
+pub(crate) struct HttpCaller<'a>(pub &'a Arc<Session>);
+
+impl Caller for HttpCaller<'_> {
+    fn complete(&mut self, key: crate::engine::RequestKey, outcome: crate::engine::Outcome) {
+        self.0.complete(key, outcome);
+    }
+
+    fn later(&mut self, key: crate::engine::RequestKey) -> Option<Later> {
+        let session = Arc::downgrade(self.0);
+        Some(Later {
+            sink: crate::server::Sink::Http(session.clone()),
+            peer: self.0.peer_info(),
+            finish: Box::new(move |outcome| {
+                if let Some(s) = session.upgrade() {
+                    s.complete(key, outcome);
+                }
+            }),
+        })
+    }
+}
+
 /// Weak: the announced sessions hold the service's sessions, which hold the dispatcher; a
 /// strong reference back would keep a dropped server alive.
 struct HostDispatcher(Weak<Shared>);
@@ -175,20 +197,8 @@ impl Dispatcher for HostDispatcher {
         let key = key_of(session);
         // What is the task runtime's never reaches the host's handlers.
         let tasks = lock(&shared.tasks).clone();
-        match tasks {
-            Some(tasks) => {
-                let mut complete = |k, o| session.complete(k, o);
-                events = events.into_iter().filter_map(|ev| tasks.intercept(key, ev, &mut complete)).collect();
-            }
-            None => events.retain(|ev| match ev {
-                Event::Invoke(inv) if matches!(inv.request, crate::engine::Request::Task(_)) => {
-                    let e = crate::jsonrpc::RpcError::method_not_found("tasks (this server runs no task runtime)");
-                    session.complete(inv.key, crate::engine::Outcome::Error(e));
-                    false
-                }
-                _ => true,
-            }),
-        }
+        let mut caller = HttpCaller(session);
+        events = events.into_iter().filter_map(|ev| intercept(tasks.as_deref(), key, ev, &mut caller)).collect();
         if events.is_empty() {
             return;
         }

@@ -8,23 +8,93 @@
 //! [`HostSession::poll_event`]). Either way the host runs the same code: poll events, run
 //! handlers, complete them, flush.
 
+use super::late::{Inbox, Item};
 use super::server::Announced;
-use super::tasks::HostTasks;
-use crate::catalogue::{Registry, RegistryChange};
+use super::server::HttpCaller;
+use super::tasks::{intercept, Caller, HostTasks, Later};
+use crate::catalogue::{ListenerId, Registry, RegistryChange};
 use crate::engine::{
     Event, InputAnswer, OutboundId, Outcome, RequestKey, RequestOptions, ServerConfig, ServerSession, State,
 };
 use crate::jsonrpc::RpcError;
 use crate::protocol::{ClientCapabilities, Implementation, LoggingLevel, ProtocolVersion};
+use crate::server::{Answer, PeerInfo, Sink};
 use serde_json::Value;
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use tokio::sync::oneshot;
 
 /// One server session driven by a host loop (see the module docs).
 pub struct HostSession {
     place: Place,
     /// The server's task runtime, when it runs tasks.
     tasks: Option<Arc<HostTasks>>,
+    /// What reaches a stream session from other threads, once the host gave a waker.
+    late: Option<Late>,
+}
+
+/// See [`super::late`].
+struct Late {
+    inbox: Arc<Inbox>,
+    /// The requests the task runtime sent the client through this session (the input
+    /// requests of a task a `tasks/result` waits for), by id: who waits for the answer.
+    waiters: HashMap<OutboundId, oneshot::Sender<Result<Answer, RpcError>>>,
+    /// Tells the inbox of task changes (`notifications/tasks/status`).
+    listener: Option<(Arc<Registry>, ListenerId)>,
+}
+
+impl Late {
+    fn stop_listening(&mut self) {
+        if let Some((registry, id)) = self.listener.take() {
+            registry.remove_listener(id);
+        }
+    }
+}
+
+impl Drop for HostSession {
+    fn drop(&mut self) {
+        if let Some(late) = &mut self.late {
+            late.stop_listening();
+        }
+        // A stream session dropped without `close`: its waits end (its id may be reused).
+        if let (Place::Stream(_), Some(t)) = (&self.place, &self.tasks) {
+            t.session_ended(self.uid());
+        }
+    }
+}
+
+/// A session as the task runtime answers its calls.
+struct SessionCaller<'a>(&'a mut HostSession);
+
+impl Caller for SessionCaller<'_> {
+    fn complete(&mut self, key: RequestKey, outcome: Outcome) {
+        self.0.complete(key, outcome);
+    }
+
+    fn later(&mut self, key: RequestKey) -> Option<Later> {
+        match &self.0.place {
+            Place::Http(a) => HttpCaller(&a.session).later(key),
+            Place::Stream(s) => {
+                let inbox = Arc::downgrade(&self.0.late.as_ref()?.inbox);
+                let peer = Arc::new(PeerInfo {
+                    client: s.client_info().cloned(),
+                    capabilities: s.client_capabilities().clone(),
+                    protocol_version: s.protocol_version(),
+                });
+                Some(Later {
+                    sink: Sink::Host(inbox.clone()),
+                    peer,
+                    finish: Box::new(move |outcome| {
+                        if let Some(inbox) = inbox.upgrade() {
+                            inbox.push(Item::Complete(key, outcome));
+                        }
+                    }),
+                })
+            }
+            Place::Tasks(_) => None,
+        }
+    }
 }
 
 enum Place {
@@ -62,16 +132,16 @@ impl std::error::Error for NotAStream {}
 impl HostSession {
     /// A session over a byte stream the host owns (stdio, in memory).
     pub fn new(config: Arc<ServerConfig>, registry: Arc<Registry>) -> Self {
-        HostSession { place: Place::Stream(Box::new(ServerSession::new(config, registry))), tasks: None }
+        HostSession { place: Place::Stream(Box::new(ServerSession::new(config, registry))), tasks: None, late: None }
     }
 
     pub(crate) fn http(announced: Arc<Announced>, tasks: Option<Arc<HostTasks>>) -> Self {
-        HostSession { place: Place::Http(announced), tasks }
+        HostSession { place: Place::Http(announced), tasks, late: None }
     }
 
     /// The session the handlers of `tasks` run on (see [`HostTasks`]).
     pub(crate) fn tasks(tasks: Arc<HostTasks>) -> Self {
-        HostSession { place: Place::Tasks(tasks), tasks: None }
+        HostSession { place: Place::Tasks(tasks), tasks: None, late: None }
     }
 
     /// Lets the server's task runtime take what is its own in this session: calls that run
@@ -79,6 +149,52 @@ impl HostSession {
     pub fn set_tasks(&mut self, tasks: Option<Arc<HostTasks>>) {
         if !matches!(self.place, Place::Tasks(_)) {
             self.tasks = tasks;
+        }
+    }
+
+    /// Gives a stream session the function that wakes its host (called from any thread)
+    /// when something reached the session from elsewhere: the host then polls it
+    /// ([`HostSession::poll_event`]) and writes what it queued. A session of a server that
+    /// runs tasks needs one: a 2025-11-25 `tasks/result` is answered when its task ends,
+    /// and a session is told of the tasks it created as they change. False (nothing to do)
+    /// for an HTTP session or the task session.
+    pub fn set_waker(&mut self, wake: impl Fn() + Send + Sync + 'static) -> bool {
+        let Place::Stream(s) = &self.place else { return false };
+        if let Some(late) = &mut self.late {
+            late.stop_listening();
+        }
+        let inbox = Arc::new(Inbox::new(wake));
+        let registry = s.registry().clone();
+        let weak = Arc::downgrade(&inbox);
+        let id = registry.add_listener(move |change| {
+            if let (RegistryChange::TaskChanged { .. }, Some(inbox)) = (change, weak.upgrade()) {
+                inbox.push(Item::Change(change.clone()));
+            }
+        });
+        self.late = Some(Late { inbox, waiters: HashMap::new(), listener: Some((registry, id)) });
+        true
+    }
+
+    /// Whether the open session owes its client an answer the task runtime gives later (a
+    /// `tasks/result` waiting for its task), or has such an answer not yet polled: a host
+    /// whose loop ends when nothing else holds it (Node) keeps it alive meanwhile.
+    pub fn awaits_late(&self) -> bool {
+        let Some(late) = &self.late else { return false };
+        if self.state() == State::Closed {
+            return false;
+        }
+        late.inbox.has_items() || self.tasks.as_ref().is_some_and(|t| t.waits_for(self.uid()))
+    }
+
+    /// Applies what reached a stream session from elsewhere (see [`HostSession::set_waker`]).
+    fn drain_late(&mut self) {
+        let (Some(late), Place::Stream(s)) = (&mut self.late, &mut self.place) else { return };
+        for item in late.inbox.take() {
+            match item {
+                Item::Command(c) => crate::transport::driver::apply(s, c, &mut late.waiters),
+                Item::Complete(key, outcome) => s.complete(key, outcome),
+                Item::Change(change) => s.registry_changed(&change),
+            }
         }
     }
 
@@ -143,29 +259,30 @@ impl HostSession {
 
     /// The next event for the host.
     pub fn poll_event(&mut self) -> Option<Event> {
+        self.drain_late();
         loop {
             let ev = match &mut self.place {
                 Place::Stream(s) => s.poll_event(),
                 Place::Http(a) => a.pop(),
                 Place::Tasks(t) => return t.poll_event(),
             }?;
-            // What is the task runtime's never reaches the host's handlers.
-            match &self.tasks {
-                Some(tasks) => {
-                    let tasks = tasks.clone();
-                    let uid = self.uid();
-                    match tasks.intercept(uid, ev, &mut |key, outcome| self.complete(key, outcome)) {
-                        Some(ev) => return Some(ev),
-                        None => continue,
+            // Answers to the task runtime's own requests go to it.
+            let ev = match (ev, &mut self.late) {
+                (Event::Response { id, result }, Some(late)) => match late.waiters.remove(&id) {
+                    Some(tx) => {
+                        let _ = tx.send(result.map(Answer::Value));
+                        continue;
                     }
-                }
-                None => match ev {
-                    Event::Invoke(inv) if matches!(inv.request, crate::engine::Request::Task(_)) => {
-                        let e = RpcError::method_not_found("tasks (this server runs no task runtime)");
-                        self.complete(inv.key, Outcome::Error(e));
-                    }
-                    ev => return Some(ev),
+                    None => Event::Response { id, result },
                 },
+                (Event::Progress { id, .. }, Some(late)) if late.waiters.contains_key(&id) => continue,
+                (ev, _) => ev,
+            };
+            // What is the task runtime's never reaches the host's handlers.
+            let tasks = self.tasks.clone();
+            let uid = self.uid();
+            if let Some(ev) = intercept(tasks.as_deref(), uid, ev, &mut SessionCaller(self)) {
+                return Some(ev);
             }
         }
     }
@@ -317,6 +434,9 @@ impl HostSession {
     pub fn close(&mut self) {
         if let Some(t) = &self.tasks {
             t.session_ended(self.uid());
+        }
+        if let Some(late) = &mut self.late {
+            late.stop_listening();
         }
         match &mut self.place {
             Place::Stream(s) => s.close(),

@@ -14,15 +14,17 @@
 //! Client sessions given the runtime ([`HostSession::set_tasks`],
 //! [`super::HostHttpServer::set_tasks`]) hand it what is the runtime's: a call that starts
 //! as a task (answered with the task at once, its handler moved to the task session);
-//! `tasks/get`, `tasks/update` and `tasks/cancel`; and a handler's `start_task` (a tool
-//! that decides per call).
+//! `tasks/get`, `tasks/update` and `tasks/cancel`, and at 2025-11-25 `tasks/list` and
+//! `tasks/result` (answered when the task ends, meanwhile sending the task's input requests
+//! to the client on its behalf: a stream session takes that late answer through its inbox,
+//! see [`super::late`]); and a handler's `start_task` (a tool that decides per call).
 
 use super::runtime::io_runtime;
 use super::session::HostSession;
-use crate::engine::{Event, InputAnswer, Invocation, OutboundId, Outcome, Request, RequestKey, TaskPlan};
+use crate::engine::{Event, InputAnswer, Invocation, OutboundId, Outcome, Request, RequestKey, TaskOp, TaskPlan};
 use crate::jsonrpc::RpcError;
 use crate::server::tasks::{owner_of, TaskBinding, TaskOptions, TaskRuntime};
-use crate::server::{Answer, CancelState, Command};
+use crate::server::{Answer, CancelState, Command, Context, PeerInfo, Sink};
 use futures_util::FutureExt;
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
@@ -52,6 +54,40 @@ fn resolve<F: Future>(fut: F) -> F::Output {
     }
 }
 
+/// What a client session (stream or HTTP) offers the task runtime for the calls it takes.
+pub(crate) trait Caller {
+    /// Answers call `key` now.
+    fn complete(&mut self, key: RequestKey, outcome: Outcome);
+    /// What answering call `key` later takes (a `tasks/result` waits for its task): where
+    /// its context sends requests, what it knows of the client, and how the answer gets to
+    /// the session. `None` when the session cannot be answered later.
+    fn later(&mut self, key: RequestKey) -> Option<Later>;
+}
+
+/// See [`Caller::later`].
+pub(crate) struct Later {
+    pub sink: Sink,
+    pub peer: Arc<PeerInfo>,
+    pub finish: Box<dyn FnOnce(Outcome) + Send>,
+}
+
+/// What a client session (stream or HTTP) does with an event before the host sees it: the
+/// task runtime `tasks`, if the server runs one, takes what is its own; without one, task
+/// requests are refused. Returns the event the host is to handle, if any.
+pub(crate) fn intercept(tasks: Option<&HostTasks>, session: u64, ev: Event, caller: &mut dyn Caller) -> Option<Event> {
+    match (tasks, ev) {
+        (Some(tasks), ev) => tasks.take(session, ev, caller),
+        (None, Event::Invoke(inv)) if matches!(inv.request, Request::Task(_)) => {
+            caller.complete(
+                inv.key,
+                Outcome::Error(RpcError::method_not_found("tasks (this server runs no task runtime)")),
+            );
+            None
+        }
+        (None, ev) => Some(ev),
+    }
+}
+
 /// A call that may still become a task (a tool in manual mode): what creating its task needs.
 struct Allowed {
     inv: Invocation,
@@ -65,6 +101,8 @@ struct State {
     running: HashMap<u64, Arc<TaskBinding>>,
     /// Calls that may become tasks, by (client session, key).
     allowed: HashMap<(u64, u64), Allowed>,
+    /// `tasks/result` calls waiting for their task, by (client session, key).
+    waiting: HashMap<(u64, u64), Arc<CancelState>>,
     /// The input requests of tasks in flight: outbound id → the task session's key.
     inputs: HashMap<i64, u64>,
     next_key: u64,
@@ -131,29 +169,37 @@ impl HostTasks {
     }
 
     /// What a client session does with an event before the host sees it: the runtime takes
-    /// what is its own, completing calls with `complete`. Returns the event the host is to
+    /// what is its own, answering calls through `caller`. Returns the event the host is to
     /// handle, if any.
-    pub(crate) fn intercept(
-        &self,
-        session: u64,
-        ev: Event,
-        complete: &mut dyn FnMut(RequestKey, Outcome),
-    ) -> Option<Event> {
+    fn take(&self, session: u64, ev: Event, caller: &mut dyn Caller) -> Option<Event> {
         match ev {
             Event::Invoke(mut inv) => match (&inv.request, inv.task.take()) {
+                (Request::Task(TaskOp::Result { task_id }), _) => {
+                    let task_id = task_id.clone();
+                    match caller.later(inv.key) {
+                        Some(later) => self.wait_result(session, &inv, task_id, later),
+                        None => caller.complete(
+                            inv.key,
+                            Outcome::Error(RpcError::internal(
+                                "this session cannot wait for a task's result (its host gave it no waker)",
+                            )),
+                        ),
+                    }
+                    None
+                }
                 (Request::Task(op), _) => {
                     let owner = owner_of(inv.origin.as_deref());
                     let outcome = match resolve(self.runtime.answer(op.clone(), owner)) {
                         Ok(v) => Outcome::Json(v),
                         Err(e) => Outcome::Error(e),
                     };
-                    complete(inv.key, outcome);
+                    caller.complete(inv.key, outcome);
                     None
                 }
                 (Request::CallTool { .. }, Some(TaskPlan::Start)) => {
                     let key = inv.key;
                     let owner = owner_of(inv.origin.as_deref());
-                    complete(key, self.start(inv, owner));
+                    caller.complete(key, self.start(inv, owner));
                     None
                 }
                 (Request::CallTool { .. }, Some(TaskPlan::Allowed)) => {
@@ -167,11 +213,41 @@ impl HostTasks {
                 }
             },
             Event::Cancelled { key, reason } => {
-                lock(&self.inner.state).allowed.remove(&(session, key.0));
+                let mut st = lock(&self.inner.state);
+                // A tasks/result the client gave up on (the host never saw it).
+                if let Some(cancel) = st.waiting.remove(&(session, key.0)) {
+                    drop(st);
+                    cancel.cancel();
+                    return None;
+                }
+                st.allowed.remove(&(session, key.0));
                 Some(Event::Cancelled { key, reason })
             }
             other => Some(other),
         }
+    }
+
+    /// Answers `tasks/result` (2025-11-25) once task `task_id` ends, on the I/O runtime:
+    /// meanwhile the task's input requests go to the client on this call's behalf.
+    fn wait_result(&self, session: u64, inv: &Invocation, task_id: String, later: Later) {
+        let key = inv.key;
+        let owner = owner_of(inv.origin.as_deref());
+        let cancel = Arc::new(CancelState::default());
+        lock(&self.inner.state).waiting.insert((session, key.0), cancel.clone());
+        let ctx = Context::new(inv, later.sink, later.peer, cancel);
+        let (runtime, inner, finish) = (self.runtime.clone(), Arc::downgrade(&self.inner), later.finish);
+        io_runtime().spawn(async move {
+            let outcome = match runtime.result(&task_id, owner, &ctx).await {
+                Ok(v) => Outcome::Json(v),
+                Err(e) => Outcome::Error(e),
+            };
+            // The answer is on its way to the session before the wait ends: whoever asks
+            // `waits_for` in between finds one or the other.
+            finish(outcome);
+            if let Some(inner) = inner.upgrade() {
+                lock(&inner.state).waiting.remove(&(session, key.0));
+            }
+        });
     }
 
     /// A client session completed (or dropped) call `key`: it can no longer become a task.
@@ -182,9 +258,23 @@ impl HostTasks {
         }
     }
 
-    /// A client session ended.
+    /// Whether a call of client session `session` waits for a task (`tasks/result`).
+    pub(crate) fn waits_for(&self, session: u64) -> bool {
+        lock(&self.inner.state).waiting.keys().any(|(s, _)| *s == session)
+    }
+
+    /// A client session ended: its calls can no longer become tasks, and its waits for
+    /// tasks' results stop (the tasks go on).
     pub fn session_ended(&self, session: u64) {
-        lock(&self.inner.state).allowed.retain(|(s, _), _| *s != session);
+        let stopped: Vec<Arc<CancelState>> = {
+            let mut st = lock(&self.inner.state);
+            st.allowed.retain(|(s, _), _| *s != session);
+            let keys: Vec<(u64, u64)> = st.waiting.keys().filter(|(s, _)| *s == session).copied().collect();
+            keys.iter().filter_map(|k| st.waiting.remove(k)).collect()
+        };
+        for c in stopped {
+            c.cancel();
+        }
     }
 
     /// Creates the task of `inv` and hands its handler to the task session; the outcome

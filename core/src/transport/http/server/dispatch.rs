@@ -9,7 +9,6 @@ use crate::transport::driver::{invoke, panic_message, ready};
 use futures_util::future::{AbortHandle, Abortable};
 use futures_util::FutureExt;
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 /// A handler running on its own task.
@@ -77,8 +76,7 @@ impl Dispatcher for RustDispatcher {
 
 fn cancel(session: &Session, key: RequestKey) {
     if let Some(r) = session.tasks.lock().unwrap_or_else(|e| e.into_inner()).remove(&key) {
-        r.cancel.flag.store(true, Ordering::Release);
-        r.cancel.notify.notify_waiters();
+        r.cancel.cancel();
         r.abort.abort();
     }
 }
