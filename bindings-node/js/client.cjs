@@ -467,7 +467,9 @@ class Client extends ClientDriver {
    */
   async callToolTask(name, args = {}, options = {}) {
     const result = await this._request('tools/call', { name, arguments: args ?? {} }, options);
+    // The task: 2026-07-28 answers it in place, 2025-11-25 as `{task}`.
     if (result?.resultType === 'task') return this.task(result.taskId);
+    if (typeof result?.task?.taskId === 'string') return this.task(result.task.taskId);
     return result;
   }
 

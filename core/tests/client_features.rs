@@ -182,7 +182,7 @@ async fn url_elicitation_is_answered_and_completed() {
         let r = t.client.call_tool("ask_url", json!({})).await.expect("call");
         assert_eq!(r.content[0].as_text(), Some("Accept"), "{r:?}");
         match &elicited.lock().unwrap()[..] {
-            [ElicitParams::Url { url, elicitation_id, message, mode }] => {
+            [ElicitParams::Url { url, elicitation_id, message, mode, .. }] => {
                 assert_eq!(url, "https://example.com/login");
                 assert_eq!(elicitation_id, "elicit-1");
                 assert_eq!(message, "Please sign in");

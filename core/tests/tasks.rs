@@ -481,8 +481,10 @@ async fn legacy_sessions_serve_the_same_tasks() {
         // What runs as a task and what does not.
         let e = req("tools/call", json!({"name": "plain", "arguments": {}, "task": {}})).await.unwrap_err();
         assert_eq!(e.code(), -32601, "{e}");
-        let e = req("tools/call", json!({"name": "only_task", "arguments": {}})).await.unwrap_err();
-        assert_eq!(e.code(), -32601, "{e}");
+        // A tool that runs only as a task: this client learnt it from tools/list, so it asks
+        // for a task itself (a client that did not is refused: -32601, in the Python tests).
+        let created = req("tools/call", json!({"name": "only_task", "arguments": {}})).await.unwrap();
+        assert_eq!(created["task"]["status"], "working", "{created}");
         let plain = req("tools/call", json!({"name": "work", "arguments": {"ms": 1}})).await.unwrap();
         assert_eq!(plain["content"][0]["text"], "worked 1 ms as task -");
         assert_eq!(req("tasks/get", json!({"taskId": "nope"})).await.unwrap_err().code(), -32602);
@@ -498,6 +500,53 @@ async fn legacy_sessions_serve_the_same_tasks() {
         let e = old.request("tasks/list", Some(json!({})), Default::default()).await.unwrap_err();
         assert_eq!(e.code(), -32601);
         old.close().await.unwrap();
+    })
+    .await;
+}
+
+/// A 2025-11-25 client runs a tool as a task when the server's `tools/list` says so
+/// (`execution.taskSupport` "required", or "optional" when the client declares tasks):
+/// `call_tool` sends `params.task` and follows the task with `tasks/result` (its input
+/// requests through the client's handlers); `call_tool_task` gives the handle.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn legacy_clients_follow_tasks() {
+    bounded(async {
+        let (tx, mut cancelled) = mpsc::unbounded_channel();
+        let s = server(TaskOptions { poll_interval: Duration::from_millis(50), ..Default::default() }, tx);
+        let options = ClientOptions::default().mode(ClientMode::Legacy).tasks().on_elicitation(false, |p| async move {
+            // Each input request names its task.
+            assert!(p.meta().and_then(|m| m.get("io.modelcontextprotocol/related-task")).is_some(), "{p:?}");
+            Ok(hypermcp::ElicitResult {
+                action: hypermcp::ElicitAction::Accept,
+                content: Some(serde_json::Map::from_iter([("ok".to_string(), json!(true))])),
+                meta: None,
+            })
+        });
+        let c = Client::in_memory(&s, options).await.unwrap();
+        c.list_tools().await.unwrap();
+        let r = c.call_tool("work", json!({"ms": 20})).await.unwrap();
+        let text = r.content[0].as_text().unwrap_or_default().to_string();
+        assert!(text.starts_with("worked 20 ms as task ") && !text.ends_with(" -"), "{text}");
+        let r = c.call_tool("ask_twice", json!({})).await.unwrap();
+        assert_eq!(r.content[0].as_text(), Some("true true"));
+        assert_eq!(c.call_tool("only_task", json!({})).await.unwrap().content[0].as_text(), Some("done"));
+        // A handle: its status, its cancellation, and a bounded wait that cancels the task.
+        let ToolCall::Task(h) = c.call_tool_task("wait_for_cancel", json!({})).await.unwrap() else { panic!("a task") };
+        assert_eq!(h.status().await.unwrap()["status"], "working");
+        h.cancel().await.unwrap();
+        assert_eq!(cancelled.recv().await.as_deref(), Some(h.id()));
+        assert_eq!(h.result(None).await.unwrap_err().code(), -32800);
+        let ToolCall::Task(h) = c.call_tool_task("wait_for_cancel", json!({})).await.unwrap() else { panic!("a task") };
+        assert_eq!(h.result(Some(Duration::from_millis(200))).await.unwrap_err().code(), -32001);
+        assert_eq!(cancelled.recv().await.as_deref(), Some(h.id()), "the timeout cancelled the task");
+        assert_eq!(c.call_tool("plain", json!({})).await.unwrap().content[0].as_text(), Some("plain"));
+        c.close().await.unwrap();
+        // Without tasks declared an optional task tool is a plain call.
+        let plain = Client::in_memory(&s, ClientOptions::default().mode(ClientMode::Legacy)).await.unwrap();
+        plain.list_tools().await.unwrap();
+        let r = plain.call_tool("work", json!({"ms": 1})).await.unwrap();
+        assert_eq!(r.content[0].as_text(), Some("worked 1 ms as task -"));
+        plain.close().await.unwrap();
     })
     .await;
 }

@@ -165,6 +165,126 @@ test('clients without tasks get plain calls', async () => {
   }
 });
 
+test('legacy sessions serve the same tasks', async () => {
+  // At 2025-11-25 the same handlers serve that revision's task methods: params.task runs a
+  // task, tasks/result waits for its end and meanwhile sends its input requests to the
+  // client (tagged with the task), tasks/get, tasks/cancel and tasks/list; a modern client's
+  // task is the legacy client's too (no auth: one owner).
+  const RELATED = 'io.modelcontextprotocol/related-task';
+  const { server, seen } = makeServer();
+  const asked = [];
+  const onElicitation = async (params) => {
+    asked.push(params);
+    return { action: 'accept', content: { ok: true } };
+  };
+  const legacy = await within(Client.inMemory(server, { mode: 'legacy', onElicitation }));
+  try {
+    assert.equal(legacy.protocolVersion, '2025-11-25');
+    const caps = legacy.serverCapabilities.tasks;
+    assert.ok(caps.requests.tools.call && caps.list && caps.cancel);
+    const { tools } = await within(legacy.listTools());
+    const support = Object.fromEntries(tools.map((t) => [t.name, t.execution?.taskSupport]));
+    assert.equal(support.slow, 'optional');
+    assert.equal(support.only_task, 'required');
+    assert.equal(support.plain, undefined);
+    // A task that asks for input: tasks/result carries the question to the client.
+    const { task } = await within(legacy.request('tools/call', { name: 'confirm', arguments: { name: 'c.txt' }, task: {} }));
+    assert.equal(task.status, 'working');
+    const result = await within(legacy.request('tasks/result', { taskId: task.taskId }));
+    assert.equal(text(result), 'deleted c.txt');
+    assert.deepEqual(result._meta[RELATED], { taskId: task.taskId });
+    assert.equal(asked.length, 1);
+    assert.deepEqual(asked[0]._meta[RELATED], { taskId: task.taskId });
+    assert.equal((await within(legacy.request('tasks/get', { taskId: task.taskId }))).status, 'completed');
+    await assert.rejects(
+      within(legacy.request('tools/call', { name: 'plain', arguments: {}, task: {} })),
+      (err) => err instanceof McpError && err.rpcCode === -32601,
+    );
+    // A modern client's task, followed and cancelled by the legacy client while a
+    // tasks/result waits for it.
+    const modern = await within(Client.inMemory(server, { mode: 'modern', tasks: true }));
+    let handle;
+    try {
+      handle = await within(modern.callToolTask('slow', { ms: 5000, label: 'shared' }));
+      assert.ok(handle instanceof TaskHandle);
+      const got = await within(legacy.request('tasks/get', { taskId: handle.id }));
+      assert.equal(got.status, 'working');
+      let settled = false;
+      const waiting = legacy.request('tasks/result', { taskId: handle.id });
+      waiting.then(() => (settled = true), () => (settled = true));
+      await sleep(50);
+      assert.equal(settled, false);
+      const cancelled = await within(legacy.request('tasks/cancel', { taskId: handle.id }));
+      assert.equal(cancelled.status, 'cancelled');
+      await assert.rejects(within(waiting), (err) => err instanceof McpError);
+      await until(() => seen.cancelled === 1);
+      assert.equal((await within(handle.status())).status, 'cancelled');
+      await assert.rejects(
+        within(legacy.request('tasks/cancel', { taskId: handle.id })),
+        (err) => err instanceof McpError && err.rpcCode === -32602,
+      );
+    } finally {
+      await modern.close();
+    }
+    const listed = await within(legacy.request('tasks/list', {}));
+    const ids = listed.tasks.map((t) => t.taskId);
+    assert.ok(ids.includes(task.taskId) && ids.includes(handle.id));
+    // A tasks/result the client stops waiting for leaves the session serving.
+    const long = await within(legacy.request('tools/call', { name: 'slow', arguments: { ms: 5000 }, task: {} }));
+    await assert.rejects(legacy.request('tasks/result', { taskId: long.task.taskId }, { timeout: 100 }));
+    assert.equal(text(await within(legacy.callTool('plain', {}))), 'plain');
+    await within(legacy.request('tasks/cancel', { taskId: long.task.taskId }));
+  } finally {
+    await legacy.close();
+  }
+});
+
+test('legacy clients follow tasks', async () => {
+  // A 2025-11-25 client runs a tool as a task when the server's tools/list says so
+  // (execution.taskSupport "required", or "optional" when the client declares tasks):
+  // callTool sends params.task and follows the task with tasks/result (its input requests
+  // through the client's handlers); callToolTask resolves with the handle.
+  const { server, seen } = makeServer();
+  const client = await within(Client.inMemory(server, { mode: 'legacy', tasks: true, onElicitation: accept }));
+  try {
+    await within(client.listTools());
+    const failed = await within(client.callTool('only_task', {}));
+    assert.equal(failed.isError, true);
+    assert.equal(text(failed), 'no disk');
+    assert.equal(text(await within(client.callTool('confirm', { name: 'd.txt' }))), 'deleted d.txt');
+    assert.equal(text(await within(client.callTool('slow', { label: 'legacy' }))), 'legacy: done');
+    assert.equal(seen.taskIds.length, 1);
+    assert.ok(seen.taskIds[0]);
+    await assert.rejects(within(client.callTool('broken', {})), InternalError);
+    const handle = await within(client.callToolTask('slow', { ms: 50, label: 'handle' }));
+    assert.ok(handle instanceof TaskHandle);
+    assert.equal(text(await within(handle.result())), 'handle: done');
+    assert.equal((await within(client.task(handle.id).status())).status, 'completed');
+    const long = await within(client.callToolTask('slow', { ms: 5000 }));
+    assert.ok(long instanceof TaskHandle);
+    assert.equal((await within(long.status())).status, 'working');
+    await within(long.cancel());
+    await until(() => seen.cancelled === 1);
+    await assert.rejects(within(long.result()), AbortError);
+    // A call's own timeout cancels its task.
+    await assert.rejects(client.callTool('slow', { ms: 5000, label: 'late' }, { timeout: 200 }));
+    await until(() => seen.cancelled === 2);
+    await until(() => server._taskRuntime.running === 0);
+    assert.equal(text(await within(client.callTool('plain', {}))), 'plain');
+  } finally {
+    await client.close();
+  }
+  // Without tasks declared, an optional task tool is a plain call.
+  const plain = await within(Client.inMemory(server, { mode: 'legacy' }));
+  try {
+    await within(plain.listTools());
+    assert.equal(text(await within(plain.callTool('slow', { ms: 0, label: 'plain' }))), 'plain: done');
+    assert.equal(seen.taskIds.at(-1), null);
+  } finally {
+    await plain.close();
+  }
+});
+
 test('a task outlives the connection that started it', async () => {
   const { server } = makeServer();
   const first = await within(Client.inMemory(server, { mode: 'modern', extensions: { [TASKS]: {} } }));

@@ -163,6 +163,121 @@ def test_clients_without_tasks_get_plain_calls() -> None:
     run(main())
 
 
+def test_legacy_sessions_serve_the_same_tasks() -> None:
+    """At 2025-11-25 the same handlers serve that revision's task methods: ``params.task``
+    runs a task, ``tasks/result`` waits for its end and meanwhile sends its input requests to
+    the client (tagged with the task), ``tasks/get``, ``tasks/cancel`` and ``tasks/list``; a
+    modern client's task is the legacy client's too (no auth: one owner)."""
+    related = "io.modelcontextprotocol/related-task"
+
+    async def main() -> None:
+        server, seen = make_server()
+        asked: list[Any] = []
+
+        def on_elicit(params: Any) -> dict[str, Any]:
+            asked.append(params)
+            return {"action": "accept", "content": {"ok": True}}
+
+        async with Client(server, mode="legacy", elicitation_handler=on_elicit) as legacy:
+            assert legacy.protocol_version == "2025-11-25"
+            tasks = legacy.server_capabilities["tasks"]
+            assert "call" in tasks["requests"]["tools"] and "list" in tasks and "cancel" in tasks
+            support = {
+                t["name"]: (t.get("execution") or {}).get("taskSupport") for t in await within(legacy.list_tools())
+            }
+            assert support["slow"] == "optional" and support["only_task"] == "required" and support["plain"] is None
+            # A task that asks for input: tasks/result carries the question to the client.
+            created = await within(
+                legacy.request("tools/call", {"name": "confirm", "arguments": {"name": "c.txt"}, "task": {}})
+            )
+            task = created["task"]
+            assert task["status"] == "working" and task["taskId"]
+            result = await within(legacy.request("tasks/result", {"taskId": task["taskId"]}))
+            assert result["content"][0]["text"] == "deleted c.txt"
+            assert result["_meta"][related] == {"taskId": task["taskId"]}
+            assert len(asked) == 1 and asked[0]["_meta"][related] == {"taskId": task["taskId"]}
+            assert (await within(legacy.request("tasks/get", {"taskId": task["taskId"]})))["status"] == "completed"
+            with pytest.raises(MethodNotFound):
+                await within(legacy.request("tools/call", {"name": "plain", "arguments": {}, "task": {}}))
+            # A modern client's task, followed and cancelled by the legacy client while a
+            # tasks/result waits for it.
+            async with Client(server, mode="modern", tasks=True) as modern:
+                handle = await within(modern.call_tool_task("slow", {"seconds": 5, "label": "shared"}))
+                assert isinstance(handle, TaskHandle)
+                got = await within(legacy.request("tasks/get", {"taskId": handle.id}))
+                assert got["taskId"] == handle.id and got["status"] == "working"
+                waiting = asyncio.ensure_future(legacy.request("tasks/result", {"taskId": handle.id}))
+                await asyncio.sleep(0.05)
+                assert not waiting.done()
+                cancelled = await within(legacy.request("tasks/cancel", {"taskId": handle.id}))
+                assert cancelled["status"] == "cancelled"
+                with pytest.raises(McpError) as info:
+                    await within(waiting)
+                assert info.value.code == REQUEST_CANCELLED
+                await within(seen["cancelled"].wait())
+                assert (await within(handle.status())).status == "cancelled"
+                with pytest.raises(McpError) as info:
+                    await within(legacy.request("tasks/cancel", {"taskId": handle.id}))
+                assert info.value.code == -32602
+            listed = await within(legacy.request("tasks/list", {}))
+            ids = {t["taskId"] for t in listed["tasks"]}
+            assert {task["taskId"], handle.id} <= ids
+            # A tasks/result the client stops waiting for leaves the session serving.
+            long = await within(legacy.request("tools/call", {"name": "slow", "arguments": {"seconds": 5}, "task": {}}))
+            with pytest.raises(TimeoutError):
+                await legacy.request("tasks/result", {"taskId": long["task"]["taskId"]}, timeout=0.1)
+            assert (await within(legacy.call_tool("plain", {}))).text == "plain"
+            await within(legacy.request("tasks/cancel", {"taskId": long["task"]["taskId"]}))
+
+    run(main())
+
+
+def test_legacy_clients_follow_tasks() -> None:
+    """A 2025-11-25 client runs a tool as a task when the server's ``tools/list`` says so
+    (``execution.taskSupport``: "required", or "optional" when the client declares tasks):
+    ``call_tool`` sends ``params.task`` and follows the task with ``tasks/result`` (its
+    input requests through the client's handlers); ``call_tool_task`` returns the handle."""
+
+    async def main() -> None:
+        server, seen = make_server()
+        async with Client(server, mode="legacy", tasks=True, elicitation_handler=accept) as client:
+            await within(client.list_tools())
+            r = await within(client.call_tool("only_task", {}))
+            assert r.is_error and r.text == "no disk"
+            assert (await within(client.call_tool("confirm", {"name": "d.txt"}))).text == "deleted d.txt"
+            assert (await within(client.call_tool("slow", {"label": "legacy"}))).text == "legacy: done"
+            assert len(seen["task_ids"]) == 1 and seen["task_ids"][0] is not None
+            with pytest.raises(InternalError, match="broken on purpose"):
+                await within(client.call_tool("broken", {}))
+            # A handle: status, result, cancel.
+            handle = await within(client.call_tool_task("slow", {"seconds": 0.05, "label": "handle"}))
+            assert isinstance(handle, TaskHandle)
+            assert (await within(handle.result())).text == "handle: done"
+            assert (await within(client.task(handle.id).status())).status == "completed"
+            long = await within(client.call_tool_task("slow", {"seconds": 5}))
+            assert isinstance(long, TaskHandle)
+            assert (await within(long.status())).status == "working"
+            await within(long.cancel())
+            await within(seen["cancelled"].wait())
+            with pytest.raises(McpError) as info:
+                await within(long.result())
+            assert info.value.code == REQUEST_CANCELLED
+            # A call's own timeout cancels its task.
+            with pytest.raises(TimeoutError):
+                await client.call_tool("slow", {"seconds": 5, "label": "late"}, timeout=0.2)
+            runtime = server._task_runtime
+            assert runtime is not None
+            await until(lambda: runtime.running == 0)
+            assert (await within(client.call_tool("plain", {}))).text == "plain"
+        # Without tasks declared, an optional task tool is a plain call.
+        async with Client(server, mode="legacy") as client:
+            await within(client.list_tools())
+            assert (await within(client.call_tool("slow", {"seconds": 0, "label": "plain"}))).text == "plain: done"
+            assert seen["task_ids"][-1] is None
+
+    run(main())
+
+
 def test_a_task_outlives_the_connection_that_started_it() -> None:
     async def main() -> None:
         server, _ = make_server()

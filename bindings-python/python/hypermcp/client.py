@@ -692,8 +692,12 @@ class Client(ClientDriver):
         task running it, to wait for, poll or cancel later, from this client or another."""
         params = {"name": name, "arguments": {} if arguments is None else dict(arguments)}
         value = as_object(await self._request("tools/call", params, timeout=timeout))
+        # The task: 2026-07-28 answers it in place, 2025-11-25 as ``{"task": {...}}``.
         if value.get("resultType") == "task":
             return self.task(str(value["taskId"]))
+        task = value.get("task")
+        if isinstance(task, dict) and isinstance(task.get("taskId"), str):
+            return self.task(task["taskId"])
         return ToolResult(value)
 
     def task(self, task_id: str) -> TaskHandle:

@@ -435,8 +435,13 @@ impl Client {
         let v = self
             .request("tools/call", Some(json!({ "name": name, "arguments": arguments })), CallOptions::default())
             .await?;
-        if v.get("resultType").and_then(Value::as_str) == Some("task") {
-            let id = v.get("taskId").and_then(Value::as_str).ok_or_else(|| Error::msg("a task without taskId"))?;
+        // The task: 2026-07-28 answers it in place, 2025-11-25 as `{task}`.
+        let task = match v.get("resultType").and_then(Value::as_str) {
+            Some("task") => Some(&v),
+            _ => v.get("task").filter(|t| t.is_object()),
+        };
+        if let Some(task) = task {
+            let id = task.get("taskId").and_then(Value::as_str).ok_or_else(|| Error::msg("a task without taskId"))?;
             return Ok(ToolCall::Task(self.task(id)));
         }
         serde_json::from_value(v)

@@ -112,7 +112,24 @@ struct ClientRole {
     task_wire: HashMap<OutboundId, (OutboundId, TaskReq)>,
     /// The input requests of followed tasks being served (the followed caller, input key).
     task_inputs: HashMap<RequestKey, (OutboundId, String)>,
+    /// 2025-11-25 tasks: how the server runs each tool as a task (`execution.taskSupport`
+    /// of its `tools/list`: `true` for "required", `false` for "optional").
+    tool_tasks: HashMap<String, bool>,
+    /// 2025-11-25 requests whose answers this client reads first.
+    legacy_wire: HashMap<OutboundId, LegacyWire>,
 }
+
+/// See [`ClientRole::legacy_wire`].
+enum LegacyWire {
+    /// A `tools/list` page: what it says of tasks is learnt.
+    ToolsList,
+    /// A `tools/call` sent with `params.task`, followed to its end when `follow`.
+    TaskCall { follow: bool, deadline: Option<Instant> },
+}
+
+/// How long a 2025-11-25 `tasks/result` may wait on the wire (the caller's own timeout,
+/// if any, cancels the task before).
+const TASK_RESULT_WAIT: Duration = Duration::from_secs(7 * 24 * 3600);
 
 /// A tool call the server answered with a task (tasks extension): the client polls it with
 /// `tasks/get`, serves its input requests through the same handlers as any request and
@@ -128,6 +145,9 @@ struct Followed {
     asked: std::collections::HashSet<String>,
     /// When the caller stops waiting (its own timeout): the task is cancelled then.
     deadline: Option<Instant>,
+    /// 2025-11-25: the `tasks/result` on the wire (that revision's tasks are not polled: the
+    /// server answers it when the task ends, sending its input requests meanwhile).
+    result_wire: Option<OutboundId>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -135,6 +155,8 @@ enum TaskReq {
     Get,
     Update,
     Cancel,
+    /// `tasks/result` (2025-11-25).
+    Result,
 }
 
 /// The client end of one MCP session.
@@ -181,6 +203,8 @@ impl ClientSession {
                 followed: HashMap::new(),
                 task_wire: HashMap::new(),
                 task_inputs: HashMap::new(),
+                tool_tasks: HashMap::new(),
+                legacy_wire: HashMap::new(),
             },
         }
     }
@@ -333,6 +357,19 @@ impl ClientSession {
             self.role.calls.remove(&id);
             return self.on_task_answer(caller, req, result, now);
         }
+        if let Some(w) = self.role.legacy_wire.remove(&id) {
+            match (w, &result) {
+                (LegacyWire::ToolsList, Ok(v)) => self.learn_tool_tasks(v),
+                (LegacyWire::TaskCall { follow: true, deadline }, Ok(v)) => {
+                    if let Some(task) = v.get("task").filter(|t| t.get("taskId").is_some()) {
+                        let task = task.clone();
+                        return self.follow(id, &task, deadline, now);
+                    }
+                }
+                _ => {}
+            }
+            return vec![Event::Response { id, result }];
+        }
         if self.role.listen == Some(id) {
             // The server ended the session's listen stream (or refused it): not reopened
             // until a subscription changes, so that a server without it is not asked in a loop.
@@ -436,6 +473,7 @@ impl ClientSession {
                 result: Err(RpcError::invalid_params("a task result without taskId")),
             }];
         };
+        let legacy = !self.role.modern;
         let poll = task.get("pollIntervalMs").and_then(Value::as_u64).unwrap_or(1000).clamp(50, 30_000);
         let poll = Duration::from_millis(poll);
         self.role.followed.insert(
@@ -443,11 +481,15 @@ impl ClientSession {
             Followed {
                 task_id: task_id.to_string(),
                 poll,
-                next: Some(now + poll),
+                next: (!legacy).then_some(now + poll),
                 asked: Default::default(),
                 deadline,
+                result_wire: None,
             },
         );
+        if legacy {
+            self.task_request(caller, TaskReq::Result, None, now);
+        }
         Vec::new()
     }
 
@@ -476,6 +518,7 @@ impl ClientSession {
             TaskReq::Get => "tasks/get",
             TaskReq::Update => "tasks/update",
             TaskReq::Cancel => "tasks/cancel",
+            TaskReq::Result => "tasks/result",
         };
         let mut params = serde_json::json!({ "taskId": f.task_id });
         if let Some(r) = responses {
@@ -484,7 +527,15 @@ impl ClientSession {
         if req == TaskReq::Get {
             f.next = None;
         }
-        match self.request(method, Some(params), &RequestOptions::default(), now) {
+        let sent = if req == TaskReq::Result {
+            let opts = RequestOptions { timeout: Some(TASK_RESULT_WAIT), ..Default::default() };
+            let wire = self.peer.send_request(method, Some(params), &opts, now);
+            f.result_wire = Some(wire);
+            Ok(wire)
+        } else {
+            self.request(method, Some(params), &RequestOptions::default(), now)
+        };
+        match sent {
             Ok(wire) => {
                 self.role.task_wire.insert(wire, (caller, req));
             }
@@ -498,7 +549,11 @@ impl ClientSession {
 
     /// Forgets followed task `caller`, cancelling the input requests being served for it.
     fn end_followed(&mut self, caller: OutboundId) {
-        self.role.followed.remove(&caller);
+        if let Some(wire) = self.role.followed.remove(&caller).and_then(|f| f.result_wire) {
+            // Nobody waits for the task's result any more.
+            self.role.task_wire.remove(&wire);
+            self.peer.cancel(wire, Some("the caller stopped waiting for the task"));
+        }
         let keys: Vec<RequestKey> =
             self.role.task_inputs.iter().filter(|(_, (c, _))| *c == caller).map(|(k, _)| *k).collect();
         for k in keys {
@@ -518,8 +573,16 @@ impl ClientSession {
         if !self.role.followed.contains_key(&caller) {
             return Vec::new();
         }
+        if req == TaskReq::Result {
+            // The task's end, as its call would have answered (the related-task _meta kept).
+            if let Some(f) = self.role.followed.get_mut(&caller) {
+                f.result_wire = None;
+            }
+            self.end_followed(caller);
+            return vec![Event::Response { id: caller, result }];
+        }
         let task = match (req, result) {
-            (TaskReq::Cancel, _) | (TaskReq::Update, Ok(_)) => return Vec::new(),
+            (TaskReq::Cancel, _) | (TaskReq::Update, Ok(_)) | (TaskReq::Result, _) => return Vec::new(),
             (_, Err(e)) => {
                 self.end_followed(caller);
                 return vec![Event::Response { id: caller, result: Err(e) }];
@@ -825,7 +888,7 @@ impl ClientSession {
             check_server_capability(&server.capabilities, self.peer.version, method)?;
         }
         if !self.role.modern {
-            return Ok(self.peer.send_request(method, params, opts, now));
+            return Ok(self.legacy_request(method, params, opts, now));
         }
         // 2026-07-28: the log level travels with each request; subscriptions are listen
         // streams; ping is gone.
@@ -883,6 +946,67 @@ impl ClientSession {
         Ok(wire)
     }
 
+    /// Sends a request of a legacy session. A `tools/call` of a tool the server runs as a
+    /// 2025-11-25 task (`execution.taskSupport` "required", or "optional" when this client
+    /// declared the tasks extension) gets `params.task`: followed to its end when
+    /// `opts.follow_task` (its answer is then the tool's result), else answered with the
+    /// task (`{task}`).
+    fn legacy_request(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+        opts: &RequestOptions,
+        now: Instant,
+    ) -> OutboundId {
+        let served = self.legacy_tasks_served();
+        let mut params = params;
+        let mut task_call = false;
+        if served && method == "tools/call" {
+            if let Some(Value::Object(p)) = &mut params {
+                let required = p.get("name").and_then(Value::as_str).and_then(|n| self.role.tool_tasks.get(n)).copied();
+                let declared = self
+                    .role
+                    .config
+                    .capabilities
+                    .extensions
+                    .as_ref()
+                    .is_some_and(|e| e.contains_key(crate::store::tasks::TASKS_EXTENSION));
+                if !p.contains_key("task") && (required == Some(true) || (required == Some(false) && declared)) {
+                    p.insert("task".into(), Value::Object(Map::new()));
+                    task_call = true;
+                }
+            }
+        }
+        let wire = self.peer.send_request(method, params, opts, now);
+        if task_call {
+            let deadline = opts.timeout.map(|t| now + t);
+            self.role.legacy_wire.insert(wire, LegacyWire::TaskCall { follow: opts.follow_task, deadline });
+        } else if served && method == "tools/list" {
+            self.role.legacy_wire.insert(wire, LegacyWire::ToolsList);
+        }
+        wire
+    }
+
+    /// Whether the server runs tool calls as 2025-11-25 tasks (`capabilities.tasks`).
+    fn legacy_tasks_served(&self) -> bool {
+        self.peer.version.is_some_and(|v| v.supports(crate::protocol::Feature::LegacyTasks))
+            && self.role.server.as_ref().is_some_and(|s| {
+                s.capabilities.tasks.as_ref().and_then(|t| t.pointer("/requests/tools/call")).is_some()
+            })
+    }
+
+    /// Learns from a `tools/list` page which tools run as tasks.
+    fn learn_tool_tasks(&mut self, page: &Value) {
+        for tool in page.get("tools").and_then(Value::as_array).into_iter().flatten() {
+            let Some(name) = tool.get("name").and_then(Value::as_str) else { continue };
+            match tool.pointer("/execution/taskSupport").and_then(Value::as_str) {
+                Some("required") => self.role.tool_tasks.insert(name.to_string(), true),
+                Some("optional") => self.role.tool_tasks.insert(name.to_string(), false),
+                _ => self.role.tool_tasks.remove(name),
+            };
+        }
+    }
+
     /// Follows task `task_id` (tasks extension) to its end, as a tool call answered with a
     /// task is followed (see [`RequestOptions::follow_task`]): its result (or error) arrives as
     /// the [`Event::Response`] of the returned id; its input requests go to this client's
@@ -900,8 +1024,11 @@ impl ClientSession {
             State::Closed => return Err(RpcError::new(codes::CONNECTION_CLOSED, "the session is closed")),
             _ => return Err(RpcError::invalid_request("cannot follow a task before the session is open")),
         }
-        if !self.role.modern {
-            return Err(RpcError::new(codes::METHOD_NOT_FOUND, "tasks are followed on a 2026-07-28 session"));
+        if !self.role.modern && !self.legacy_tasks_served() {
+            return Err(RpcError::new(
+                codes::METHOD_NOT_FOUND,
+                "the server runs no tasks (at 2025-11-25, it declares capabilities.tasks)",
+            ));
         }
         let id = self.peer.alloc_out_id();
         self.role.followed.insert(
@@ -909,11 +1036,15 @@ impl ClientSession {
             Followed {
                 task_id: task_id.to_string(),
                 poll: Duration::from_secs(1),
-                next: Some(now),
+                next: self.role.modern.then_some(now),
                 asked: Default::default(),
                 deadline: timeout.map(|t| now + t),
+                result_wire: None,
             },
         );
+        if !self.role.modern {
+            self.task_request(id, TaskReq::Result, None, now);
+        }
         Ok(id)
     }
 

@@ -20,6 +20,9 @@ pub enum ElicitParams {
         /// Id to correlate `notifications/elicitation/complete`.
         #[serde(rename = "elicitationId")]
         elicitation_id: String,
+        /// Metadata (at 2025-11-25, the task a request is for: `io.modelcontextprotocol/related-task`).
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        meta: Option<Meta>,
     },
     /// Ask the user to fill a form.
     Form {
@@ -31,13 +34,16 @@ pub enum ElicitParams {
         /// A flat JSON Schema object of primitive properties.
         #[serde(rename = "requestedSchema")]
         requested_schema: Value,
+        /// Metadata (at 2025-11-25, the task a request is for: `io.modelcontextprotocol/related-task`).
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        meta: Option<Meta>,
     },
 }
 
 impl ElicitParams {
     /// A form request.
     pub fn form(message: impl Into<String>, requested_schema: Value) -> Self {
-        ElicitParams::Form { mode: None, message: message.into(), requested_schema }
+        ElicitParams::Form { mode: None, message: message.into(), requested_schema, meta: None }
     }
     /// A URL request.
     pub fn url(message: impl Into<String>, url: impl Into<String>, elicitation_id: impl Into<String>) -> Self {
@@ -46,6 +52,13 @@ impl ElicitParams {
             message: message.into(),
             url: url.into(),
             elicitation_id: elicitation_id.into(),
+            meta: None,
+        }
+    }
+    /// The request's `_meta`.
+    pub fn meta(&self) -> Option<&Meta> {
+        match self {
+            ElicitParams::Url { meta, .. } | ElicitParams::Form { meta, .. } => meta.as_ref(),
         }
     }
     /// Whether this is URL mode.
