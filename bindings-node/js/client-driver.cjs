@@ -4,8 +4,9 @@
 // construction, the lifecycle, the request methods and the session's state). It drives a
 // native sans-IO `ClientSession`: bytes read from the transport are fed to it, the events it
 // reports are dispatched (answers settle the promises callers await, server requests run the
-// handlers) and what it queues is written back. One unref'd timer armed at the session's next
-// deadline expires timed-out requests. Requests issued in the same tick go out in one write.
+// handlers) and what it queues is written back. One timer armed at the session's next
+// deadline expires timed-out requests and polls followed tasks; it holds Node only while
+// answers are awaited. Requests issued in the same tick go out in one write.
 
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');
@@ -250,17 +251,29 @@ class ClientDriver {
 
   _armTimer() {
     const wait = this._session.nextTimeout();
-    // No deadline: an armed timer is left to fire (it is unref'd and finds nothing to do), so
-    // a call that ends does not cost a clearTimeout + setTimeout pair.
-    if (wait === null || wait === undefined) return;
+    // The timer holds Node only while an answer is awaited: a task the session follows
+    // (polled, or waited for with tasks/result) has nothing else holding Node when the
+    // server is in this process; an idle session never holds it.
+    const hold = this._pending.size > 0;
+    // No deadline: an armed timer is left to fire (it finds nothing to do), so a call that
+    // ends does not cost a clearTimeout + setTimeout pair.
+    if (wait === null || wait === undefined) {
+      if (this._timer !== null && !hold) this._timer.unref();
+      return;
+    }
     const at = performance.now() + wait;
     if (this._timer !== null) {
-      if (this._timerAt <= at) return; // fires first; it re-arms for the rest
+      if (this._timerAt <= at) {
+        // It fires first, and re-arms for the rest.
+        if (hold) this._timer.ref();
+        else this._timer.unref();
+        return;
+      }
       clearTimeout(this._timer);
     }
     this._timerAt = at;
     this._timer = setTimeout(this._onTimer, Math.min(Math.ceil(wait) + 1, MAX_TIMER_MS));
-    this._timer.unref();
+    if (!hold) this._timer.unref();
   }
 
   _onTimer() {
