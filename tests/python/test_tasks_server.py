@@ -103,6 +103,13 @@ def test_a_task_tool_answers_with_a_task_and_its_handler_goes_on() -> None:
             assert r.is_error and r.text == "no disk"
             with pytest.raises(InternalError, match="broken on purpose"):
                 await within(client.call_tool("broken", {}))
+            # A failed task says why in its status message too.
+            failed = await within(client.call_tool_task("broken", {}))
+            assert isinstance(failed, TaskHandle)
+            with pytest.raises(InternalError):
+                await within(failed.result())
+            status = await within(failed.status())
+            assert status.status == "failed" and status["statusMessage"] == "the task failed: broken on purpose"
             # The status message is the handler's progress.
             handle = await within(client.call_tool_task("slow", {"seconds": 5, "label": "watch"}))
             assert isinstance(handle, TaskHandle)

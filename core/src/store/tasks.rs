@@ -219,6 +219,10 @@ impl TaskRecord {
             }
             TaskPatch::Finish(Err(error)) => {
                 self.status = TaskStatus::Failed;
+                // The spec's diagnostic for people (SHOULD): what failed, from the error.
+                if let Some(m) = error.get("message").and_then(Value::as_str) {
+                    self.status_message = Some(format!("the task failed: {m}"));
+                }
                 self.error = Some(error);
                 self.input_requests.clear();
             }
