@@ -122,7 +122,7 @@ test-conformance: build peers
 	PEERS=$(PEERS) VENV=$(VENV) RUST_EXAMPLES=$(RELEASE_DIR)/examples bash tests/conformance/run_all.sh $(CONFORMANCE_TARGETS)
 
 ## test-examples: every example runs (clients against servers of the other languages; the OAuth
-## ones against a real authorization server, oidc-provider), and the
+## ones against a real authorization server, oidc-provider; the extensions one in each language), and the
 ## hypermcp benchmark servers answer every bench scenario (the 2026-07-28 ones too: MRTR round
 ## trips and the listen fan-out over stdio and HTTP)
 test-examples: build peers
@@ -145,6 +145,15 @@ test-examples: build peers
 	bash examples/http_demo.sh "$(ECHO_PY) --http {PORT}" "$(CLIENT_RUST) --tool echo --args '{\"text\":\"smoke\"}' --url {URL}" > /dev/null
 	bash examples/http_demo.sh "$(RELEASE_DIR)/examples/http_mount {PORT}" "$(CLIENT_RUST) --tool echo --args '{\"text\":\"smoke\"}' --url {URL}" > /dev/null
 	HYPERMCP_PEERS=$(PEERS) node tests/oauth/run_examples.mjs --python $(PY)
+	# The extensions example in each language: a skill loaded and verified, a task followed
+	# to its end (its question answered) and another cancelled, an app's view read.
+	for run in "$(PY) examples/python/extensions.py" "node examples/node/extensions.mjs" "$(RELEASE_DIR)/examples/extensions"; do \
+		out="$$($$run)"; \
+		grep -q "pdf-processing: .* (verified)" <<<"$$out"; \
+		grep -q "task followed to its end: report of 3 pages published" <<<"$$out"; \
+		grep -q "after cancel: .*cancelled" <<<"$$out"; \
+		grep -q "app view: ui://demo/report" <<<"$$out"; \
+	done
 	@echo "examples: ok (Rust, Python and Node clients against servers of the other languages, over stdio and HTTP; the TypeScript example on Node 22)"
 
 ## test-apps: MCP Apps in a real browser: the weather servers (Python, Node, Rust, over HTTP) serve
