@@ -1215,6 +1215,8 @@ impl ClientSession {
             return true;
         }
         self.role.user_listens.remove(&id);
+        // A legacy call's answer is no longer read (nothing is kept for it).
+        self.role.legacy_wire.remove(&id);
         let wire = self.role.calls.iter().find(|(_, c)| c.caller == id).map(|(w, _)| *w).unwrap_or(id);
         self.role.calls.remove(&wire);
         if self.role.modern {
