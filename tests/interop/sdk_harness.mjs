@@ -7,6 +7,12 @@ import { importPeer } from './peer_import.mjs';
 
 export class CheckFailed extends Error {}
 
+/** Waits until cond() holds or `ms` pass (notification handlers may run after the call resolves). */
+export async function settle(cond, ms = 2000) {
+  const end = Date.now() + ms;
+  while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+}
+
 /** Throws CheckFailed with `msg` unless `cond` holds. */
 export function check(cond, msg) {
   if (!cond) throw new CheckFailed(msg);

@@ -15,7 +15,7 @@
 // stderr and exit 1.
 import { isDeepStrictEqual } from 'node:util';
 import { importPeer } from './peer_import.mjs';
-import { check, CheckFailed, harness } from './sdk_harness.mjs';
+import { check, CheckFailed, harness, settle } from './sdk_harness.mjs';
 
 const PREFIX = 'ts_sdk_full';
 const CITIES = ['lima', 'london', 'paris', 'tokyo'];
@@ -26,12 +26,6 @@ const h = harness(PREFIX, 'ts_sdk_full.mjs');
 
 const eq = isDeepStrictEqual;
 const j = JSON.stringify;
-
-/** Waits until cond() holds or `ms` pass: notification handlers may run after the call resolves. */
-async function settle(cond, ms = 2000) {
-  const end = Date.now() + ms;
-  while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
-}
 
 async function main() {
   let Client, types;

@@ -18,7 +18,7 @@
 // notifications/tasks/status reached the client for its tasks. Exit 0 with one
 // `ts_sdk_tasks: ok (...)` line on stdout, or print what failed to stderr and exit 1.
 import { importPeer } from './peer_import.mjs';
-import { check, CheckFailed, harness } from './sdk_harness.mjs';
+import { check, CheckFailed, harness, settle } from './sdk_harness.mjs';
 
 const PREFIX = 'ts_sdk_tasks';
 const LEGACY = '2025-11-25';
@@ -28,12 +28,6 @@ const INVALID_PARAMS = -32602;
 
 const h = harness(PREFIX, 'ts_sdk_tasks.mjs');
 const j = JSON.stringify;
-
-/** Waits until cond() holds or `ms` pass (notifications may come after the call's answer). */
-async function settle(cond, ms = 3000) {
-  const end = Date.now() + ms;
-  while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
-}
 
 /** Every message of a callToolStream, in order. */
 async function collect(stream) {
@@ -215,7 +209,7 @@ async function main() {
   }
 
   // ---- the session was told of its tasks' changes
-  await settle(() => made.every((id) => statuses.some((s) => s.taskId === id)));
+  await settle(() => made.every((id) => statuses.some((s) => s.taskId === id)), 3000);
   for (const id of made) check(statuses.some((s) => s.taskId === id), `no notifications/tasks/status for ${id}: ${j(statuses)}`);
   check(statuses.some((s) => s.status === 'completed') && statuses.some((s) => s.status === 'cancelled'), 'statuses seen');
   done.push('status notifications');

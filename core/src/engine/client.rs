@@ -958,7 +958,8 @@ impl ClientSession {
         opts: &RequestOptions,
         now: Instant,
     ) -> OutboundId {
-        let served = self.legacy_tasks_served();
+        // Only tools/list and tools/call concern tasks: other requests pay nothing here.
+        let served = method.starts_with("tools/") && self.legacy_tasks_served();
         let mut params = params;
         let mut task_call = false;
         if served && method == "tools/call" {

@@ -367,11 +367,9 @@ impl ServerSession {
                 let Some(at) = self.role.created_tasks.iter().position(|t| t == id) else { return };
                 let Ok(detailed) = serde_json::from_str::<Map<String, Value>>(detailed) else { return };
                 let task = crate::store::tasks::legacy_task(&detailed);
-                if task
-                    .get("status")
-                    .and_then(Value::as_str)
-                    .is_some_and(|s| matches!(s, "completed" | "failed" | "cancelled"))
-                {
+                use crate::store::tasks::TaskStatus;
+                let status = task.get("status").and_then(|s| TaskStatus::deserialize(s).ok());
+                if status.is_some_and(TaskStatus::is_terminal) {
                     self.role.created_tasks.remove(at);
                 }
                 self.peer.notify(Route::Standalone, "notifications/tasks/status", Some(&task));

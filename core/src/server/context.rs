@@ -112,6 +112,17 @@ pub struct PeerInfo {
     pub protocol_version: Option<ProtocolVersion>,
 }
 
+impl PeerInfo {
+    /// What `session` knows of its client now.
+    pub(crate) fn of(session: &crate::engine::ServerSession) -> Self {
+        PeerInfo {
+            client: session.client_info().cloned(),
+            capabilities: session.client_capabilities().clone(),
+            protocol_version: session.protocol_version(),
+        }
+    }
+}
+
 #[derive(Default)]
 pub(crate) struct CancelState {
     pub flag: AtomicBool,

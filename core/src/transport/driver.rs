@@ -156,11 +156,7 @@ where
             match ev {
                 Event::Invoke(inv) => {
                     if peer_info.protocol_version.is_none() {
-                        peer_info = Arc::new(PeerInfo {
-                            client: session.client_info().cloned(),
-                            capabilities: session.client_capabilities().clone(),
-                            protocol_version: session.protocol_version(),
-                        });
+                        peer_info = Arc::new(PeerInfo::of(&session));
                     }
                     let cancel = Arc::new(CancelState::default());
                     let key = inv.key;

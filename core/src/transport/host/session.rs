@@ -77,14 +77,9 @@ impl Caller for SessionCaller<'_> {
             Place::Http(a) => HttpCaller(&a.session).later(key),
             Place::Stream(s) => {
                 let inbox = Arc::downgrade(&self.0.late.as_ref()?.inbox);
-                let peer = Arc::new(PeerInfo {
-                    client: s.client_info().cloned(),
-                    capabilities: s.client_capabilities().clone(),
-                    protocol_version: s.protocol_version(),
-                });
                 Some(Later {
                     sink: Sink::Host(inbox.clone()),
-                    peer,
+                    peer: Arc::new(PeerInfo::of(s)),
                     finish: Box::new(move |outcome| {
                         if let Some(inbox) = inbox.upgrade() {
                             inbox.push(Item::Complete(key, outcome));

@@ -433,11 +433,7 @@ impl Session {
         if let Some(p) = &g.peer {
             return p.clone();
         }
-        let p = Arc::new(PeerInfo {
-            client: g.engine.client_info().cloned(),
-            capabilities: g.engine.client_capabilities().clone(),
-            protocol_version: g.engine.protocol_version(),
-        });
+        let p = Arc::new(PeerInfo::of(&g.engine));
         if p.protocol_version.is_some() {
             g.peer = Some(p.clone());
         }
