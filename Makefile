@@ -93,7 +93,7 @@ test: build peers check test-rust test-python test-node test-interop test-confor
 ## test-rust: state-machine unit tests and integration tests (duplex, stdio child, the Rust
 ## client against the official server-everything)
 test-rust:
-	HYPERMCP_PEERS=$(PEERS) HYPERMCP_REQUIRE_PEERS=1 $(CARGO) test --workspace
+	HYPERMCP_PEERS=$(PEERS) HYPERMCP_REQUIRE_PEERS=1 HYPERMCP_REQUIRE_REDIS=1 $(CARGO) test --workspace
 
 ## test-python: pytest against the installed package
 test-python: python

@@ -11,7 +11,9 @@
 #                 authorization server (tests/oauth/provider.mjs)
 #   .peers/apps   playwright-core, which drives Debian's chromium (/usr/bin/chromium, installed
 #                 with apt-get when missing) for the MCP Apps test (tests/apps/render.mjs)
-# PEERS_PARTS picks what to install (default: all of "sdks inspector conformance oauth apps";
+#   (scale)       Debian's redis-server and nginx (apt-get, when missing) for the replica
+#                 tests: replicas sharing sessions in Redis behind an nginx balancer
+# PEERS_PARTS picks what to install (default: all of "sdks inspector conformance oauth apps scale";
 # sdks is .peers/venv and .peers/npm, which is all `make bench` needs).
 # Idempotent: a marker file records the pinned versions; when it matches, nothing
 # is reinstalled (a warm run takes well under a second). Quiet on success; on
@@ -35,11 +37,11 @@ NPM_PINS=("@modelcontextprotocol/sdk@1.32.2" "@modelcontextprotocol/server-every
 # Upper bound for each network-touching step, in seconds.
 STEP_TIMEOUT="${PEERS_STEP_TIMEOUT:-600}"
 
-PARTS=" ${PEERS_PARTS:-sdks inspector conformance oauth apps} "
+PARTS=" ${PEERS_PARTS:-sdks inspector conformance oauth apps scale} "
 for part in $PARTS; do
   case "$part" in
-    sdks | inspector | conformance | oauth | apps) ;;
-    *) echo "setup_peers.sh: unknown part '$part' in PEERS_PARTS (known: sdks inspector conformance oauth apps)" >&2; exit 2 ;;
+    sdks | inspector | conformance | oauth | apps | scale) ;;
+    *) echo "setup_peers.sh: unknown part '$part' in PEERS_PARTS (known: sdks inspector conformance oauth apps scale)" >&2; exit 2 ;;
   esac
 done
 # wants PART: whether PEERS_PARTS asks for PART.
@@ -205,6 +207,23 @@ if wants apps && { [ ! -f "$APPSDIR/node_modules/playwright-core/package.json" ]
       const { chromium } = require('playwright-core');
       if (typeof chromium?.launch !== 'function') throw new Error('playwright-core exports no chromium.launch');"
   printf '%s' "$APPS_WANT" >"$APPSDIR/$MARKER_NAME"
+fi
+
+# ---------------------------------------------------------------- redis-server and nginx
+# The replica tests (core/tests/http_cluster.rs, tests/scale/) start their own redis-server and
+# nginx on loopback ports; Debian's packages provide the binaries (their system services are
+# not used). apt-get update runs only when the install fails (stale package lists).
+if wants scale && { ! command -v redis-server >/dev/null || [ ! -x /usr/sbin/nginx ]; }; then
+  : >"$LOG"
+  command -v apt-get >/dev/null || die "redis-server and nginx are missing and there is no apt-get to install them"
+  [ "$(id -u)" = 0 ] || die "redis-server and nginx are missing: install them as root (apt-get install redis-server nginx-light)"
+  export DEBIAN_FRONTEND=noninteractive
+  if ! timeout "$STEP_TIMEOUT" apt-get install -y -q --no-install-recommends redis-server nginx-light >>"$LOG" 2>&1; then
+    run_logged "apt-get update" apt-get update -q
+    run_logged "apt-get install redis-server nginx-light" apt-get install -y -q --no-install-recommends redis-server nginx-light
+  fi
+  run_logged "checking redis-server" redis-server --version
+  run_logged "checking nginx" /usr/sbin/nginx -v
 fi
 
 rm -f "$LOG"

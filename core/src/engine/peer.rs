@@ -336,6 +336,12 @@ impl Peer {
         key
     }
 
+    /// Makes the ids of the requests this session sends start at `base` (replicas of one
+    /// server number theirs apart, so a client's answer names the replica that waits for it).
+    pub(crate) fn set_out_base(&mut self, base: i64) {
+        self.next_out_id = self.next_out_id.max(base);
+    }
+
     /// An id for an answer the session gives without sending anything (a cached list, a
     /// request the modern revision removed).
     pub(crate) fn alloc_out_id(&mut self) -> OutboundId {

@@ -56,6 +56,8 @@ pub(super) struct ServerRole {
     client_info: Option<Implementation>,
     log_level: Option<LoggingLevel>,
     subscriptions: HashSet<String>,
+    /// Bumped whenever what [`ServerSession::record`] returns changes.
+    record_changes: u64,
     /// The tasks this 2025-11-25 session created and that have not ended (oldest first,
     /// bounded): it is told of their changes (`notifications/tasks/status`).
     created_tasks: std::collections::VecDeque<String>,
@@ -149,6 +151,7 @@ impl ServerSession {
                 client_info: None,
                 log_level: None,
                 subscriptions: HashSet::new(),
+                record_changes: 0,
                 created_tasks: std::collections::VecDeque::new(),
                 headers: None,
                 identity: std::sync::OnceLock::new(),
@@ -483,6 +486,71 @@ impl ServerSession {
         self.role.state = State::Operating;
     }
 
+    /// What replicas of an HTTP server share about this legacy session, so that any of them
+    /// can serve its next request ([`crate::store::SessionRecord`]); `None` before
+    /// `initialize` was answered, and for a session served statelessly.
+    pub fn record(&self) -> Option<crate::store::SessionRecord> {
+        let operating = match self.role.state {
+            State::Initializing => false,
+            State::Operating => true,
+            _ => return None,
+        };
+        let version = self.peer.version.filter(|v| v.era() == crate::protocol::Era::Legacy)?;
+        let mut subscriptions: Vec<String> = self.role.subscriptions.iter().cloned().collect();
+        subscriptions.sort_unstable();
+        Some(crate::store::SessionRecord {
+            version: version.as_str().to_string(),
+            operating,
+            capabilities: serde_json::to_value(&self.role.client_caps).unwrap_or_default(),
+            client_info: serde_json::to_value(&self.role.client_info).unwrap_or_default(),
+            log_level: self.role.log_level.map(|l| l.as_str().to_string()),
+            subscriptions,
+        })
+    }
+
+    /// A number that changes whenever [`ServerSession::record`] does (a driver saves the
+    /// record when it moved).
+    pub fn record_changes(&self) -> u64 {
+        self.role.record_changes
+    }
+
+    /// Makes this session the one `record` describes, as if its handshake (and the requests
+    /// that changed it since) had happened here: how a replica takes over a session another
+    /// one started. Fails when the record names what this server does not speak.
+    pub fn restore(&mut self, record: &crate::store::SessionRecord) -> Result<(), String> {
+        let version: ProtocolVersion =
+            record.version.parse().map_err(|_| format!("unknown protocol version {:?}", record.version))?;
+        if version.era() != crate::protocol::Era::Legacy || !self.role.config.versions.contains(&version) {
+            return Err(format!("this server does not speak {version} over sessions"));
+        }
+        let caps: ClientCapabilities =
+            serde_json::from_value(record.capabilities.clone()).map_err(|e| format!("client capabilities: {e}"))?;
+        let info: Option<Implementation> =
+            serde_json::from_value(record.client_info.clone()).map_err(|e| format!("client info: {e}"))?;
+        let level = match &record.log_level {
+            None => None,
+            Some(l) => Some(
+                serde_json::from_value::<LoggingLevel>(Value::String(l.clone()))
+                    .map_err(|_| format!("unknown log level {l:?}"))?,
+            ),
+        };
+        self.peer.version = Some(version);
+        self.role.client_caps = caps;
+        self.role.client_info = info;
+        self.role.log_level = level;
+        self.role.subscriptions = record.subscriptions.iter().cloned().collect();
+        self.role.capabilities = self.role.build_capabilities();
+        self.role.state = if record.operating { State::Operating } else { State::Initializing };
+        self.role.record_changes += 1;
+        Ok(())
+    }
+
+    /// Makes the ids of the requests this session sends start at `base` (see
+    /// [`crate::store::ClusterStore::replica`]).
+    pub fn set_request_id_base(&mut self, base: i64) {
+        self.peer.set_out_base(base);
+    }
+
     /// Closes the session (the transport ended): in-flight work is cancelled, and each open
     /// `subscriptions/listen` stream is answered first (its graceful end).
     pub fn close(&mut self) {
@@ -585,6 +653,7 @@ impl ServerRole {
         self.client_info = Some(p.client_info);
         self.capabilities = self.build_capabilities();
         self.state = State::Initializing;
+        self.record_changes += 1;
         let result = InitializeResult {
             protocol_version: v.as_str().to_string(),
             capabilities: edge::server_capabilities(&self.capabilities, v).into_owned(),
@@ -848,9 +917,11 @@ impl ServerRole {
             if self.registry.resolve(&p.uri).is_none() && super::skills::skill_file(&self.registry, &p.uri).is_none() {
                 return Err(RpcError::resource_not_found(&p.uri));
             }
-            self.subscriptions.insert(p.uri);
-        } else {
-            self.subscriptions.remove(&p.uri);
+            if self.subscriptions.insert(p.uri) {
+                self.record_changes += 1;
+            }
+        } else if self.subscriptions.remove(&p.uri) {
+            self.record_changes += 1;
         }
         let _ = peer;
         Ok(())
@@ -928,7 +999,10 @@ impl Role for ServerRole {
             }
             "logging/setLevel" => match params::<SetLevelParams>(raw) {
                 Ok(p) => {
-                    self.log_level = Some(p.level);
+                    if self.log_level != Some(p.level) {
+                        self.log_level = Some(p.level);
+                        self.record_changes += 1;
+                    }
                     peer.write_result_raw(&id, batch, Route::Standalone, b"{}");
                     return;
                 }
@@ -946,6 +1020,7 @@ impl Role for ServerRole {
             "notifications/initialized" => {
                 if self.state == State::Initializing {
                     self.state = State::Operating;
+                    self.record_changes += 1;
                     peer.events.push_back(Event::Initialized);
                 }
             }

@@ -1,4 +1,21 @@
 //! What crosses replicas: the records a server keeps beyond one request, behind traits with
-//! in-memory implementations ([`tasks`]: the durable state of the Tasks extension).
+//! in-memory implementations ([`tasks`]: the durable state of the Tasks extension;
+//! [`sessions`]: legacy session records, resumable events and the bus of an HTTP server's
+//! replicas), and [`redis`], the implementation replicas share a Redis server through.
 
+pub mod redis;
+pub mod sessions;
 pub mod tasks;
+
+pub use sessions::{BusMessage, ClusterError, ClusterStore, MemoryHub, MemoryReplica, SessionRecord, Target};
+
+/// Connects to the store a URL names: `redis://…` (see [`redis::RedisStore::connect`]).
+pub async fn connect(url: &str) -> Result<std::sync::Arc<dyn ClusterStore>, ClusterError> {
+    if url.starts_with("redis://") || url.starts_with("redis+unix://") || url.starts_with("unix://") {
+        let s: std::sync::Arc<dyn ClusterStore> = redis::RedisStore::connect(url).await?;
+        return Ok(s);
+    }
+    Err(ClusterError(format!(
+        "unsupported store {url:?}: give a redis:// URL (redis://host:6379/0), or leave the store unset to keep sessions in this process"
+    )))
+}

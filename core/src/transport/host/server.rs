@@ -310,6 +310,8 @@ impl HostHttpServer {
             *service = service.with_options(options);
         }
         let service = service.clone();
+        // A store that cannot be reached is an error here, before anything is served.
+        rt.block_on(service.connect_store())?;
         let (tx, rx) = oneshot::channel::<()>();
         *slot = Some(tx);
         let shared = self.shared.clone();

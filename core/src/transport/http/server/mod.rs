@@ -16,6 +16,7 @@
 // `session` (one session), `stream` (its SSE streams), `events` (the event store),
 // `dispatch` (the Rust dispatcher), `options`, and `serve` (running on a socket).
 mod classify;
+mod cluster;
 mod dispatch;
 mod events;
 mod guard;

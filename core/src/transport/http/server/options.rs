@@ -99,6 +99,16 @@ pub struct HttpOptions {
     /// The PEM file of the certificate's private key (PKCS#8, PKCS#1 or SEC1).
     #[serde(alias = "tlsKey")]
     pub tls_key: Option<std::path::PathBuf>,
+    /// Share sessions with the other replicas of this server through a store:
+    /// `redis://host:6379/0`. Any replica then serves any request of a session (behind a
+    /// load balancer without sticky sessions), and SSE streams resume on any replica.
+    /// `None`: sessions live in this process. Default: the `HYPERMCP_STORE` environment
+    /// variable, if set.
+    pub store: Option<String>,
+    /// The store itself, set in code (a [`crate::store::MemoryHub`] replica, or a
+    /// [`crate::store::redis::RedisStore`] already connected); it wins over `store`.
+    #[serde(skip)]
+    pub cluster: Option<Arc<dyn crate::store::ClusterStore>>,
 }
 
 impl Default for HttpOptions {
@@ -126,6 +136,8 @@ impl Default for HttpOptions {
             tls_key: None,
             cors: false,
             auth: None,
+            store: std::env::var("HYPERMCP_STORE").ok().filter(|s| !s.trim().is_empty()),
+            cluster: None,
         }
     }
 }
@@ -147,6 +159,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("listener_buffer", &self.listener_buffer)
             .field("tls_cert", &self.tls_cert)
             .field("cors", &self.cors)
+            .field("store", &self.store.as_deref().map(|_| "(set)"))
             .field("auth", &self.auth)
             .finish_non_exhaustive()
     }

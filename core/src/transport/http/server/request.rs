@@ -2,16 +2,14 @@
 //! `MCP-Protocol-Version`), the session named by `Mcp-Session-Id`, and its body, read within
 //! the size limit.
 
-use super::reply::{error_reply, not_found, too_large, Refused};
+use super::reply::{error_reply, too_large, Refused};
 use super::service::BoxError;
-use super::session::Session;
 use super::HttpService;
 use crate::protocol::ProtocolVersion;
 use bytes::Bytes;
 use http::{header, Request, StatusCode};
 use http_body::Body;
 use http_body_util::{BodyExt, Limited};
-use std::sync::Arc;
 
 pub(super) fn header_str<B>(req: &Request<B>, name: header::HeaderName) -> Option<&str> {
     req.headers().get(name).and_then(|v| v.to_str().ok())
@@ -65,20 +63,15 @@ impl HttpService {
     }
 
     /// The session named by `Mcp-Session-Id`: 400 without one, 404 for an unknown one.
-    pub(super) fn find_session<B>(&self, req: &Request<B>) -> std::result::Result<Arc<Session>, Refused> {
-        let Some(id) = header_str(req, header::HeaderName::from_static("mcp-session-id")) else {
-            return Err(Box::new(error_reply(
+    /// The `Mcp-Session-Id` of a request (400 without one).
+    pub(super) fn session_id_of<B>(&self, req: &Request<B>) -> std::result::Result<String, Refused> {
+        match header_str(req, header::HeaderName::from_static("mcp-session-id")) {
+            Some(id) => Ok(id.to_string()),
+            None => Err(Box::new(error_reply(
                 StatusCode::BAD_REQUEST,
                 -32000,
                 "Bad Request: Mcp-Session-Id header is required",
-            )));
-        };
-        match self.shared.session(id) {
-            Some(s) => {
-                s.touch();
-                Ok(s)
-            }
-            None => Err(Box::new(not_found())),
+            ))),
         }
     }
 

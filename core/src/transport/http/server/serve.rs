@@ -18,6 +18,7 @@ pub async fn serve_http(
     shutdown: impl Future<Output = ()>,
 ) -> Result<()> {
     let tls = serving_checks(service.options())?;
+    service.connect_store().await?;
     serve_with(service, listener, tls, shutdown).await;
     Ok(())
 }

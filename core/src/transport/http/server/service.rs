@@ -154,8 +154,8 @@ impl HttpService {
         let mut resp = if path == o.path {
             match *req.method() {
                 Method::POST => self.post(req, auth).await,
-                Method::GET => self.get(req),
-                Method::DELETE => self.delete(req),
+                Method::GET => self.get(req).await,
+                Method::DELETE => self.delete(req).await,
                 _ => {
                     let mut r = error_reply(StatusCode::METHOD_NOT_ALLOWED, -32000, "Method not allowed");
                     r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));

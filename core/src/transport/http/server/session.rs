@@ -88,6 +88,10 @@ pub struct Session {
     pub(crate) tasks: Mutex<HashMap<RequestKey, super::dispatch::Running>>,
     /// Registered as a `subscriptions/listen` session ([`Shared::add_listener`]).
     pub(crate) listening: std::sync::atomic::AtomicBool,
+    /// With a shared store: the engine's record changes last saved, and when the record's
+    /// time-to-live was last renewed (ms since the server's epoch).
+    pub(crate) record_saved: AtomicU64,
+    pub(crate) store_touched: AtomicU64,
     me: Weak<Session>,
 }
 
@@ -126,6 +130,8 @@ impl Session {
             last_seen: AtomicU64::new(shared.now_ms()),
             tasks: Mutex::new(HashMap::new()),
             listening: std::sync::atomic::AtomicBool::new(false),
+            record_saved: AtomicU64::new(0),
+            store_touched: AtomicU64::new(0),
             me: me.clone(),
         })
     }
@@ -197,12 +203,20 @@ impl Session {
         });
     }
 
+    /// Numbers this session's requests to the client and its streams apart from those of
+    /// the other replicas (see [`super::cluster`]).
+    pub(crate) fn number_apart(&self, inner: &mut Inner, replica: u32) {
+        let base = super::cluster::id_base(replica);
+        inner.engine.set_request_id_base(base as i64 + 1);
+        inner.next_stream = inner.next_stream.max(base + 1);
+    }
+
     /// Opens a stream of this session.
     pub(crate) fn open_stream(&self, inner: &mut Inner, kind: Kind, expected: usize) -> Arc<Stream> {
         let id = inner.next_stream;
         inner.next_stream += 1;
         let ids = self.id.is_some() && kind != Kind::Legacy;
-        let s = Stream::new(id, kind, self.store_key(), ids, self.shared.options.event_store.clone(), expected);
+        let s = Stream::new(id, kind, self.store_key(), ids, self.shared.event_store(), expected);
         if ids {
             inner.streams.insert(id, s.clone());
             // Bound what a session keeps for resumption: drop the oldest finished streams.
@@ -219,10 +233,31 @@ impl Session {
                 done.sort_unstable();
                 for k in done.into_iter().take(inner.streams.len() - MAX_STREAMS) {
                     inner.streams.remove(&k);
-                    self.shared.options.event_store.forget_stream(&self.store_key(), k);
+                    self.shared.event_store().forget_stream(&self.store_key(), k);
                 }
             }
         }
+        s
+    }
+
+    /// A stream another replica sent (its events replayed from the shared store), going on
+    /// here as this session's standalone stream.
+    pub(crate) fn resume_stream(&self, inner: &mut Inner, id: u64, events: &[(u64, Bytes)]) -> Arc<Stream> {
+        let s = Stream::new(id, Kind::Get, self.store_key(), true, self.shared.event_store(), usize::MAX);
+        {
+            let mut q = s.lock();
+            for (n, data) in events {
+                q.frames.extend_from_slice(format!("id: {id}-{n}\ndata: ").as_bytes());
+                q.frames.extend_from_slice(data);
+                q.frames.extend_from_slice(b"\n\n");
+                // Kept here too (the store has them): a reconnect to this replica replays them.
+                if let Some(c) = self.shared.cluster.get() {
+                    super::events::EventStore::store(&c.events.local, &s.session, id, *n, data);
+                }
+            }
+            q.seq = events.last().map_or(0, |(n, _)| *n);
+        }
+        inner.streams.insert(id, s.clone());
         s
     }
 
@@ -272,7 +307,7 @@ impl Session {
             return;
         }
         if self.id.is_some() {
-            self.shared.options.event_store.forget_session(&self.store_key());
+            self.shared.event_store().forget_session(&self.store_key());
         } else {
             self.shared.stateless_live.fetch_sub(1, Ordering::AcqRel);
             if self.listening.swap(false, Ordering::AcqRel) {
@@ -295,7 +330,7 @@ impl Session {
         for id in stale {
             if let Some(s) = inner.streams.remove(&id) {
                 s.finish(&mut Vec::new());
-                self.shared.options.event_store.forget_stream(&self.store_key(), id);
+                self.shared.event_store().forget_stream(&self.store_key(), id);
             }
         }
     }
@@ -644,7 +679,7 @@ impl Detach for Session {
         // or a POST the client left before any event id was sent).
         let resumable = !delivered && stream.lock().mode == Mode::Sse;
         if !resumable && g.streams.remove(&stream.id).is_some() {
-            self.shared.options.event_store.forget_stream(&self.store_key(), stream.id);
+            self.shared.event_store().forget_stream(&self.store_key(), stream.id);
         }
         drop(g);
         if legacy {

@@ -100,23 +100,31 @@ impl HttpService {
             let Some(id) = existing else {
                 return error_reply(StatusCode::BAD_REQUEST, -32000, "Bad Request: Mcp-Session-Id header is required");
             };
-            match sh.session(&id) {
-                Some(s) => {
-                    s.touch();
-                    (s, false)
-                }
-                None => return not_found(),
+            match self.lookup(&id).await {
+                Ok(s) => (s, false),
+                Err(r) => return *r,
             }
         };
         let now = Instant::now();
         if !class.requests {
+            // With replicas: answers to another replica's requests go there.
+            let mine = match self.forward(&session, &body).await {
+                Ok(mine) => mine,
+                Err(e) => return super::cluster::unavailable(&e),
+            };
+            let body: &[u8] = mine.as_deref().unwrap_or(&body);
             // The session may have been closed (deleted, expired) since it was looked up.
             let open = session.with(|i| {
-                if !i.closed {
-                    i.engine.handle_message(&body, now);
+                if !i.closed && !body.is_empty() {
+                    i.engine.handle_message(body, now);
                 }
                 !i.closed
             });
+            if open {
+                if let Err(e) = self.save_record(&session, true).await {
+                    return super::cluster::unavailable(&e);
+                }
+            }
             if sh.options.stateless {
                 session.close();
             }
@@ -147,11 +155,23 @@ impl HttpService {
         // answered without a session id and dropped).
         let mut admitted = !new;
         if new && session.state() != State::Uninitialized {
+            self.number_new(&session);
             if !sh.admit(&session) {
                 session.close();
                 return too_many_sessions(sh.options.max_sessions);
             }
             admitted = true;
+        }
+        // With replicas: the record is in the store before the client hears of the session
+        // (its next request may reach another replica), and changes reach the others.
+        if let Err(e) = self.save_record(&session, !new).await {
+            if new {
+                if let Some(id) = session.id() {
+                    sh.remove_session(id);
+                }
+                session.close();
+            }
+            return super::cluster::unavailable(&e);
         }
         let retry = session
             .protocol_version()
@@ -310,7 +330,7 @@ impl HttpService {
         Ok(())
     }
 
-    pub(super) fn get<B>(&self, req: Request<B>) -> Reply {
+    pub(super) async fn get<B>(&self, req: Request<B>) -> Reply {
         let sh = &self.shared;
         if sh.options.stateless || request_headers(&req).declares_modern() {
             let mut r = error_reply(
@@ -331,14 +351,28 @@ impl HttpService {
         if let Err(r) = self.version_header(&req) {
             return *r;
         }
-        let session = match self.find_session(&req) {
-            Ok(s) => s,
-            Err(r) => return *r,
-        };
         let last = header_str(&req, header::HeaderName::from_static("last-event-id")).and_then(|v| {
             let (s, n) = v.split_once('-')?;
             Some((s.parse::<u64>().ok()?, n.parse::<u64>().ok()?))
         });
+        let session = match self.session_id_of(&req) {
+            Ok(id) => match self.lookup(&id).await {
+                Ok(s) => s,
+                Err(r) => return *r,
+            },
+            Err(r) => return *r,
+        };
+        // With replicas: a stream this replica never held (its replica gone, or the client
+        // moved) is replayed from the store, and goes on here as the session's GET stream.
+        let mut elsewhere = None;
+        if let (Some((sid, seq)), Some(id)) = (last, session.id()) {
+            if !session.lock().streams.contains_key(&sid) {
+                match self.replay_elsewhere(id, sid, seq).await {
+                    Ok(r) => elsewhere = r.map(|events| (sid, events)),
+                    Err(e) => return super::cluster::unavailable(&e),
+                }
+            }
+        }
         let mut wakers = Vec::new();
         let result = {
             let mut g = session.lock();
@@ -346,6 +380,19 @@ impl HttpService {
             if g.closed {
                 // Deleted or expired since it was looked up.
                 Err(not_found())
+            } else if let Some((sid, events)) = elsewhere {
+                if g.get_stream.as_ref().is_some_and(|s| s.lock().attached) {
+                    Err(error_reply(
+                        StatusCode::CONFLICT,
+                        -32000,
+                        "Conflict: only one standalone SSE stream is allowed per session",
+                    ))
+                } else {
+                    session.forget_get_streams(&mut g);
+                    let s = session.resume_stream(&mut g, sid, &events);
+                    g.attach_get(s.clone(), &mut wakers);
+                    Ok(s)
+                }
             } else if let Some((s, seq)) = resumed {
                 let mut q = s.lock();
                 if q.attached {
@@ -402,7 +449,7 @@ impl HttpService {
         }
     }
 
-    pub(super) fn delete<B>(&self, req: Request<B>) -> Reply {
+    pub(super) async fn delete<B>(&self, req: Request<B>) -> Reply {
         if self.shared.options.stateless || request_headers(&req).declares_modern() {
             let mut r = error_reply(
                 StatusCode::METHOD_NOT_ALLOWED,
@@ -415,11 +462,17 @@ impl HttpService {
         if let Err(r) = self.version_header(&req) {
             return *r;
         }
-        let session = match self.find_session(&req) {
-            Ok(s) => s,
+        let session = match self.session_id_of(&req) {
+            Ok(id) => match self.lookup(&id).await {
+                Ok(s) => s,
+                Err(r) => return *r,
+            },
             Err(r) => return *r,
         };
         if let Some(id) = session.id() {
+            if let Err(e) = self.forget_everywhere(id).await {
+                return super::cluster::unavailable(&e);
+            }
             self.shared.remove_session(id);
         }
         session.close();

@@ -31,6 +31,10 @@ pub(crate) struct Shared {
     /// The sessions of open `subscriptions/listen` requests (2026-07-28), by address: they
     /// are not in the session table, yet registry changes must reach them.
     listeners: Mutex<HashMap<usize, Weak<Session>>>,
+    /// The replicas' shared store, once joined (the `store` option).
+    pub(super) cluster: OnceLock<super::cluster::Cluster>,
+    /// Held while connecting to the store.
+    pub(super) connecting: tokio::sync::Mutex<()>,
 }
 
 impl Drop for Shared {
@@ -64,6 +68,8 @@ impl Shared {
             listener: Mutex::new(None),
             stateless_live: AtomicUsize::new(0),
             listeners: Mutex::new(HashMap::new()),
+            cluster: OnceLock::new(),
+            connecting: tokio::sync::Mutex::new(()),
         });
         // One listener for the whole service (not one per session): a change reaches every
         // session in the table.
@@ -101,6 +107,14 @@ impl Shared {
                     }
                 });
             }
+        }
+    }
+
+    /// Where SSE events are kept: the shared store's events once joined, else the option.
+    pub(super) fn event_store(&self) -> Arc<dyn super::events::EventStore> {
+        match self.cluster.get() {
+            Some(c) => c.events.clone(),
+            None => self.options.event_store.clone(),
         }
     }
 

@@ -1,0 +1,347 @@
+//! [`RedisStore`]: the [`ClusterStore`] of replicas that share a Redis server.
+//!
+//! Keys (every one with a time-to-live, so nothing outlives the sessions it serves):
+//! - `hypermcp:s:<session>`: the session's [`SessionRecord`] (JSON), expiring after the
+//!   session idle timeout unless touched;
+//! - `hypermcp:e:<session>:<stream>`: a list of the stream's last events (`<seq>:<data>`),
+//!   and `hypermcp:es:<session>`, the set of its streams (so a DELETE forgets them all);
+//! - `hypermcp:replicas`: a counter that numbers replicas as they start.
+//!
+//! The bus is Redis pub/sub on two channels a replica: `hypermcp:bus:<n>` (its own) and
+//! `hypermcp:bus:all`; never one per session. Commands go through the redis crate's
+//! connection manager (it reconnects by itself); the subscriber reconnects with backoff.
+
+use super::sessions::{BusMessage, ClusterError, ClusterStore, Envelope, Receiver, SessionRecord, Target};
+use bytes::Bytes;
+use futures_util::future::BoxFuture;
+use futures_util::StreamExt;
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+const PREFIX: &str = "hypermcp";
+
+/// How long a command may take before the request that needed it fails.
+const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Replicas sharing a Redis server (see the module docs for what is kept where).
+pub struct RedisStore {
+    url: String,
+    conn: ConnectionManager,
+    number: u32,
+    receiver: Arc<RwLock<Option<Receiver>>>,
+    subscriber: tokio::task::JoinHandle<()>,
+}
+
+impl std::fmt::Debug for RedisStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisStore").field("url", &self.url).field("replica", &self.number).finish_non_exhaustive()
+    }
+}
+
+impl Drop for RedisStore {
+    fn drop(&mut self) {
+        self.subscriber.abort();
+    }
+}
+
+fn err(e: redis::RedisError) -> ClusterError {
+    ClusterError(e.to_string())
+}
+
+/// A failure the connection manager mends by reconnecting (the first command after Redis
+/// came back fails so): worth one more try.
+fn transient(e: &redis::RedisError) -> bool {
+    e.is_io_error() || e.is_connection_dropped() || e.is_connection_refusal() || e.is_timeout()
+}
+
+/// Runs `cmd`, once more after 100 ms if the connection was lost.
+async fn run<T: redis::FromRedisValue>(conn: &ConnectionManager, cmd: redis::Cmd) -> Result<T, ClusterError> {
+    match cmd.query_async(&mut conn.clone()).await {
+        Err(e) if transient(&e) => {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            cmd.query_async(&mut conn.clone()).await.map_err(err)
+        }
+        r => r.map_err(err),
+    }
+}
+
+/// [`run`] for a pipeline.
+async fn run_pipe<T: redis::FromRedisValue>(
+    conn: &ConnectionManager,
+    pipe: redis::Pipeline,
+) -> Result<T, ClusterError> {
+    match pipe.query_async(&mut conn.clone()).await {
+        Err(e) if transient(&e) => {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            pipe.query_async(&mut conn.clone()).await.map_err(err)
+        }
+        r => r.map_err(err),
+    }
+}
+
+/// The URL without its password, for messages.
+fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(s), Some(at)) if at > s => format!("{}://…@{}", &url[..s], &url[at + 1..]),
+        _ => url.to_string(),
+    }
+}
+
+impl RedisStore {
+    /// Connects to `url` (`redis://[user:password@]host[:port][/db]`, or `rediss://` is not
+    /// supported: use a TLS tunnel), numbers this replica and subscribes to its channels.
+    /// Fails with a message naming the URL when Redis cannot be reached within 5 s.
+    pub async fn connect(url: &str) -> Result<Arc<RedisStore>, ClusterError> {
+        let shown = redact(url);
+        let fail = |what: &str, e: &dyn std::fmt::Display| {
+            ClusterError(format!("cannot {what} Redis at {shown}: {e} (is redis-server running? check HYPERMCP_STORE / the store option)"))
+        };
+        let client = redis::Client::open(url).map_err(|e| fail("use", &e))?;
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(Duration::from_secs(5)))
+            .set_response_timeout(Some(RESPONSE_TIMEOUT))
+            .set_number_of_retries(1)
+            .set_max_delay(Duration::from_secs(2));
+        let mut conn =
+            tokio::time::timeout(Duration::from_secs(6), ConnectionManager::new_with_config(client.clone(), config))
+                .await
+                .map_err(|_| fail("reach", &"timed out after 5 s"))?
+                .map_err(|e| fail("reach", &e))?;
+        let n: u64 = redis::cmd("INCR")
+            .arg(format!("{PREFIX}:replicas"))
+            .query_async(&mut conn)
+            .await
+            .map_err(|e| fail("use", &e))?;
+        // Numbers wrap at 2^20 (they prefix 32-bit request counters in ids below 2^53).
+        let number = (n % (1 << 20)) as u32 + 1;
+        let receiver: Arc<RwLock<Option<Receiver>>> = Arc::new(RwLock::new(None));
+        let (ready_tx, ready_rx) = tokio::sync::oneshot::channel();
+        let subscriber = tokio::spawn(subscribe(client, number, receiver.clone(), ready_tx));
+        match tokio::time::timeout(Duration::from_secs(6), ready_rx).await {
+            Ok(Ok(Ok(()))) => {}
+            Ok(Ok(Err(e))) => return Err(fail("subscribe to", &e)),
+            _ => return Err(fail("subscribe to", &"timed out after 5 s")),
+        }
+        Ok(Arc::new(RedisStore { url: shown, conn, number, receiver, subscriber }))
+    }
+}
+
+fn channel(to: Target) -> String {
+    match to {
+        Target::Replica(n) => format!("{PREFIX}:bus:{n}"),
+        Target::All => format!("{PREFIX}:bus:all"),
+    }
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Wire {
+    from: u32,
+    m: BusMessage,
+}
+
+/// Reads this replica's channels for as long as the store lives, reconnecting with backoff
+/// (from 100 ms to 5 s) when Redis goes away. The first subscription is reported on `ready`.
+async fn subscribe(
+    client: redis::Client,
+    number: u32,
+    receiver: Arc<RwLock<Option<Receiver>>>,
+    ready: tokio::sync::oneshot::Sender<Result<(), String>>,
+) {
+    let mut ready = Some(ready);
+    let mut delay = Duration::from_millis(100);
+    loop {
+        let attempt = async {
+            let mut ps = client.get_async_pubsub().await?;
+            ps.subscribe(channel(Target::Replica(number))).await?;
+            ps.subscribe(channel(Target::All)).await?;
+            Ok::<_, redis::RedisError>(ps)
+        };
+        match tokio::time::timeout(Duration::from_secs(5), attempt).await {
+            Ok(Ok(ps)) => {
+                if let Some(r) = ready.take() {
+                    let _ = r.send(Ok(()));
+                } else {
+                    eprintln!("hypermcp: the session store's bus is back (replica {number})");
+                }
+                delay = Duration::from_millis(100);
+                let mut messages = ps.into_on_message();
+                while let Some(msg) = messages.next().await {
+                    let Ok(w) = serde_json::from_slice::<Wire>(msg.get_payload_bytes()) else {
+                        continue; // not ours: another program on the channel
+                    };
+                    if w.from == number {
+                        continue;
+                    }
+                    let f = receiver.read().unwrap_or_else(|e| e.into_inner()).clone();
+                    if let Some(f) = f {
+                        f(Envelope { from: w.from, message: w.m });
+                    }
+                }
+                eprintln!("hypermcp: lost the session store's bus (replica {number}); reconnecting");
+            }
+            Ok(Err(e)) => {
+                if let Some(r) = ready.take() {
+                    let _ = r.send(Err(e.to_string()));
+                    return;
+                }
+            }
+            Err(_) => {
+                if let Some(r) = ready.take() {
+                    let _ = r.send(Err("timed out".into()));
+                    return;
+                }
+            }
+        }
+        tokio::time::sleep(delay).await;
+        delay = (delay * 2).min(Duration::from_secs(5));
+    }
+}
+
+fn ms(d: Duration) -> u64 {
+    (d.as_millis() as u64).max(1)
+}
+
+impl ClusterStore for RedisStore {
+    fn replica(&self) -> u32 {
+        self.number
+    }
+
+    fn describe(&self) -> String {
+        self.url.clone()
+    }
+
+    fn load(&self, session: &str) -> BoxFuture<'_, Result<Option<SessionRecord>, ClusterError>> {
+        let key = format!("{PREFIX}:s:{session}");
+        Box::pin(async move {
+            let v: Option<Vec<u8>> = run(&self.conn, redis::cmd("GET").arg(&key).to_owned()).await?;
+            match v {
+                None => Ok(None),
+                Some(b) => serde_json::from_slice(&b)
+                    .map(Some)
+                    .map_err(|e| ClusterError(format!("the record at {key} is not a session record: {e}"))),
+            }
+        })
+    }
+
+    fn save(&self, session: &str, record: &SessionRecord, ttl: Duration) -> BoxFuture<'_, Result<(), ClusterError>> {
+        let key = format!("{PREFIX}:s:{session}");
+        let body = serde_json::to_vec(record).unwrap_or_default();
+        Box::pin(async move {
+            run(&self.conn, redis::cmd("SET").arg(&key).arg(body).arg("PX").arg(ms(ttl)).to_owned()).await
+        })
+    }
+
+    fn touch(&self, session: &str, ttl: Duration) -> BoxFuture<'_, Result<bool, ClusterError>> {
+        let key = format!("{PREFIX}:s:{session}");
+        let set = format!("{PREFIX}:es:{session}");
+        Box::pin(async move {
+            let pipe =
+                redis::pipe().cmd("PEXPIRE").arg(&key).arg(ms(ttl)).cmd("PEXPIRE").arg(&set).arg(ms(ttl)).to_owned();
+            let (alive, _): (bool, bool) = run_pipe(&self.conn, pipe).await?;
+            Ok(alive)
+        })
+    }
+
+    fn remove(&self, session: &str) -> BoxFuture<'_, Result<(), ClusterError>> {
+        let key = format!("{PREFIX}:s:{session}");
+        let set = format!("{PREFIX}:es:{session}");
+        let session = session.to_string();
+        Box::pin(async move {
+            let streams: Vec<u64> = run(&self.conn, redis::cmd("SMEMBERS").arg(&set).to_owned()).await?;
+            let mut del = redis::cmd("DEL");
+            del.arg(&key).arg(&set);
+            for s in streams {
+                del.arg(format!("{PREFIX}:e:{session}:{s}"));
+            }
+            run(&self.conn, del).await
+        })
+    }
+
+    fn store_event(
+        &self,
+        session: &str,
+        stream: u64,
+        seq: u64,
+        data: Bytes,
+        keep: usize,
+        ttl: Duration,
+    ) -> BoxFuture<'_, Result<(), ClusterError>> {
+        let key = format!("{PREFIX}:e:{session}:{stream}");
+        let set = format!("{PREFIX}:es:{session}");
+        let mut item = format!("{seq}:").into_bytes();
+        item.extend_from_slice(&data);
+        let keep = keep.max(1) as i64;
+        Box::pin(async move {
+            let pipe = redis::pipe()
+                .atomic()
+                .cmd("RPUSH")
+                .arg(&key)
+                .arg(item)
+                .ignore()
+                .cmd("LTRIM")
+                .arg(&key)
+                .arg(-keep)
+                .arg(-1)
+                .ignore()
+                .cmd("PEXPIRE")
+                .arg(&key)
+                .arg(ms(ttl))
+                .ignore()
+                .cmd("SADD")
+                .arg(&set)
+                .arg(stream)
+                .ignore()
+                .cmd("PEXPIRE")
+                .arg(&set)
+                .arg(ms(ttl))
+                .ignore()
+                .to_owned();
+            run_pipe(&self.conn, pipe).await
+        })
+    }
+
+    fn replay(
+        &self,
+        session: &str,
+        stream: u64,
+        after: u64,
+    ) -> BoxFuture<'_, Result<Option<super::sessions::Events>, ClusterError>> {
+        let key = format!("{PREFIX}:e:{session}:{stream}");
+        Box::pin(async move {
+            let items: Vec<Vec<u8>> = run(&self.conn, redis::cmd("LRANGE").arg(&key).arg(0).arg(-1).to_owned()).await?;
+            let events = items.into_iter().filter_map(|i| {
+                let colon = i.iter().position(|b| *b == b':')?;
+                let seq = std::str::from_utf8(&i[..colon]).ok()?.parse::<u64>().ok()?;
+                Some((seq, Bytes::copy_from_slice(&i[colon + 1..])))
+            });
+            Ok(super::sessions::replay_from(events, after))
+        })
+    }
+
+    fn publish(&self, to: Target, message: &BusMessage) -> BoxFuture<'_, Result<(), ClusterError>> {
+        let body = serde_json::to_vec(&Wire { from: self.number, m: message.clone() }).unwrap_or_default();
+        Box::pin(async move {
+            let heard: u64 = run(&self.conn, redis::cmd("PUBLISH").arg(channel(to)).arg(body).to_owned()).await?;
+            if heard == 0 {
+                if let Target::Replica(n) = to {
+                    return Err(ClusterError(format!("replica {n} is gone")));
+                }
+            }
+            Ok(())
+        })
+    }
+
+    fn set_receiver(&self, receiver: Receiver) {
+        *self.receiver.write().unwrap_or_else(|e| e.into_inner()) = Some(receiver);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn urls_are_shown_without_passwords() {
+        assert_eq!(super::redact("redis://user:secret@db:6379/0"), "redis://…@db:6379/0");
+        assert_eq!(super::redact("redis://127.0.0.1:6379"), "redis://127.0.0.1:6379");
+    }
+}

@@ -1,0 +1,393 @@
+//! What replicas of one HTTP server share about legacy sessions and the messages they pass
+//! each other: [`SessionRecord`] (what any replica needs to serve a session's POST), the
+//! [`ClusterStore`] trait (records, resumable events, one bus), [`BusMessage`], and
+//! [`MemoryHub`], the in-memory implementation (replicas in one process share a hub).
+//! No I/O here: the Redis implementation is [`super::redis`].
+
+use bytes::Bytes;
+use futures_util::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+/// A legacy session as every replica sees it: enough to rebuild its engine session on a
+/// replica that has never seen it, after `initialize` was answered by another.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SessionRecord {
+    /// The negotiated revision (`2025-11-25`, …).
+    pub version: String,
+    /// `notifications/initialized` arrived (before it: `initialize` answered).
+    pub operating: bool,
+    /// The client's capabilities, as it sent them.
+    pub capabilities: Value,
+    /// The client's `clientInfo`.
+    pub client_info: Value,
+    /// The level of `logging/setLevel`, if the client sent one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_level: Option<String>,
+    /// The resources it subscribed to (`resources/subscribe`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub subscriptions: Vec<String>,
+}
+
+/// Why a shared store failed: what the client is told (a JSON-RPC error, or an HTTP status)
+/// and the operator logs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClusterError(pub String);
+
+impl std::fmt::Display for ClusterError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the shared session store is unavailable: {}", self.0)
+    }
+}
+
+impl std::error::Error for ClusterError {}
+
+/// Where a bus message goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// One replica (by its [`ClusterStore::replica`] number).
+    Replica(u32),
+    /// Every replica but the sender.
+    All,
+}
+
+/// What replicas tell each other. Sessions are named by id; the bus has one channel per
+/// replica and one for all, never one per session.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "t", rename_all = "snake_case")]
+pub enum BusMessage {
+    /// The session was deleted (or found expired): replicas holding it close their copy.
+    Closed {
+        /// The session.
+        session: String,
+    },
+    /// The session's record changed (log level, subscriptions, initialized): replicas
+    /// holding a copy apply it.
+    Updated {
+        /// The session.
+        session: String,
+        /// The record as it is now.
+        record: SessionRecord,
+    },
+    /// Messages a client POSTed for this replica: answers to the requests it sent (their
+    /// ids say which replica sent them).
+    Deliver {
+        /// The session.
+        session: String,
+        /// The JSON-RPC message (one response or error) as the client sent it, in JSON.
+        message: String,
+    },
+    /// A client cancelled a request of its own: whichever replica runs it stops it.
+    Cancel {
+        /// The session.
+        session: String,
+        /// The `notifications/cancelled` message as the client sent it, in JSON.
+        message: String,
+    },
+}
+
+/// A message received from the bus, with its sender.
+#[derive(Clone, Debug)]
+pub struct Envelope {
+    /// The sending replica.
+    pub from: u32,
+    /// What it says.
+    pub message: BusMessage,
+}
+
+/// The events of a stream, `(seq, data)`, oldest first.
+pub type Events = Vec<(u64, Bytes)>;
+
+/// Called with each message the bus delivers to this replica (from a task of the store's
+/// own: it must not block).
+pub type Receiver = Arc<dyn Fn(Envelope) + Send + Sync>;
+
+/// What replicas of one HTTP server share: session records, the events of their SSE
+/// streams, and a bus. One value per replica (it knows its own number).
+///
+/// Every call may fail with [`ClusterError`] when the backend is unreachable; callers turn
+/// that into a clear error for the request that needed it and go on.
+pub trait ClusterStore: Send + Sync + 'static {
+    /// This replica's number, unique among the replicas sharing the store (it prefixes the
+    /// ids of the requests this replica sends to clients, so answers find their way back).
+    fn replica(&self) -> u32;
+    /// What the store is, for logs and errors (`redis://host:6379/0`, `memory`).
+    fn describe(&self) -> String;
+    /// A session's record (`None`: unknown, deleted or expired).
+    fn load(&self, session: &str) -> BoxFuture<'_, Result<Option<SessionRecord>, ClusterError>>;
+    /// Stores a session's record, to expire after `ttl` without a [`ClusterStore::touch`].
+    fn save(&self, session: &str, record: &SessionRecord, ttl: Duration) -> BoxFuture<'_, Result<(), ClusterError>>;
+    /// Keeps a session alive for `ttl` more; false when it is gone.
+    fn touch(&self, session: &str, ttl: Duration) -> BoxFuture<'_, Result<bool, ClusterError>>;
+    /// Forgets a session: its record and its events.
+    fn remove(&self, session: &str) -> BoxFuture<'_, Result<(), ClusterError>>;
+    /// Keeps event `seq` of stream `stream` of `session`, at most `keep` events a stream,
+    /// for `ttl`.
+    fn store_event(
+        &self,
+        session: &str,
+        stream: u64,
+        seq: u64,
+        data: Bytes,
+        keep: usize,
+        ttl: Duration,
+    ) -> BoxFuture<'_, Result<(), ClusterError>>;
+    /// The events of a stream after `after`, oldest first; `None` when some are missing
+    /// (dropped or expired: the client cannot resume without a gap).
+    fn replay(&self, session: &str, stream: u64, after: u64) -> BoxFuture<'_, Result<Option<Events>, ClusterError>>;
+    /// Sends `message` to `to`.
+    fn publish(&self, to: Target, message: &BusMessage) -> BoxFuture<'_, Result<(), ClusterError>>;
+    /// Where messages for this replica go (set once, when its server starts).
+    fn set_receiver(&self, receiver: Receiver);
+}
+
+/// The in-memory [`ClusterStore`]: replicas in one process share a hub, each with its own
+/// [`MemoryHub::replica`] handle. What a single process needs to run several services as
+/// one cluster (and what the tests of the cluster logic run on, beside Redis).
+#[derive(Default)]
+pub struct MemoryHub {
+    inner: Mutex<HubInner>,
+    receivers: RwLock<HashMap<u32, Receiver>>,
+}
+
+type KeptEvents = (VecDeque<(u64, Bytes)>, Instant);
+
+#[derive(Default)]
+struct HubInner {
+    next_replica: u32,
+    records: HashMap<String, (SessionRecord, Instant)>,
+    /// By session and stream: the kept events, and when they expire.
+    events: HashMap<(String, u64), KeptEvents>,
+}
+
+impl std::fmt::Debug for MemoryHub {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MemoryHub").finish_non_exhaustive()
+    }
+}
+
+impl MemoryHub {
+    /// A new hub.
+    pub fn new() -> Arc<MemoryHub> {
+        Arc::new(MemoryHub::default())
+    }
+
+    /// A replica's handle on the hub (each gets the next number).
+    pub fn replica(self: &Arc<Self>) -> Arc<MemoryReplica> {
+        let mut g = self.lock();
+        g.next_replica += 1;
+        Arc::new(MemoryReplica { hub: self.clone(), number: g.next_replica })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HubInner> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records held (expired ones are not counted).
+    pub fn record_count(&self) -> usize {
+        let now = Instant::now();
+        self.lock().records.values().filter(|(_, until)| *until > now).count()
+    }
+
+    fn expire(g: &mut HubInner, now: Instant) {
+        g.records.retain(|_, (_, until)| *until > now);
+        g.events.retain(|_, (_, until)| *until > now);
+    }
+}
+
+/// One replica's handle on a [`MemoryHub`].
+pub struct MemoryReplica {
+    hub: Arc<MemoryHub>,
+    number: u32,
+}
+
+impl std::fmt::Debug for MemoryReplica {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MemoryReplica").field("number", &self.number).finish()
+    }
+}
+
+impl ClusterStore for MemoryReplica {
+    fn replica(&self) -> u32 {
+        self.number
+    }
+
+    fn describe(&self) -> String {
+        "memory".into()
+    }
+
+    fn load(&self, session: &str) -> BoxFuture<'_, Result<Option<SessionRecord>, ClusterError>> {
+        let mut g = self.hub.lock();
+        MemoryHub::expire(&mut g, Instant::now());
+        let r = g.records.get(session).map(|(r, _)| r.clone());
+        Box::pin(std::future::ready(Ok(r)))
+    }
+
+    fn save(&self, session: &str, record: &SessionRecord, ttl: Duration) -> BoxFuture<'_, Result<(), ClusterError>> {
+        self.hub.lock().records.insert(session.to_string(), (record.clone(), Instant::now() + ttl));
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn touch(&self, session: &str, ttl: Duration) -> BoxFuture<'_, Result<bool, ClusterError>> {
+        let now = Instant::now();
+        let mut g = self.hub.lock();
+        MemoryHub::expire(&mut g, now);
+        let alive = match g.records.get_mut(session) {
+            Some((_, until)) => {
+                *until = now + ttl;
+                true
+            }
+            None => false,
+        };
+        if alive {
+            for ((s, _), (_, until)) in g.events.iter_mut() {
+                if s == session {
+                    *until = now + ttl;
+                }
+            }
+        }
+        Box::pin(std::future::ready(Ok(alive)))
+    }
+
+    fn remove(&self, session: &str) -> BoxFuture<'_, Result<(), ClusterError>> {
+        let mut g = self.hub.lock();
+        g.records.remove(session);
+        g.events.retain(|(s, _), _| s != session);
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn store_event(
+        &self,
+        session: &str,
+        stream: u64,
+        seq: u64,
+        data: Bytes,
+        keep: usize,
+        ttl: Duration,
+    ) -> BoxFuture<'_, Result<(), ClusterError>> {
+        let mut g = self.hub.lock();
+        let e = g.events.entry((session.to_string(), stream)).or_insert_with(|| (VecDeque::new(), Instant::now()));
+        e.1 = Instant::now() + ttl;
+        e.0.push_back((seq, data));
+        while e.0.len() > keep.max(1) {
+            e.0.pop_front();
+        }
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn replay(&self, session: &str, stream: u64, after: u64) -> BoxFuture<'_, Result<Option<Events>, ClusterError>> {
+        let mut g = self.hub.lock();
+        MemoryHub::expire(&mut g, Instant::now());
+        let r = match g.events.get(&(session.to_string(), stream)) {
+            None => (after == 0).then(Vec::new),
+            Some((q, _)) => replay_from(q.iter().cloned(), after),
+        };
+        Box::pin(std::future::ready(Ok(r)))
+    }
+
+    fn publish(&self, to: Target, message: &BusMessage) -> BoxFuture<'_, Result<(), ClusterError>> {
+        let receivers: Vec<Receiver> = {
+            let r = self.hub.receivers.read().unwrap_or_else(|e| e.into_inner());
+            match to {
+                Target::Replica(n) => r.get(&n).cloned().into_iter().collect(),
+                Target::All => r.iter().filter(|(n, _)| **n != self.number).map(|(_, f)| f.clone()).collect(),
+            }
+        };
+        for f in receivers {
+            f(Envelope { from: self.number, message: message.clone() });
+        }
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn set_receiver(&self, receiver: Receiver) {
+        self.hub.receivers.write().unwrap_or_else(|e| e.into_inner()).insert(self.number, receiver);
+    }
+}
+
+impl Drop for MemoryReplica {
+    fn drop(&mut self) {
+        self.hub.receivers.write().unwrap_or_else(|e| e.into_inner()).remove(&self.number);
+    }
+}
+
+/// The events after `after` from a stream's kept events (oldest first), or `None` when the
+/// first kept one is not the one right after `after` (a gap).
+pub(crate) fn replay_from(events: impl Iterator<Item = (u64, Bytes)>, after: u64) -> Option<Vec<(u64, Bytes)>> {
+    let mut out = Vec::new();
+    let mut first = true;
+    for (seq, data) in events {
+        if first && seq > after + 1 {
+            return None;
+        }
+        first = false;
+        if seq > after {
+            out.push((seq, data));
+        }
+    }
+    if first && after > 0 {
+        // Nothing kept at all: the stream's events expired.
+        return None;
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block<T>(f: BoxFuture<'_, T>) -> T {
+        futures_util::FutureExt::now_or_never(f).expect("the memory hub never waits")
+    }
+
+    #[test]
+    fn records_expire_and_bus_reaches_others() {
+        let hub = MemoryHub::new();
+        let (a, b) = (hub.replica(), hub.replica());
+        assert_ne!(a.replica(), b.replica());
+        let rec = SessionRecord { version: "2025-11-25".into(), ..Default::default() };
+        block(a.save("s", &rec, Duration::from_secs(60))).unwrap();
+        assert_eq!(block(b.load("s")).unwrap(), Some(rec.clone()));
+        block(a.save("t", &rec, Duration::from_millis(1))).unwrap();
+        std::thread::sleep(Duration::from_millis(5));
+        assert_eq!(block(b.load("t")).unwrap(), None);
+        assert!(!block(b.touch("t", Duration::from_secs(1))).unwrap());
+        assert_eq!(hub.record_count(), 1);
+
+        let got = Arc::new(Mutex::new(Vec::new()));
+        let g = got.clone();
+        b.set_receiver(Arc::new(move |e: Envelope| g.lock().unwrap().push((e.from, e.message))));
+        let own = got.clone();
+        a.set_receiver(Arc::new(move |e: Envelope| own.lock().unwrap().push((0, e.message))));
+        let m = BusMessage::Closed { session: "s".into() };
+        block(a.publish(Target::All, &m)).unwrap();
+        // Sent to all but the sender.
+        assert_eq!(*got.lock().unwrap(), vec![(a.replica(), m.clone())]);
+        block(b.remove("s")).unwrap();
+        assert_eq!(block(a.load("s")).unwrap(), None);
+    }
+
+    #[test]
+    fn events_replay_with_gaps_detected() {
+        let hub = MemoryHub::new();
+        let a = hub.replica();
+        for i in 1..=3 {
+            block(a.store_event("s", 7, i, Bytes::from(format!("e{i}")), 2, Duration::from_secs(60))).unwrap();
+        }
+        assert_eq!(block(a.replay("s", 7, 0)).unwrap(), None);
+        let r = block(a.replay("s", 7, 1)).unwrap().unwrap();
+        assert_eq!(r.iter().map(|(n, _)| *n).collect::<Vec<_>>(), vec![2, 3]);
+        assert_eq!(block(a.replay("s", 8, 0)).unwrap(), Some(vec![]));
+        assert_eq!(block(a.replay("s", 8, 4)).unwrap(), None);
+    }
+
+    #[test]
+    fn bus_messages_are_tagged_json() {
+        let m = BusMessage::Updated { session: "s".into(), record: SessionRecord::default() };
+        let j = serde_json::to_string(&m).unwrap();
+        assert!(j.starts_with("{\"t\":\"updated\""), "{j}");
+        assert_eq!(serde_json::from_str::<BusMessage>(&j).unwrap(), m);
+    }
+}

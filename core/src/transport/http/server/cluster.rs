@@ -1,0 +1,364 @@
+//! Replicas of one server sharing a [`ClusterStore`] (the `store` option): any replica
+//! serves any request of a legacy session.
+//!
+//! - A session's record is saved when `initialize` is answered and whenever it changes
+//!   (`notifications/initialized`, `logging/setLevel`, `resources/(un)subscribe`); the
+//!   change is also told to the other replicas, which update their copies. A replica that
+//!   gets a request of a session it has never seen loads the record and restores it. The
+//!   record lives as long as the session idle timeout, kept alive by requests (touched at
+//!   most every quarter of the timeout by each replica: no store round trip per call).
+//! - The ids of the requests a replica sends to clients carry its number (`n << 32`), so a
+//!   client's answer POSTed to another replica is forwarded to the one that waits for it;
+//!   a client's `notifications/cancelled` goes to every replica (whichever runs the call
+//!   stops it).
+//! - SSE events are kept in the store too ([`ClusterEvents`]), so a stream is resumed with
+//!   `Last-Event-ID` on any replica, the one that sent it gone or not.
+//! - DELETE forgets the session everywhere.
+
+use super::events::{EventStore, InMemoryEventStore};
+use super::reply::{error_reply, Reply};
+use super::session::Session;
+use super::table::Shared;
+use super::HttpService;
+use crate::store::sessions::{BusMessage, ClusterError, ClusterStore, Envelope, Target};
+use bytes::Bytes;
+use http::StatusCode;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
+use std::time::{Duration, Instant};
+
+/// How many events of each stream the store keeps for replay.
+const KEEP_EVENTS: usize = 512;
+
+/// 503 with a JSON-RPC error naming the store's failure.
+pub(super) fn unavailable(e: &ClusterError) -> Reply {
+    error_reply(StatusCode::SERVICE_UNAVAILABLE, -32000, format!("Service Unavailable: {e}; retry later"))
+}
+
+/// The ids a replica numbers its requests (and streams) from.
+pub(super) fn id_base(replica: u32) -> u64 {
+    (replica as u64) << 32
+}
+
+/// The replica that sent the request a response answers (`None`: not a replica's id).
+fn sender_of(id: &serde_json::Value) -> Option<u32> {
+    let n = id.as_i64()?;
+    (n >> 32 > 0).then_some((n >> 32) as u32)
+}
+
+/// Where a replica's SSE events are kept: in this process (what replays a stream this
+/// replica holds) and, written behind in order by one task, in the shared store (what
+/// another replica replays after this one is gone).
+pub(crate) struct ClusterEvents {
+    pub(super) local: InMemoryEventStore,
+    tx: tokio::sync::mpsc::Sender<(Arc<str>, u64, u64, Bytes)>,
+    dropped: AtomicU64,
+}
+
+impl ClusterEvents {
+    fn start(store: Arc<dyn ClusterStore>, ttl: Duration, rt: &tokio::runtime::Handle) -> Arc<ClusterEvents> {
+        let (tx, mut rx) = tokio::sync::mpsc::channel::<(Arc<str>, u64, u64, Bytes)>(16_384);
+        rt.spawn(async move {
+            let mut failing = false;
+            while let Some((session, stream, seq, data)) = rx.recv().await {
+                match store.store_event(&session, stream, seq, data, KEEP_EVENTS, ttl).await {
+                    Ok(()) if failing => {
+                        failing = false;
+                        eprintln!("hypermcp: SSE events are kept in the session store again");
+                    }
+                    Ok(()) => {}
+                    Err(e) if !failing => {
+                        failing = true;
+                        eprintln!("hypermcp: an SSE event could not be kept for replay on other replicas: {e}");
+                    }
+                    Err(_) => {}
+                }
+            }
+        });
+        Arc::new(ClusterEvents { local: InMemoryEventStore::new(KEEP_EVENTS), tx, dropped: AtomicU64::new(0) })
+    }
+}
+
+impl EventStore for ClusterEvents {
+    fn store(&self, session: &str, stream: u64, seq: u64, data: &Bytes) {
+        self.local.store(session, stream, seq, data);
+        if session.is_empty() {
+            return;
+        }
+        if self.tx.try_send((Arc::from(session), stream, seq, data.clone())).is_err()
+            && self.dropped.fetch_add(1, Ordering::Relaxed).is_multiple_of(1024)
+        {
+            eprintln!("hypermcp: the session store falls behind: SSE events are kept on this replica only");
+        }
+    }
+
+    fn replay(&self, session: &str, stream: u64, after: u64) -> Option<Vec<(u64, Bytes)>> {
+        self.local.replay(session, stream, after)
+    }
+
+    fn forget_stream(&self, session: &str, stream: u64) {
+        self.local.forget_stream(session, stream);
+    }
+
+    fn forget_session(&self, session: &str) {
+        self.local.forget_session(session);
+    }
+}
+
+/// A replica's link to the shared store.
+pub(crate) struct Cluster {
+    pub store: Arc<dyn ClusterStore>,
+    pub events: Arc<ClusterEvents>,
+}
+
+impl Shared {
+    /// Joins the replicas sharing `store`: its bus messages come here, SSE events go there.
+    pub(crate) fn join(self: &Arc<Self>, store: Arc<dyn ClusterStore>, rt: &tokio::runtime::Handle) -> bool {
+        let events = ClusterEvents::start(store.clone(), self.options.session_idle_timeout, rt);
+        let weak: Weak<Shared> = Arc::downgrade(self);
+        store.set_receiver(Arc::new(move |env: Envelope| {
+            if let Some(sh) = weak.upgrade() {
+                sh.on_bus(env);
+            }
+        }));
+        self.cluster.set(Cluster { store, events }).is_ok()
+    }
+
+    /// A message from another replica.
+    fn on_bus(&self, env: Envelope) {
+        match env.message {
+            BusMessage::Closed { session } => {
+                if let Some(s) = self.remove_session(&session) {
+                    s.close();
+                }
+            }
+            BusMessage::Updated { session, record } => {
+                if let Some(s) = self.session(&session) {
+                    s.with(|i| {
+                        if !i.closed {
+                            if let Err(e) = i.engine.restore(&record) {
+                                eprintln!(
+                                    "hypermcp: session {session}: an update from replica {} was refused: {e}",
+                                    env.from
+                                );
+                            }
+                        }
+                    });
+                    s.record_saved.store(s.lock().engine.record_changes(), Ordering::Release);
+                }
+            }
+            BusMessage::Deliver { session, message } | BusMessage::Cancel { session, message } => {
+                if let Some(s) = self.session(&session) {
+                    s.with(|i| {
+                        if !i.closed {
+                            i.engine.handle_message(message.as_bytes(), Instant::now());
+                        }
+                    });
+                }
+            }
+        }
+    }
+}
+
+impl HttpService {
+    /// Connects to the store the `store` option names, once (later calls return at once).
+    /// [`super::serve_http`] and the bindings call it before serving, so that a store that
+    /// cannot be reached is a clear error at start; a service used without it connects on
+    /// its first request.
+    pub async fn connect_store(&self) -> crate::error::Result<()> {
+        let sh = &self.shared;
+        if sh.cluster.get().is_some() || sh.options.stateless {
+            return Ok(());
+        }
+        let rt = tokio::runtime::Handle::current();
+        let store = match (&sh.options.cluster, &sh.options.store) {
+            (Some(s), _) => s.clone(),
+            (None, Some(url)) => {
+                let _guard = sh.connecting.lock().await;
+                if sh.cluster.get().is_some() {
+                    return Ok(());
+                }
+                crate::store::connect(url).await.map_err(|e| crate::error::Error::msg(e.to_string()))?
+            }
+            (None, None) => return Ok(()),
+        };
+        sh.join(store, &rt);
+        Ok(())
+    }
+
+    /// The session `id`: this replica's copy, or (with a store) one restored from its record.
+    /// `Err`: the reply (404 when unknown, 503 when the store cannot be reached).
+    pub(super) async fn lookup(&self, id: &str) -> Result<Arc<Session>, Box<Reply>> {
+        let sh = &self.shared;
+        if let Some(s) = sh.session(id) {
+            s.touch();
+            self.keep_alive(&s);
+            return Ok(s);
+        }
+        if sh.options.store.is_some() && sh.cluster.get().is_none() {
+            if let Err(e) = self.connect_store().await {
+                return Err(Box::new(error_reply(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    -32000,
+                    format!("Service Unavailable: {e}"),
+                )));
+            }
+        }
+        let Some(c) = sh.cluster.get() else { return Err(Box::new(super::reply::not_found())) };
+        let record = match c.store.load(id).await {
+            Ok(Some(r)) => r,
+            Ok(None) => return Err(Box::new(super::reply::not_found())),
+            Err(e) => return Err(Box::new(unavailable(&e))),
+        };
+        // Another request of the same session may have restored it meanwhile.
+        if let Some(s) = sh.session(id) {
+            s.touch();
+            return Ok(s);
+        }
+        if !sh.make_room() {
+            return Err(Box::new(super::reply::too_many_sessions(sh.options.max_sessions)));
+        }
+        let s = Session::new(sh, Some(Arc::from(id)));
+        let restored = s.with(|i| {
+            i.engine.restore(&record)?;
+            s.number_apart(i, c.store.replica());
+            Ok::<_, String>(i.engine.record_changes())
+        });
+        match restored {
+            Ok(n) => s.record_saved.store(n, Ordering::Release),
+            Err(e) => {
+                s.close();
+                return Err(Box::new(error_reply(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    -32603,
+                    format!("Internal error: session {id} cannot be served by this replica: {e}"),
+                )));
+            }
+        }
+        s.store_touched.store(sh.now_ms(), Ordering::Relaxed);
+        if !sh.admit(&s) {
+            s.close();
+            return Err(Box::new(super::reply::too_many_sessions(sh.options.max_sessions)));
+        }
+        Ok(sh.session(id).unwrap_or(s))
+    }
+
+    /// Keeps the session's record alive in the store: at most once every quarter of the
+    /// idle timeout per replica, in the background. A session found gone is closed here.
+    fn keep_alive(&self, s: &Arc<Session>) {
+        let sh = &self.shared;
+        let (Some(c), Some(id)) = (sh.cluster.get(), s.id()) else { return };
+        let now = sh.now_ms();
+        let ttl = sh.options.session_idle_timeout;
+        let last = s.store_touched.load(Ordering::Relaxed);
+        if now.saturating_sub(last) < (ttl.as_millis() as u64) / 4 {
+            return;
+        }
+        if s.store_touched.compare_exchange(last, now, Ordering::AcqRel, Ordering::Relaxed).is_err() {
+            return;
+        }
+        let (store, id, weak) = (c.store.clone(), id.to_string(), Arc::downgrade(s));
+        let shared = Arc::downgrade(&self.shared);
+        let Some(rt) = sh.runtime.get() else { return };
+        rt.spawn(async move {
+            if let Ok(false) = store.touch(&id, ttl).await {
+                // Deleted through another replica (or expired): gone here too.
+                if let (Some(sh), Some(s)) = (shared.upgrade(), weak.upgrade()) {
+                    sh.remove_session(&id);
+                    s.close();
+                }
+            }
+        });
+    }
+
+    /// A new session (its `initialize` answered) joins the cluster: ids apart, record saved.
+    pub(super) fn number_new(&self, s: &Arc<Session>) {
+        if let Some(c) = self.shared.cluster.get() {
+            s.with(|i| s.number_apart(i, c.store.replica()));
+        }
+    }
+
+    /// Saves the session's record if it changed since it was last saved (and tells the
+    /// other replicas). `Err`: the store failed (the request's reply says so).
+    pub(super) async fn save_record(&self, s: &Arc<Session>, announce: bool) -> Result<(), ClusterError> {
+        let sh = &self.shared;
+        let (Some(c), Some(id)) = (sh.cluster.get(), s.id()) else { return Ok(()) };
+        let (n, record) = {
+            let g = s.lock();
+            (g.engine.record_changes(), g.engine.record())
+        };
+        let Some(record) = record else { return Ok(()) };
+        if s.record_saved.load(Ordering::Acquire) == n {
+            return Ok(());
+        }
+        c.store.save(id, &record, sh.options.session_idle_timeout).await?;
+        s.record_saved.store(n, Ordering::Release);
+        s.store_touched.store(sh.now_ms(), Ordering::Relaxed);
+        if announce {
+            let m = BusMessage::Updated { session: id.to_string(), record };
+            c.store.publish(Target::All, &m).await?;
+        }
+        Ok(())
+    }
+
+    /// Forwards what in a POST of notifications and responses belongs to other replicas:
+    /// answers to their requests (by the replica number in the id), and cancellations (to
+    /// all). Returns what this replica handles itself (`None`: all of it).
+    pub(super) async fn forward(&self, s: &Arc<Session>, body: &[u8]) -> Result<Option<Vec<u8>>, ClusterError> {
+        let sh = &self.shared;
+        let (Some(c), Some(id)) = (sh.cluster.get(), s.id()) else { return Ok(None) };
+        let Ok(v) = serde_json::from_slice::<serde_json::Value>(body) else { return Ok(None) };
+        let (batch, items) = match v {
+            serde_json::Value::Array(a) => (true, a),
+            one => (false, vec![one]),
+        };
+        let me = c.store.replica();
+        let mut keep = Vec::new();
+        let mut moved = false;
+        for m in items {
+            let method = m.get("method").and_then(|x| x.as_str());
+            if method.is_none() {
+                if let Some(r) = m.get("id").and_then(sender_of).filter(|r| *r != me) {
+                    let message = BusMessage::Deliver { session: id.to_string(), message: m.to_string() };
+                    if let Err(e) = c.store.publish(Target::Replica(r), &message).await {
+                        // The replica that asked is gone, and the call that waited with it.
+                        eprintln!("hypermcp: session {id}: an answer for replica {r} was not delivered: {e}");
+                    }
+                    moved = true;
+                    continue;
+                }
+            } else if method == Some("notifications/cancelled") {
+                let message = BusMessage::Cancel { session: id.to_string(), message: m.to_string() };
+                c.store.publish(Target::All, &message).await?;
+            }
+            keep.push(m);
+        }
+        if !moved {
+            return Ok(None);
+        }
+        Ok(Some(match (batch, keep.len()) {
+            (_, 0) => Vec::new(),
+            (false, _) | (true, 1) => serde_json::to_vec(&keep[0]).unwrap_or_default(),
+            (true, _) => serde_json::to_vec(&keep).unwrap_or_default(),
+        }))
+    }
+
+    /// Replays a stream this replica does not hold from the store (its replica gone, or the
+    /// client moved): `None` when the store has no such stream.
+    pub(super) async fn replay_elsewhere(
+        &self,
+        session: &str,
+        stream: u64,
+        after: u64,
+    ) -> Result<Option<crate::store::sessions::Events>, ClusterError> {
+        let Some(c) = self.shared.cluster.get() else { return Ok(None) };
+        c.store.replay(session, stream, after).await
+    }
+
+    /// DELETE: the session ends on every replica.
+    pub(super) async fn forget_everywhere(&self, id: &str) -> Result<(), ClusterError> {
+        let Some(c) = self.shared.cluster.get() else { return Ok(()) };
+        c.store.remove(id).await?;
+        c.store.publish(Target::All, &BusMessage::Closed { session: id.to_string() }).await
+    }
+}

@@ -1,0 +1,322 @@
+//! Replicas sharing a store (issue 16): any replica serves any request of a legacy session.
+//! Each scenario runs on the in-memory hub and on a real Redis (a `redis-server` started on
+//! a free loopback port; `make test` installs it, and `HYPERMCP_REQUIRE_REDIS=1` makes its
+//! absence a failure instead of a skip).
+
+mod common;
+mod http_util;
+
+use common::*;
+use http_util::*;
+use hypermcp::http::HttpOptions;
+use hypermcp::store::{ClusterStore, MemoryHub};
+use hypermcp::{CallToolResult, Tool};
+use serde_json::{json, Value};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+const REV: &str = "2025-11-25";
+
+/// A `redis-server` of this test's own on a free loopback port, stopped when dropped.
+struct Redis {
+    child: Option<Child>,
+    port: u16,
+    dir: std::path::PathBuf,
+}
+
+impl Redis {
+    /// `None` when redis-server is not installed (and not required).
+    fn start() -> Option<Redis> {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").ok()?.local_addr().ok()?.port();
+        let dir = std::env::temp_dir().join(format!("hypermcp-redis-{}-{port}", std::process::id()));
+        std::fs::create_dir_all(&dir).ok()?;
+        let mut r = Redis { child: None, port, dir };
+        if !r.spawn() {
+            if std::env::var("HYPERMCP_REQUIRE_REDIS").is_ok_and(|v| v == "1") {
+                panic!("redis-server is required (HYPERMCP_REQUIRE_REDIS=1) but could not be started");
+            }
+            eprintln!("skipped: redis-server is not installed (make test installs it)");
+            return None;
+        }
+        Some(r)
+    }
+
+    fn spawn(&mut self) -> bool {
+        let child = Command::new("redis-server")
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+            .current_dir(&self.dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn();
+        let Ok(child) = child else { return false };
+        self.child = Some(child);
+        for _ in 0..200 {
+            if std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        false
+    }
+
+    fn stop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/0", self.port)
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        self.stop();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Where the replicas of one scenario share their state.
+enum Backend {
+    Memory(Arc<MemoryHub>),
+    Redis(Redis),
+}
+
+impl Backend {
+    async fn store(&self) -> Arc<dyn ClusterStore> {
+        match self {
+            Backend::Memory(hub) => hub.replica(),
+            Backend::Redis(r) => hypermcp::store::connect(&r.url()).await.expect("connect to the test's Redis"),
+        }
+    }
+}
+
+/// The backends to run a scenario on: the memory hub, and Redis when there is one.
+fn backends() -> Vec<Backend> {
+    let mut b = vec![Backend::Memory(MemoryHub::new())];
+    if let Some(r) = Redis::start() {
+        b.push(Backend::Redis(r));
+    }
+    b
+}
+
+/// A replica: its own server (its own registry, as in another process) and the shared store.
+async fn replica(backend: &Backend) -> (TestServer, hypermcp::Server) {
+    let server = test_server();
+    let options = HttpOptions { cluster: Some(backend.store().await), ..options() };
+    (TestServer::start(&server, options).await, server)
+}
+
+/// Opens a session on `ts` (initialize only; `initialized` goes elsewhere).
+async fn initialize_on(ts: &TestServer) -> McpSession {
+    let mut r = ts.send(Req::post(&initialize_request(REV, 1))).await;
+    assert_eq!(r.status, 200, "initialize: {r:?}");
+    let id = r.header("mcp-session-id").expect("a session id").to_string();
+    let _ = r.json().await;
+    McpSession { id, version: REV.into() }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn any_replica_serves_any_request_of_a_session() {
+    for backend in backends() {
+        let (a, _sa) = replica(&backend).await;
+        let (b, _sb) = replica(&backend).await;
+        let s = initialize_on(&a).await;
+        // The handshake ends on another replica, and calls go anywhere.
+        notify_initialized(&b, &s).await;
+        let r = rpc(&b, &s, &call(2, "echo", json!({"text": "on b"}))).await;
+        assert_eq!(r.response(2)["result"]["content"][0]["text"], "on b", "{r:?}");
+        let r = rpc(&a, &s, &json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"})).await;
+        assert!(r.response(3)["result"]["tools"].as_array().is_some_and(|t| !t.is_empty()), "{r:?}");
+        // A session no replica knows is still 404.
+        let gone = McpSession { id: "0123456789abcdef0123456789abcdef".into(), version: REV.into() };
+        let r = b.send(Req::post(&call(4, "echo", json!({}))).session(&gone)).await;
+        assert_eq!(r.status, 404);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_clients_answer_reaches_the_replica_that_asked_and_settings_follow_the_session() {
+    for backend in backends() {
+        let (a, _sa) = replica(&backend).await;
+        let (b, _sb) = replica(&backend).await;
+        let s = initialize_on(&a).await;
+        notify_initialized(&b, &s).await;
+        // The log level is set through B; A's copy learns it (the tool's info log is then
+        // filtered out on A).
+        let r = rpc(
+            &b,
+            &s,
+            &json!({"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel", "params": {"level": "error"}}),
+        )
+        .await;
+        assert!(r.response(2).get("result").is_some(), "{r:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        // `chatty` on A asks the client for a sampling; the answer is POSTed to B.
+        let mut stream = a.send(Req::post(&call_with_progress(3, "chatty", json!({}))).session(&s)).await;
+        assert!(stream.is_sse(), "{stream:?}");
+        let mut seen = Vec::new();
+        let request = loop {
+            let ev = bounded(stream.message()).await.expect("the sampling request");
+            let m = ev.json();
+            if m.get("method") == Some(&json!("sampling/createMessage")) {
+                break m;
+            }
+            seen.push(m);
+        };
+        assert!(
+            !seen.iter().any(|m| m["method"] == "notifications/message"),
+            "the info log passed a level of error set on another replica: {seen:?}"
+        );
+        let id = request["id"].as_i64().expect("a numeric request id");
+        assert!(id >> 32 > 0, "a replica numbers its requests apart: {id}");
+        let answer = json!({"jsonrpc": "2.0", "id": id, "result": {
+            "role": "assistant", "model": "m", "content": {"type": "text", "text": "hello from b"}}});
+        let r = b.send(Req::post(&answer).session(&s)).await;
+        assert_eq!(r.status, 202, "{r:?}");
+        let result = loop {
+            let ev = bounded(stream.message()).await.expect("the call's answer");
+            let m = ev.json();
+            if m.get("id") == Some(&json!(3)) {
+                break m;
+            }
+        };
+        assert_eq!(result["result"]["content"][0]["text"], "model said: hello from b", "{result}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancellation_reaches_the_replica_running_the_call() {
+    for backend in backends() {
+        let (a, _sa) = replica(&backend).await;
+        let (b, _sb) = replica(&backend).await;
+        let s = initialize_on(&a).await;
+        notify_initialized(&a, &s).await;
+        let call = tokio::spawn({
+            let req = Req::post(&call(5, "slow", json!({"ms": 10_000}))).session(&s);
+            let mut c = Conn::connect(a.addr).await;
+            async move {
+                c.send(&req).await;
+                read_answer(c.response().await).await
+            }
+        });
+        eventually("the call runs on A", Duration::from_secs(5), || a.service.in_flight() == 1).await;
+        let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5}});
+        let r = b.send(Req::post(&cancel).session(&s)).await;
+        assert_eq!(r.status, 202);
+        eventually("the call on A is cancelled", Duration::from_secs(5), || a.service.in_flight() == 0).await;
+        let answer = bounded(call).await.expect("the call's POST ends");
+        assert!(
+            answer.messages.iter().all(|m| m.get("id") != Some(&json!(5))),
+            "a cancelled call is not answered: {answer:?}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn delete_through_one_replica_ends_the_session_on_all() {
+    for backend in backends() {
+        let (a, _sa) = replica(&backend).await;
+        let (b, _sb) = replica(&backend).await;
+        let s = initialize_on(&a).await;
+        notify_initialized(&b, &s).await;
+        assert_eq!(b.service.session_count(), 1, "B restored the session");
+        let r = a.send(Req::new("DELETE", "/mcp").session(&s)).await;
+        assert_eq!(r.status, 200, "{r:?}");
+        eventually("B closes its copy", Duration::from_secs(5), || b.service.session_count() == 0).await;
+        let r = b.send(Req::post(&call(2, "echo", json!({}))).session(&s)).await;
+        assert_eq!(r.status, 404, "a deleted session is gone on every replica");
+        let store = backend.store().await;
+        assert_eq!(store.load(&s.id).await.expect("the store answers"), None, "its record is gone");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_get_stream_resumes_on_another_replica_after_its_replica_died() {
+    for backend in backends() {
+        let (mut a, sa) = replica(&backend).await;
+        let (b, _sb) = replica(&backend).await;
+        let s = initialize_on(&a).await;
+        notify_initialized(&a, &s).await;
+        let mut get = a.send(Req::get().session(&s)).await;
+        assert!(get.is_sse(), "{get:?}");
+        // A list change on A goes to the session's GET stream there, as event 1.
+        sa.add_tool(Tool::new("late"), |_a, _c| async { CallToolResult::text("late") }).expect("add a tool");
+        let ev = bounded(get.message()).await.expect("the list change");
+        assert_eq!(ev.json()["method"], "notifications/tools/list_changed");
+        let event_id = ev.id.clone().expect("an event id");
+        let (stream, seq) = event_id.split_once('-').expect("<stream>-<seq>");
+        assert_eq!(seq, "1");
+        // Replica A dies; the client resumes on B from before the event it had.
+        drop(get);
+        drop(a.shutdown());
+        let resume = format!("{stream}-0");
+        let mut replay = None;
+        for _ in 0..100 {
+            let mut r = b.send(Req::get().session(&s).header("last-event-id", &resume)).await;
+            assert!(r.is_sse(), "{r:?}");
+            if let Ok(Some(ev)) = r.event_within(Duration::from_millis(200)).await {
+                if ev.is_message() {
+                    replay = Some(ev);
+                    break;
+                }
+            }
+        }
+        let ev = replay.expect("B replays the event A sent");
+        assert_eq!(ev.id.as_deref(), Some(event_id.as_str()));
+        assert_eq!(ev.json()["method"], "notifications/tools/list_changed");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_away_at_start_is_a_clear_error_and_lost_while_serving_a_clear_reply() {
+    // No Redis on port 1.
+    let server = test_server();
+    let mut o = options();
+    o.store = Some("redis://127.0.0.1:1/0".into());
+    let listener = hypermcp::http::server::bind("127.0.0.1:0", &mut o).await.expect("bind");
+    let err = bounded(hypermcp::http::serve_http(server.http_service(o), listener, std::future::pending()))
+        .await
+        .expect_err("serving without its store fails at start");
+    let msg = err.to_string();
+    assert!(msg.contains("cannot reach Redis at redis://127.0.0.1:1/0"), "{msg}");
+
+    let Some(mut redis) = Redis::start() else { return };
+    let url = redis.url();
+    let mk = |url: &str| HttpOptions { store: Some(url.to_string()), ..options() };
+    let a = TestServer::start(&test_server(), mk(&url)).await;
+    let b = TestServer::start(&test_server(), mk(&url)).await;
+    let s = initialize_on(&a).await;
+    notify_initialized(&a, &s).await;
+    redis.stop();
+    // B has never seen the session and cannot load it: 503 saying why; A serves its copy.
+    let r = b.send(Req::post(&call(2, "echo", json!({"text": "x"}))).session(&s)).await;
+    assert_eq!(r.status, 503, "{r:?}");
+    let body: Value = read_answer(r).await.messages.into_iter().next().expect("an error body");
+    let why = body["error"]["message"].as_str().unwrap_or_default().to_string();
+    assert!(why.contains("session store is unavailable"), "{why}");
+    let r = rpc(&a, &s, &call(3, "echo", json!({"text": "still"}))).await;
+    assert_eq!(r.response(3)["result"]["content"][0]["text"], "still");
+    // Redis comes back (empty: a restart without persistence loses the records, so the
+    // session is unknown to B, a 404 the client answers by initializing again); both
+    // replicas recover without a restart of their own.
+    assert!(redis.spawn(), "restart redis-server");
+    let mut fresh = None;
+    for _ in 0..100 {
+        let mut r = b.send(Req::post(&initialize_request(REV, 1))).await;
+        if r.status == 200 {
+            let id = r.header("mcp-session-id").expect("a session id").to_string();
+            let _ = r.json().await;
+            fresh = Some(McpSession { id, version: REV.into() });
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let s2 = fresh.expect("B serves again once Redis is back");
+    notify_initialized(&a, &s2).await;
+    let r = rpc(&a, &s2, &call(4, "echo", json!({"text": "back"}))).await;
+    assert_eq!(r.response(4)["result"]["content"][0]["text"], "back");
+}
