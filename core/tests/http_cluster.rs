@@ -10,7 +10,7 @@ use common::*;
 use http_util::*;
 use hypermcp::http::HttpOptions;
 use hypermcp::store::{ClusterStore, MemoryHub};
-use hypermcp::{CallToolResult, Tool};
+use hypermcp::{CallToolResult, ReadResourceResult, Resource, Tool};
 use serde_json::{json, Value};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
@@ -103,9 +103,16 @@ fn backends() -> Vec<Backend> {
     b
 }
 
+/// The test server with a resource clients subscribe to.
+fn cluster_server() -> hypermcp::Server {
+    test_server().resource(Resource::new("mem://weather", "weather"), |r, _c| async move {
+        Ok(ReadResourceResult::text(r.uri, "sunny", None))
+    })
+}
+
 /// A replica: its own server (its own registry, as in another process) and the shared store.
 async fn replica(backend: &Backend) -> (TestServer, hypermcp::Server) {
-    let server = test_server();
+    let server = cluster_server();
     let options = HttpOptions { cluster: Some(backend.store().await), ..options() };
     (TestServer::start(&server, options).await, server)
 }
@@ -319,4 +326,75 @@ async fn redis_away_at_start_is_a_clear_error_and_lost_while_serving_a_clear_rep
     notify_initialized(&a, &s2).await;
     let r = rpc(&a, &s2, &call(4, "echo", json!({"text": "back"}))).await;
     assert_eq!(r.response(4)["result"]["content"][0]["text"], "back");
+}
+
+/// Reads the GET stream until a message with `method` (bounded), returning the messages.
+async fn until_method(get: &mut Resp, method: &str) -> Vec<Value> {
+    let mut seen = Vec::new();
+    loop {
+        let ev = bounded(get.message()).await.unwrap_or_else(|| panic!("{method} before the stream ended: {seen:?}"));
+        let m = ev.json();
+        let done = m["method"] == method;
+        seen.push(m);
+        if done {
+            return seen;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_update_raised_on_a_third_replica_reaches_the_get_stream_once() {
+    for backend in backends() {
+        let (a, _sa) = replica(&backend).await;
+        let (b, _sb) = replica(&backend).await;
+        let (_c, sc) = replica(&backend).await;
+        let s = initialize_on(&a).await;
+        notify_initialized(&b, &s).await;
+        let r = rpc(
+            &a,
+            &s,
+            &json!({"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": {"uri": "mem://weather"}}),
+        )
+        .await;
+        assert!(r.response(2).get("result").is_some(), "{r:?}");
+        let mut get = b.send(Req::get().session(&s)).await;
+        assert!(get.is_sse(), "{get:?}");
+        // Let B's copy learn of the subscription, then raise the update on C (no copy there).
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        sc.notify_resource_updated("mem://weather");
+        let seen = until_method(&mut get, "notifications/resources/updated").await;
+        assert_eq!(seen.last().unwrap()["params"]["uri"], "mem://weather");
+        // Once: a second update is the next updated message on the stream.
+        sc.notify_resource_updated("mem://weather");
+        let seen = until_method(&mut get, "notifications/resources/updated").await;
+        assert_eq!(seen.len(), 1, "one notification per update: {seen:?}");
+        let next = get.event_within(Duration::from_millis(300)).await;
+        assert!(!matches!(&next, Ok(Some(e)) if e.is_message()), "a duplicate came: {next:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn messages_wait_in_the_store_for_a_get_stream_opened_on_any_replica() {
+    for backend in backends() {
+        let (a, _sa) = replica(&backend).await;
+        let (b, _sb) = replica(&backend).await;
+        let (_c, sc) = replica(&backend).await;
+        let s = initialize_on(&a).await;
+        notify_initialized(&a, &s).await;
+        let r = rpc(
+            &a,
+            &s,
+            &json!({"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": {"uri": "mem://weather"}}),
+        )
+        .await;
+        assert!(r.response(2).get("result").is_some(), "{r:?}");
+        // No GET stream anywhere: the update waits in the store.
+        sc.notify_resource_updated("mem://weather");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        // B opens the GET stream (B never served this session before) and gets it.
+        let mut get = b.send(Req::get().session(&s)).await;
+        assert!(get.is_sse(), "{get:?}");
+        let seen = until_method(&mut get, "notifications/resources/updated").await;
+        assert_eq!(seen.last().unwrap()["params"]["uri"], "mem://weather");
+    }
 }

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
 
 /// Which list a change or a page belongs to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum ListKind {
     /// `tools/list`.
     Tools,
@@ -63,8 +63,9 @@ impl std::str::FromStr for ListKind {
     }
 }
 
-/// A change that sessions may have to tell their clients about.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A change that sessions may have to tell their clients about (serializable: replicas of
+/// one server pass changes to each other).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum RegistryChange {
     /// A list gained or lost entries.
     ListChanged(ListKind),

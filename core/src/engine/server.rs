@@ -335,6 +335,24 @@ impl ServerSession {
         self.role.log_level
     }
 
+    /// Whether [`ServerSession::registry_changed`] would tell the client of `change` (a
+    /// legacy session: a list it may list, a resource it subscribed to, a task it created).
+    pub fn would_notify(&self, change: &RegistryChange) -> bool {
+        if self.role.state != State::Operating && self.role.state != State::Initializing {
+            return false;
+        }
+        let caps = &self.role.capabilities;
+        match change {
+            RegistryChange::ListChanged(kind) => match kind {
+                ListKind::Tools => caps.tools.is_some(),
+                ListKind::Resources | ListKind::ResourceTemplates => caps.resources.is_some(),
+                ListKind::Prompts => caps.prompts.is_some(),
+            },
+            RegistryChange::ResourceUpdated(uri) => self.role.subscriptions.contains(uri),
+            RegistryChange::TaskChanged { id, .. } => self.role.created_tasks.iter().any(|t| t == id),
+        }
+    }
+
     /// Tells the session about a registry change (a driver calls this from the registry's
     /// listener): the client gets `list_changed` or `resources/updated` as appropriate.
     pub fn registry_changed(&mut self, change: &RegistryChange) {

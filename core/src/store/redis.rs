@@ -5,6 +5,10 @@
 //!   session idle timeout unless touched;
 //! - `hypermcp:e:<session>:<stream>`: a list of the stream's last events (`<seq>:<data>`),
 //!   and `hypermcp:es:<session>`, the set of its streams (so a DELETE forgets them all);
+//! - `hypermcp:q:<session>`: messages for the session's GET stream that wait for the replica
+//!   holding (or next opening) it;
+//! - `hypermcp:c:<change>:<session>`: a claim, so that one replica tells a session of a
+//!   change (a few minutes);
 //! - `hypermcp:replicas`: a counter that numbers replicas as they start.
 //!
 //! The bus is Redis pub/sub on two channels a replica: `hypermcp:bus:<n>` (its own) and
@@ -250,7 +254,7 @@ impl ClusterStore for RedisStore {
         Box::pin(async move {
             let streams: Vec<u64> = run(&self.conn, redis::cmd("SMEMBERS").arg(&set).to_owned()).await?;
             let mut del = redis::cmd("DEL");
-            del.arg(&key).arg(&set);
+            del.arg(&key).arg(&set).arg(format!("{PREFIX}:q:{session}"));
             for s in streams {
                 del.arg(format!("{PREFIX}:e:{session}:{s}"));
             }
@@ -316,6 +320,60 @@ impl ClusterStore for RedisStore {
                 Some((seq, Bytes::copy_from_slice(&i[colon + 1..])))
             });
             Ok(super::sessions::replay_from(events, after))
+        })
+    }
+
+    fn queue(
+        &self,
+        session: &str,
+        message: Bytes,
+        cap: usize,
+        ttl: Duration,
+    ) -> BoxFuture<'_, Result<(), ClusterError>> {
+        let key = format!("{PREFIX}:q:{session}");
+        let cap = cap.max(1) as i64;
+        Box::pin(async move {
+            let pipe = redis::pipe()
+                .atomic()
+                .cmd("RPUSH")
+                .arg(&key)
+                .arg(message.as_ref())
+                .ignore()
+                .cmd("LTRIM")
+                .arg(&key)
+                .arg(-cap)
+                .arg(-1)
+                .ignore()
+                .cmd("PEXPIRE")
+                .arg(&key)
+                .arg(ms(ttl))
+                .ignore()
+                .to_owned();
+            run_pipe(&self.conn, pipe).await
+        })
+    }
+
+    fn take_queued(&self, session: &str) -> BoxFuture<'_, Result<Vec<Bytes>, ClusterError>> {
+        let key = format!("{PREFIX}:q:{session}");
+        Box::pin(async move {
+            let pipe =
+                redis::pipe().atomic().cmd("LRANGE").arg(&key).arg(0).arg(-1).cmd("DEL").arg(&key).ignore().to_owned();
+            let (items,): (Vec<Vec<u8>>,) = run_pipe(&self.conn, pipe).await?;
+            Ok(items.into_iter().map(Bytes::from).collect())
+        })
+    }
+
+    fn claim(&self, keys: Vec<String>, ttl: Duration) -> BoxFuture<'_, Result<Vec<bool>, ClusterError>> {
+        Box::pin(async move {
+            if keys.is_empty() {
+                return Ok(Vec::new());
+            }
+            let mut pipe = redis::pipe();
+            for k in &keys {
+                pipe.cmd("SET").arg(format!("{PREFIX}:c:{k}")).arg(1).arg("NX").arg("PX").arg(ms(ttl));
+            }
+            let won: Vec<Option<String>> = run_pipe(&self.conn, pipe).await?;
+            Ok(won.into_iter().map(|w| w.is_some()).collect())
         })
     }
 

@@ -80,6 +80,21 @@ pub enum BusMessage {
         /// The JSON-RPC message (one response or error) as the client sent it, in JSON.
         message: String,
     },
+    /// Messages for the session's GET stream were queued in the store: the replica holding
+    /// that stream takes them.
+    Queued {
+        /// The session.
+        session: String,
+    },
+    /// The server's catalogue changed on the sending replica (a list, a resource, a task):
+    /// each replica tells the sessions it holds that must hear of it, claiming each session
+    /// first so that a client hears of one change once.
+    Registry {
+        /// The change's cluster-wide id (`<replica>.<n>`).
+        id: String,
+        /// The change.
+        change: crate::catalogue::RegistryChange,
+    },
     /// A client cancelled a request of its own: whichever replica runs it stops it.
     Cancel {
         /// The session.
@@ -138,6 +153,21 @@ pub trait ClusterStore: Send + Sync + 'static {
     /// The events of a stream after `after`, oldest first; `None` when some are missing
     /// (dropped or expired: the client cannot resume without a gap).
     fn replay(&self, session: &str, stream: u64, after: u64) -> BoxFuture<'_, Result<Option<Events>, ClusterError>>;
+    /// Queues a message for the session's GET stream (at most `cap` kept, the oldest dropped)
+    /// for whichever replica holds or next opens that stream.
+    fn queue(
+        &self,
+        session: &str,
+        message: Bytes,
+        cap: usize,
+        ttl: Duration,
+    ) -> BoxFuture<'_, Result<(), ClusterError>>;
+    /// Takes every queued message of a session, oldest first (atomically: two replicas never
+    /// take the same message).
+    fn take_queued(&self, session: &str) -> BoxFuture<'_, Result<Vec<Bytes>, ClusterError>>;
+    /// Claims each key for `ttl`: true for the keys no one claimed before (how replicas agree
+    /// on which of them tells a session of a change).
+    fn claim(&self, keys: Vec<String>, ttl: Duration) -> BoxFuture<'_, Result<Vec<bool>, ClusterError>>;
     /// Sends `message` to `to`.
     fn publish(&self, to: Target, message: &BusMessage) -> BoxFuture<'_, Result<(), ClusterError>>;
     /// Where messages for this replica go (set once, when its server starts).
@@ -161,6 +191,8 @@ struct HubInner {
     records: HashMap<String, (SessionRecord, Instant)>,
     /// By session and stream: the kept events, and when they expire.
     events: HashMap<(String, u64), KeptEvents>,
+    queued: HashMap<String, (VecDeque<Bytes>, Instant)>,
+    claims: HashMap<String, Instant>,
 }
 
 impl std::fmt::Debug for MemoryHub {
@@ -195,6 +227,8 @@ impl MemoryHub {
     fn expire(g: &mut HubInner, now: Instant) {
         g.records.retain(|_, (_, until)| *until > now);
         g.events.retain(|_, (_, until)| *until > now);
+        g.queued.retain(|_, (_, until)| *until > now);
+        g.claims.retain(|_, until| *until > now);
     }
 }
 
@@ -256,6 +290,7 @@ impl ClusterStore for MemoryReplica {
         let mut g = self.hub.lock();
         g.records.remove(session);
         g.events.retain(|(s, _), _| s != session);
+        g.queued.remove(session);
         Box::pin(std::future::ready(Ok(())))
     }
 
@@ -286,6 +321,47 @@ impl ClusterStore for MemoryReplica {
             Some((q, _)) => replay_from(q.iter().cloned(), after),
         };
         Box::pin(std::future::ready(Ok(r)))
+    }
+
+    fn queue(
+        &self,
+        session: &str,
+        message: Bytes,
+        cap: usize,
+        ttl: Duration,
+    ) -> BoxFuture<'_, Result<(), ClusterError>> {
+        let mut g = self.hub.lock();
+        let e = g.queued.entry(session.to_string()).or_insert_with(|| (VecDeque::new(), Instant::now()));
+        e.1 = Instant::now() + ttl;
+        e.0.push_back(message);
+        while e.0.len() > cap.max(1) {
+            e.0.pop_front();
+        }
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn take_queued(&self, session: &str) -> BoxFuture<'_, Result<Vec<Bytes>, ClusterError>> {
+        let mut g = self.hub.lock();
+        MemoryHub::expire(&mut g, Instant::now());
+        let q = g.queued.remove(session).map(|(q, _)| q.into_iter().collect()).unwrap_or_default();
+        Box::pin(std::future::ready(Ok(q)))
+    }
+
+    fn claim(&self, keys: Vec<String>, ttl: Duration) -> BoxFuture<'_, Result<Vec<bool>, ClusterError>> {
+        let now = Instant::now();
+        let mut g = self.hub.lock();
+        MemoryHub::expire(&mut g, now);
+        let won = keys
+            .into_iter()
+            .map(|k| match g.claims.entry(k) {
+                std::collections::hash_map::Entry::Occupied(_) => false,
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(now + ttl);
+                    true
+                }
+            })
+            .collect();
+        Box::pin(std::future::ready(Ok(won)))
     }
 
     fn publish(&self, to: Target, message: &BusMessage) -> BoxFuture<'_, Result<(), ClusterError>> {
@@ -381,6 +457,20 @@ mod tests {
         assert_eq!(r.iter().map(|(n, _)| *n).collect::<Vec<_>>(), vec![2, 3]);
         assert_eq!(block(a.replay("s", 8, 0)).unwrap(), Some(vec![]));
         assert_eq!(block(a.replay("s", 8, 4)).unwrap(), None);
+    }
+
+    #[test]
+    fn queues_are_taken_once_and_claims_won_once() {
+        let hub = MemoryHub::new();
+        let (a, b) = (hub.replica(), hub.replica());
+        for i in 0..3 {
+            block(a.queue("s", Bytes::from(format!("m{i}")), 2, Duration::from_secs(60))).unwrap();
+        }
+        assert_eq!(block(b.take_queued("s")).unwrap(), vec![Bytes::from("m1"), Bytes::from("m2")]);
+        assert!(block(a.take_queued("s")).unwrap().is_empty());
+        let keys = vec!["c1:s".to_string(), "c1:t".to_string()];
+        assert_eq!(block(a.claim(keys.clone(), Duration::from_secs(60))).unwrap(), vec![true, true]);
+        assert_eq!(block(b.claim(keys, Duration::from_secs(60))).unwrap(), vec![false, false]);
     }
 
     #[test]

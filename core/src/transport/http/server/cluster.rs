@@ -20,6 +20,7 @@ use super::reply::{error_reply, Reply};
 use super::session::Session;
 use super::table::Shared;
 use super::HttpService;
+use crate::catalogue::RegistryChange;
 use crate::store::sessions::{BusMessage, ClusterError, ClusterStore, Envelope, Target};
 use bytes::Bytes;
 use http::StatusCode;
@@ -46,49 +47,95 @@ fn sender_of(id: &serde_json::Value) -> Option<u32> {
     (n >> 32 > 0).then_some((n >> 32) as u32)
 }
 
-/// Where a replica's SSE events are kept: in this process (what replays a stream this
-/// replica holds) and, written behind in order by one task, in the shared store (what
-/// another replica replays after this one is gone).
-pub(crate) struct ClusterEvents {
-    pub(super) local: InMemoryEventStore,
-    tx: tokio::sync::mpsc::Sender<(Arc<str>, u64, u64, Bytes)>,
-    dropped: AtomicU64,
+/// What a replica writes to the store in the background, in order (one task drains them).
+pub(crate) enum Out {
+    /// An SSE event to keep for replay.
+    Event(Arc<str>, u64, u64, Bytes),
+    /// A message for a session's GET stream, held by another replica or by none.
+    Queue(Arc<str>, Bytes),
+    /// A catalogue change, for the other replicas.
+    Registry(String, RegistryChange),
 }
 
-impl ClusterEvents {
-    fn start(store: Arc<dyn ClusterStore>, ttl: Duration, rt: &tokio::runtime::Handle) -> Arc<ClusterEvents> {
-        let (tx, mut rx) = tokio::sync::mpsc::channel::<(Arc<str>, u64, u64, Bytes)>(16_384);
-        rt.spawn(async move {
-            let mut failing = false;
-            while let Some((session, stream, seq, data)) = rx.recv().await {
-                match store.store_event(&session, stream, seq, data, KEEP_EVENTS, ttl).await {
-                    Ok(()) if failing => {
-                        failing = false;
-                        eprintln!("hypermcp: SSE events are kept in the session store again");
-                    }
-                    Ok(()) => {}
-                    Err(e) if !failing => {
-                        failing = true;
-                        eprintln!("hypermcp: an SSE event could not be kept for replay on other replicas: {e}");
-                    }
-                    Err(_) => {}
-                }
-            }
-        });
-        Arc::new(ClusterEvents { local: InMemoryEventStore::new(KEEP_EVENTS), tx, dropped: AtomicU64::new(0) })
+/// Where a replica's SSE events are kept: in this process (what replays a stream this
+/// replica holds) and, written behind in order, in the shared store (what another replica
+/// replays after this one is gone).
+pub(crate) struct ClusterEvents {
+    pub(super) local: InMemoryEventStore,
+    out: Writer,
+}
+
+/// The sending end of the background writer.
+#[derive(Clone)]
+pub(crate) struct Writer {
+    tx: tokio::sync::mpsc::Sender<Out>,
+    dropped: Arc<AtomicU64>,
+}
+
+impl Writer {
+    /// Hands `out` to the writer. The queue is bounded (16,384): past it the store has fallen
+    /// far behind (or is unreachable for long), and what does not fit is dropped with a log
+    /// line, never buffered without bound.
+    pub(crate) fn send(&self, out: Out) {
+        if self.tx.try_send(out).is_err() && self.dropped.fetch_add(1, Ordering::Relaxed).is_multiple_of(1024) {
+            eprintln!(
+                "hypermcp: the session store falls behind: {} writes dropped (SSE events kept on this replica only, GET-stream messages lost)",
+                self.dropped.load(Ordering::Relaxed)
+            );
+        }
     }
+}
+
+/// Starts the writer of `shared`'s replica: events, queued messages and changes go to the
+/// store in the order they were made.
+fn start_writer(
+    shared: Weak<Shared>,
+    store: Arc<dyn ClusterStore>,
+    ttl: Duration,
+    backlog: usize,
+    rt: &tokio::runtime::Handle,
+) -> Writer {
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<Out>(16_384);
+    rt.spawn(async move {
+        let mut failing = false;
+        while let Some(out) = rx.recv().await {
+            let r = match out {
+                Out::Event(session, stream, seq, data) => store.store_event(&session, stream, seq, data, KEEP_EVENTS, ttl).await,
+                Out::Queue(session, msg) => {
+                    let r = match store.queue(&session, msg, backlog, ttl).await {
+                        Ok(()) => store.publish(Target::All, &BusMessage::Queued { session: session.to_string() }).await,
+                        Err(e) => Err(e),
+                    };
+                    // This replica may have opened the stream meanwhile.
+                    if let Some(sh) = shared.upgrade() {
+                        sh.deliver_queued(&session);
+                    }
+                    r
+                }
+                Out::Registry(id, change) => store.publish(Target::All, &BusMessage::Registry { id, change }).await,
+            };
+            match r {
+                Ok(()) if failing => {
+                    failing = false;
+                    eprintln!("hypermcp: the session store is reachable again");
+                }
+                Ok(()) => {}
+                Err(e) if !failing => {
+                    failing = true;
+                    eprintln!("hypermcp: a write to the session store failed (further failures are not logged until it recovers): {e}");
+                }
+                Err(_) => {}
+            }
+        }
+    });
+    Writer { tx, dropped: Arc::new(AtomicU64::new(0)) }
 }
 
 impl EventStore for ClusterEvents {
     fn store(&self, session: &str, stream: u64, seq: u64, data: &Bytes) {
         self.local.store(session, stream, seq, data);
-        if session.is_empty() {
-            return;
-        }
-        if self.tx.try_send((Arc::from(session), stream, seq, data.clone())).is_err()
-            && self.dropped.fetch_add(1, Ordering::Relaxed).is_multiple_of(1024)
-        {
-            eprintln!("hypermcp: the session store falls behind: SSE events are kept on this replica only");
+        if !session.is_empty() {
+            self.out.send(Out::Event(Arc::from(session), stream, seq, data.clone()));
         }
     }
 
@@ -109,23 +156,31 @@ impl EventStore for ClusterEvents {
 pub(crate) struct Cluster {
     pub store: Arc<dyn ClusterStore>,
     pub events: Arc<ClusterEvents>,
+    pub out: Writer,
+    /// Changes this replica made (the `<n>` of their ids).
+    changes: AtomicU64,
 }
+
+/// How long a claim on telling a session of a change is kept.
+const CLAIM_TTL: Duration = Duration::from_secs(300);
 
 impl Shared {
     /// Joins the replicas sharing `store`: its bus messages come here, SSE events go there.
     pub(crate) fn join(self: &Arc<Self>, store: Arc<dyn ClusterStore>, rt: &tokio::runtime::Handle) -> bool {
-        let events = ClusterEvents::start(store.clone(), self.options.session_idle_timeout, rt);
         let weak: Weak<Shared> = Arc::downgrade(self);
+        let out =
+            start_writer(weak.clone(), store.clone(), self.options.session_idle_timeout, self.options.backlog, rt);
+        let events = Arc::new(ClusterEvents { local: InMemoryEventStore::new(KEEP_EVENTS), out: out.clone() });
         store.set_receiver(Arc::new(move |env: Envelope| {
             if let Some(sh) = weak.upgrade() {
                 sh.on_bus(env);
             }
         }));
-        self.cluster.set(Cluster { store, events }).is_ok()
+        self.cluster.set(Cluster { store, events, out, changes: AtomicU64::new(0) }).is_ok()
     }
 
     /// A message from another replica.
-    fn on_bus(&self, env: Envelope) {
+    fn on_bus(self: &Arc<Self>, env: Envelope) {
         match env.message {
             BusMessage::Closed { session } => {
                 if let Some(s) = self.remove_session(&session) {
@@ -156,7 +211,83 @@ impl Shared {
                     });
                 }
             }
+            BusMessage::Queued { session } => self.deliver_queued(&session),
+            BusMessage::Registry { id, change } => self.apply_change(id, change),
         }
+    }
+
+    /// A change made on this replica: told to the others, and applied here.
+    pub(super) fn change_made(self: &Arc<Self>, change: &RegistryChange) -> bool {
+        let Some(c) = self.cluster.get() else { return false };
+        let id = format!("{}.{}", c.store.replica(), c.changes.fetch_add(1, Ordering::Relaxed));
+        c.out.send(Out::Registry(id.clone(), change.clone()));
+        self.apply_change(id, change.clone());
+        true
+    }
+
+    /// Applies a change (made here or on another replica): every listen stream here hears
+    /// of it; each session that must hear of it hears of it once, from the replica that
+    /// claimed it first.
+    fn apply_change(self: &Arc<Self>, id: String, change: RegistryChange) {
+        for l in self.listener_sessions() {
+            l.with(|i| {
+                if !i.closed {
+                    i.engine.registry_changed(&change);
+                }
+            });
+        }
+        let sessions: Vec<Arc<Session>> = self.sessions().values().cloned().collect();
+        let told: Vec<Arc<Session>> = sessions.into_iter().filter(|s| s.lock().engine.would_notify(&change)).collect();
+        if told.is_empty() {
+            return;
+        }
+        let (Some(c), Some(rt)) = (self.cluster.get(), self.runtime.get()) else { return };
+        let store = c.store.clone();
+        rt.spawn(async move {
+            let keys = told.iter().map(|s| format!("{id}:{}", s.id().unwrap_or_default())).collect();
+            let won = match store.claim(keys, CLAIM_TTL).await {
+                Ok(w) => w,
+                Err(e) => {
+                    // Better twice than never: every replica tells the session.
+                    eprintln!("hypermcp: change {id}: no claim possible ({e}); sessions are told from every replica");
+                    vec![true; told.len()]
+                }
+            };
+            for (s, won) in told.iter().zip(won) {
+                if won {
+                    s.with(|i| {
+                        if !i.closed {
+                            i.engine.registry_changed(&change);
+                        }
+                    });
+                }
+            }
+        });
+    }
+
+    /// Moves what the store queued for a session's GET stream into it, if that stream is
+    /// open here.
+    pub(super) fn deliver_queued(self: &Arc<Self>, session: &str) {
+        let Some(s) = self.session(session) else { return };
+        if !s.lock().get_stream.as_ref().is_some_and(|g| g.lock().attached) {
+            return;
+        }
+        let (Some(c), Some(rt)) = (self.cluster.get(), self.runtime.get()) else { return };
+        let (store, out) = (c.store.clone(), c.out.clone());
+        let id: Arc<str> = Arc::from(session);
+        rt.spawn(async move {
+            match store.take_queued(&id).await {
+                Ok(msgs) if !msgs.is_empty() => {
+                    let back = s.with(|i| i.push_get(msgs));
+                    // The stream went away meanwhile: back to the store for the next one.
+                    for m in back {
+                        out.send(Out::Queue(id.clone(), m));
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => eprintln!("hypermcp: session {id}: queued messages not taken yet: {e}"),
+            }
+        });
     }
 }
 

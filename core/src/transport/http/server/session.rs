@@ -61,6 +61,9 @@ pub(crate) struct Inner {
     next_host_id: u64,
     timer: Option<Instant>,
     pub closed: bool,
+    /// Replicas share this session: standalone messages with no GET stream open here go to
+    /// the store's queue (for the replica that holds or next opens one), not the backlog.
+    clustered: bool,
 }
 
 type ValueSender = oneshot::Sender<Result<Answer, RpcError>>;
@@ -74,6 +77,8 @@ pub(crate) struct After {
     timer: Option<Instant>,
     /// A stream's reader fell too far behind: the session ends.
     close: bool,
+    /// Standalone messages for the store's queue (replicas).
+    queued: Vec<Bytes>,
 }
 
 /// A session of an HTTP server. Bindings keep an `Arc<Session>` per connection object and
@@ -126,6 +131,7 @@ impl Session {
                 next_host_id: 1,
                 timer: None,
                 closed: false,
+                clustered: false,
             }),
             last_seen: AtomicU64::new(shared.now_ms()),
             tasks: Mutex::new(HashMap::new()),
@@ -185,6 +191,13 @@ impl Session {
         if after.close {
             self.close();
         }
+        if !after.queued.is_empty() {
+            if let (Some(c), Some(id)) = (self.shared.cluster.get(), &self.id) {
+                for m in after.queued {
+                    c.out.send(super::cluster::Out::Queue(id.clone(), m));
+                }
+            }
+        }
     }
 
     fn arm_timer(&self, at: Instant) {
@@ -209,6 +222,7 @@ impl Session {
         let base = super::cluster::id_base(replica);
         inner.engine.set_request_id_base(base as i64 + 1);
         inner.next_stream = inner.next_stream.max(base + 1);
+        inner.clustered = self.id.is_some();
     }
 
     /// Opens a stream of this session.
@@ -579,7 +593,7 @@ impl Inner {
             };
             if let Some(msg) = rest {
                 if !answer {
-                    self.standalone(msg, shared.options.backlog, &mut after.wakers);
+                    self.standalone(msg, shared.options.backlog, after);
                 }
             }
         }
@@ -624,16 +638,44 @@ impl Inner {
         self.input = None;
     }
 
-    /// A message for the GET stream, or the backlog while none is open.
-    fn standalone(&mut self, msg: Bytes, cap: usize, wakers: &mut Vec<Waker>) {
-        if let Some(g) = &self.get_stream {
-            if let Err(m) = g.push(msg, false, wakers) {
-                self.get_stream = None;
-                self.queue(m, cap);
-            }
+    /// A message for the GET stream, or the backlog while none is open (with replicas, the
+    /// store's queue: the stream may be open on another replica).
+    fn standalone(&mut self, msg: Bytes, cap: usize, after: &mut After) {
+        let msg = match &self.get_stream {
+            Some(g) => match g.push(msg, false, &mut after.wakers) {
+                Ok(()) => return,
+                Err(m) => {
+                    self.get_stream = None;
+                    m
+                }
+            },
+            None => msg,
+        };
+        if self.clustered {
+            after.queued.push(msg);
         } else {
             self.queue(msg, cap);
         }
+    }
+
+    /// Pushes messages taken from the store's queue into the GET stream; gives back those
+    /// it could not take (the stream went away).
+    pub(crate) fn push_get(&mut self, msgs: Vec<Bytes>) -> Vec<Bytes> {
+        let mut wakers = Vec::new();
+        let mut back = Vec::new();
+        for m in msgs {
+            match &self.get_stream {
+                Some(g) if back.is_empty() => {
+                    if let Err(m) = g.push(m, false, &mut wakers) {
+                        self.get_stream = None;
+                        back.push(m);
+                    }
+                }
+                _ => back.push(m),
+            }
+        }
+        wakers.into_iter().for_each(Waker::wake);
+        back
     }
 
     fn queue(&mut self, msg: Bytes, cap: usize) {

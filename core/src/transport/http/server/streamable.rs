@@ -441,6 +441,10 @@ impl HttpService {
         }
         match result {
             Ok(s) => {
+                // Replicas: what waited in the store's queue for a GET stream comes now.
+                if let Some(id) = session.id() {
+                    sh.deliver_queued(id);
+                }
                 let mut r = sse_reply(SseBody::new(s, session.clone(), sh.options.keep_alive, b": keep-alive\n\n"));
                 set_session_header(&mut r, &session);
                 r

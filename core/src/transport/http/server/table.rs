@@ -203,6 +203,11 @@ impl Shared {
         self.listeners().drain().filter_map(|(_, w)| w.upgrade()).collect()
     }
 
+    /// The sessions of the open `subscriptions/listen` streams.
+    pub(super) fn listener_sessions(&self) -> Vec<Arc<Session>> {
+        self.listeners().values().filter_map(Weak::upgrade).collect()
+    }
+
     /// Open `subscriptions/listen` streams.
     pub(super) fn listener_count(&self) -> usize {
         self.listeners().len()
@@ -210,7 +215,11 @@ impl Shared {
 
     /// Forwards a registry change (list_changed, resource updates) to every session, and to
     /// every listener.
-    fn registry_changed(&self, change: &RegistryChange) {
+    fn registry_changed(self: &Arc<Self>, change: &RegistryChange) {
+        // Replicas: every replica's sessions and listeners hear of it, each session once.
+        if self.change_made(change) {
+            return;
+        }
         let mut all: Vec<Arc<Session>> = self.sessions().values().cloned().collect();
         all.extend(self.listeners().values().filter_map(Weak::upgrade));
         for s in all {
