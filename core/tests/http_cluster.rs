@@ -398,3 +398,111 @@ async fn messages_wait_in_the_store_for_a_get_stream_opened_on_any_replica() {
         assert_eq!(seen.last().unwrap()["params"]["uri"], "mem://weather");
     }
 }
+
+/// Handlers of `wait_for_cancel` that saw their task cancelled, over every replica.
+static CANCELS_SEEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// A replica of a server that runs tasks: `work {ms}` and `wait_for_cancel`.
+async fn task_replica(backend: &Backend) -> TestServer {
+    use hypermcp::server::tasks::TaskOptions;
+    let server = hypermcp::Server::new("tasks", "1.0.0")
+        .tasks(TaskOptions { poll_interval: Duration::from_millis(100), ..Default::default() })
+        .tool(Tool::new("work"), |args, _ctx| async move {
+            let ms = args.get("ms").and_then(Value::as_u64).unwrap_or(10);
+            tokio::time::sleep(Duration::from_millis(ms)).await;
+            CallToolResult::text(format!("worked {ms} ms"))
+        })
+        .tool(Tool::new("wait_for_cancel"), |_args, ctx| async move {
+            ctx.cancelled().await;
+            CANCELS_SEEN.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            CallToolResult::text("stopped")
+        })
+        .task_mode("work", hypermcp::catalogue::TaskMode::Optional)
+        .task_mode("wait_for_cancel", hypermcp::catalogue::TaskMode::Optional);
+    let options = HttpOptions { cluster: Some(backend.store().await), ..options() };
+    TestServer::start(&server, options).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_started_on_one_replica_is_read_and_cancelled_through_others() {
+    for backend in backends() {
+        let a = task_replica(&backend).await;
+        let b = task_replica(&backend).await;
+        let c = task_replica(&backend).await;
+        let s = initialize_on(&a).await;
+        notify_initialized(&b, &s).await;
+        let req = |id: i64, method: &str, params: Value| json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        // Started on A, read on B, its result taken on C.
+        let r = rpc(&a, &s, &req(2, "tools/call", json!({"name": "work", "arguments": {"ms": 300}, "task": {}}))).await;
+        let task = r.response(2)["result"]["task"].clone();
+        let id = task["taskId"].as_str().unwrap_or_else(|| panic!("a task: {r:?}")).to_string();
+        let r = rpc(&b, &s, &req(3, "tasks/get", json!({"taskId": id}))).await;
+        assert_eq!(r.response(3)["result"]["taskId"], id.as_str(), "{r:?}");
+        let r = rpc(&c, &s, &req(4, "tasks/result", json!({"taskId": id}))).await;
+        assert_eq!(r.response(4)["result"]["content"][0]["text"], "worked 300 ms", "{r:?}");
+        // Started on A, cancelled through B: A's handler sees the cancel.
+        let before = CANCELS_SEEN.load(std::sync::atomic::Ordering::SeqCst);
+        let r =
+            rpc(&a, &s, &req(5, "tools/call", json!({"name": "wait_for_cancel", "arguments": {}, "task": {}}))).await;
+        let id = r.response(5)["result"]["task"]["taskId"].as_str().expect("a task").to_string();
+        let r = rpc(&b, &s, &req(6, "tasks/cancel", json!({"taskId": id}))).await;
+        assert_eq!(r.response(6)["result"]["status"], "cancelled", "{r:?}");
+        eventually("A's handler sees the cancel made through B", Duration::from_secs(5), || {
+            CANCELS_SEEN.load(std::sync::atomic::Ordering::SeqCst) > before
+        })
+        .await;
+        let r = rpc(&c, &s, &req(7, "tasks/get", json!({"taskId": id}))).await;
+        assert_eq!(r.response(7)["result"]["status"], "cancelled", "{r:?}");
+        // tasks/list through C lists both.
+        let r = rpc(&c, &s, &req(8, "tasks/list", json!({}))).await;
+        assert_eq!(r.response(8)["result"]["tasks"].as_array().map(Vec::len), Some(2), "{r:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_redis_task_store_pages_and_never_loses_a_concurrent_update() {
+    use hypermcp::store::tasks::{TaskPatch, TaskRecord, TaskStore};
+    let Some(redis) = Redis::start() else { return };
+    let store = hypermcp::store::redis::RedisStore::connect(&redis.url()).await.expect("connect").task_store();
+    let now = 1_800_000_000_000u64;
+    let now = now.max(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as u64);
+    for i in 0..5u64 {
+        let rec = TaskRecord::new(format!("t{i}"), Some("owner".into()), "work".into(), now + i, 60_000, 1000);
+        store.create(rec).await.expect("create");
+    }
+    store
+        .create(TaskRecord::new("other".into(), Some("someone".into()), "work".into(), now, 60_000, 1000))
+        .await
+        .unwrap();
+    let mut seen = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let page = store.list(Some("owner"), cursor.as_deref(), 2).await.expect("list");
+        assert!(page.tasks.len() <= 2);
+        seen.extend(page.tasks.iter().map(|t| t.id.clone()));
+        match page.next {
+            Some(n) => cursor = Some(n),
+            None => break,
+        }
+    }
+    assert_eq!(seen, ["t0", "t1", "t2", "t3", "t4"]);
+    assert!(store.list(Some("owner"), Some("garbage"), 2).await.is_err());
+    // Concurrent input requests on one task, each with its own key: all of them land.
+    let store = Arc::new(store);
+    let mut all = Vec::new();
+    for i in 0..16 {
+        let st = store.clone();
+        all.push(tokio::spawn(async move {
+            st.update(
+                "t0",
+                TaskPatch::AskInput { key: format!("k{i}"), request: json!({"method": "elicitation/create"}) },
+            )
+            .await
+        }));
+    }
+    for h in all {
+        h.await.unwrap().expect("an update");
+    }
+    let t = store.get("t0").await.unwrap().expect("t0");
+    assert_eq!(t.input_requests.len(), 16, "no concurrent update was lost");
+}

@@ -76,7 +76,9 @@ struct Live {
 pub struct TaskRuntime {
     /// Woken on every change this runtime makes (`tasks/result` waits on it).
     changed: tokio::sync::Notify,
-    store: Arc<dyn TaskStore>,
+    store: std::sync::RwLock<Arc<dyn TaskStore>>,
+    /// Other processes (replicas) share the store: what they change there is watched for.
+    shared: std::sync::atomic::AtomicBool,
     options: TaskOptions,
     live: Mutex<HashMap<String, Live>>,
     /// Where changes go out (`notifications/tasks` on the listen streams following them).
@@ -122,7 +124,8 @@ impl TaskRuntime {
         let store = options.store.clone().unwrap_or_else(|| Arc::new(MemoryTaskStore::new(options.max_tasks)));
         Arc::new(TaskRuntime {
             changed: tokio::sync::Notify::new(),
-            store,
+            store: std::sync::RwLock::new(store),
+            shared: std::sync::atomic::AtomicBool::new(false),
             options,
             live: Mutex::new(HashMap::new()),
             registry,
@@ -132,7 +135,7 @@ impl TaskRuntime {
     /// Applies `patch` to task `id` and tells the listen streams following it.
     async fn patch(&self, id: &str, patch: TaskPatch) -> Result<Option<TaskRecord>, StoreError> {
         let quiet = matches!(patch, TaskPatch::TakeAnswer(_));
-        let r = self.store.update(id, patch).await?;
+        let r = self.store().update(id, patch).await?;
         if let Some((_, true)) = &r {
             self.changed.notify_waiters();
         }
@@ -145,8 +148,60 @@ impl TaskRuntime {
     }
 
     /// Its store.
-    pub fn store(&self) -> &Arc<dyn TaskStore> {
-        &self.store
+    pub fn store(&self) -> Arc<dyn TaskStore> {
+        self.store.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Keeps tasks in `store` from now on, shared with other replicas: a task is then read,
+    /// updated and cancelled through any of them. The running handlers of this replica
+    /// watch the store (every poll interval) for a cancel or an answer that came through
+    /// another. An HTTP server with a store (`store` option) calls this when it starts,
+    /// before any task exists.
+    pub fn share_store(&self, store: Arc<dyn TaskStore>) {
+        *self.store.write().unwrap_or_else(|e| e.into_inner()) = store;
+        self.shared.store(true, Ordering::Release);
+    }
+
+    /// While task `id` runs here: every poll interval, looks in the shared store for what
+    /// another replica did to it (a cancel stops the handler; answers to its input requests
+    /// go to the handler's waiting requests).
+    fn watch(self: &Arc<Self>, id: String) {
+        let rt = Arc::downgrade(self);
+        let every = self.options.poll_interval.max(Duration::from_millis(50));
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(every).await;
+                let Some(rt) = rt.upgrade() else { return };
+                let waiting: Vec<String> = match rt.live().get(&id) {
+                    Some(l) => l.waiters.keys().cloned().collect(),
+                    None => return, // finished or stopped here
+                };
+                let rec = match rt.store().get(&id).await {
+                    Ok(r) => r,
+                    Err(_) => continue, // the store is away: look again later
+                };
+                match rec {
+                    Some(rec) if rec.status.is_terminal() => {
+                        rt.stop(&id);
+                        return;
+                    }
+                    None => {
+                        rt.stop(&id);
+                        return;
+                    }
+                    Some(rec) => {
+                        for key in waiting {
+                            let Some(v) = rec.input_responses.get(&key) else { continue };
+                            let w = rt.live().get_mut(&id).and_then(|l| l.waiters.remove(&key));
+                            if let Some(w) = w {
+                                let _ = w.send(Ok(Answer::Value(v.clone())));
+                                let _ = rt.patch(&id, TaskPatch::TakeAnswer(key)).await;
+                            }
+                        }
+                    }
+                }
+            }
+        });
     }
 
     fn live(&self) -> std::sync::MutexGuard<'_, HashMap<String, Live>> {
@@ -163,8 +218,11 @@ impl TaskRuntime {
         let ttl = self.options.ttl.as_millis().max(1) as u64;
         let poll = self.options.poll_interval.as_millis().max(1) as u64;
         let rec = TaskRecord::new(new_id()?, owner, tool.to_string(), now_ms(), ttl, poll);
-        self.store.create(rec.clone()).await?;
+        self.store().create(rec.clone()).await?;
         self.live().insert(rec.id.clone(), Live { cancel, ..Default::default() });
+        if self.shared.load(Ordering::Acquire) {
+            self.watch(rec.id.clone());
+        }
         // A handler still running when the task expires is stopped.
         let rt = Arc::downgrade(self);
         let id = rec.id.clone();
@@ -256,7 +314,7 @@ impl TaskRuntime {
         let id = op.task_id().to_string();
         let backend = |e: StoreError| RpcError::internal(e.to_string());
         if let TaskOp::List { cursor } = &op {
-            let page = match self.store.list(owner.as_deref(), cursor.as_deref(), LIST_PAGE).await {
+            let page = match self.store().list(owner.as_deref(), cursor.as_deref(), LIST_PAGE).await {
                 Ok(p) => p,
                 Err(StoreError::InvalidCursor(c)) => {
                     return Err(RpcError::invalid_params(StoreError::InvalidCursor(c.clone()).to_string())
@@ -271,7 +329,7 @@ impl TaskRuntime {
             }
             return Ok(v);
         }
-        let rec = match self.store.get(&id).await.map_err(backend)? {
+        let rec = match self.store().get(&id).await.map_err(backend)? {
             Some(r) if r.owner == owner => r,
             _ => return Err(not_found(&id)),
         };
@@ -345,7 +403,7 @@ impl TaskRuntime {
             let changed = self.changed.notified();
             tokio::pin!(changed);
             changed.as_mut().enable();
-            let rec = match self.store.get(id).await.map_err(backend)? {
+            let rec = match self.store().get(id).await.map_err(backend)? {
                 Some(r) if r.owner == owner => r,
                 _ => return Err(not_found(id)),
             };

@@ -16,6 +16,7 @@
 //! connection manager (it reconnects by itself); the subscriber reconnects with backoff.
 
 use super::sessions::{BusMessage, ClusterError, ClusterStore, Envelope, Receiver, SessionRecord, Target};
+use super::tasks::{StoreError, TaskPage, TaskPatch, TaskRecord, TaskStore};
 use bytes::Bytes;
 use futures_util::future::BoxFuture;
 use futures_util::StreamExt;
@@ -390,8 +391,203 @@ impl ClusterStore for RedisStore {
         })
     }
 
+    fn task_store(&self) -> Option<Arc<dyn TaskStore>> {
+        Some(RedisStore::task_store(self))
+    }
+
     fn set_receiver(&self, receiver: Receiver) {
         *self.receiver.write().unwrap_or_else(|e| e.into_inner()) = Some(receiver);
+    }
+}
+
+/// The tasks of replicas sharing a Redis server ([`TaskStore`]): `hypermcp:t:<id>` holds a
+/// task (JSON) until its time-to-live ends; `hypermcp:to:<owner>` orders an owner's tasks by
+/// creation for `tasks/list` (entries of expired tasks are dropped as they are met, and the
+/// index expires with its newest task). An update reads the task, applies the patch and
+/// writes it back only if nobody changed it meanwhile (compare-and-set in one script), so
+/// replicas never lose each other's changes.
+pub struct RedisTaskStore {
+    conn: ConnectionManager,
+}
+
+impl std::fmt::Debug for RedisTaskStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisTaskStore").finish_non_exhaustive()
+    }
+}
+
+fn task_key(id: &str) -> String {
+    format!("{PREFIX}:t:{id}")
+}
+
+fn owner_key(owner: Option<&str>) -> String {
+    format!("{PREFIX}:to:{}", owner.unwrap_or("-"))
+}
+
+fn backend(e: ClusterError) -> StoreError {
+    StoreError::Backend(e.0)
+}
+
+/// Sets `KEYS[1]` to `ARGV[2]` (keeping its time-to-live) if it still holds `ARGV[1]`.
+const CAS: &str = "if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') return 1 else return 0 end";
+
+impl RedisStore {
+    /// The task store on the same Redis server (and connection).
+    pub fn task_store(&self) -> Arc<RedisTaskStore> {
+        Arc::new(RedisTaskStore { conn: self.conn.clone() })
+    }
+}
+
+impl TaskStore for RedisTaskStore {
+    fn create(&self, record: TaskRecord) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(async move {
+            let body = serde_json::to_vec(&record).map_err(|e| StoreError::Backend(e.to_string()))?;
+            let index = owner_key(record.owner.as_deref());
+            let now = crate::engine::request_state::unix_ms();
+            let pipe = redis::pipe()
+                .atomic()
+                .cmd("SET")
+                .arg(task_key(&record.id))
+                .arg(body)
+                .arg("PX")
+                .arg(record.ttl_ms.max(1))
+                .ignore()
+                .cmd("ZADD")
+                .arg(&index)
+                .arg(record.created_ms)
+                .arg(&record.id)
+                .ignore()
+                // Entries older than the longest time-to-live are gone for sure.
+                .cmd("ZREMRANGEBYSCORE")
+                .arg(&index)
+                .arg("-inf")
+                .arg(now.saturating_sub(record.ttl_ms) as f64 - 1.0)
+                .ignore()
+                .cmd("PEXPIRE")
+                .arg(&index)
+                .arg(record.ttl_ms.max(1))
+                .arg("GT")
+                .ignore()
+                .cmd("PEXPIRE")
+                .arg(&index)
+                .arg(record.ttl_ms.max(1))
+                .arg("NX")
+                .ignore()
+                .to_owned();
+            run_pipe::<()>(&self.conn, pipe).await.map_err(backend)
+        })
+    }
+
+    fn get(&self, id: &str) -> BoxFuture<'_, Result<Option<TaskRecord>, StoreError>> {
+        let key = task_key(id);
+        Box::pin(async move {
+            let v: Option<Vec<u8>> = run(&self.conn, redis::cmd("GET").arg(&key).to_owned()).await.map_err(backend)?;
+            v.map(|b| serde_json::from_slice(&b).map_err(|e| StoreError::Backend(format!("the task at {key}: {e}"))))
+                .transpose()
+        })
+    }
+
+    fn update(&self, id: &str, patch: TaskPatch) -> BoxFuture<'_, Result<Option<(TaskRecord, bool)>, StoreError>> {
+        let key = task_key(id);
+        Box::pin(async move {
+            // Compare-and-set, retried while other replicas change the task meanwhile.
+            for _ in 0..64 {
+                let old: Option<Vec<u8>> =
+                    run(&self.conn, redis::cmd("GET").arg(&key).to_owned()).await.map_err(backend)?;
+                let Some(old) = old else { return Ok(None) };
+                let mut rec: TaskRecord =
+                    serde_json::from_slice(&old).map_err(|e| StoreError::Backend(format!("the task at {key}: {e}")))?;
+                let now = crate::engine::request_state::unix_ms();
+                if rec.expired(now) {
+                    return Ok(None);
+                }
+                let changed = rec.apply(patch.clone(), now)?;
+                if !changed {
+                    return Ok(Some((rec, false)));
+                }
+                let new = serde_json::to_vec(&rec).map_err(|e| StoreError::Backend(e.to_string()))?;
+                let set: i64 =
+                    run(&self.conn, redis::cmd("EVAL").arg(CAS).arg(1).arg(&key).arg(old).arg(new).to_owned())
+                        .await
+                        .map_err(backend)?;
+                if set == 1 {
+                    return Ok(Some((rec, true)));
+                }
+            }
+            Err(StoreError::Backend(format!("task {key} kept changing: the update was not applied")))
+        })
+    }
+
+    fn list<'a>(
+        &'a self,
+        owner: Option<&'a str>,
+        cursor: Option<&'a str>,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<TaskPage, StoreError>> {
+        Box::pin(async move {
+            let after: Option<(u64, String)> =
+                cursor.and_then(|c| c.split_once('.')).and_then(|(t, id)| Some((t.parse().ok()?, id.to_string())));
+            if cursor.is_some() && after.is_none() {
+                return Err(StoreError::InvalidCursor(cursor.unwrap_or_default().to_string()));
+            }
+            let limit = limit.max(1);
+            let index = owner_key(owner);
+            let from = after.as_ref().map_or(0, |(ms, _)| *ms);
+            let mut tasks: Vec<TaskRecord> = Vec::new();
+            let mut offset = 0usize;
+            let now = crate::engine::request_state::unix_ms();
+            // Pages of the index from the cursor's time on, skipping what the cursor passed
+            // and tasks that expired, until the page (plus one, to know of a next) is full.
+            loop {
+                let batch = (limit + 1) * 2;
+                let ids: Vec<(String, f64)> = run(
+                    &self.conn,
+                    redis::cmd("ZRANGE")
+                        .arg(&index)
+                        .arg(from)
+                        .arg("+inf")
+                        .arg("BYSCORE")
+                        .arg("LIMIT")
+                        .arg(offset)
+                        .arg(batch)
+                        .arg("WITHSCORES")
+                        .to_owned(),
+                )
+                .await
+                .map_err(backend)?;
+                let got = ids.len();
+                offset += got;
+                let fresh: Vec<(String, u64)> = ids
+                    .into_iter()
+                    .map(|(id, ms)| (id, ms as u64))
+                    .filter(|(id, ms)| after.as_ref().is_none_or(|(ams, aid)| (*ms, id) > (*ams, aid)))
+                    .collect();
+                if !fresh.is_empty() {
+                    let mut mget = redis::cmd("MGET");
+                    for (id, _) in &fresh {
+                        mget.arg(task_key(id));
+                    }
+                    let found: Vec<Option<Vec<u8>>> = run(&self.conn, mget).await.map_err(backend)?;
+                    let mut gone = Vec::new();
+                    for ((id, _), body) in fresh.iter().zip(found) {
+                        match body.and_then(|b| serde_json::from_slice::<TaskRecord>(&b).ok()) {
+                            Some(t) if !t.expired(now) && t.owner.as_deref() == owner => tasks.push(t),
+                            _ => gone.push(id.clone()),
+                        }
+                    }
+                    if !gone.is_empty() {
+                        let _ = run::<()>(&self.conn, redis::cmd("ZREM").arg(&index).arg(gone).to_owned()).await;
+                    }
+                }
+                if tasks.len() > limit || got < batch {
+                    break;
+                }
+            }
+            let next =
+                (tasks.len() > limit).then(|| format!("{}.{}", tasks[limit - 1].created_ms, tasks[limit - 1].id));
+            tasks.truncate(limit);
+            Ok(TaskPage { tasks, next })
+        })
     }
 }
 

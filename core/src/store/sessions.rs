@@ -172,6 +172,10 @@ pub trait ClusterStore: Send + Sync + 'static {
     fn publish(&self, to: Target, message: &BusMessage) -> BoxFuture<'_, Result<(), ClusterError>>;
     /// Where messages for this replica go (set once, when its server starts).
     fn set_receiver(&self, receiver: Receiver);
+    /// The task store the replicas share (tasks extension), if this store keeps tasks.
+    fn task_store(&self) -> Option<Arc<dyn super::tasks::TaskStore>> {
+        None
+    }
 }
 
 /// The in-memory [`ClusterStore`]: replicas in one process share a hub, each with its own
@@ -181,6 +185,7 @@ pub trait ClusterStore: Send + Sync + 'static {
 pub struct MemoryHub {
     inner: Mutex<HubInner>,
     receivers: RwLock<HashMap<u32, Receiver>>,
+    tasks: std::sync::OnceLock<Arc<super::tasks::MemoryTaskStore>>,
 }
 
 type KeptEvents = (VecDeque<(u64, Bytes)>, Instant);
@@ -376,6 +381,11 @@ impl ClusterStore for MemoryReplica {
             f(Envelope { from: self.number, message: message.clone() });
         }
         Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn task_store(&self) -> Option<Arc<dyn super::tasks::TaskStore>> {
+        let t = self.hub.tasks.get_or_init(|| Arc::new(super::tasks::MemoryTaskStore::new(10_000)));
+        Some(t.clone())
     }
 
     fn set_receiver(&self, receiver: Receiver) {

@@ -188,6 +188,12 @@ impl Caller for HttpCaller<'_> {
 struct HostDispatcher(Weak<Shared>);
 
 impl Dispatcher for HostDispatcher {
+    fn task_runtime(&self) -> Option<Arc<crate::server::tasks::TaskRuntime>> {
+        let shared = self.0.upgrade()?;
+        let tasks = lock(&shared.tasks).clone();
+        tasks.map(|t| t.runtime().clone())
+    }
+
     fn events(&self, session: &Arc<Session>, mut events: Vec<Event>) {
         // The host has nothing to do on "initialized": a session that only initializes never
         // wakes it.
@@ -393,6 +399,10 @@ impl HostHttpServer {
     /// Lets the server's task runtime take what is its own in every session (see
     /// [`HostSession::set_tasks`]).
     pub fn set_tasks(&self, tasks: Option<Arc<HostTasks>>) {
+        // Already serving with a store: the tasks live there too.
+        if let (Some(t), Some(store)) = (&tasks, lock(&self.service).cluster_task_store()) {
+            t.runtime().share_store(store);
+        }
         *lock(&self.shared.tasks) = tasks;
     }
 

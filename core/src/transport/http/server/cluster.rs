@@ -313,8 +313,18 @@ impl HttpService {
             }
             (None, None) => return Ok(()),
         };
+        // Tasks too: one started through this replica is read, updated and cancelled
+        // through any other.
+        if let (Some(tasks), Some(runtime)) = (store.task_store(), sh.dispatcher.task_runtime()) {
+            runtime.share_store(tasks);
+        }
         sh.join(store, &rt);
         Ok(())
+    }
+
+    /// The task store of the joined store, if any.
+    pub(crate) fn cluster_task_store(&self) -> Option<Arc<dyn crate::store::tasks::TaskStore>> {
+        self.shared.cluster.get().and_then(|c| c.store.task_store())
     }
 
     /// The session `id`: this replica's copy, or (with a store) one restored from its record.
@@ -325,15 +335,6 @@ impl HttpService {
             s.touch();
             self.keep_alive(&s);
             return Ok(s);
-        }
-        if sh.options.store.is_some() && sh.cluster.get().is_none() {
-            if let Err(e) = self.connect_store().await {
-                return Err(Box::new(error_reply(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    -32000,
-                    format!("Service Unavailable: {e}"),
-                )));
-            }
         }
         let Some(c) = sh.cluster.get() else { return Err(Box::new(super::reply::not_found())) };
         let record = match c.store.load(id).await {

@@ -22,6 +22,10 @@ pub(crate) struct RustDispatcher {
 }
 
 impl Dispatcher for RustDispatcher {
+    fn task_runtime(&self) -> Option<Arc<crate::server::tasks::TaskRuntime>> {
+        self.server.task_runtime()
+    }
+
     fn events(&self, session: &Arc<Session>, events: Vec<Event>) {
         for ev in events {
             match ev {

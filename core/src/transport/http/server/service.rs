@@ -115,6 +115,14 @@ impl HttpService {
         B::Error: Into<BoxError>,
     {
         self.shared.start();
+        // A service mounted in an app of its own (not started by serve_http) joins its store
+        // on its first request.
+        if self.shared.options.store.is_some() && self.shared.cluster.get().is_none() && !self.shared.options.stateless
+        {
+            if let Err(e) = self.connect_store().await {
+                return error_reply(StatusCode::SERVICE_UNAVAILABLE, -32000, format!("Service Unavailable: {e}"));
+            }
+        }
         let o = &self.shared.options;
         let host = header_str(&req, header::HOST).or_else(|| req.uri().authority().map(|a| a.as_str()));
         if let Err(why) = o.check_dns_rebinding(host, header_str(&req, header::ORIGIN)) {

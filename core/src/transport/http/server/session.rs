@@ -33,6 +33,11 @@ pub trait Dispatcher: Send + Sync + 'static {
     /// The session ended (deleted, expired, evicted, disconnected, or a stateless request
     /// finished). Its calls in progress were cancelled first.
     fn closed(&self, _session: &Arc<Session>) {}
+    /// The task runtime of the server, if it runs tasks: replicas with a store share it
+    /// ([`crate::server::tasks::TaskRuntime::share_store`]).
+    fn task_runtime(&self) -> Option<Arc<crate::server::tasks::TaskRuntime>> {
+        None
+    }
 }
 
 /// Who waits for the answer to a request the server sent.
