@@ -21,7 +21,7 @@ WEATHER_NODE := node $(CURDIR)/examples/node/weather_server.mjs
 # maturin shares target/ with cargo: it reuses the dependencies `make rust` built. (Nothing else
 # builds pyo3 in release there, so the two never rebuild it against each other.)
 
-.PHONY: all build bench-build rust rust-bench python node peers demo test test-rust test-python test-node test-interop test-conformance test-examples test-apps check fmt bench bench-quick bench-peers clean
+.PHONY: all build bench-build rust rust-bench python node peers demo test test-rust test-python test-node test-interop test-conformance test-examples test-apps test-scale bench-scale check fmt bench bench-quick bench-peers clean
 
 all: build
 
@@ -80,14 +80,14 @@ demo: build
 check: $(VENV)/.tools python node
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
-	$(VENV)/bin/ruff format --check bench bindings-python/python examples/python tests/python tests/interop tests/conformance tests/oauth
-	$(VENV)/bin/ruff check bench bindings-python/python examples/python tests/python tests/interop tests/conformance tests/oauth
+	$(VENV)/bin/ruff format --check bench bindings-python/python examples/python tests/python tests/interop tests/conformance tests/oauth tests/scale
+	$(VENV)/bin/ruff check bench bindings-python/python examples/python tests/python tests/interop tests/conformance tests/oauth tests/scale
 	$(VENV)/bin/pyright --project $(CURDIR)/pyproject.toml
 	$(PY) -m mypy.stubtest hypermcp._core
 	npx --no-install tsc -p tsconfig.json
 
 ## test: build, lint, then every suite
-test: build peers check test-rust test-python test-node test-interop test-conformance test-examples test-apps
+test: build peers check test-rust test-python test-node test-interop test-conformance test-examples test-apps test-scale
 	@echo "make test: all suites passed"
 
 ## test-rust: state-machine unit tests and integration tests (duplex, stdio child, the Rust
@@ -97,12 +97,12 @@ test-rust:
 
 ## test-python: pytest against the installed package
 test-python: python
-	HYPERMCP_PEERS=$(PEERS) HYPERMCP_REQUIRE_PEERS=1 HYPERMCP_ECHO_SERVER=$(ECHO_RUST) \
+	HYPERMCP_PEERS=$(PEERS) HYPERMCP_REQUIRE_PEERS=1 HYPERMCP_REQUIRE_REDIS=1 HYPERMCP_ECHO_SERVER=$(ECHO_RUST) \
 		$(PY) -m pytest -q -p no:cacheprovider tests/python
 
 ## test-node: node:test suites against the built package
 test-node: node
-	HYPERMCP_PEERS=$(PEERS) HYPERMCP_REQUIRE_PEERS=1 HYPERMCP_ECHO_SERVER=$(ECHO_RUST) \
+	HYPERMCP_PEERS=$(PEERS) HYPERMCP_REQUIRE_PEERS=1 HYPERMCP_REQUIRE_REDIS=1 HYPERMCP_ECHO_SERVER=$(ECHO_RUST) \
 		node --test --test-reporter=spec tests/node/
 
 ## test-interop: our stdio and HTTP servers against raw transcripts, the official Python and
@@ -165,9 +165,16 @@ test-examples: build peers
 test-apps: build peers
 	PEERS=$(PEERS) node tests/apps/render.mjs
 
+## test-scale: replicas behind a real balancer: three replicas of each language's weather server
+## sharing sessions in Redis behind nginx round-robin, the official Python SDK client through it,
+## the replica holding the GET stream killed, Redis restarted (tests/scale/run_scale.py; the
+## README's deployment recipe)
+test-scale: build peers
+	PEERS=$(PEERS) VENV=$(VENV) RUST_EXAMPLES=$(RELEASE_DIR)/examples $(PY) tests/scale/run_scale.py
+
 fmt: $(VENV)/.tools
 	$(CARGO) fmt --all
-	$(VENV)/bin/ruff format bench bindings-python/python examples/python tests/python tests/interop tests/conformance tests/oauth
+	$(VENV)/bin/ruff format bench bindings-python/python examples/python tests/python tests/interop tests/conformance tests/oauth tests/scale
 
 ## bench: the whole benchmark suite (bench/run.py): every hypermcp server and every peer SDK over stdio
 ## and Streamable HTTP; rewrites bench/README.md (results part), bench/latest.json and bench/chart.png.
@@ -176,6 +183,11 @@ fmt: $(VENV)/.tools
 bench:
 	$(MAKE) --no-print-directory -j4 --output-sync=target bench-build bench-peers
 	$(PYTHON) bench/run.py
+
+## bench-scale: replicas behind nginx with sessions in Redis (bench/scale.py): modern and legacy echo
+## through the balancer to one and three replicas; rewrites the table of bench/SCALE.md
+bench-scale: rust-bench peers
+	$(PY) bench/scale.py
 
 ## bench-quick: every system and scenario once, briefly (a smoke test of the suite; the report is printed, not written)
 bench-quick:

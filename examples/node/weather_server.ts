@@ -2,7 +2,8 @@
 // examples/python/weather_server.py).
 //
 // Tools with zod input and output schemas (structured output), annotations, progress,
-// logging, cancellation, elicitation and sampling; a static resource and a resource template;
+// logging, cancellation, elicitation and sampling; a static resource and a resource template
+// (subscribable: `report` changes a city's sky and tells subscribers);
 // a prompt with arguments; argument completion; a lifespan holding shared state; an MCP App
 // (the forecast widget, examples/apps/weather-widget.html). Serves stdio,
 // or Streamable HTTP at http://127.0.0.1:PORT/mcp with `--http PORT` (until SIGINT/SIGTERM):
@@ -172,6 +173,19 @@ server.tool(
     const content = Array.isArray(advice.content) ? advice.content[0] : advice.content;
     const text = content?.type === 'text' ? content.text : '';
     return `${where}: ${text}`;
+  },
+);
+
+server.tool(
+  'report',
+  {
+    description: "Reports a city's sky; clients subscribed to its conditions are told.",
+    inputSchema: { city: z.string(), sky: z.string() },
+  },
+  ({ city: name, sky }) => {
+    city(name).sky = sky;
+    server.notifyResourceUpdated(`weather://${name.toLowerCase()}/now`);
+    return `${name.toLowerCase()}: ${sky}`;
   },
 );
 

@@ -1,7 +1,8 @@
 """A realistic MCP server in Python using every feature hypermcp offers.
 
 Tools with structured output, progress, logging, elicitation and sampling; a static
-resource and a resource template; a prompt; argument completion; a lifespan holding shared
+resource and a resource template (subscribable: ``report`` changes a city's sky and tells
+subscribers); a prompt; argument completion; a lifespan holding shared
 state; an MCP App (the forecast widget, ``examples/apps/weather-widget.html``). Runs over
 stdio, or Streamable HTTP with ``--http PORT``:
 
@@ -176,6 +177,14 @@ async def plan_trip(ctx: Context) -> str:
     )
     text = advice.get("content", {}).get("text", "")
     return f"{city}: {text}"
+
+
+@server.tool
+def report(city: str, sky: str) -> str:
+    """Reports a city's sky; clients subscribed to its conditions are told."""
+    _city(city)["sky"] = sky
+    server.notify_resource_updated(f"weather://{city.lower()}/now")
+    return f"{city.lower()}: {sky}"
 
 
 @server.resource("weather://cities", mime_type="application/json")

@@ -865,3 +865,68 @@ test('handlers see the request (ctx.auth, ctx.headers, ctx.sessionId); entries n
     await running.stop();
   }
 });
+
+/** A redis-server of the test's own on a free port, or null (a skip; a failure with HYPERMCP_REQUIRE_REDIS=1). */
+async function startRedis(t) {
+  const { execFileSync } = await import('node:child_process');
+  try {
+    execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
+  } catch {
+    if (process.env.HYPERMCP_REQUIRE_REDIS === '1') assert.fail('redis-server is required (HYPERMCP_REQUIRE_REDIS=1) but not installed');
+    t.skip('redis-server is not installed (make peers installs it)');
+    return null;
+  }
+  const net = await import('node:net');
+  const port = await new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const p = s.address().port;
+      s.close(() => resolve(p));
+    });
+  });
+  const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+    cwd: (await import('node:os')).tmpdir(),
+  });
+  for (let i = 0; i < 500; i++) {
+    const up = await new Promise((resolve) => {
+      const c = net.connect(port, '127.0.0.1', () => {
+        c.end();
+        resolve(true);
+      });
+      c.on('error', () => resolve(false));
+    });
+    if (up) return { proc, url: `redis://127.0.0.1:${port}/0` };
+    await sleep(20);
+  }
+  proc.kill();
+  assert.fail('redis-server did not start');
+}
+
+test('store: unreachable at start is a clear error; two servers sharing Redis serve one session', async (t) => {
+  await assert.rejects(makeServer().startHttp({ port: 0, store: 'redis://127.0.0.1:1/0' }), /cannot reach Redis at redis:\/\/127\.0\.0\.1:1\/0/);
+  const redis = await startRedis(t);
+  if (!redis) return;
+  const a = await makeServer().startHttp({ port: 0, store: redis.url });
+  const b = await makeServer().startHttp({ port: 0, store: redis.url });
+  try {
+    // initialize on A, the rest on B (which never saw the session).
+    const onA = new Raw(a.url);
+    const init = await onA.request('initialize', { protocolVersion: LATEST, capabilities: {}, clientInfo: { name: 'raw', version: '1' } });
+    const onB = new Raw(b.url);
+    onB.sessionId = init.res.headers.get('mcp-session-id');
+    const n = await onB.post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    assert.equal(n.status, 202);
+    await n.arrayBuffer();
+    const echo = await onB.request('tools/call', { name: 'echo', arguments: { text: 'through b' } });
+    assert.deepEqual(echo.response.result.content, [{ type: 'text', text: 'through b' }]);
+    // DELETE through B ends it on A too.
+    const del = await within(fetch(b.url, { method: 'DELETE', headers: onB.headers() }), 10_000, 'DELETE');
+    assert.equal(del.status, 200);
+    for (let i = 0; i < 500 && a.sessionCount > 0; i++) await sleep(10);
+    assert.equal(a.sessionCount, 0);
+  } finally {
+    await a.stop();
+    await b.stop();
+    redis.proc.kill();
+  }
+});

@@ -1656,3 +1656,86 @@ def test_handlers_see_the_request_and_entries_need_their_scopes() -> None:
                 assert r["content"][0]["text"] == "admin done"
 
     run(main())
+
+
+# ---- replicas sharing a store (Redis) ------------------------------------------------------------
+
+
+def start_redis() -> tuple[Any, int] | None:
+    """A redis-server of the test's own on a free port, or None (a skip) when it is not
+    installed (a failure with ``HYPERMCP_REQUIRE_REDIS=1``; `make peers` installs it)."""
+    import shutil
+    import subprocess
+
+    if shutil.which("redis-server") is None:
+        if os.environ.get("HYPERMCP_REQUIRE_REDIS") == "1":
+            pytest.fail("redis-server is required (HYPERMCP_REQUIRE_REDIS=1) but not installed")
+        return None
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        cwd=tempfile.gettempdir(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return proc, port
+        except OSError:
+            time.sleep(0.02)
+    proc.kill()
+    pytest.fail("redis-server did not start")
+
+
+def test_a_store_that_cannot_be_reached_fails_at_start_with_a_clear_error() -> None:
+    async def main() -> None:
+        server = make_server()
+        with pytest.raises(OSError, match=r"cannot reach Redis at redis://127\.0\.0\.1:1/0"):
+            await within(server.start_http("127.0.0.1", 0, store="redis://127.0.0.1:1/0"), 20)
+        with pytest.raises(Exception, match="unsupported store"):
+            await within(server.start_http("127.0.0.1", 0, store="memcached://x"), 20)
+
+    run(main())
+
+
+def test_two_servers_sharing_redis_serve_one_session() -> None:
+    started = start_redis()
+    if started is None:
+        pytest.skip("redis-server is not installed (make peers installs it)")
+    proc, port = started
+    url = f"redis://127.0.0.1:{port}/0"
+
+    async def main() -> None:
+        a = await within(make_server().start_http("127.0.0.1", 0, store=url), 20)
+        b = await within(make_server().start_http("127.0.0.1", 0, store=url), 20)
+        try:
+            # initialize on A; everything else on B, which never saw the session.
+            resp = await within(request(a.port, "POST", "/mcp", post_headers(), init_message()))
+            sid = resp.headers["mcp-session-id"]
+            note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+            resp = await within(request(b.port, "POST", "/mcp", post_headers(sid, LATEST), note))
+            assert resp.status == 202
+            session = McpSession(b.port)
+            session.session_id, session.version = sid, LATEST
+            answer = await within(session.call_tool("echo", {"text": "through b"}))
+            assert answer["result"]["content"][0]["text"] == "through b"
+            assert b.session_count == 1
+            # DELETE through B ends it on A too.
+            resp = await within(request(b.port, "DELETE", "/mcp", post_headers(sid, LATEST)))
+            assert resp.status == 200
+            await until(lambda: a.session_count == 0)
+            resp = await within(request(a.port, "POST", "/mcp", post_headers(sid, LATEST), note))
+            assert resp.status == 404
+        finally:
+            await within(a.stop())
+            await within(b.stop())
+
+    try:
+        run(main())
+    finally:
+        proc.kill()
+        proc.wait()

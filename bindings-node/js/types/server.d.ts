@@ -193,6 +193,14 @@ export interface HttpOptions {
    * 401 with `WWW-Authenticate: Bearer resource_metadata=...`, one without `requiredScopes` 403.
    */
   auth?: ResourceServerOptions;
+  /**
+   * Share sessions, SSE events, tasks and catalogue changes with the other replicas of this
+   * server through a store: `"redis://host:6379/0"`. Any replica then serves any request of
+   * a session (behind a load balancer without sticky sessions). Default: the `HYPERMCP_STORE`
+   * environment variable, if set; else sessions live in this process. A store that cannot be
+   * reached fails `startHttp()` / `run()` with a message naming it.
+   */
+  store?: string;
 }
 
 /** The server as an OAuth 2.1 resource server (`auth` in the HTTP options). */
