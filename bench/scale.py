@@ -136,7 +136,8 @@ def table(rows: list[dict], meta: dict) -> str:
         f"Measured {meta['when']} at `{meta['commit']}` on {meta['cpus']} CPUs: `python3 bench/scale.py` "
         f"({meta['calls']} calls over {meta['connections']} connections each).",
         "",
-        "| scenario | calls/s | p50 µs | p99 µs | Redis cmds/request | CPU µs/request: httpload | nginx | replicas | Redis |",
+        "| scenario | calls/s | p50 µs | p99 µs | Redis cmds/request "
+        "| CPU µs/request: httpload | nginx | replicas | Redis |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:

@@ -119,7 +119,7 @@ fn server() -> Server {
         )
         .resource(Resource::new("weather://cities", "cities").mime_type("application/json"), |r, _ctx| async move {
             let names: Vec<&str> = CITIES.iter().map(|c| c.0).collect();
-            Ok(ReadResourceResult::text(r.uri, json!(names).to_string(), Some("application/json".into())))
+            Ok(ReadResourceResult::text(r.uri, json!(names).to_string(), Some("application/json")))
         })
         .resource_template(
             ResourceTemplate {
@@ -135,17 +135,19 @@ fn server() -> Server {
                     };
                     let sky = skies.lock().unwrap_or_else(|e| e.into_inner()).get(&key).cloned().unwrap_or_default();
                     let body = json!({"name": name, "temp_c": temp, "sky": sky});
-                    Ok(ReadResourceResult::text(r.uri, body.to_string(), Some("application/json".into())))
+                    Ok(ReadResourceResult::text(r.uri, body.to_string(), Some("application/json")))
                 }
             },
         );
     // `report` tells subscribers of the city's conditions (through the server's registry).
     let registry = server.registry().clone();
-    let report = Tool::new("report").description("Reports a city's sky; subscribers of its conditions are told.").input_schema(json!({
-        "type": "object",
-        "properties": {"city": {"type": "string"}, "sky": {"type": "string"}},
-        "required": ["city", "sky"]
-    }));
+    let report = Tool::new("report")
+        .description("Reports a city's sky; subscribers of its conditions are told.")
+        .input_schema(json!({
+            "type": "object",
+            "properties": {"city": {"type": "string"}, "sky": {"type": "string"}},
+            "required": ["city", "sky"]
+        }));
     let added = server.add_tool(report, move |args, _ctx| {
         let (skies, registry) = (report_skies.clone(), registry.clone());
         async move {

@@ -506,3 +506,45 @@ async fn the_redis_task_store_pages_and_never_loses_a_concurrent_update() {
     let t = store.get("t0").await.unwrap().expect("t0");
     assert_eq!(t.input_requests.len(), 16, "no concurrent update was lost");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_legacy_sse_sessions_posts_reach_its_stream_through_any_replica() {
+    for backend in backends() {
+        let (a, _sa) = replica(&backend).await;
+        let (b, _sb) = replica(&backend).await;
+        let mut sse = a.send(Req::new("GET", "/sse").header("Accept", "text/event-stream")).await;
+        assert_eq!(sse.status, 200, "{sse:?}");
+        let endpoint = bounded(sse.event()).await.and_then(|e| e.data).expect("the endpoint event");
+        assert!(endpoint.starts_with("/messages?sessionId=r"), "the id names the replica: {endpoint}");
+        let post = |msg: Value| {
+            Req::new("POST", &endpoint)
+                .header("Content-Type", "application/json")
+                .body(serde_json::to_vec(&msg).unwrap())
+        };
+        // Every POST goes to B; the answers come on A's stream.
+        let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "legacy", "version": "1"}}});
+        assert_eq!(b.send(post(init)).await.status, 202);
+        let m = bounded(next_message(&mut sse)).await;
+        assert_eq!(m["result"]["protocolVersion"], "2024-11-05", "{m}");
+        assert_eq!(b.send(post(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))).await.status, 202);
+        assert_eq!(b.send(post(call(2, "echo", json!({"text": "via b"})))).await.status, 202);
+        let m = bounded(next_message(&mut sse)).await;
+        assert_eq!(m["result"]["content"][0]["text"], "via b", "{m}");
+        // A session whose replica is gone: 404.
+        let gone = "/messages?sessionId=r999x0123456789abcdef0123456789abcdef";
+        let ping = br#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#.to_vec();
+        let r = b.send(Req::new("POST", gone).header("Content-Type", "application/json").body(ping)).await;
+        assert_eq!(r.status, 404);
+    }
+}
+
+/// The next `message` event of an SSE stream (comments and pings skipped).
+async fn next_message(sse: &mut Resp) -> Value {
+    loop {
+        let ev = sse.event().await.expect("the stream goes on");
+        if ev.is_message() {
+            return ev.json();
+        }
+    }
+}

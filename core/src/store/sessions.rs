@@ -377,6 +377,9 @@ impl ClusterStore for MemoryReplica {
                 Target::All => r.iter().filter(|(n, _)| **n != self.number).map(|(_, f)| f.clone()).collect(),
             }
         };
+        if let (Target::Replica(n), true) = (to, receivers.is_empty()) {
+            return Box::pin(std::future::ready(Err(ClusterError(format!("replica {n} is gone")))));
+        }
         for f in receivers {
             f(Envelope { from: self.number, message: message.clone() });
         }

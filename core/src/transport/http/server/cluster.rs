@@ -14,6 +14,8 @@
 //! - SSE events are kept in the store too ([`ClusterEvents`]), so a stream is resumed with
 //!   `Last-Event-ID` on any replica, the one that sent it gone or not.
 //! - DELETE forgets the session everywhere.
+//! - A legacy HTTP+SSE session (2024-11-05) lives with its stream: its id names the replica
+//!   holding it, and a POST reaching another replica is passed on to that one.
 
 use super::events::{EventStore, InMemoryEventStore};
 use super::reply::{error_reply, Reply};
@@ -39,6 +41,19 @@ pub(super) fn unavailable(e: &ClusterError) -> Reply {
 /// The ids a replica numbers its requests (and streams) from.
 pub(super) fn id_base(replica: u32) -> u64 {
     (replica as u64) << 32
+}
+
+/// A legacy HTTP+SSE session id naming the replica that holds its stream:
+/// `r<replica>x<32 hex digits>`.
+pub(super) fn legacy_session_id(replica: u32) -> Arc<str> {
+    Arc::from(format!("r{replica}x{}", super::table::new_session_id()))
+}
+
+/// The replica a legacy session id names (`None`: not such an id).
+pub(super) fn legacy_holder(id: &str) -> Option<u32> {
+    let (n, rest) = id.strip_prefix('r')?.split_once('x')?;
+    (rest.len() == 32 && rest.bytes().all(|b| b.is_ascii_hexdigit())).then_some(())?;
+    n.parse().ok()
 }
 
 /// The replica that sent the request a response answers (`None`: not a replica's id).
@@ -473,6 +488,15 @@ impl HttpService {
             (false, _) | (true, 1) => serde_json::to_vec(&keep[0]).unwrap_or_default(),
             (true, _) => serde_json::to_vec(&keep).unwrap_or_default(),
         }))
+    }
+
+    /// Passes a message POSTed for a legacy HTTP+SSE session to the replica holding its
+    /// stream. `Err`: that replica is gone (the session with it).
+    pub(super) async fn pass_legacy(&self, holder: u32, id: &str, body: &[u8]) -> Result<(), ClusterError> {
+        let Some(c) = self.shared.cluster.get() else { return Err(ClusterError("no store".into())) };
+        let message =
+            BusMessage::Deliver { session: id.to_string(), message: String::from_utf8_lossy(body).into_owned() };
+        c.store.publish(Target::Replica(holder), &message).await
     }
 
     /// Replays a stream this replica does not hold from the store (its replica gone, or the

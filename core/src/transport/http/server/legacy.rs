@@ -24,7 +24,12 @@ impl HttpService {
         if !sh.make_room() {
             return too_many_sessions(sh.options.max_sessions);
         }
-        let id = new_session_id();
+        // With replicas, the id names the replica holding the stream: POSTs reaching another
+        // replica are passed on to it.
+        let id = match sh.cluster.get() {
+            Some(c) => super::cluster::legacy_session_id(c.store.replica()),
+            None => new_session_id(),
+        };
         let session = Session::new(sh, Some(id.clone()));
         let stream = {
             let mut g = session.lock();
@@ -62,8 +67,19 @@ impl HttpService {
                 "Bad Request: the sessionId query parameter is required",
             );
         };
-        let Some(session) = self.shared.session(&id) else { return not_found() };
-        session.touch();
+        let local = self.shared.session(&id);
+        let elsewhere = match &local {
+            Some(_) => None,
+            None => match super::cluster::legacy_holder(&id)
+                .filter(|n| self.shared.cluster.get().is_some_and(|c| c.store.replica() != *n))
+            {
+                Some(n) => Some(n),
+                None => return not_found(),
+            },
+        };
+        if let Some(s) = &local {
+            s.touch();
+        }
         let seen = handler_headers(&req, auth.is_some());
         let body = match self.read_body(req).await {
             Ok(b) => b,
@@ -80,6 +96,14 @@ impl HttpService {
         if let Err(r) = self.check_entry_scopes(auth.as_ref(), &body) {
             return *r;
         }
+        if let Some(holder) = elsewhere {
+            // The stream is on another replica (this one checked the message and the token).
+            return match self.pass_legacy(holder, &id, &body).await {
+                Ok(()) => plain(StatusCode::ACCEPTED, "Accepted"),
+                Err(_) => not_found(),
+            };
+        }
+        let Some(session) = local else { return not_found() };
         let origin = Arc::new(Origin { headers: seen, session_id: Some(id), auth });
         let open = session.with(|i| {
             if !i.closed {
