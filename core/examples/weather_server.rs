@@ -1,13 +1,16 @@
 //! The weather example in Rust, with its MCP App: a `forecast` tool (with progress) whose
 //! results hosts that render MCP Apps show in the forecast widget (`ui://weather/forecast`,
 //! `examples/apps/weather-widget.html`), and every other host reads as text and structured
-//! content; `plan_trip` (asks the user, then a model); the current conditions of each city as
+//! content; `outlook` (slow: runs as a task when the client asks); `plan_trip` (asks the
+//! user, then a model); the current conditions of each city as
 //! a resource (`weather://{city}/now`, subscribable) and `report`, which changes a city's sky
 //! and tells subscribers. The Python and Node weather servers serve the same.
 //!
 //! Run: `cargo run --release --example weather_server` (stdio), or with `--http PORT` for
 //! Streamable HTTP at `http://127.0.0.1:PORT/mcp`.
 
+use hypermcp::catalogue::TaskMode;
+use hypermcp::server::tasks::TaskOptions;
 use hypermcp::{
     CallToolResult, Content, CreateMessageParams, ElicitParams, Error, ReadResourceResult, Resource, ResourceTemplate,
     Role, RpcError, SamplingMessage, Server, Tool, UiResourceMeta,
@@ -88,6 +91,36 @@ fn server() -> Server {
                 })
             },
         )
+        .tasks(TaskOptions::default())
+        .tool(
+            Tool::new("outlook")
+                .description(
+                    "A long-range outlook, half a second a day: it runs as a task when the client asks (polled \
+                     with tasks/get, cancelled with tasks/cancel, its result taken with tasks/result).",
+                )
+                .input_schema(json!({
+                    "type": "object",
+                    "properties": {"city": {"type": "string"}, "days": {"type": "integer", "minimum": 1, "default": 3}},
+                    "required": ["city"]
+                })),
+            |args, ctx| async move {
+                let key = args.get("city").and_then(Value::as_str).unwrap_or_default().to_lowercase();
+                let Some((_, name, _)) = CITIES.iter().find(|(k, _, _)| *k == key) else {
+                    return Err(unknown_city(&key));
+                };
+                let days = args.get("days").and_then(Value::as_u64).unwrap_or(3).max(1);
+                for day in 1..=days {
+                    tokio::select! {
+                        _ = tokio::time::sleep(std::time::Duration::from_millis(500)) => {}
+                        _ = ctx.cancelled() => return Err(Error::msg("cancelled")),
+                    }
+                    ctx.report_progress(day as f64, Some(days as f64), Some(&format!("day {day}"))).await?;
+                }
+                let sky = SKIES.iter().find(|(c, _)| *c == key).map_or("unknown", |(_, s)| *s);
+                Ok(format!("{name}: {sky} for {days} days"))
+            },
+        )
+        .task_mode("outlook", TaskMode::Optional)
         .tool(
             Tool::new("plan_trip").description("Asks the user where to go (elicitation), then a model for advice (sampling)."),
             |_args, ctx| async move {

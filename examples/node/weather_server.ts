@@ -177,6 +177,25 @@ server.tool(
 );
 
 server.tool(
+  'outlook',
+  {
+    description:
+      'A long-range outlook, half a second a day: it runs as a task when the client asks (polled with tasks/get, cancelled with tasks/cancel, its result taken with tasks/result).',
+    inputSchema: { city: z.string(), days: z.number().int().min(1).default(3) },
+    task: true,
+  },
+  async ({ city: name, days }, ctx) => {
+    const place = city(name);
+    for (let day = 1; day <= days; day++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      if (ctx.signal.aborted) throw new Error('cancelled');
+      await ctx.reportProgress(day, days, `day ${day}`);
+    }
+    return `${place.name}: ${place.sky} for ${days} days`;
+  },
+);
+
+server.tool(
   'report',
   {
     description: "Reports a city's sky; clients subscribed to its conditions are told.",

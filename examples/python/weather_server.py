@@ -179,6 +179,18 @@ async def plan_trip(ctx: Context) -> str:
     return f"{city}: {text}"
 
 
+@server.tool(task=True)
+async def outlook(city: str, days: int = 3, ctx: Context | None = None) -> str:
+    """A long-range outlook, half a second a day: it runs as a task when the client asks
+    (polled with tasks/get, cancelled with tasks/cancel, its result taken with tasks/result)."""
+    place = _city(city)
+    for day in range(1, days + 1):
+        await asyncio.sleep(0.5)
+        if ctx is not None:
+            await ctx.report_progress(day, total=days, message=f"day {day}")
+    return f"{place['name']}: {place['sky']} for {days} days"
+
+
 @server.tool
 def report(city: str, sky: str) -> str:
     """Reports a city's sky; clients subscribed to its conditions are told."""

@@ -10,6 +10,8 @@ Steps, each checked:
 2. ``forecast`` with progress (three notifications, in order);
 3. ``plan_trip``: the server's elicitation and sampling requests are answered by POSTs the
    balancer may send to any replica (the answers reach the replica whose handler waits);
+   ``outlook`` as a task (2025-11-25 tasks), started on one replica, polled and cancelled
+   through others; another finished and its result taken through a third;
 4. ``resources/subscribe`` to ``weather://paris/now``; once the SDK's GET stream is open, the
    replica holding it is found (the one with an established connection) and ``report`` is
    called directly on another replica (not through the balancer): the update raised there
@@ -87,9 +89,13 @@ def post(port: int, session: str, body: dict[str, Any]) -> dict[str, Any]:
         text = r.read().decode()
     if text.startswith("{"):
         return json.loads(text)
-    # An SSE answer: the last data line is the response.
-    datas = [line[6:] for line in text.splitlines() if line.startswith("data: ")]
-    return json.loads(datas[-1])
+    # An SSE answer: the message with the request's id.
+    for line in text.splitlines():
+        if line.startswith("data: ") and len(line) > 6:
+            message = json.loads(line[6:])
+            if message.get("id") == body.get("id") and "method" not in message:
+                return message
+    raise CheckFailed(f"no answer to {body} in {text!r}")
 
 
 async def run(url: str, replicas: dict[int, int], kill: bool) -> list[str]:
@@ -148,6 +154,33 @@ async def run(url: str, replicas: dict[int, int], kill: bool) -> list[str]:
             check(not res.is_error and "london" in text and SAMPLED in text, f"plan_trip: {text!r}")
             check(len(elicited) == 1, f"elicitations: {len(elicited)}")
             done.append("plan_trip (elicitation + sampling answered through the balancer)")
+
+            # A task started through one replica, read, cancelled and finished through others.
+            ports = list(replicas)
+
+            def rpc(port: int, rid: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
+                return post(port, sid, {"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
+
+            started = rpc(
+                ports[0], 800, "tools/call", {"name": "outlook", "arguments": {"city": "lima", "days": 60}, "task": {}}
+            )
+            task = started.get("result", {}).get("task", {})
+            check(task.get("status") == "working", f"outlook as a task on :{ports[0]}: {started}")
+            tid = task["taskId"]
+            got = rpc(ports[1], 801, "tasks/get", {"taskId": tid})
+            check(got.get("result", {}).get("status") == "working", f"tasks/get on :{ports[1]}: {got}")
+            cancelled = rpc(ports[2 % len(ports)], 802, "tasks/cancel", {"taskId": tid})
+            check(cancelled.get("result", {}).get("status") == "cancelled", f"tasks/cancel: {cancelled}")
+            got = rpc(ports[0], 803, "tasks/get", {"taskId": tid})
+            check(got.get("result", {}).get("status") == "cancelled", f"tasks/get after the cancel: {got}")
+            started = rpc(
+                ports[1], 804, "tools/call", {"name": "outlook", "arguments": {"city": "paris", "days": 1}, "task": {}}
+            )
+            tid = started["result"]["task"]["taskId"]
+            result = rpc(ports[2 % len(ports)], 805, "tasks/result", {"taskId": tid})
+            text = result.get("result", {}).get("content", [{}])[0].get("text", "")
+            check(text.startswith("Paris:") and text.endswith("for 1 days"), f"tasks/result: {result}")
+            done.append("tasks started, polled, cancelled and finished through different replicas")
 
             await session.subscribe_resource("weather://paris/now")
             # The GET stream: its replica is the one the balancer holds a connection to.

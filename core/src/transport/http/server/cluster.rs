@@ -430,14 +430,16 @@ impl HttpService {
     pub(super) async fn save_record(&self, s: &Arc<Session>, announce: bool) -> Result<(), ClusterError> {
         let sh = &self.shared;
         let (Some(c), Some(id)) = (sh.cluster.get(), s.id()) else { return Ok(()) };
+        // Every POST comes here: only a changed record is built and saved.
         let (n, record) = {
             let g = s.lock();
-            (g.engine.record_changes(), g.engine.record())
+            let n = g.engine.record_changes();
+            if s.record_saved.load(Ordering::Acquire) == n {
+                return Ok(());
+            }
+            (n, g.engine.record())
         };
         let Some(record) = record else { return Ok(()) };
-        if s.record_saved.load(Ordering::Acquire) == n {
-            return Ok(());
-        }
         c.store.save(id, &record, sh.options.session_idle_timeout).await?;
         s.record_saved.store(n, Ordering::Release);
         s.store_touched.store(sh.now_ms(), Ordering::Relaxed);
