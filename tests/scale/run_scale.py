@@ -137,6 +137,7 @@ http {{
   scgi_temp_path {self.dir}/scgi;
   upstream mcp {{
 {upstreams}
+    keepalive 32;
   }}
   server {{
     listen 127.0.0.1:{self.nginx_port};
@@ -148,6 +149,8 @@ http {{
       proxy_buffering off;
       proxy_cache off;
       proxy_read_timeout 1h;
+      # For the test only: which replica answered (the driver finds the GET stream's).
+      add_header X-Upstream $upstream_addr always;
     }}
   }}
 }}

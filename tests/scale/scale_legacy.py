@@ -13,7 +13,7 @@ Steps, each checked:
    ``outlook`` as a task (2025-11-25 tasks), started on one replica, polled and cancelled
    through others; another finished and its result taken through a third;
 4. ``resources/subscribe`` to ``weather://paris/now``; once the SDK's GET stream is open, the
-   replica holding it is found (the one with an established connection) and ``report`` is
+   replica holding it is found (nginx names it in an ``X-Upstream`` header) and ``report`` is
    called directly on another replica (not through the balancer): the update raised there
    reaches the client on the GET stream;
 5. unless ``--no-kill``: the replica holding the GET stream is killed with SIGKILL; the SDK
@@ -59,19 +59,6 @@ PREFIX = "scale_legacy"
 SAMPLED = "Pack an umbrella."
 
 
-def established(port: int) -> int:
-    """Established TCP connections to 127.0.0.1:``port`` (from /proc/net/tcp)."""
-    n = 0
-    with open("/proc/net/tcp") as f:
-        next(f)
-        for line in f:
-            cols = line.split()
-            local, state = cols[1], cols[3]
-            if state == "01" and int(local.split(":")[1], 16) == port:
-                n += 1
-    return n
-
-
 def post(port: int, session: str, body: dict[str, Any]) -> dict[str, Any]:
     """POSTs ``body`` to one replica directly (not through the balancer)."""
     req = urllib.request.Request(
@@ -104,10 +91,16 @@ async def run(url: str, replicas: dict[int, int], kill: bool) -> list[str]:
     updates: list[str] = []
     elicited: list[Any] = []
 
+    get_streams: list[int] = []  # the replica of each GET stream opened, in order
+
     async def on_response(response: Any) -> None:
         sid = response.headers.get("mcp-session-id")
         if sid and sid not in session_ids:
             session_ids.append(sid)
+        upstream = response.headers.get("x-upstream", "")
+        if response.request.method == "GET" and response.status_code == 200 and ":" in upstream:
+            # The balancer names the replica that answered (the last one it tried).
+            get_streams.append(int(upstream.rsplit(":", 1)[1]))
 
     async def elicitation(context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
         elicited.append(params)
@@ -183,16 +176,13 @@ async def run(url: str, replicas: dict[int, int], kill: bool) -> list[str]:
             done.append("tasks started, polled, cancelled and finished through different replicas")
 
             await session.subscribe_resource("weather://paris/now")
-            # The GET stream: its replica is the one the balancer holds a connection to.
-            holder = None
+            # The GET stream: the balancer says which replica answered it.
             with anyio.move_on_after(10):
-                while holder is None:
-                    open_on = [p for p in replicas if established(p) > 0]
-                    if len(open_on) == 1:
-                        holder = open_on[0]
+                while not get_streams:
                     await anyio.sleep(0.05)
-            check(holder is not None, "no replica holds the GET stream")
-            assert holder is not None
+            check(bool(get_streams), "the SDK opened no GET stream")
+            holder = get_streams[-1]
+            check(holder in replicas, f"the GET stream is on :{holder}, not a replica of {sorted(replicas)}")
             others = [p for p in replicas if p != holder]
             # Let every replica learn of the subscription, then raise the update elsewhere.
             await anyio.sleep(0.3)
@@ -215,16 +205,15 @@ async def run(url: str, replicas: dict[int, int], kill: bool) -> list[str]:
 
             if kill:
                 os.kill(replicas[holder], signal.SIGKILL)
-                live = [p for p in others]
+                live = list(others)
                 # The SDK reconnects the GET stream (Last-Event-ID) through the balancer.
-                reconnected = None
+                opened = len(get_streams)
                 with anyio.move_on_after(15):
-                    while reconnected is None:
-                        open_on = [p for p in live if established(p) > 0]
-                        if open_on:
-                            reconnected = open_on[0]
+                    while len(get_streams) == opened:
                         await anyio.sleep(0.05)
-                check(reconnected is not None, "the GET stream was not reopened on a live replica")
+                check(len(get_streams) > opened, "the GET stream was not reopened")
+                reconnected = get_streams[-1]
+                check(reconnected in live, f"the GET stream reopened on :{reconnected}, not a live replica {live}")
                 await anyio.sleep(0.3)
                 r = post(
                     live[0],
