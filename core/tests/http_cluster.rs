@@ -342,21 +342,28 @@ async fn until_method(get: &mut Resp, method: &str) -> Vec<Value> {
     }
 }
 
+/// Three replicas; a session opened on A (its handshake ended on B if `on_b`), subscribed to
+/// `mem://weather` through A: (A, B, C, C's server, the session).
+async fn subscribed(
+    backend: &Backend,
+    on_b: bool,
+) -> (TestServer, TestServer, TestServer, hypermcp::Server, McpSession) {
+    let (a, _sa) = replica(backend).await;
+    let (b, _sb) = replica(backend).await;
+    let (c, sc) = replica(backend).await;
+    let s = initialize_on(&a).await;
+    notify_initialized(if on_b { &b } else { &a }, &s).await;
+    let subscribe =
+        json!({"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": {"uri": "mem://weather"}});
+    let r = rpc(&a, &s, &subscribe).await;
+    assert!(r.response(2).get("result").is_some(), "{r:?}");
+    (a, b, c, sc, s)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_update_raised_on_a_third_replica_reaches_the_get_stream_once() {
     for backend in backends() {
-        let (a, _sa) = replica(&backend).await;
-        let (b, _sb) = replica(&backend).await;
-        let (_c, sc) = replica(&backend).await;
-        let s = initialize_on(&a).await;
-        notify_initialized(&b, &s).await;
-        let r = rpc(
-            &a,
-            &s,
-            &json!({"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": {"uri": "mem://weather"}}),
-        )
-        .await;
-        assert!(r.response(2).get("result").is_some(), "{r:?}");
+        let (_a, b, _c, sc, s) = subscribed(&backend, true).await;
         let mut get = b.send(Req::get().session(&s)).await;
         assert!(get.is_sse(), "{get:?}");
         // Let B's copy learn of the subscription, then raise the update on C (no copy there).
@@ -376,18 +383,7 @@ async fn an_update_raised_on_a_third_replica_reaches_the_get_stream_once() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn messages_wait_in_the_store_for_a_get_stream_opened_on_any_replica() {
     for backend in backends() {
-        let (a, _sa) = replica(&backend).await;
-        let (b, _sb) = replica(&backend).await;
-        let (_c, sc) = replica(&backend).await;
-        let s = initialize_on(&a).await;
-        notify_initialized(&a, &s).await;
-        let r = rpc(
-            &a,
-            &s,
-            &json!({"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": {"uri": "mem://weather"}}),
-        )
-        .await;
-        assert!(r.response(2).get("result").is_some(), "{r:?}");
+        let (_a, b, _c, sc, s) = subscribed(&backend, false).await;
         // No GET stream anywhere: the update waits in the store.
         sc.notify_resource_updated("mem://weather");
         tokio::time::sleep(Duration::from_millis(200)).await;

@@ -525,11 +525,7 @@ impl TaskStore for RedisTaskStore {
         limit: usize,
     ) -> BoxFuture<'a, Result<TaskPage, StoreError>> {
         Box::pin(async move {
-            let after: Option<(u64, String)> =
-                cursor.and_then(|c| c.split_once('.')).and_then(|(t, id)| Some((t.parse().ok()?, id.to_string())));
-            if cursor.is_some() && after.is_none() {
-                return Err(StoreError::InvalidCursor(cursor.unwrap_or_default().to_string()));
-            }
+            let after = super::tasks::parse_cursor(cursor)?;
             let limit = limit.max(1);
             let index = owner_key(owner);
             let from = after.as_ref().map_or(0, |(ms, _)| *ms);
@@ -583,8 +579,7 @@ impl TaskStore for RedisTaskStore {
                     break;
                 }
             }
-            let next =
-                (tasks.len() > limit).then(|| format!("{}.{}", tasks[limit - 1].created_ms, tasks[limit - 1].id));
+            let next = (tasks.len() > limit).then(|| super::tasks::cursor_after(&tasks[limit - 1]));
             tasks.truncate(limit);
             Ok(TaskPage { tasks, next })
         })

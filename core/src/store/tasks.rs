@@ -316,6 +316,21 @@ pub struct TaskPage {
     pub next: Option<String>,
 }
 
+/// The task a `tasks/list` cursor names (the last of the page before: `created_ms.id`), as
+/// every store makes them.
+pub fn parse_cursor(cursor: Option<&str>) -> Result<Option<(u64, String)>, StoreError> {
+    let Some(c) = cursor else { return Ok(None) };
+    c.split_once('.')
+        .and_then(|(t, id)| Some((t.parse().ok()?, id.to_string())))
+        .map(Some)
+        .ok_or_else(|| StoreError::InvalidCursor(c.to_string()))
+}
+
+/// The cursor of the page after `last` (see [`parse_cursor`]).
+pub fn cursor_after(last: &TaskRecord) -> String {
+    format!("{}.{}", last.created_ms, last.id)
+}
+
 /// Where tasks live. Every method is atomic for the task it names.
 pub trait TaskStore: Send + Sync + 'static {
     /// Stores a new task; resolves once it is durable (the `CreateTaskResult` goes out only
@@ -413,14 +428,10 @@ impl TaskStore for MemoryTaskStore {
         cursor: Option<&'a str>,
         limit: usize,
     ) -> BoxFuture<'a, Result<TaskPage, StoreError>> {
-        // The cursor is the last task of the page before: `created_ms.id`.
-        let after: Option<(u64, String)> =
-            cursor.and_then(|c| c.split_once('.')).and_then(|(t, id)| Some((t.parse().ok()?, id.to_string())));
-        if cursor.is_some() && after.is_none() {
-            return Box::pin(std::future::ready(Err(StoreError::InvalidCursor(
-                cursor.unwrap_or_default().to_string(),
-            ))));
-        }
+        let after = match parse_cursor(cursor) {
+            Ok(a) => a,
+            Err(e) => return Box::pin(std::future::ready(Err(e))),
+        };
         let now = now_ms();
         let tasks = self.lock();
         let mut mine: Vec<&TaskRecord> = tasks
@@ -430,7 +441,7 @@ impl TaskStore for MemoryTaskStore {
             .collect();
         mine.sort_by(|a, b| (a.created_ms, &a.id).cmp(&(b.created_ms, &b.id)));
         let limit = limit.max(1);
-        let next = (mine.len() > limit).then(|| format!("{}.{}", mine[limit - 1].created_ms, mine[limit - 1].id));
+        let next = (mine.len() > limit).then(|| cursor_after(mine[limit - 1]));
         let page = TaskPage { tasks: mine.into_iter().take(limit).cloned().collect(), next };
         Box::pin(std::future::ready(Ok(page)))
     }
