@@ -8,7 +8,6 @@ mod http_util;
 
 use common::*;
 use http_util::*;
-use hypermcp::http::HttpOptions;
 use hypermcp::store::{ClusterStore, MemoryHub};
 use hypermcp::{CallToolResult, ReadResourceResult, Resource, Tool};
 use serde_json::{json, Value};
@@ -113,7 +112,7 @@ fn cluster_server() -> hypermcp::Server {
 /// A replica: its own server (its own registry, as in another process) and the shared store.
 async fn replica(backend: &Backend) -> (TestServer, hypermcp::Server) {
     let server = cluster_server();
-    let options = HttpOptions { cluster: Some(backend.store().await), ..options() };
+    let options = options().with_cluster(backend.store().await);
     (TestServer::start(&server, options).await, server)
 }
 
@@ -293,7 +292,7 @@ async fn redis_away_at_start_is_a_clear_error_and_lost_while_serving_a_clear_rep
 
     let Some(mut redis) = Redis::start() else { return };
     let url = redis.url();
-    let mk = |url: &str| HttpOptions { store: Some(url.to_string()), ..options() };
+    let mk = |url: &str| options().with_store(url);
     let a = TestServer::start(&test_server(), mk(&url)).await;
     let b = TestServer::start(&test_server(), mk(&url)).await;
     let s = initialize_on(&a).await;
@@ -415,7 +414,7 @@ async fn task_replica(backend: &Backend) -> TestServer {
         })
         .task_mode("work", hypermcp::catalogue::TaskMode::Optional)
         .task_mode("wait_for_cancel", hypermcp::catalogue::TaskMode::Optional);
-    let options = HttpOptions { cluster: Some(backend.store().await), ..options() };
+    let options = options().with_cluster(backend.store().await);
     TestServer::start(&server, options).await
 }
 

@@ -17,9 +17,9 @@ For each language:
    another replica, the replica holding the GET stream killed with SIGKILL and the stream
    resumed on another);
 3. the nginx log shows the session's requests spread over several replicas;
-   tests/scale/scale_modern.py: the 2026-07-28 era through the two replicas left (multi
-   round-trip requests retried on other replicas, a listen stream hearing updates raised on
-   others);
+   tests/scale/scale_modern.py and scale_ours.py: the 2026-07-28 era through the two
+   replicas left, with the official SDK's client and with ours (multi round-trip requests
+   retried on other replicas, a listen stream hearing updates raised on others);
 4. Redis restarted (it keeps nothing: no persistence): the surviving replicas recover on
    their own and a new session (without the kill) runs through them;
 5. after the sessions ended (DELETE), Redis holds no record of them.
@@ -235,6 +235,12 @@ def run(lang: str) -> None:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=90, env=stack.env)
         if r.returncode != 0:
             raise RuntimeError(f"scale_modern.py failed:\n{r.stdout}{r.stderr}")
+        print(f"  {lang}: {r.stdout.strip()}")
+        # The same with hypermcp's own client (run with the project's venv, where it is installed).
+        cmd = [str(VENV / "bin" / "python"), str(REPO / "tests" / "scale" / "scale_ours.py"), "--url", stack.url()]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=90, env=stack.env)
+        if r.returncode != 0:
+            raise RuntimeError(f"scale_ours.py failed:\n{r.stdout}{r.stderr}")
         print(f"  {lang}: {r.stdout.strip()}")
         # Redis restarted empty: the surviving replicas recover without a restart.
         stack.stop_redis()

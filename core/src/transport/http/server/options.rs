@@ -200,6 +200,29 @@ fn host_matches(pattern: &str, value: &str) -> bool {
 }
 
 impl HttpOptions {
+    /// These options with sessions shared through the store at `url` (`redis://host:6379/0`):
+    /// replicas of a server behind a load balancer then serve any request of any session.
+    ///
+    /// ```no_run
+    /// # async fn run(server: hypermcp::Server) -> hypermcp::Result<()> {
+    /// use hypermcp::http::HttpOptions;
+    /// let options = HttpOptions::default().with_store("redis://127.0.0.1:6379/0");
+    /// server.serve_http_with(("0.0.0.0", 8001), options).await
+    /// # }
+    /// ```
+    pub fn with_store(mut self, url: impl Into<String>) -> Self {
+        self.store = Some(url.into());
+        self
+    }
+
+    /// These options with sessions shared through `store` itself (a connected
+    /// [`crate::store::redis::RedisStore`], or a [`crate::store::MemoryHub`] replica for
+    /// services in one process); it wins over [`HttpOptions::store`].
+    pub fn with_cluster(mut self, store: Arc<dyn crate::store::ClusterStore>) -> Self {
+        self.cluster = Some(store);
+        self
+    }
+
     /// The legacy HTTP+SSE endpoints `(sse_path, messages_path)`, when they are served
     /// (`legacy_sse` and not `stateless`).
     pub fn legacy_paths(&self) -> Option<(&str, &str)> {
