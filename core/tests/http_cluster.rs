@@ -543,3 +543,33 @@ async fn next_message(sse: &mut Resp) -> Value {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_record_changes_through_two_replicas_all_survive_in_redis() {
+    use hypermcp::store::SessionRecord;
+    let Some(redis) = Redis::start() else { return };
+    let a = hypermcp::store::connect(&redis.url()).await.expect("connect");
+    let b = hypermcp::store::connect(&redis.url()).await.expect("connect");
+    let ttl = Duration::from_secs(60);
+    let base = SessionRecord { version: "2025-11-25".into(), operating: true, ..Default::default() };
+    a.save("s", None, &base, ttl).await.expect("save");
+    // Sixteen subscriptions through A and sixteen through B at once, each from the record
+    // its replica started from: every one is kept.
+    let mut all = Vec::new();
+    for i in 0..32 {
+        let (store, base) = (if i % 2 == 0 { a.clone() } else { b.clone() }, base.clone());
+        all.push(tokio::spawn(async move {
+            let mine = SessionRecord { subscriptions: vec![format!("file:///{i}")], ..base.clone() };
+            store.save("s", Some(&base), &mine, Duration::from_secs(60)).await
+        }));
+    }
+    for h in all {
+        assert!(h.await.unwrap().expect("saved").is_some());
+    }
+    let stored = a.load("s").await.unwrap().expect("the record");
+    assert_eq!(stored.subscriptions.len(), 32, "{:?}", stored.subscriptions);
+    // A deleted session is not brought back by a late change.
+    a.remove("s").await.unwrap();
+    assert_eq!(b.save("s", Some(&stored), &base, ttl).await.unwrap(), None);
+    assert_eq!(b.load("s").await.unwrap(), None);
+}

@@ -229,11 +229,39 @@ impl ClusterStore for RedisStore {
         })
     }
 
-    fn save(&self, session: &str, record: &SessionRecord, ttl: Duration) -> BoxFuture<'_, Result<(), ClusterError>> {
+    fn save(
+        &self,
+        session: &str,
+        old: Option<&SessionRecord>,
+        record: &SessionRecord,
+        ttl: Duration,
+    ) -> BoxFuture<'_, Result<Option<SessionRecord>, ClusterError>> {
         let key = format!("{PREFIX}:s:{session}");
-        let body = serde_json::to_vec(record).unwrap_or_default();
+        let (old, record) = (old.cloned(), record.clone());
         Box::pin(async move {
-            run(&self.conn, redis::cmd("SET").arg(&key).arg(body).arg("PX").arg(ms(ttl)).to_owned()).await
+            let Some(old) = old else {
+                let body = serde_json::to_vec(&record).unwrap_or_default();
+                run::<()>(&self.conn, redis::cmd("SET").arg(&key).arg(body).arg("PX").arg(ms(ttl)).to_owned()).await?;
+                return Ok(Some(record));
+            };
+            // Merged into what the store holds, written only if nobody changed it meanwhile.
+            for _ in 0..64 {
+                let current: Option<Vec<u8>> = run(&self.conn, redis::cmd("GET").arg(&key).to_owned()).await?;
+                let Some(current) = current else { return Ok(None) };
+                let parsed: SessionRecord = serde_json::from_slice(&current)
+                    .map_err(|e| ClusterError(format!("the record at {key} is not a session record: {e}")))?;
+                let merged = record.merged_into(&old, &parsed);
+                let body = serde_json::to_vec(&merged).unwrap_or_default();
+                let set: i64 = run(
+                    &self.conn,
+                    redis::cmd("EVAL").arg(CAS_PX).arg(1).arg(&key).arg(current).arg(body).arg(ms(ttl)).to_owned(),
+                )
+                .await?;
+                if set == 1 {
+                    return Ok(Some(merged));
+                }
+            }
+            Err(ClusterError(format!("the record at {key} kept changing: the change was not saved")))
         })
     }
 
@@ -427,6 +455,9 @@ fn owner_key(owner: Option<&str>) -> String {
 fn backend(e: ClusterError) -> StoreError {
     StoreError::Backend(e.0)
 }
+
+/// Sets `KEYS[1]` to `ARGV[2]` for `ARGV[3]` ms if it still holds `ARGV[1]`.
+const CAS_PX: &str = "if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1 else return 0 end";
 
 /// Sets `KEYS[1]` to `ARGV[2]` (keeping its time-to-live) if it still holds `ARGV[1]`.
 const CAS: &str = "if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') return 1 else return 0 end";

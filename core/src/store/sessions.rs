@@ -32,6 +32,40 @@ pub struct SessionRecord {
     pub subscriptions: Vec<String>,
 }
 
+impl SessionRecord {
+    /// What a replica that knew `old` and now has `self` makes of `current`, the record as
+    /// the store holds it: the fields it changed are taken from it, the others kept from
+    /// `current` (another replica may have changed them meanwhile); subscriptions are
+    /// added and removed one by one. How concurrent changes through several replicas all
+    /// survive.
+    pub fn merged_into(&self, old: &SessionRecord, current: &SessionRecord) -> SessionRecord {
+        let mut out = current.clone();
+        if self.version != old.version {
+            out.version = self.version.clone();
+        }
+        if self.operating != old.operating {
+            out.operating = self.operating || current.operating;
+        }
+        if self.capabilities != old.capabilities {
+            out.capabilities = self.capabilities.clone();
+        }
+        if self.client_info != old.client_info {
+            out.client_info = self.client_info.clone();
+        }
+        if self.log_level != old.log_level {
+            out.log_level = self.log_level.clone();
+        }
+        for added in self.subscriptions.iter().filter(|u| !old.subscriptions.contains(u)) {
+            if !out.subscriptions.contains(added) {
+                out.subscriptions.push(added.clone());
+            }
+        }
+        out.subscriptions.retain(|u| self.subscriptions.contains(u) || !old.subscriptions.contains(u));
+        out.subscriptions.sort_unstable();
+        out
+    }
+}
+
 /// Why a shared store failed: what the client is told (a JSON-RPC error, or an HTTP status)
 /// and the operator logs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -133,8 +167,17 @@ pub trait ClusterStore: Send + Sync + 'static {
     fn describe(&self) -> String;
     /// A session's record (`None`: unknown, deleted or expired).
     fn load(&self, session: &str) -> BoxFuture<'_, Result<Option<SessionRecord>, ClusterError>>;
-    /// Stores a session's record, to expire after `ttl` without a [`ClusterStore::touch`].
-    fn save(&self, session: &str, record: &SessionRecord, ttl: Duration) -> BoxFuture<'_, Result<(), ClusterError>>;
+    /// Stores a session's record, to expire after `ttl` without a [`ClusterStore::touch`]:
+    /// a new session's (`old` is `None`), or the changes from `old` to `record` merged
+    /// atomically into what the store holds ([`SessionRecord::merged_into`]). Returns the
+    /// record as stored, or `None` when the session is gone (deleted, expired).
+    fn save(
+        &self,
+        session: &str,
+        old: Option<&SessionRecord>,
+        record: &SessionRecord,
+        ttl: Duration,
+    ) -> BoxFuture<'_, Result<Option<SessionRecord>, ClusterError>>;
     /// Keeps a session alive for `ttl` more; false when it is gone.
     fn touch(&self, session: &str, ttl: Duration) -> BoxFuture<'_, Result<bool, ClusterError>>;
     /// Forgets a session: its record and its events.
@@ -265,9 +308,25 @@ impl ClusterStore for MemoryReplica {
         Box::pin(std::future::ready(Ok(r)))
     }
 
-    fn save(&self, session: &str, record: &SessionRecord, ttl: Duration) -> BoxFuture<'_, Result<(), ClusterError>> {
-        self.hub.lock().records.insert(session.to_string(), (record.clone(), Instant::now() + ttl));
-        Box::pin(std::future::ready(Ok(())))
+    fn save(
+        &self,
+        session: &str,
+        old: Option<&SessionRecord>,
+        record: &SessionRecord,
+        ttl: Duration,
+    ) -> BoxFuture<'_, Result<Option<SessionRecord>, ClusterError>> {
+        let now = Instant::now();
+        let mut g = self.hub.lock();
+        MemoryHub::expire(&mut g, now);
+        let stored = match (old, g.records.get(session)) {
+            (None, _) => Some(record.clone()),
+            (Some(old), Some((current, _))) => Some(record.merged_into(old, current)),
+            (Some(_), None) => None,
+        };
+        if let Some(r) = &stored {
+            g.records.insert(session.to_string(), (r.clone(), now + ttl));
+        }
+        Box::pin(std::future::ready(Ok(stored)))
     }
 
     fn touch(&self, session: &str, ttl: Duration) -> BoxFuture<'_, Result<bool, ClusterError>> {
@@ -437,9 +496,9 @@ mod tests {
         let (a, b) = (hub.replica(), hub.replica());
         assert_ne!(a.replica(), b.replica());
         let rec = SessionRecord { version: "2025-11-25".into(), ..Default::default() };
-        block(a.save("s", &rec, Duration::from_secs(60))).unwrap();
+        block(a.save("s", None, &rec, Duration::from_secs(60))).unwrap();
         assert_eq!(block(b.load("s")).unwrap(), Some(rec.clone()));
-        block(a.save("t", &rec, Duration::from_millis(1))).unwrap();
+        block(a.save("t", None, &rec, Duration::from_millis(1))).unwrap();
         std::thread::sleep(Duration::from_millis(5));
         assert_eq!(block(b.load("t")).unwrap(), None);
         assert!(!block(b.touch("t", Duration::from_secs(1))).unwrap());
@@ -455,6 +514,31 @@ mod tests {
         // Sent to all but the sender.
         assert_eq!(*got.lock().unwrap(), vec![(a.replica(), m.clone())]);
         block(b.remove("s")).unwrap();
+        assert_eq!(block(a.load("s")).unwrap(), None);
+    }
+
+    #[test]
+    fn concurrent_changes_through_two_replicas_both_survive() {
+        let hub = MemoryHub::new();
+        let (a, b) = (hub.replica(), hub.replica());
+        let base = SessionRecord { version: "2025-11-25".into(), operating: true, ..Default::default() };
+        block(a.save("s", None, &base, Duration::from_secs(60))).unwrap();
+        // A subscribes while B, not yet told, sets the log level: both changes stay.
+        let on_a = SessionRecord { subscriptions: vec!["file:///x".into()], ..base.clone() };
+        let on_b = SessionRecord { log_level: Some("error".into()), ..base.clone() };
+        block(a.save("s", Some(&base), &on_a, Duration::from_secs(60))).unwrap();
+        let stored = block(b.save("s", Some(&base), &on_b, Duration::from_secs(60))).unwrap().unwrap();
+        assert_eq!(stored.subscriptions, vec!["file:///x".to_string()]);
+        assert_eq!(stored.log_level.as_deref(), Some("error"));
+        // An unsubscribe through B removes only what B removed.
+        let off_b = SessionRecord { subscriptions: vec![], ..stored.clone() };
+        let on_a2 = SessionRecord { subscriptions: vec!["file:///x".into(), "file:///y".into()], ..stored.clone() };
+        block(a.save("s", Some(&stored), &on_a2, Duration::from_secs(60))).unwrap();
+        let last = block(b.save("s", Some(&stored), &off_b, Duration::from_secs(60))).unwrap().unwrap();
+        assert_eq!(last.subscriptions, vec!["file:///y".to_string()]);
+        // A change to a deleted session does not bring it back.
+        block(a.remove("s")).unwrap();
+        assert_eq!(block(b.save("s", Some(&last), &base, Duration::from_secs(60))).unwrap(), None);
         assert_eq!(block(a.load("s")).unwrap(), None);
     }
 

@@ -30,6 +30,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// How many events of each stream the store keeps for replay.
 const KEEP_EVENTS: usize = 512;
 
@@ -215,6 +219,7 @@ impl Shared {
                         }
                     });
                     s.record_saved.store(s.lock().engine.record_changes(), Ordering::Release);
+                    *lock(&s.known) = Some(record);
                 }
             }
             BusMessage::Deliver { session, message } | BusMessage::Cancel { session, message } => {
@@ -372,7 +377,10 @@ impl HttpService {
             Ok::<_, String>(i.engine.record_changes())
         });
         match restored {
-            Ok(n) => s.record_saved.store(n, Ordering::Release),
+            Ok(n) => {
+                s.record_saved.store(n, Ordering::Release);
+                *lock(&s.known) = Some(record);
+            }
             Err(e) => {
                 s.close();
                 return Err(Box::new(error_reply(
@@ -425,9 +433,11 @@ impl HttpService {
         }
     }
 
-    /// Saves the session's record if it changed since it was last saved (and tells the
-    /// other replicas). `Err`: the store failed (the request's reply says so).
-    pub(super) async fn save_record(&self, s: &Arc<Session>, announce: bool) -> Result<(), ClusterError> {
+    /// Saves the session's record if it changed since it was last saved: its changes merged
+    /// into what the store holds (other replicas may have changed it meanwhile; what they
+    /// changed is taken here too), then told to the other replicas. `Err`: the reply (404:
+    /// the session was deleted meanwhile; 503: the store failed).
+    pub(super) async fn save_record(&self, s: &Arc<Session>, announce: bool) -> Result<(), Box<Reply>> {
         let sh = &self.shared;
         let (Some(c), Some(id)) = (sh.cluster.get(), s.id()) else { return Ok(()) };
         // Every POST comes here: only a changed record is built and saved.
@@ -440,12 +450,31 @@ impl HttpService {
             (n, g.engine.record())
         };
         let Some(record) = record else { return Ok(()) };
-        c.store.save(id, &record, sh.options.session_idle_timeout).await?;
+        let old = lock(&s.known).clone();
+        let stored = match c.store.save(id, old.as_ref(), &record, sh.options.session_idle_timeout).await {
+            Ok(Some(r)) => r,
+            Ok(None) => {
+                sh.remove_session(id);
+                s.close();
+                return Err(Box::new(super::reply::not_found()));
+            }
+            Err(e) => return Err(Box::new(unavailable(&e))),
+        };
+        let n = if stored == record {
+            n
+        } else {
+            // Another replica's concurrent change: this copy takes it too.
+            s.with(|i| {
+                let _ = i.engine.restore(&stored);
+                i.engine.record_changes()
+            })
+        };
         s.record_saved.store(n, Ordering::Release);
+        *lock(&s.known) = Some(stored.clone());
         s.store_touched.store(sh.now_ms(), Ordering::Relaxed);
         if announce {
-            let m = BusMessage::Updated { session: id.to_string(), record };
-            c.store.publish(Target::All, &m).await?;
+            let m = BusMessage::Updated { session: id.to_string(), record: stored };
+            c.store.publish(Target::All, &m).await.map_err(|e| Box::new(unavailable(&e)))?;
         }
         Ok(())
     }

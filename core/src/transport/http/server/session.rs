@@ -102,6 +102,9 @@ pub struct Session {
     /// time-to-live was last renewed (ms since the server's epoch).
     pub(crate) record_saved: AtomicU64,
     pub(crate) store_touched: AtomicU64,
+    /// The record as the store last held it to this replica's knowledge (what its changes
+    /// are merged from).
+    pub(crate) known: Mutex<Option<crate::store::SessionRecord>>,
     me: Weak<Session>,
 }
 
@@ -143,6 +146,7 @@ impl Session {
             listening: std::sync::atomic::AtomicBool::new(false),
             record_saved: AtomicU64::new(0),
             store_touched: AtomicU64::new(0),
+            known: Mutex::new(None),
             me: me.clone(),
         })
     }

@@ -121,8 +121,8 @@ impl HttpService {
                 !i.closed
             });
             if open {
-                if let Err(e) = self.save_record(&session, true).await {
-                    return super::cluster::unavailable(&e);
+                if let Err(r) = self.save_record(&session, true).await {
+                    return *r;
                 }
             }
             if sh.options.stateless {
@@ -164,14 +164,14 @@ impl HttpService {
         }
         // With replicas: the record is in the store before the client hears of the session
         // (its next request may reach another replica), and changes reach the others.
-        if let Err(e) = self.save_record(&session, !new).await {
+        if let Err(r) = self.save_record(&session, !new).await {
             if new {
                 if let Some(id) = session.id() {
                     sh.remove_session(id);
                 }
                 session.close();
             }
-            return super::cluster::unavailable(&e);
+            return *r;
         }
         let retry = session
             .protocol_version()
