@@ -175,6 +175,14 @@ async def run(url: str, replicas: dict[int, int], kill: bool) -> list[str]:
             check(text.startswith("Paris:") and text.endswith("for 1 days"), f"tasks/result: {result}")
             done.append("tasks started, polled, cancelled and finished through different replicas")
 
+            async def report_and_wait(port: int, rid: int, sky: str, count: int) -> None:
+                """``report`` on one replica directly; waits (bounded) for the count-th update."""
+                r = rpc(port, rid, "tools/call", {"name": "report", "arguments": {"city": "paris", "sky": sky}})
+                check("result" in r, f"report on replica {port}: {r}")
+                with anyio.move_on_after(10):
+                    while len(updates) < count:
+                        await anyio.sleep(0.02)
+
             await session.subscribe_resource("weather://paris/now")
             # The GET stream: the balancer says which replica answered it.
             with anyio.move_on_after(10):
@@ -186,20 +194,7 @@ async def run(url: str, replicas: dict[int, int], kill: bool) -> list[str]:
             others = [p for p in replicas if p != holder]
             # Let every replica learn of the subscription, then raise the update elsewhere.
             await anyio.sleep(0.3)
-            r = post(
-                others[-1],
-                sid,
-                {
-                    "jsonrpc": "2.0",
-                    "id": 900,
-                    "method": "tools/call",
-                    "params": {"name": "report", "arguments": {"city": "paris", "sky": "storm"}},
-                },
-            )
-            check("result" in r, f"report on replica {others[-1]}: {r}")
-            with anyio.move_on_after(10):
-                while not updates:
-                    await anyio.sleep(0.02)
+            await report_and_wait(others[-1], 900, "storm", 1)
             check(updates == ["weather://paris/now"], f"updates after a report on another replica: {updates}")
             done.append(f"update raised on :{others[-1]} reached the GET stream on :{holder}")
 
@@ -215,20 +210,7 @@ async def run(url: str, replicas: dict[int, int], kill: bool) -> list[str]:
                 reconnected = get_streams[-1]
                 check(reconnected in live, f"the GET stream reopened on :{reconnected}, not a live replica {live}")
                 await anyio.sleep(0.3)
-                r = post(
-                    live[0],
-                    sid,
-                    {
-                        "jsonrpc": "2.0",
-                        "id": 901,
-                        "method": "tools/call",
-                        "params": {"name": "report", "arguments": {"city": "paris", "sky": "calm"}},
-                    },
-                )
-                check("result" in r, f"report on replica {live[0]}: {r}")
-                with anyio.move_on_after(10):
-                    while len(updates) < 2:
-                        await anyio.sleep(0.02)
+                await report_and_wait(live[0], 901, "calm", 2)
                 check(len(updates) == 2, f"updates after the kill: {updates}")
                 res = await session.call_tool("forecast", {"city": "Lima", "days": 1})
                 check(not res.is_error, f"forecast after the kill: {res}")

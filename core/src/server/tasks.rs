@@ -180,24 +180,17 @@ impl TaskRuntime {
                     Ok(r) => r,
                     Err(_) => continue, // the store is away: look again later
                 };
-                match rec {
-                    Some(rec) if rec.status.is_terminal() => {
-                        rt.stop(&id);
-                        return;
-                    }
-                    None => {
-                        rt.stop(&id);
-                        return;
-                    }
-                    Some(rec) => {
-                        for key in waiting {
-                            let Some(v) = rec.input_responses.get(&key) else { continue };
-                            let w = rt.live().get_mut(&id).and_then(|l| l.waiters.remove(&key));
-                            if let Some(w) = w {
-                                let _ = w.send(Ok(Answer::Value(v.clone())));
-                                let _ = rt.patch(&id, TaskPatch::TakeAnswer(key)).await;
-                            }
-                        }
+                // Cancelled (or gone) through another replica: the handler stops.
+                let Some(rec) = rec.filter(|r| !r.status.is_terminal()) else {
+                    rt.stop(&id);
+                    return;
+                };
+                for key in waiting {
+                    let Some(v) = rec.input_responses.get(&key) else { continue };
+                    let w = rt.live().get_mut(&id).and_then(|l| l.waiters.remove(&key));
+                    if let Some(w) = w {
+                        let _ = w.send(Ok(Answer::Value(v.clone())));
+                        let _ = rt.patch(&id, TaskPatch::TakeAnswer(key)).await;
                     }
                 }
             }
