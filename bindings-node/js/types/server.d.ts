@@ -174,6 +174,42 @@ export interface HttpOptions {
   /** The legacy message endpoint (default `"/messages"`). */
   messagesPath?: string;
   /**
+   * Bytes a `subscriptions/listen` stream (2026-07-28) may have waiting for a client that does
+   * not read; past it the subscription is dropped (default 262144: 256 KiB).
+   */
+  listenerBuffer?: number;
+  /**
+   * Bytes any other SSE stream may have waiting for a client that does not read (default
+   * 8388608: 8 MiB). Past it a resumable stream drops its connection (the client resumes with
+   * `Last-Event-ID`, nothing lost), a legacy SSE stream ends with its session, and a legacy
+   * POST arriving while its stream holds more than half of it gets 429.
+   */
+  streamBuffer?: number;
+  /**
+   * A request body not in full this long after its headers gets 408 and its connection is
+   * closed (default 30000); `false`: never. Where the engine listens (`run`, `startHttp`).
+   */
+  bodyReadTimeout?: number | false;
+  /** A connection that sends no complete request head this long is closed (default 30000). */
+  headerReadTimeout?: number | false;
+  /**
+   * Most connections served at once; more wait in the listen queue (default 10000; `0`: no
+   * cap). Where the engine listens (`run`, `startHttp`).
+   */
+  maxConnections?: number;
+  /**
+   * Most sessions one client address may hold (default 1000; `0`: no quota): at it, its own
+   * longest-idle session makes room (429 when all are busy). At `maxSessions` the address
+   * holding the most sessions gives one up first. Loopback addresses have no quota.
+   */
+  maxSessionsPerClient?: number;
+  /**
+   * A header naming the client's address, set by a trusted reverse proxy (`"x-forwarded-for"`:
+   * its last address, or `"x-real-ip"`): what the session quota counts by. Default: the
+   * connection's peer address.
+   */
+  clientAddressHeader?: string;
+  /**
    * Serve HTTPS: a PEM file of the certificate chain (with `tlsKey`). Only where the engine
    * listens (`run`, `startHttp`); a mounted `httpHandler()` is served by your own server.
    */

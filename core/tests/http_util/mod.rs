@@ -274,6 +274,16 @@ impl Conn {
         Conn { addr, rd: BufReader::new(r), wr: w }
     }
 
+    /// Connects from another loopback address (`127.0.0.2`, say): a second client address.
+    pub async fn connect_from(addr: SocketAddr, source: std::net::IpAddr) -> Conn {
+        let sock = tokio::net::TcpSocket::new_v4().expect("socket");
+        sock.bind(SocketAddr::new(source, 0)).expect("bind the source address");
+        let tcp = timed("connect", sock.connect(addr)).await.expect("connect");
+        tcp.set_nodelay(true).ok();
+        let (r, w) = tcp.into_split();
+        Conn { addr, rd: BufReader::new(r), wr: w }
+    }
+
     pub async fn send(&mut self, req: &Req) {
         let bytes = req.encode(self.addr, false);
         self.write(&bytes).await;

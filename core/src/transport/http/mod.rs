@@ -13,7 +13,7 @@
 
 pub mod client;
 pub mod server;
-mod sse;
+pub(crate) mod sse;
 
 pub use client::{HttpClientOptions, HttpTransport};
-pub use server::{serve_http, EventStore, HttpOptions, HttpService, InMemoryEventStore};
+pub use server::{serve_http, ClientAddr, EventStore, HttpOptions, HttpService, InMemoryEventStore};

@@ -367,8 +367,8 @@ impl HttpService {
             s.touch();
             return Ok(s);
         }
-        if !sh.make_room() {
-            return Err(Box::new(super::reply::too_many_sessions(sh.options.max_sessions)));
+        if let Err(full) = sh.make_room(None) {
+            return Err(Box::new(full.reply()));
         }
         let s = Session::new(sh, Some(Arc::from(id)));
         let restored = s.with(|i| {
@@ -391,9 +391,9 @@ impl HttpService {
             }
         }
         s.store_touched.store(sh.now_ms(), Ordering::Relaxed);
-        if !sh.admit(&s) {
+        if let Err(full) = sh.admit(&s) {
             s.close();
-            return Err(Box::new(super::reply::too_many_sessions(sh.options.max_sessions)));
+            return Err(Box::new(full.reply()));
         }
         Ok(sh.session(id).unwrap_or(s))
     }

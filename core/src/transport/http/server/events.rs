@@ -19,25 +19,41 @@ pub trait EventStore: Send + Sync + 'static {
     fn forget_session(&self, session: &str);
 }
 
-/// The events kept for each stream of one session: `(seq, data)`, oldest first.
-type Streams = HashMap<u64, VecDeque<(u64, Bytes)>>;
+/// The events kept for one stream: `(seq, data)`, oldest first, and their bytes.
+#[derive(Default)]
+struct Kept {
+    events: VecDeque<(u64, Bytes)>,
+    bytes: usize,
+}
 
-/// The default [`EventStore`]: the last `per_stream` events of each stream, in memory.
+/// The events kept for each stream of one session.
+type Streams = HashMap<u64, Kept>;
+
+/// The default [`EventStore`]: the last `per_stream` events of each stream, in memory,
+/// within a byte budget per stream.
 pub struct InMemoryEventStore {
     per_stream: usize,
+    max_bytes: usize,
     sessions: Mutex<HashMap<String, Streams>>,
 }
 
 impl InMemoryEventStore {
-    /// Keeps at most `per_stream` events of each stream (older ones are dropped).
+    /// Keeps at most `per_stream` events of each stream, and at most 8 MiB of them (older
+    /// ones are dropped; the newest is always kept).
     pub fn new(per_stream: usize) -> Self {
-        InMemoryEventStore { per_stream: per_stream.max(1), sessions: Mutex::new(HashMap::new()) }
+        InMemoryEventStore { per_stream: per_stream.max(1), max_bytes: 8 << 20, sessions: Mutex::new(HashMap::new()) }
+    }
+
+    /// The byte budget of each stream's kept events (default 8 MiB).
+    pub fn max_bytes(mut self, bytes: usize) -> Self {
+        self.max_bytes = bytes;
+        self
     }
 
     /// How many events are held in all (for tests and metrics).
     pub fn len(&self) -> usize {
         let s = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
-        s.values().flat_map(|m| m.values()).map(VecDeque::len).sum()
+        s.values().flat_map(|m| m.values()).map(|k| k.events.len()).sum()
     }
 
     /// Whether no event is held.
@@ -59,16 +75,19 @@ impl EventStore for InMemoryEventStore {
             Some(m) => m,
             None => s.entry(session.to_string()).or_default(),
         };
-        let q = streams.entry(stream).or_default();
-        if q.len() == self.per_stream {
-            q.pop_front();
+        let k = streams.entry(stream).or_default();
+        k.events.push_back((seq, data.clone()));
+        k.bytes += data.len();
+        while k.events.len() > self.per_stream || (k.bytes > self.max_bytes && k.events.len() > 1) {
+            if let Some((_, old)) = k.events.pop_front() {
+                k.bytes -= old.len();
+            }
         }
-        q.push_back((seq, data.clone()));
     }
 
     fn replay(&self, session: &str, stream: u64, after: u64) -> Option<Vec<(u64, Bytes)>> {
         let s = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(q) = s.get(session).and_then(|m| m.get(&stream)) else {
+        let Some(q) = s.get(session).and_then(|m| m.get(&stream)).map(|k| &k.events) else {
             return if after == 0 { Some(Vec::new()) } else { None };
         };
         // A gap: the first kept event is not the one right after `after`.
@@ -109,6 +128,13 @@ mod tests {
         assert_eq!(r.iter().map(|(s, _)| *s).collect::<Vec<_>>(), vec![2, 3]);
         assert_eq!(st.replay("s", 1, 3).expect("nothing missing"), vec![]);
         assert_eq!(st.len(), 2);
+        // The byte budget drops the oldest too, but keeps the newest whatever its size.
+        let st2 = InMemoryEventStore::new(100).max_bytes(10);
+        for i in 1..=3 {
+            st2.store("s", 1, i, &Bytes::from(vec![b'x'; 6]));
+        }
+        assert_eq!(st2.len(), 1);
+        assert!(st2.replay("s", 1, 2).is_some_and(|r| r.len() == 1));
         st.forget_stream("s", 1);
         assert!(st.is_empty());
         st.store("s", 2, 1, &Bytes::from_static(b"x"));

@@ -3,7 +3,7 @@
 //! POST); `POST` on its messages path passes a message to the session named by `sessionId`.
 
 use super::classify::classify;
-use super::reply::{error_reply, not_found, plain, sse_reply, too_many_sessions, Reply};
+use super::reply::{error_reply, not_found, plain, sse_reply, too_many, Reply};
 use super::request::handler_headers;
 use super::service::BoxError;
 use super::session::Session;
@@ -19,10 +19,10 @@ use std::sync::Arc;
 use std::time::Instant;
 
 impl HttpService {
-    pub(super) fn legacy_get(&self) -> Reply {
+    pub(super) fn legacy_get(&self, client: Option<std::net::IpAddr>) -> Reply {
         let sh = &self.shared;
-        if !sh.make_room() {
-            return too_many_sessions(sh.options.max_sessions);
+        if let Err(full) = sh.make_room(client) {
+            return full.reply();
         }
         // With replicas, the id names the replica holding the stream: POSTs reaching another
         // replica are passed on to it.
@@ -31,6 +31,7 @@ impl HttpService {
             None => new_session_id(),
         };
         let session = Session::new(sh, Some(id.clone()));
+        session.set_client(client);
         let stream = {
             let mut g = session.lock();
             let s = session.open_stream(&mut g, Kind::Legacy, usize::MAX);
@@ -42,9 +43,9 @@ impl HttpService {
             g.legacy = Some(s.clone());
             s
         };
-        if !sh.admit(&session) {
+        if let Err(full) = sh.admit(&session) {
             session.close();
-            return too_many_sessions(sh.options.max_sessions);
+            return full.reply();
         }
         sse_reply(SseBody::new(stream, session, sh.options.keep_alive, b": ping\n\n"))
     }
@@ -67,6 +68,13 @@ impl HttpService {
                 "Bad Request: the sessionId query parameter is required",
             );
         };
+        // The body is read before any answer, so that a client still sending it gets the
+        // answer (a 404 for a session that ended, say) rather than a reset connection.
+        let seen = handler_headers(&req, auth.is_some());
+        let body = match self.read_body(req).await {
+            Ok(b) => b,
+            Err(r) => return *r,
+        };
         let local = self.shared.session(&id);
         let elsewhere = match &local {
             Some(_) => None,
@@ -80,11 +88,6 @@ impl HttpService {
         if let Some(s) = &local {
             s.touch();
         }
-        let seen = handler_headers(&req, auth.is_some());
-        let body = match self.read_body(req).await {
-            Ok(b) => b,
-            Err(r) => return *r,
-        };
         if let Err(e) = classify(&body, true) {
             let mut out = Vec::new();
             jsonrpc::write_error(&mut out, None, &e);
@@ -104,6 +107,19 @@ impl HttpService {
             };
         }
         let Some(session) = local else { return not_found() };
+        // A client that does not read its stream gets no more answers queued for it (the body
+        // was read first: the client is not cut off mid-request).
+        let waiting = session.lock().legacy.as_ref().map_or(0, |l| l.lock().waiting());
+        let limit = self.shared.options.stream_buffer;
+        if waiting > limit / 2 {
+            return too_many(
+                format!(
+                    "the session's SSE stream has {waiting} bytes its client has not read (limit {limit}); \
+                     read the stream, then send again"
+                ),
+                1,
+            );
+        }
         let origin = Arc::new(Origin { headers: seen, session_id: Some(id), auth });
         let open = session.with(|i| {
             if !i.closed {

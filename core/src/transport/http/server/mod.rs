@@ -33,7 +33,7 @@ mod table;
 
 pub use events::{EventStore, InMemoryEventStore};
 pub use options::HttpOptions;
-pub use serve::{bind, serve_http, shutdown_signal, tls_acceptor};
+pub use serve::{bind, serve_http, shutdown_signal, tls_acceptor, ClientAddr};
 pub(crate) use serve::{serve_with, serving_checks};
 pub use service::HttpService;
 pub use session::{Dispatcher, Session};

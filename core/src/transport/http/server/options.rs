@@ -38,7 +38,8 @@ pub struct HttpOptions {
     /// Largest accepted request body in bytes (413 above). Default 4 MiB.
     #[serde(alias = "maxBody")]
     pub max_body: usize,
-    /// A session with no request and no open stream for this long is closed. Default 10 min.
+    /// A session with no request and no open stream for this long is closed. Default 10 min,
+    /// or the `HYPERMCP_SESSION_IDLE_TIMEOUT` environment variable (seconds), if set.
     #[serde(alias = "sessionIdleTimeout", deserialize_with = "units::duration")]
     pub session_idle_timeout: Duration,
     /// Most sessions at once; opening one more evicts the longest-idle session without open
@@ -78,6 +79,40 @@ pub struct HttpOptions {
     /// without a response, and listens again). Default 256 KiB.
     #[serde(alias = "listenerBuffer")]
     pub listener_buffer: usize,
+    /// Bytes any other SSE stream (a POST's replies, the GET stream, a legacy HTTP+SSE
+    /// connection) may have waiting for a client that does not read. Past it: a resumable
+    /// stream drops its connection (the events stay in the event store, and the client resumes
+    /// with `Last-Event-ID`); a legacy stream ends with its session (its calls cancelled); and
+    /// a legacy POST arriving while its stream holds more than half of it is refused with
+    /// 429. One message larger than the limit still goes to a stream that has nothing
+    /// waiting. Default 8 MiB.
+    #[serde(alias = "streamBuffer")]
+    pub stream_buffer: usize,
+    /// [`serve_http`](super::serve_http) answers 408 and closes the connection when a request
+    /// body has not arrived in full this long after its headers (a client that stalls inside
+    /// its body). `None`: never. Default 30 s.
+    #[serde(alias = "bodyReadTimeout", deserialize_with = "units::optional_duration")]
+    pub body_read_timeout: Option<Duration>,
+    /// Most connections [`serve_http`](super::serve_http) serves at once; more wait in the
+    /// listen queue until one ends (nothing is refused, the process's file descriptors stay
+    /// bounded). `0`: no cap. Default 10,000.
+    #[serde(alias = "maxConnections")]
+    pub max_connections: usize,
+    /// Most sessions one client address may hold. At it, a new session from that address
+    /// evicts that address's own longest-idle session (429 when all of them are busy); and at
+    /// `max_sessions`, the address holding the most sessions gives one up first, so one
+    /// client's flood of `initialize` cannot log everyone else out. `0`: no quota (the
+    /// fairness at the cap still holds). Loopback addresses have no quota: behind a proxy on
+    /// the same machine every client has its address; set `client_address_header` so that the
+    /// quota counts real clients. Default 1,000.
+    #[serde(alias = "maxSessionsPerClient")]
+    pub max_sessions_per_client: usize,
+    /// A header naming the client's address, set by a trusted reverse proxy in front
+    /// (`X-Forwarded-For`: its last address; `X-Real-IP`): the address the session quota
+    /// counts by. `None`: the connection's peer address. Only set it behind a proxy that
+    /// overwrites the header, or a client can pick its own address.
+    #[serde(alias = "clientAddressHeader")]
+    pub client_address_header: Option<String>,
     /// [`serve_http`](super::serve_http) closes a connection that takes longer than this to
     /// send a request's headers, or stays idle this long between requests (slow-client
     /// protection). `None`: never. Default 30 s.
@@ -120,7 +155,11 @@ impl Default for HttpOptions {
             allowed_hosts: LOCAL_HOSTS.iter().map(|s| s.to_string()).collect(),
             allowed_origins: LOCAL_HOSTS.iter().flat_map(|h| [format!("http://{h}"), format!("https://{h}")]).collect(),
             max_body: 4 * 1024 * 1024,
-            session_idle_timeout: Duration::from_secs(600),
+            session_idle_timeout: std::env::var("HYPERMCP_SESSION_IDLE_TIMEOUT")
+                .ok()
+                .and_then(|v| v.trim().parse::<f64>().ok())
+                .filter(|s| s.is_finite() && *s > 0.0)
+                .map_or(Duration::from_secs(600), Duration::from_secs_f64),
             max_sessions: 10_000,
             keep_alive: Some(Duration::from_secs(15)),
             retry: Duration::from_secs(1),
@@ -131,6 +170,11 @@ impl Default for HttpOptions {
             messages_path: "/messages".into(),
             backlog: 64,
             listener_buffer: 256 * 1024,
+            stream_buffer: 8 * 1024 * 1024,
+            body_read_timeout: Some(Duration::from_secs(30)),
+            max_connections: 10_000,
+            max_sessions_per_client: 1_000,
+            client_address_header: None,
             header_read_timeout: Some(Duration::from_secs(30)),
             tls_cert: None,
             tls_key: None,
@@ -157,6 +201,11 @@ impl std::fmt::Debug for HttpOptions {
             .field("json_wait", &self.json_wait)
             .field("legacy_sse", &self.legacy_sse)
             .field("listener_buffer", &self.listener_buffer)
+            .field("stream_buffer", &self.stream_buffer)
+            .field("body_read_timeout", &self.body_read_timeout)
+            .field("max_connections", &self.max_connections)
+            .field("max_sessions_per_client", &self.max_sessions_per_client)
+            .field("client_address_header", &self.client_address_header)
             .field("tls_cert", &self.tls_cert)
             .field("cors", &self.cors)
             .field("store", &self.store.as_deref().map(|_| "(set)"))

@@ -67,3 +67,22 @@ pub(super) fn too_large(max: usize) -> Reply {
     r.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
     r
 }
+
+/// The 429 reply to a client over one of its quotas, with `Retry-After` (seconds).
+pub(super) fn too_many(message: String, retry_after_secs: u64) -> Reply {
+    let mut r = error_reply(StatusCode::TOO_MANY_REQUESTS, -32000, format!("Too Many Requests: {message}"));
+    r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs.max(1)));
+    r
+}
+
+/// The 408 reply to a body that did not arrive in time; the connection closes (the rest of
+/// the body is never read).
+pub(super) fn body_timeout(after: std::time::Duration) -> Reply {
+    let mut r = error_reply(
+        StatusCode::REQUEST_TIMEOUT,
+        -32000,
+        format!("Request Timeout: the request body did not arrive within {} ms", after.as_millis()),
+    );
+    r.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+    r
+}

@@ -75,6 +75,23 @@ impl HttpService {
         }
     }
 
+    /// The client's address: from the trusted proxy's header when
+    /// [`HttpOptions::client_address_header`](super::HttpOptions::client_address_header) names
+    /// one (the last address of a list), else the connection's peer ([`super::ClientAddr`]).
+    pub(super) fn client_of<B>(&self, req: &Request<B>) -> Option<std::net::IpAddr> {
+        if let Some(name) = &self.shared.options.client_address_header {
+            let v = req.headers().get_all(name.as_str()).iter().filter_map(|v| v.to_str().ok()).next_back()?;
+            let last = v.rsplit(',').next()?.trim();
+            // `1.2.3.4`, `[::1]`, or either with a port.
+            let host = last.strip_prefix('[').and_then(|r| r.split_once(']')).map_or(last, |(h, _)| h);
+            return host.parse().ok().or_else(|| {
+                let (h, _port) = host.rsplit_once(':')?;
+                h.parse().ok()
+            });
+        }
+        req.extensions().get::<super::ClientAddr>().map(|c| c.0)
+    }
+
     /// Reads a body within the size limit.
     pub(super) async fn read_body<B>(&self, req: Request<B>) -> std::result::Result<Bytes, Refused>
     where
@@ -88,7 +105,15 @@ impl HttpService {
                 return Err(Box::new(too_large(max)));
             }
         }
-        match Limited::new(req.into_body(), max).collect().await {
+        let read = Limited::new(req.into_body(), max).collect();
+        let read = match self.shared.options.body_read_timeout {
+            Some(t) => match tokio::time::timeout(t, read).await {
+                Ok(r) => r,
+                Err(_) => return Err(Box::new(super::reply::body_timeout(t))),
+            },
+            None => read.await,
+        };
+        match read {
             Ok(c) => Ok(c.to_bytes()),
             Err(e) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => Err(Box::new(too_large(max))),
             Err(e) => {

@@ -46,11 +46,26 @@ pub(crate) async fn serve_with(
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let mut conns = tokio::task::JoinSet::new();
     let mut shutdown = std::pin::pin!(shutdown);
+    // The connection cap: one permit per connection served; at the cap the next connection
+    // waits in the listen queue until one ends.
+    let max_connections = service.options().max_connections;
+    let slots = (max_connections > 0).then(|| std::sync::Arc::new(tokio::sync::Semaphore::new(max_connections)));
     loop {
+        let permit = match &slots {
+            None => None,
+            Some(slots) => tokio::select! {
+                _ = &mut shutdown => break,
+                Some(_) = conns.join_next(), if !conns.is_empty() => continue,
+                p = slots.clone().acquire_owned() => match p {
+                    Ok(p) => Some(p),
+                    Err(_) => break,
+                },
+            },
+        };
         tokio::select! {
             _ = &mut shutdown => break,
             accepted = listener.accept() => {
-                let (tcp, _) = match accepted {
+                let (tcp, peer) = match accepted {
                     Ok(x) => x,
                     Err(e) => {
                         // Out of file descriptors and the like: wait a little, keep serving.
@@ -63,9 +78,13 @@ pub(crate) async fn serve_with(
                 let svc = service.clone();
                 let stop = stop_rx.clone();
                 let http1 = http1.clone();
+                let client = ClientAddr(peer.ip());
                 match &tls {
                     None => {
-                        conns.spawn(serve_connection(http1, tcp, svc, stop));
+                        conns.spawn(async move {
+                            serve_connection(http1, tcp, svc, stop, client).await;
+                            drop(permit);
+                        });
                     }
                     Some(acceptor) => {
                         let acceptor = acceptor.clone();
@@ -73,8 +92,9 @@ pub(crate) async fn serve_with(
                             // A client that never finishes the handshake is dropped like one
                             // that never sends its headers.
                             if let Ok(Ok(tls)) = tokio::time::timeout(handshake_timeout, acceptor.accept(tcp)).await {
-                                serve_connection(http1, tls, svc, stop).await;
+                                serve_connection(http1, tls, svc, stop, client).await;
                             }
+                            drop(permit);
                         });
                     }
                 }
@@ -92,6 +112,12 @@ pub(crate) async fn serve_with(
     let _ = tokio::time::timeout(Duration::from_secs(5), async { while conns.join_next().await.is_some() {} }).await;
 }
 
+/// The address of the client that sent a request: [`serve_http`] puts it in each request's
+/// extensions; an app serving [`HttpService`] with a stack of its own may insert it too. The
+/// session quota per client ([`HttpOptions::max_sessions_per_client`]) counts by it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ClientAddr(pub std::net::IpAddr);
+
 /// Serves HTTP/1.1 on one connection (TCP, or TLS over it) until it ends, or gracefully once
 /// `stop` is set.
 async fn serve_connection<T>(
@@ -99,13 +125,15 @@ async fn serve_connection<T>(
     io: T,
     svc: HttpService,
     mut stop: tokio::sync::watch::Receiver<bool>,
+    client: ClientAddr,
 ) where
     T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
     let conn = http1.serve_connection(
         hyper_util::rt::TokioIo::new(io),
-        hyper::service::service_fn(move |req| {
+        hyper::service::service_fn(move |mut req: hyper::Request<hyper::body::Incoming>| {
             let svc = svc.clone();
+            req.extensions_mut().insert(client);
             async move { Ok::<_, Infallible>(svc.handle(req).await) }
         }),
     );

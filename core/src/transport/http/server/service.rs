@@ -88,7 +88,7 @@ impl HttpService {
     /// Closes every session (their calls are cancelled, their streams end) and every
     /// `subscriptions/listen` stream (each answered first: its graceful end).
     pub fn close_all(&self) {
-        let all: Vec<Arc<Session>> = self.shared.sessions().drain().map(|(_, s)| s).collect();
+        let all: Vec<Arc<Session>> = self.shared.sessions().drain();
         for s in all {
             s.close();
         }
@@ -172,7 +172,7 @@ impl HttpService {
             }
         } else if o.legacy_paths().is_some_and(|(sse, _)| path == sse) {
             if req.method() == Method::GET {
-                self.legacy_get()
+                self.legacy_get(self.client_of(&req))
             } else {
                 let mut r = error_reply(StatusCode::METHOD_NOT_ALLOWED, -32000, "Method not allowed");
                 r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET"));

@@ -105,6 +105,8 @@ pub struct Session {
     /// The record as the store last held it to this replica's knowledge (what its changes
     /// are merged from).
     pub(crate) known: Mutex<Option<crate::store::SessionRecord>>,
+    /// The address of the client that opened it (what the per-client quota counts by).
+    client: std::sync::OnceLock<std::net::IpAddr>,
     me: Weak<Session>,
 }
 
@@ -147,8 +149,21 @@ impl Session {
             record_saved: AtomicU64::new(0),
             store_touched: AtomicU64::new(0),
             known: Mutex::new(None),
+            client: std::sync::OnceLock::new(),
             me: me.clone(),
         })
+    }
+
+    /// The address of the client that opened the session, when known.
+    pub fn client(&self) -> Option<std::net::IpAddr> {
+        self.client.get().copied()
+    }
+
+    /// Sets the client's address (once, before the session joins the table).
+    pub(crate) fn set_client(&self, client: Option<std::net::IpAddr>) {
+        if let Some(c) = client {
+            let _ = self.client.set(c);
+        }
     }
 
     /// The `Mcp-Session-Id` (`None` in stateless mode).
@@ -198,6 +213,9 @@ impl Session {
             }
         }
         if after.close {
+            if let Some(id) = &self.id {
+                self.shared.remove_session(id);
+            }
             self.close();
         }
         if !after.queued.is_empty() {
@@ -240,6 +258,7 @@ impl Session {
         inner.next_stream += 1;
         let ids = self.id.is_some() && kind != Kind::Legacy;
         let s = Stream::new(id, kind, self.store_key(), ids, self.shared.event_store(), expected);
+        s.lock().limit = self.shared.options.stream_buffer;
         if ids {
             inner.streams.insert(id, s.clone());
             // Bound what a session keeps for resumption: drop the oldest finished streams.
@@ -269,6 +288,7 @@ impl Session {
         let s = Stream::new(id, Kind::Get, self.store_key(), true, self.shared.event_store(), usize::MAX);
         {
             let mut q = s.lock();
+            q.limit = self.shared.options.stream_buffer;
             for (n, data) in events {
                 q.frames.extend_from_slice(format!("id: {id}-{n}\ndata: ").as_bytes());
                 q.frames.extend_from_slice(data);
@@ -565,7 +585,11 @@ impl Inner {
         while let Some(t) = self.engine.poll_transmit() {
             let msg = Bytes::from(t.bytes);
             if let Some(l) = &self.legacy {
-                let _ = l.push(msg, false, &mut after.wakers);
+                if l.push(msg, false, &mut after.wakers).is_err() && l.lock().overflowed {
+                    // A legacy client that does not read its stream: the session ends (its
+                    // stream is its only way out).
+                    after.close = true;
+                }
                 continue;
             }
             let (stream, answer) = match t.route {

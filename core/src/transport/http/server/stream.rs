@@ -59,6 +59,14 @@ pub(crate) struct Queue {
     pub overflowed: bool,
 }
 
+impl Queue {
+    /// Bytes waiting for the reader (encoded events, and messages held before the reply's
+    /// form is decided).
+    pub fn waiting(&self) -> usize {
+        self.frames.len() + self.held.iter().map(Bytes::len).sum::<usize>()
+    }
+}
+
 pub(crate) struct Stream {
     pub id: u64,
     pub kind: Kind,
@@ -128,17 +136,35 @@ impl Stream {
         if q.finished {
             return Err(msg);
         }
-        if q.limit != usize::MAX && q.frames.len() + q.held.iter().map(Bytes::len).sum::<usize>() + msg.len() > q.limit
-        {
-            // A reader this far behind is dropped, not buffered for without bound.
-            q.frames = BytesMut::new();
-            q.held = Vec::new();
-            q.finished = true;
-            q.overflowed = true;
-            if let Some(w) = q.waker.take() {
-                wakers.push(w);
+        let waiting = q.waiting();
+        if q.limit != usize::MAX && waiting > 0 && waiting + msg.len() > q.limit {
+            if self.ids && q.mode != Mode::Json {
+                // A resumable stream loses nothing: its events are in the event store. What
+                // waited for this connection is freed and the connection ends after what it
+                // already sent; the client resumes with `Last-Event-ID` (the store's retention
+                // permitting).
+                let pending = q.mode == Mode::Pending;
+                if pending {
+                    self.start_sse(&mut q, None);
+                }
+                q.frames = BytesMut::new();
+                if pending {
+                    // The reply becomes a stream the client has not seen yet: its priming
+                    // event tells it the stream to resume.
+                    q.frames.put_slice(format!("id: {}-0\ndata: \n\n", self.id).as_bytes());
+                }
+                q.hang_up = true;
+            } else {
+                // A reader this far behind is dropped, not buffered for without bound.
+                q.frames = BytesMut::new();
+                q.held = Vec::new();
+                q.finished = true;
+                q.overflowed = true;
+                if let Some(w) = q.waker.take() {
+                    wakers.push(w);
+                }
+                return Err(msg);
             }
-            return Err(msg);
         }
         match q.mode {
             Mode::Json if !answer => return Err(msg),
@@ -167,7 +193,11 @@ impl Stream {
         if self.ids {
             q.seq += 1;
             self.store.store(&self.session, self.id, q.seq, msg);
-            encode(&mut q.frames, Some((self.id, q.seq)), false, msg);
+            // After a hang-up this connection carries nothing more: the client resumes after
+            // the last event it got, and the store replays the rest.
+            if !q.hang_up {
+                encode(&mut q.frames, Some((self.id, q.seq)), false, msg);
+            }
         } else {
             encode(&mut q.frames, None, self.kind == Kind::Legacy, msg);
         }

@@ -3,7 +3,7 @@
 //! (opened, or resumed with `Last-Event-ID`), and DELETE (the end of a session).
 
 use super::classify::{classify, targets, Class};
-use super::reply::{error_reply, not_found, set_session_header, sse_reply, too_many_sessions, Reply};
+use super::reply::{error_reply, not_found, set_session_header, sse_reply, Reply};
 use super::request::{accepts, handler_headers, header_str};
 use super::service::BoxError;
 use super::session::Session;
@@ -45,6 +45,7 @@ impl HttpService {
         let headers = request_headers(&req);
         let seen = handler_headers(&req, auth.is_some());
         let existing = header_str(&req, header::HeaderName::from_static("mcp-session-id")).map(str::to_string);
+        let client = self.client_of(&req);
         let modern_header = headers.declares_modern();
         let legacy_version = if modern_header { Ok(None) } else { self.version_header(&req) };
         let body = match self.read_body(req).await {
@@ -92,10 +93,12 @@ impl HttpService {
             }
             (s, false)
         } else if class.initialize {
-            if !sh.make_room() {
-                return too_many_sessions(sh.options.max_sessions);
+            if let Err(full) = sh.make_room(client) {
+                return full.reply();
             }
-            (Session::new(sh, Some(new_session_id())), true)
+            let s = Session::new(sh, Some(new_session_id()));
+            s.set_client(client);
+            (s, true)
         } else {
             let Some(id) = existing else {
                 return error_reply(StatusCode::BAD_REQUEST, -32000, "Bad Request: Mcp-Session-Id header is required");
@@ -156,9 +159,9 @@ impl HttpService {
         let mut admitted = !new;
         if new && session.state() != State::Uninitialized {
             self.number_new(&session);
-            if !sh.admit(&session) {
+            if let Err(full) = sh.admit(&session) {
                 session.close();
-                return too_many_sessions(sh.options.max_sessions);
+                return full.reply();
             }
             admitted = true;
         }

@@ -7,6 +7,7 @@ use super::session::{Dispatcher, Session};
 use crate::catalogue::{ListenerId, Registry, RegistryChange};
 use crate::engine::ServerConfig;
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
@@ -20,7 +21,7 @@ pub(crate) struct Shared {
     pub registry: Arc<Registry>,
     pub dispatcher: Arc<dyn Dispatcher>,
     epoch: Instant,
-    sessions: Mutex<HashMap<Arc<str>, Arc<Session>>>,
+    sessions: Mutex<Table>,
     /// The runtime the service runs on (timers and handler tasks go there).
     pub runtime: OnceLock<tokio::runtime::Handle>,
     sweeper: OnceLock<()>,
@@ -62,7 +63,7 @@ impl Shared {
             registry,
             dispatcher,
             epoch: Instant::now(),
-            sessions: Mutex::new(HashMap::new()),
+            sessions: Mutex::new(Table::default()),
             runtime: OnceLock::new(),
             sweeper: OnceLock::new(),
             listener: Mutex::new(None),
@@ -122,7 +123,7 @@ impl Shared {
         self.epoch.elapsed().as_millis() as u64
     }
 
-    pub(super) fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<Arc<str>, Arc<Session>>> {
+    pub(super) fn sessions(&self) -> std::sync::MutexGuard<'_, Table> {
         self.sessions.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -134,42 +135,61 @@ impl Shared {
         self.sessions().get(id).cloned()
     }
 
-    /// The session to evict to make room: the longest idle without open streams or calls
-    /// in progress. Called with the sessions table locked (lock order: table, then session).
-    fn idlest(map: &HashMap<Arc<str>, Arc<Session>>) -> Option<Arc<Session>> {
+    /// The session to evict to make room: the longest idle of `candidates` without open
+    /// streams or calls in progress. Called with the sessions table locked (lock order:
+    /// table, then session).
+    fn idlest<'a>(candidates: impl Iterator<Item = &'a Arc<Session>>) -> Option<Arc<Session>> {
         let mut by_age: Vec<(u64, &Arc<Session>)> =
-            map.values().map(|s| (s.last_seen.load(Ordering::Relaxed), s)).collect();
+            candidates.map(|s| (s.last_seen.load(Ordering::Relaxed), s)).collect();
         by_age.sort_unstable_by_key(|(seen, _)| *seen);
         by_age.into_iter().map(|(_, s)| s).find(|s| !s.busy()).cloned()
     }
 
-    /// Makes room for one more session: evicts the longest-idle one when at the cap. False
-    /// when every session is busy.
-    pub(super) fn make_room(&self) -> bool {
-        self.reserve(None)
+    /// Makes room for one more session of `client`: at its quota, evicts its longest-idle
+    /// session; at the cap, one of the client holding the most sessions (else the longest
+    /// idle of all). Fails when the sessions that could go are all busy.
+    pub(super) fn make_room(&self, client: Option<IpAddr>) -> Result<(), Full> {
+        self.reserve(None, client)
     }
 
     /// Adds a new session to the table, evicting as [`Self::make_room`] does (concurrent
-    /// initializes may have filled the room made before). False when every session is busy.
-    pub(super) fn admit(&self, session: &Arc<Session>) -> bool {
-        session.id().is_some() && self.reserve(Some(session))
+    /// initializes may have filled the room made before).
+    pub(super) fn admit(&self, session: &Arc<Session>) -> Result<(), Full> {
+        if session.id().is_none() {
+            return Err(Full::Server(self.options.max_sessions));
+        }
+        self.reserve(Some(session), session.client())
     }
 
-    /// Evicts longest-idle sessions until the table has room, then inserts `session` if given
-    /// (under the same lock as the last check). False when every session is busy.
-    fn reserve(&self, session: Option<&Arc<Session>>) -> bool {
+    /// Evicts sessions until the table has room, then inserts `session` if given (under the
+    /// same lock as the last check).
+    fn reserve(&self, session: Option<&Arc<Session>>, client: Option<IpAddr>) -> Result<(), Full> {
+        let quota = self.options.max_sessions_per_client;
+        // Loopback clients (tests, benchmarks, a local proxy that does not name the client)
+        // have no quota.
+        let quota_of = client.filter(|c| quota > 0 && !c.is_loopback());
         loop {
             let victim = {
-                let mut map = self.sessions();
-                if map.len() < self.options.max_sessions {
+                let mut t = self.sessions();
+                let over_quota = quota_of.is_some_and(|c| t.count(c) >= quota);
+                if !over_quota && t.len() < self.options.max_sessions {
                     if let Some((s, id)) = session.and_then(|s| Some((s, s.id()?))) {
-                        map.insert(Arc::from(id), s.clone());
+                        t.insert(Arc::from(id), s.clone());
                     }
-                    return true;
+                    return Ok(());
                 }
-                let Some(v) = Self::idlest(&map) else { return false };
+                let v = if over_quota {
+                    let mine = t.values().filter(|s| s.client() == client);
+                    Self::idlest(mine).ok_or(Full::Client(quota))?
+                } else {
+                    // The client holding the most sessions gives one up first.
+                    let top = t.per_client.iter().max_by_key(|(_, n)| **n).map(|(c, _)| *c);
+                    top.and_then(|c| Self::idlest(t.values().filter(|s| s.client() == Some(c))))
+                        .or_else(|| Self::idlest(t.values()))
+                        .ok_or(Full::Server(self.options.max_sessions))?
+                };
                 if let Some(id) = v.id() {
-                    map.remove(id);
+                    t.remove(id);
                 }
                 v
             };
@@ -248,6 +268,83 @@ impl Shared {
         };
         for s in expired {
             s.close();
+        }
+    }
+}
+
+/// Why a new session found no room.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Full {
+    /// The server has its maximum of sessions, all in use.
+    Server(usize),
+    /// The client has its quota of sessions, all in use.
+    Client(usize),
+}
+
+impl Full {
+    /// The reply: 503 for a full server, 429 for a client at its quota.
+    pub(super) fn reply(self) -> super::reply::Reply {
+        match self {
+            Full::Server(max) => super::reply::too_many_sessions(max),
+            Full::Client(quota) => super::reply::too_many(
+                format!(
+                    "this client address has its maximum of {quota} sessions, all in use; close one (DELETE) first"
+                ),
+                1,
+            ),
+        }
+    }
+}
+
+/// The session table: sessions by id, and how many each client address holds.
+#[derive(Default)]
+pub(crate) struct Table {
+    map: HashMap<Arc<str>, Arc<Session>>,
+    per_client: HashMap<IpAddr, usize>,
+}
+
+impl std::ops::Deref for Table {
+    type Target = HashMap<Arc<str>, Arc<Session>>;
+    fn deref(&self) -> &Self::Target {
+        &self.map
+    }
+}
+
+impl Table {
+    /// Sessions held by `client`.
+    pub fn count(&self, client: IpAddr) -> usize {
+        self.per_client.get(&client).copied().unwrap_or(0)
+    }
+
+    pub fn insert(&mut self, id: Arc<str>, s: Arc<Session>) {
+        if let Some(c) = s.client() {
+            *self.per_client.entry(c).or_default() += 1;
+        }
+        if let Some(old) = self.map.insert(id, s) {
+            self.uncount(&old);
+        }
+    }
+
+    pub fn remove(&mut self, id: &str) -> Option<Arc<Session>> {
+        let s = self.map.remove(id)?;
+        self.uncount(&s);
+        Some(s)
+    }
+
+    /// Every session, taken out.
+    pub fn drain(&mut self) -> Vec<Arc<Session>> {
+        self.per_client.clear();
+        self.map.drain().map(|(_, s)| s).collect()
+    }
+
+    fn uncount(&mut self, s: &Session) {
+        if let Some(c) = s.client() {
+            if let Some(n) = self.per_client.get_mut(&c) {
+                *n -= 1;
+                if *n == 0 {
+                    self.per_client.remove(&c);
+                }
+            }
         }
     }
 }
