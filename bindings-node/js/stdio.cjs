@@ -7,8 +7,8 @@
 const { ServerConnection } = require('./connection.cjs');
 
 /**
- * @typedef {NodeJS.WritableStream & {destroyed?: boolean, writableNeedDrain?: boolean}} Output a
- *   writable stream (a Writable's `destroyed` and `writableNeedDrain` are read when it has them)
+ * @typedef {NodeJS.WritableStream & {destroyed?: boolean, writableNeedDrain?: boolean, writableLength?: number}} Output a
+ *   writable stream (a Writable's `destroyed`, `writableNeedDrain` and `writableLength` are read when it has them)
  */
 
 /**
@@ -20,10 +20,40 @@ async function serveStdio(server, { stdin = process.stdin, stdout = process.stdo
   await server._enter();
   /** @type {ServerConnection | undefined} */
   let conn;
+  // The stdout guard: while the server runs, console.log and other writes to process.stdout
+  // go to stderr (stdout carries the protocol), with one warning line the first time.
+  const write = guardStdout(stdout);
+  // What stdout may hold for a client that does not read it: past half of it requests are
+  // no longer read (backpressure); past all of it (handlers still writing) the session ends.
+  const limit = stdioBufferLimit();
+  let overflowed = false;
   try {
     await new Promise((resolve, reject) => {
+      let paused = false;
       conn = ServerConnection.overStream(server, (buf) => {
-        if (!stdout.destroyed) stdout.write(buf);
+        if (stdout.destroyed || overflowed) return;
+        const queued = (stdout.writableLength ?? 0) + buf.length;
+        if (queued > limit && queued > buf.length) {
+          // The client is not reading and handlers still write: nothing more is queued.
+          overflowed = true;
+          process.stderr.write(
+            `hypermcp: the client has not read ${queued} bytes of stdout (limit ${limit}, HYPERMCP_STDIO_BUFFER); ending the session\n`,
+          );
+          // What waited for the client is dropped; nothing more is read.
+          /** @type {any} */ (stdout).destroy?.();
+          /** @type {any} */ (stdin).destroy?.();
+          resolve(undefined);
+          return;
+        }
+        write(buf);
+        if (!paused && queued > limit / 2) {
+          paused = true;
+          stdin.pause();
+          stdout.once?.('drain', () => {
+            paused = false;
+            if (!overflowed) stdin.resume();
+          });
+        }
       });
       stdin.on('data', (chunk) => /** @type {ServerConnection} */ (conn).feed(chunk));
       stdin.once('end', resolve);
@@ -36,11 +66,54 @@ async function serveStdio(server, { stdin = process.stdin, stdout = process.stdo
     c.inputClosed();
     await c.drain(graceMs);
     c.flush();
-    await /** @type {Promise<void>} */ (new Promise((resolve) => (stdout.writableNeedDrain ? stdout.once('drain', resolve) : resolve())));
+    if (!overflowed && !stdout.destroyed) {
+      await /** @type {Promise<void>} */ (new Promise((resolve) => (stdout.writableNeedDrain ? stdout.once('drain', resolve) : resolve())));
+    }
   } finally {
     if (conn) conn.close();
+    write.restore();
     await server._exit();
   }
+}
+
+/** The stdout limit: `HYPERMCP_STDIO_BUFFER` (bytes) if set, else 16 MiB. */
+function stdioBufferLimit() {
+  const n = Number.parseInt(process.env.HYPERMCP_STDIO_BUFFER ?? '', 10);
+  return Number.isFinite(n) ? Math.max(1 << 16, n) : 16 << 20;
+}
+
+/**
+ * Points `process.stdout.write` at stderr while the server writes the protocol to `stdout`
+ * through the returned function (its `restore()` puts `process.stdout.write` back). A
+ * `stdout` other than `process.stdout` is left alone.
+ * @param {Output} stdout
+ * @returns {((buf: Buffer) => void) & {restore: () => void}}
+ */
+function guardStdout(stdout) {
+  const raw = stdout.write.bind(stdout);
+  const write = /** @type {((buf: Buffer) => void) & {restore: () => void}} */ (
+    (/** @type {Buffer} */ buf) => {
+      raw(buf);
+    }
+  );
+  write.restore = () => {};
+  if (stdout !== process.stdout) return write;
+  const out = process.stdout;
+  const original = out.write;
+  let warned = false;
+  /** @type {any} */ (out).write = function (/** @type {any[]} */ ...args) {
+    if (!warned) {
+      warned = true;
+      process.stderr.write(
+        'hypermcp: console.log and other writes to stdout go to stderr while the stdio server runs (stdout carries the MCP protocol)\n',
+      );
+    }
+    return /** @type {any} */ (process.stderr.write)(...args);
+  };
+  write.restore = () => {
+    out.write = original;
+  };
+  return write;
 }
 
 module.exports = { serveStdio };

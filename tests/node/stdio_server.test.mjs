@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { within } from './_helpers.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -116,6 +117,7 @@ server.tool('echo', { inputSchema: { type: 'object', properties: { text: { type:
 server.tool('throwSync', () => { throw new Error('thrown synchronously'); });
 server.tool('reject', () => Promise.reject(new Error('rejected later')));
 server.tool('hang', () => new Promise(() => {}));
+server.tool('chatty', () => { console.log('console.log from a handler'); process.stdout.write('a raw stdout write\\n'); return 'printed'; });
 server.tool('slow', { inputSchema: { type: 'object', properties: { ms: { type: 'number' } } } }, ({ ms }) =>
   new Promise((resolve) => setTimeout(() => resolve('slow done after ' + ms + ' ms'), ms)));
 await server.run();
@@ -241,4 +243,99 @@ test('server.run() opens the lifespan before serving and closes it after stdin e
   assert.deepEqual(await within(peer.exited, 10_000, 'the exit'), { code: 0, signal: null });
   assert.equal(text(await peer.answer(2, 1000)), 'slow done after 100 ms');
   assert.equal(peer.stderr, 'lifespan open\nlifespan closed\nrun() returned\n');
+});
+
+test('the stdout guard: console.log in a handler goes to stderr and the protocol stays intact', async (t) => {
+  const peer = scripted();
+  t.after(() => peer.kill());
+  await peer.initialize();
+  peer.send(call(1, 'chatty'), call(2, 'echo', { text: 'after' }));
+  assert.equal(text(await peer.answer(1)), 'printed');
+  assert.equal(text(await peer.answer(2)), 'after');
+  await peer.stderrMatches(/a raw stdout write\n/);
+  const warnings = peer.stderr.match(/hypermcp: console\.log and other writes to stdout go to stderr/g) ?? [];
+  assert.equal(warnings.length, 1, peer.stderr);
+  assert.match(peer.stderr, /console\.log from a handler\n/);
+  peer.send(call(3, 'chatty'));
+  assert.equal(text(await peer.answer(3)), 'printed');
+  peer.end();
+  assert.deepEqual(await within(peer.exited, 10_000, 'the exit'), { code: 0, signal: null });
+});
+
+/** The BIG server on pipes, its stdout never read, with HYPERMCP_STDIO_BUFFER at 4 MiB. */
+function bigServer() {
+  const script = `
+import { Server } from ${JSON.stringify(PACKAGE)};
+const server = new Server({ name: 'big', version: '1.0.0' });
+server.tool('big', () => 'x'.repeat(1 << 20));
+server.tool('flood', async (_args, ctx) => {
+  for (let i = 0; i < 500; i++) await ctx.reportProgress(i, 500, 'p'.repeat(65536));
+  return 'flooded';
+});
+await server.run();
+process.stderr.write('run() returned\\n');
+`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: ROOT,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, HYPERMCP_STDIO_BUFFER: String(4 << 20) },
+  });
+  const peer = { child, stderr: '', peak: 0, exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))) };
+  child.stderr.on('data', (d) => (peer.stderr += d));
+  child.stdout.pause(); // never read
+  peer.send = (...msgs) => child.stdin.write(msgs.map((m) => JSON.stringify(m) + '\n').join(''));
+  peer.rss = () => {
+    try {
+      const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+      return m ? Number(m[1]) * 1024 : 0;
+    } catch {
+      return 0;
+    }
+  };
+  peer.send(
+    { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+  );
+  return peer;
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+test('a client that stops reading stdout gets backpressure: the server stops reading, its memory bounded', async (t) => {
+  const peer = bigServer();
+  t.after(() => peer.child.kill('SIGKILL'));
+  await sleep(500);
+  const base = peer.rss();
+  let peak = 0;
+  for (let i = 1; i <= 200; i++) {
+    peer.send({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'big' } });
+    await sleep(5);
+    peak = Math.max(peak, peer.rss());
+  }
+  for (let i = 0; i < 50; i++) {
+    await sleep(20);
+    peak = Math.max(peak, peer.rss());
+  }
+  assert.equal(peer.child.exitCode, null, 'the server waits for its client');
+  assert.ok(peak - base < 60 * 1024 * 1024, `the server's RSS grew by ${Math.round((peak - base) / 1048576)} MiB`);
+  assert.doesNotMatch(peer.stderr, /ending the session/);
+});
+
+test('a handler that floods a client that does not read ends the session: run() returns', async (t) => {
+  const peer = bigServer();
+  t.after(() => peer.child.kill('SIGKILL'));
+  peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'flood', _meta: { progressToken: 1 } } });
+  let peak = 0;
+  const timer = setInterval(() => (peak = Math.max(peak, peer.rss())), 20);
+  try {
+    // (The process itself stays until the client reads or closes its end: Node keeps its
+    // last write to fd 1 pending.)
+    const deadline = Date.now() + 30_000;
+    while (!peer.stderr.includes('run() returned') && Date.now() < deadline) await sleep(20);
+  } finally {
+    clearInterval(timer);
+  }
+  assert.match(peer.stderr, /run\(\) returned/);
+  assert.match(peer.stderr, /the client has not read \d+ bytes of stdout .*ending the session/);
+  assert.ok(peak < 200 * 1024 * 1024, `the server's RSS reached ${Math.round(peak / 1048576)} MiB`);
 });

@@ -932,25 +932,30 @@ class Server:
 
     async def run_stdio_async(self) -> None:
         """Serves one client over stdin/stdout until stdin closes (in-flight calls finish,
-        within 10 s). stdout carries only protocol: log to stderr."""
+        within 10 s). stdout carries only protocol: while the server runs, ``print()`` and
+        anything else written to stdout (by C libraries or child processes too) goes to
+        stderr instead, with one warning line the first time."""
         from ._connection import ServerConnection
-        from ._stdio import FdWriter, read_fd
+        from ._stdio import FdWriter, StdoutGuard, read_fd
 
         loop = asyncio.get_running_loop()
         fd_in, fd_out = sys.stdin.fileno(), sys.stdout.fileno()
-        sys.stdout.flush()
-        writer = FdWriter(loop, fd_out)
-        await self._enter()
-        conn = ServerConnection.over_stream(self, writer.write)
+        guard = StdoutGuard(fd_out)
+        writer = FdWriter(loop, guard.protocol_fd)
         try:
-            await read_fd(loop, fd_in, conn.feed, conn.input_closed)
-            await conn.drain(10.0)
-            conn.flush()
-            await writer.flush()
+            await self._enter()
+            conn = ServerConnection.over_stream(self, writer.write)
+            try:
+                await read_fd(loop, fd_in, conn.feed, conn.input_closed, writer)
+                await conn.drain(10.0)
+                conn.flush()
+                await writer.flush()
+            finally:
+                conn.close()
+                await self._exit()
         finally:
-            conn.close()
             writer.restore()
-            await self._exit()
+            guard.restore()
 
     def run(
         self,
@@ -989,6 +994,17 @@ class Server:
         default localhost), ``max_body`` (bytes, 4 MiB), ``session_idle_timeout`` (s, 600),
         ``max_sessions`` (10,000), ``keep_alive`` (s, 15), ``retry`` (s, 1),
         ``json_wait`` (s, 0.1), ``legacy_sse`` (True), ``sse_path``, ``messages_path``,
+        limits against clients that misbehave: ``stream_buffer`` (bytes an SSE stream may hold
+        for a client that does not read, 8 MiB: past it a resumable stream drops its
+        connection and the client resumes with ``Last-Event-ID``, a legacy stream ends with
+        its session, and a legacy POST gets 429 once its stream holds half of it),
+        ``listener_buffer`` (the same for ``subscriptions/listen`` streams, 256 KiB),
+        ``header_read_timeout`` / ``body_read_timeout`` (s, 30: a request slower than that is
+        cut off, 408 for a stalled body), ``max_connections`` (10,000: more wait in the listen
+        queue), ``max_sessions_per_client`` (1,000 per client address, loopback exempt: its
+        own idlest session makes room, 429 when all are busy; at ``max_sessions`` the address
+        holding the most sessions gives one up first) and ``client_address_header``
+        (``"x-forwarded-for"`` behind a trusted proxy: what that quota counts by),
         ``tls_cert`` / ``tls_key`` (PEM files: serve HTTPS, for deployments without a
         TLS-terminating proxy), ``cors`` (False: answer preflights and add the CORS headers for
         the origins ``allowed_origins`` admits, exposing ``Mcp-Session-Id``,
