@@ -37,6 +37,8 @@ pub mod catalogue;
 pub mod client;
 pub mod engine;
 mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod jsonrpc;
 pub mod protocol;
 pub mod server;

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# make fuzz: runs every fuzz target under libFuzzer for FUZZ_SECONDS (default 60) each,
+# starting from and adding to its committed corpus (fuzz/corpus/<target>), then minimises
+# the corpus (cargo fuzz cmin) and writes fuzz/RESULTS.md: executions, speed, coverage and
+# corpus size per target. A crash stops the run: its input is in fuzz/artifacts/<target>/,
+# reproduce it with `cargo fuzz run <target> <file>`. FUZZ_TARGETS limits the targets.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECONDS_EACH=${FUZZ_SECONDS:-60}
+TARGETS=${FUZZ_TARGETS:-"jsonrpc engine_server engine_client http sse uri_template request_state"}
+command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
+# libFuzzer needs the sanitizer flags of a nightly rustc: the nightly toolchain when the
+# machine has one, else the stable one told to allow them.
+if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+  FUZZ=(cargo +nightly fuzz)
+else
+  export RUSTC_BOOTSTRAP=1
+  FUZZ=(cargo fuzz)
+fi
+mkdir -p fuzz/logs
+"${FUZZ[@]}" build -O --fuzz-dir fuzz
+results=()
+for t in $TARGETS; do
+  echo "== $t: ${SECONDS_EACH}s"
+  log=fuzz/logs/$t.log
+  "${FUZZ[@]}" run -O --fuzz-dir fuzz "$t" "fuzz/corpus/$t" -- \
+    -max_total_time="$SECONDS_EACH" -rss_limit_mb=2048 -max_len=65536 -timeout=10 -print_final_stats=1 \
+    >"$log" 2>&1 || { tail -40 "$log"; echo "fuzz: $t FAILED; the input is in fuzz/artifacts/$t/"; exit 1; }
+  runs=$(grep -o 'Done [0-9]* runs in [0-9]* second' "$log" | tail -1 | awk '{print $2}')
+  secs=$(grep -o 'Done [0-9]* runs in [0-9]* second' "$log" | tail -1 | awk '{print $5}')
+  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | awk '{print $2}')
+  "${FUZZ[@]}" cmin -O --fuzz-dir fuzz "$t" "fuzz/corpus/$t" >"fuzz/logs/$t.cmin.log" 2>&1
+  files=$(find "fuzz/corpus/$t" -type f | wc -l)
+  results+=("| $t | ${runs:-?} | ${secs:-?} | $(( ${runs:-0} / (${secs:-1} > 0 ? ${secs:-1} : 1) )) | ${cov:-?} | $files |")
+done
+{
+  echo "# Fuzzing results"
+  echo
+  echo "Written by \`make fuzz\` (fuzz/run.sh) on $(date -u +%Y-%m-%dT%H:%MZ), ${SECONDS_EACH} s per target,"
+  echo "$(nproc) cores, $(rustc +nightly --version 2>/dev/null || rustc --version). No crash was found in this run"
+  echo "(a crash stops the run). The corpora are minimised after each run and replayed by"
+  echo "\`make test\` (core/tests/fuzz_replay.rs)."
+  echo
+  echo "| target | executions | seconds | exec/s | coverage (edges) | corpus files |"
+  echo "|---|---:|---:|---:|---:|---:|"
+  printf '%s\n' "${results[@]}"
+} > fuzz/RESULTS.md
+cat fuzz/RESULTS.md
