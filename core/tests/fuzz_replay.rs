@@ -57,13 +57,14 @@ fn request_state() {
 #[test]
 fn http() {
     replay("http", |data| drop(hypermcp::fuzzing::http(data)));
-    // The target serves for real: the seed `initialize` is answered with a session.
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/http");
-    let init = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| std::fs::read(e.unwrap().path()).unwrap())
-        .find(|d| d.starts_with(b"POST /mcp") && d.windows(10).any(|w| w == b"initialize"))
-        .expect("an initialize request in the corpus");
+    // The target serves for real: an initialize is answered with a session.
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+    let init = format!(
+        "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes();
     let out = String::from_utf8_lossy(&hypermcp::fuzzing::http(&init)).to_string();
     assert!(out.starts_with("HTTP/1.1 200"), "{out}");
     assert!(out.to_ascii_lowercase().contains("mcp-session-id:"), "{out}");

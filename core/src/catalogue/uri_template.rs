@@ -267,8 +267,11 @@ fn percent_decode(s: &str) -> String {
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'%' && i + 2 < bytes.len() {
-            if let Ok(b) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
-                out.push(b);
+            // Two hex digits, read as bytes: what follows `%` may be any UTF-8 (a slice of the
+            // str there could cut a character; found by fuzzing).
+            let hex = |b: u8| (b as char).to_digit(16);
+            if let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                out.push((h * 16 + l) as u8);
                 i += 3;
                 continue;
             }
@@ -401,6 +404,17 @@ mod tests {
         let mut v: Vec<_> = UriTemplate::parse(t).unwrap().match_uri(uri)?.into_iter().collect();
         v.sort();
         Some(v)
+    }
+
+    /// Found by the uri_template fuzz target: `%` before a multi-byte character panicked
+    /// (a str sliced inside the character), a crash any client could cause with
+    /// `resources/read`.
+    #[test]
+    fn percent_before_a_multibyte_character() {
+        let t = UriTemplate::parse("x://{a,b}/{?q,r}").unwrap();
+        let _ = t.match_uri("x://%\u{FFFD}\u{0}5'f");
+        assert_eq!(percent_decode("%\u{e9}x%41%4a%4"), "%\u{e9}xAJ%4");
+        assert_eq!(m("file:///{+path}", "file:///%C3%A9%\u{e9}"), kv(&[("path", "\u{e9}%\u{e9}")]));
     }
 
     fn kv(pairs: &[(&str, &str)]) -> Option<Vec<(String, String)>> {
