@@ -21,7 +21,7 @@ WEATHER_NODE := node $(CURDIR)/examples/node/weather_server.mjs
 # maturin shares target/ with cargo: it reuses the dependencies `make rust` built. (Nothing else
 # builds pyo3 in release there, so the two never rebuild it against each other.)
 
-.PHONY: all build bench-build rust rust-bench python node peers demo test test-rust test-python test-node test-interop test-conformance test-examples test-apps test-scale bench-scale check fmt bench bench-quick bench-peers clean
+.PHONY: all build bench-build rust rust-bench python node peers demo test test-rust test-python test-node test-interop test-conformance test-examples test-apps test-scale bench-scale check fmt bench bench-quick bench-peers clean fuzz soak test-soak
 
 all: build
 
@@ -80,20 +80,26 @@ demo: build
 check: $(VENV)/.tools python node
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
-	$(VENV)/bin/ruff format --check bench bindings-python/python examples/python tests/python tests/interop tests/conformance tests/oauth tests/scale
-	$(VENV)/bin/ruff check bench bindings-python/python examples/python tests/python tests/interop tests/conformance tests/oauth tests/scale
+	$(VENV)/bin/ruff format --check bench bindings-python/python examples/python tests/python tests/interop tests/conformance tests/oauth tests/scale tests/soak
+	$(VENV)/bin/ruff check bench bindings-python/python examples/python tests/python tests/interop tests/conformance tests/oauth tests/scale tests/soak
 	$(VENV)/bin/pyright --project $(CURDIR)/pyproject.toml
 	$(PY) -m mypy.stubtest hypermcp._core
 	npx --no-install tsc -p tsconfig.json
 
 ## test: build, lint, then every suite
-test: build peers check test-rust test-python test-node test-interop test-conformance test-examples test-apps test-scale
+test: build peers check test-rust test-python test-node test-interop test-conformance test-examples test-apps test-scale test-soak
 	@echo "make test: all suites passed"
 
 ## test-rust: state-machine unit tests and integration tests (duplex, stdio child, the Rust
 ## client against the official server-everything)
 test-rust:
-	HYPERMCP_PEERS=$(PEERS) HYPERMCP_REQUIRE_PEERS=1 HYPERMCP_REQUIRE_REDIS=1 $(CARGO) test --workspace
+	HYPERMCP_PEERS=$(PEERS) HYPERMCP_REQUIRE_PEERS=1 HYPERMCP_REQUIRE_REDIS=1 $(CARGO) test --workspace --features hypermcp/fuzzing
+
+## fuzz: every fuzz target under libFuzzer for FUZZ_SECONDS (default 60) each, growing and
+## minimising the committed corpora (fuzz/corpus/), then fuzz/RESULTS.md. `make test` replays
+## the corpora on stable Rust (core/tests/fuzz_replay.rs).
+fuzz:
+	FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60) bash fuzz/run.sh
 
 ## test-python: pytest against the installed package
 test-python: python
@@ -172,9 +178,20 @@ test-apps: build peers
 test-scale: build peers
 	PEERS=$(PEERS) VENV=$(VENV) RUST_EXAMPLES=$(RELEASE_DIR)/examples $(PY) tests/scale/run_scale.py
 
+## test-soak: the soak and chaos test for one minute (every server, HTTP and stdio, at once);
+## its report goes to tests/.results/soak/
+test-soak: build
+	$(PY) tests/soak/soak.py --minutes 1 --out tests/.results/soak
+
+## soak: the soak and chaos test for SOAK_MINUTES (default 10); rewrites tests/soak/REPORT.md,
+## soak.json and the plot soak.png
+soak: build
+	$(PY) -m pip install -q --disable-pip-version-check "matplotlib>=3.8,<4"
+	$(PY) tests/soak/soak.py --minutes $(or $(SOAK_MINUTES),10) --out tests/soak
+
 fmt: $(VENV)/.tools
 	$(CARGO) fmt --all
-	$(VENV)/bin/ruff format bench bindings-python/python examples/python tests/python tests/interop tests/conformance tests/oauth tests/scale
+	$(VENV)/bin/ruff format bench bindings-python/python examples/python tests/python tests/interop tests/conformance tests/oauth tests/scale tests/soak
 
 ## bench: the whole benchmark suite (bench/run.py): every hypermcp server and every peer SDK over stdio
 ## and Streamable HTTP; rewrites bench/README.md (results part), bench/latest.json and bench/chart.png.
