@@ -6,6 +6,7 @@ process of its own whose RSS is read from /proc."""
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import os
@@ -74,7 +75,14 @@ def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[int
         script = tmp_path / "server.mjs"
         script.write_text(NODE_SERVER % json.dumps(NODE_PACKAGE.as_uri()))
         cmd = [node, str(script), str(port)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    with serving(cmd, port) as pid:
+        yield port, pid
+
+
+@contextlib.contextmanager
+def serving(cmd: list[str], port: int, env: dict[str, str] | None = None) -> Iterator[int]:
+    """Runs a server until the block ends, once it accepts connections on `port`; its pid."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     try:
         deadline = time.monotonic() + 20
         while True:
@@ -84,9 +92,9 @@ def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[int
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
                     err = proc.stderr.read().decode() if proc.stderr else ""
-                    pytest.fail(f"the {request.param} server did not start: {err}")
+                    pytest.fail(f"{cmd[1]} did not start: {err}")
                 time.sleep(0.05)
-        yield port, proc.pid
+        yield proc.pid
     finally:
         proc.terminate()
         try:
@@ -181,16 +189,7 @@ def test_the_session_idle_timeout_comes_from_the_environment(tmp_path: Path) -> 
     script.write_text(PY_SERVER)
     port = free_port()
     env = dict(os.environ, HYPERMCP_SESSION_IDLE_TIMEOUT="0.5")
-    proc = subprocess.Popen([sys.executable, str(script), str(port)], env=env, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                assert proc.poll() is None and time.monotonic() < deadline, "the server did not start"
-                time.sleep(0.05)
+    with serving([sys.executable, str(script), str(port)], port, env):
         headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
         init = {
             "jsonrpc": "2.0",
@@ -219,6 +218,3 @@ def test_the_session_idle_timeout_comes_from_the_environment(tmp_path: Path) -> 
         assert send({"jsonrpc": "2.0", "id": 2, "method": "ping"}, sid)[0] == 200
         time.sleep(1.5)
         assert send({"jsonrpc": "2.0", "id": 3, "method": "ping"}, sid)[0] == 404, "the idle session was closed"
-    finally:
-        proc.terminate()
-        proc.wait(10)
