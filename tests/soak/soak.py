@@ -15,7 +15,8 @@ stdio, all at once, under a steady mixed load for the whole run:
 sampling each server's RSS, open file descriptors and threads (from /proc) and the calls'
 latency every 10 s. It passes when nothing was lost (every call answered or refused with an
 error, none unanswered past its deadline), the RSS after warm-up (the first third of the run)
-stays within 10% of its post-warm-up level, and fds and threads come back to their baseline
+stays within 10% of its post-warm-up level (--rss-tolerance; the one-minute run of `make test`,
+shorter than V8's and the allocators' settling time, allows 25%), and fds and threads come back to their baseline
 once the load stops. For Node, whose V8 grows its reserved heap for minutes under load
 (heapTotal: reserved, not held), the RSS check is on the RSS outside the V8 heap plus the
 live heap (heapUsed, at its lowest in each window, after a collection), read from a probe
@@ -51,6 +52,7 @@ from hypermcp import Client, McpError
 REPO = Path(__file__).resolve().parents[2]
 
 SAMPLE_EVERY = 10.0
+RSS_CHECK = "RSS within the tolerance after warm-up"
 CALL_DEADLINE = 30.0
 IDLE_TIMEOUT = "20"  # seconds: abandoned sessions end within the run
 
@@ -411,7 +413,7 @@ async def settle(t: Target, limit: float = 30.0) -> tuple[int, int, int]:
         await asyncio.sleep(0.5)
 
 
-async def run_target(t: Target, minutes: float) -> None:
+async def run_target(t: Target, minutes: float, tolerance: float) -> None:
     env = dict(os.environ, HYPERMCP_SESSION_IDLE_TIMEOUT=IDLE_TIMEOUT)
     if t.lang == "node":
         t.heap_file = Path(tempfile.mkdtemp(prefix="soak-heap-")) / f"{t.name}.json"
@@ -483,10 +485,10 @@ async def run_target(t: Target, minutes: float) -> None:
                 proc.wait(10)
             if proc.poll() is None:
                 proc.kill()
-    judge(t, duration)
+    judge(t, duration, tolerance)
 
 
-def judge(t: Target, duration: float) -> None:
+def judge(t: Target, duration: float, tolerance: float) -> None:
     warm = [s for s in t.samples if s["t"] >= duration / 3]
     key = "held_mib" if warm and all(s.get("held_mib") is not None for s in warm) else "rss_mib"
     if len(warm) >= 2:
@@ -499,13 +501,13 @@ def judge(t: Target, duration: float) -> None:
         )
         t.checks.append(
             (
-                "RSS within 10% after warm-up",
-                last <= base * 1.10,
+                RSS_CHECK,
+                last <= base * (1 + tolerance),
                 f"{base:.1f} MiB -> {last:.1f} MiB (peak {peak:.1f}){what}",
             )
         )
     else:
-        t.checks.append(("RSS within 10% after warm-up", False, f"only {len(warm)} samples after warm-up"))
+        t.checks.append((RSS_CHECK, False, f"only {len(warm)} samples after warm-up"))
     t.checks.append(
         ("nothing lost", not t.lost, f"{t.ok} answered, {t.errors} errors, {t.cancelled} cancelled, {len(t.lost)} lost")
     )
@@ -548,11 +550,13 @@ def plot(targets: list[Target], out: Path) -> bool:
     return True
 
 
-def report(targets: list[Target], minutes: float, out: Path, plotted: bool) -> None:
+def report(targets: list[Target], minutes: float, out: Path, plotted: bool, tolerance: float) -> None:
+    tol = "" if tolerance == 0.10 else f" --rss-tolerance {tolerance:g}"
+    when = time.strftime("%Y-%m-%dT%H:%MZ", time.gmtime())
     lines = [
         "# Soak and chaos test",
         "",
-        f"Written by `tests/soak/soak.py --minutes {minutes:g}` on {time.strftime('%Y-%m-%dT%H:%MZ', time.gmtime())},"
+        f"Written by `tests/soak/soak.py --minutes {minutes:g}{tol}` on {when},"
         f" {os.cpu_count()} cores; every server at once. What it does and what it checks: the",
         "script's docstring.",
         "",
@@ -566,7 +570,7 @@ def report(targets: list[Target], minutes: float, out: Path, plotted: bool) -> N
     for t in targets:
         detail = {name: d for name, _, d in t.checks}
         passed = all(ok for _, ok, _ in t.checks)
-        rss = detail.get("RSS within 10% after warm-up", "")
+        rss = detail.get(RSS_CHECK, "")
         fds, threads = detail.get("fds back to baseline", ""), detail.get("threads back to baseline", "")
         lines.append(
             f"| {t.name} | {t.ok} | {t.errors} | {t.cancelled} | {len(t.lost)} | {rss} | {fds} | {threads} "
@@ -612,17 +616,26 @@ async def main() -> int:
     ap.add_argument("--servers", default="rust,python,node")
     ap.add_argument("--transports", default="http,stdio")
     ap.add_argument("--out", default=str(REPO / "tests" / "soak"))
+    ap.add_argument(
+        "--rss-tolerance",
+        type=float,
+        default=0.10,
+        help="how far the RSS may grow after warm-up (0.10, the soak's criterion; make test's one-minute "
+        "run, shorter than V8's and the allocators' settling time, allows 0.25: gross growth only)",
+    )
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     targets = [Target(lang, tr) for lang in args.servers.split(",") for tr in args.transports.split(",")]
     print(f"soak: {len(targets)} servers for {args.minutes:g} min", flush=True)
-    results = await asyncio.gather(*(run_target(t, args.minutes) for t in targets), return_exceptions=True)
+    results = await asyncio.gather(
+        *(run_target(t, args.minutes, args.rss_tolerance) for t in targets), return_exceptions=True
+    )
     for t, r in zip(targets, results, strict=True):
         if isinstance(r, BaseException):
             t.checks.append(("ran", False, f"{type(r).__name__}: {r}"))
     plotted = plot(targets, out)
-    report(targets, args.minutes, out, plotted)
+    report(targets, args.minutes, out, plotted, args.rss_tolerance)
     print((out / "REPORT.md").read_text())
     return 0 if all(ok for t in targets for _, ok, _ in t.checks) else 1
 
