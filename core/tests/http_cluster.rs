@@ -297,6 +297,9 @@ async fn redis_away_at_start_is_a_clear_error_and_lost_while_serving_a_clear_rep
     let b = TestServer::start(&test_server(), mk(&url)).await;
     let s = initialize_on(&a).await;
     notify_initialized(&a, &s).await;
+    // B serves once it has joined the store: a session opened on it says it has (else the
+    // Redis stopped below could fail B's start, and its queued connections be reset).
+    let _joined = initialize_on(&b).await;
     redis.stop();
     // B has never seen the session and cannot load it: 503 saying why; A serves its copy.
     let r = b.send(Req::post(&call(2, "echo", json!({"text": "x"}))).session(&s)).await;
