@@ -22,7 +22,7 @@ async function serveStdio(server, { stdin = process.stdin, stdout = process.stdo
   let conn;
   // The stdout guard: while the server runs, console.log and other writes to process.stdout
   // go to stderr (stdout carries the protocol), with one warning line the first time.
-  const write = guardStdout(stdout);
+  const { write, restore } = guardStdout(stdout);
   // What stdout may hold for a client that does not read it: past half of it requests are
   // no longer read (backpressure); past all of it (handlers still writing) the session ends.
   const limit = stdioBufferLimit();
@@ -71,7 +71,7 @@ async function serveStdio(server, { stdin = process.stdin, stdout = process.stdo
     }
   } finally {
     if (conn) conn.close();
-    write.restore();
+    restore();
     await server._exit();
   }
 }
@@ -84,20 +84,14 @@ function stdioBufferLimit() {
 
 /**
  * Points `process.stdout.write` at stderr while the server writes the protocol to `stdout`
- * through the returned function (its `restore()` puts `process.stdout.write` back). A
- * `stdout` other than `process.stdout` is left alone.
+ * through the returned `write` (`restore()` puts `process.stdout.write` back). A `stdout`
+ * other than `process.stdout` is left alone.
  * @param {Output} stdout
- * @returns {((buf: Buffer) => void) & {restore: () => void}}
+ * @returns {{write: (buf: Buffer) => void, restore: () => void}}
  */
 function guardStdout(stdout) {
-  const raw = stdout.write.bind(stdout);
-  const write = /** @type {((buf: Buffer) => void) & {restore: () => void}} */ (
-    (/** @type {Buffer} */ buf) => {
-      raw(buf);
-    }
-  );
-  write.restore = () => {};
-  if (stdout !== process.stdout) return write;
+  const write = stdout.write.bind(stdout);
+  if (stdout !== process.stdout) return { write, restore: () => {} };
   const out = process.stdout;
   const original = out.write;
   let warned = false;
@@ -110,10 +104,7 @@ function guardStdout(stdout) {
     }
     return /** @type {any} */ (process.stderr.write)(...args);
   };
-  write.restore = () => {
-    out.write = original;
-  };
-  return write;
+  return { write, restore: () => void (out.write = original) };
 }
 
 module.exports = { serveStdio };

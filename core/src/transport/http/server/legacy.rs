@@ -107,33 +107,34 @@ impl HttpService {
             };
         }
         let Some(session) = local else { return not_found() };
-        // A client that does not read its stream gets no more answers queued for it (the body
-        // was read first: the client is not cut off mid-request).
-        let waiting = session.lock().legacy.as_ref().map_or(0, |l| l.lock().waiting());
+        let origin = Arc::new(Origin { headers: seen, session_id: Some(id), auth });
         let limit = self.shared.options.stream_buffer;
-        if waiting > limit / 2 {
-            return too_many(
+        // Under the one lock that handles the message: a client that does not read its stream
+        // gets no more answers queued for it (the body was read first: the client is not cut
+        // off mid-request). `Err(None)`: the session closed meanwhile.
+        let handled = session.with(|i| {
+            if i.closed {
+                return Err(None);
+            }
+            let waiting = i.legacy.as_ref().map_or(0, |l| l.lock().waiting());
+            if waiting > limit / 2 {
+                return Err(Some(waiting));
+            }
+            i.engine.set_origin(Some(origin));
+            i.engine.handle_message(&body, Instant::now());
+            i.engine.set_origin(None);
+            Ok(())
+        });
+        match handled {
+            Ok(()) => plain(StatusCode::ACCEPTED, "Accepted"),
+            Err(None) => not_found(),
+            Err(Some(waiting)) => too_many(
                 format!(
                     "the session's SSE stream has {waiting} bytes its client has not read (limit {limit}); \
                      read the stream, then send again"
                 ),
                 1,
-            );
+            ),
         }
-        let origin = Arc::new(Origin { headers: seen, session_id: Some(id), auth });
-        let open = session.with(|i| {
-            if !i.closed {
-                i.engine.set_origin(Some(origin));
-                i.engine.handle_message(&body, Instant::now());
-                i.engine.set_origin(None);
-            }
-            !i.closed
-        });
-        if !open {
-            return not_found();
-        }
-        let mut r = plain(StatusCode::ACCEPTED, "Accepted");
-        *r.status_mut() = StatusCode::ACCEPTED;
-        r
     }
 }
