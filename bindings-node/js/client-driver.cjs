@@ -17,6 +17,7 @@ const {
   MethodNotFound,
   InternalError,
   ConnectionClosed,
+  RequestTimeout,
   AbortError,
   errorFromObject,
 } = require('./errors.cjs');
@@ -109,9 +110,27 @@ class ClientDriver {
    * @param {ClientTransport} transport the connection to the server (see the top of client.cjs)
    * @param {import('../native/index.js').ClientSession} session the native ClientSession
    * @param {ClientOptions} options the Client's options (the handlers and callbacks are taken from them)
+   * @param {(() => import('../native/index.js').ClientSession) | null} [newSession] a fresh session, for reconnecting
+   * @param {import('../native/index.js').ReconnectPolicy | null} [reconnect] the reconnect policy
    */
-  constructor(transport, session, options) {
+  constructor(transport, session, options, newSession = null, reconnect = null) {
     this._session = session;
+    /** @type {(() => import('../native/index.js').ClientSession) | null} a fresh session (reconnecting) */
+    this._newSession = newSession;
+    /** @type {import('../native/index.js').ReconnectPolicy | null} */
+    this._reconnect = reconnect;
+    this._onConnection = options.onConnection ?? null;
+    /** @type {number | null} the client's default timeout (ms; null: none) */
+    this._timeoutMs = options.timeout === undefined ? 60_000 : options.timeout === Infinity ? null : options.timeout;
+    /**
+     * While reconnecting: settles once a new session is ready (rejects when the tries are
+     * spent); requests made meanwhile wait on it, under the policy.
+     * @type {{promise: Promise<void>, resolve: () => void, reject: (err: unknown) => void} | null}
+     */
+    this._reconnecting = null;
+    this._attempt = 0;
+    this._ready = false; // the handshake completed (once at least)
+    this._closing = false; // close({grace}) waits for the calls in flight
     this._transport = transport;
     this._onSampling = options.onSampling ?? null;
     this._onElicitation = options.onElicitation ?? null;
@@ -167,6 +186,7 @@ class ClientDriver {
       this._serving.delete(key);
       ac.abort(new AbortError(`the request was aborted: ${message}`));
     }
+    this._settleReconnecting(new ConnectionClosed(message));
     const transport = this._transport;
     this._shutdown = Promise.resolve()
       .then(() => transport.close())
@@ -178,6 +198,156 @@ class ClientDriver {
 
   _closedError() {
     return new ConnectionClosed(this._closeMessage ?? 'the connection is closed');
+  }
+
+  /** @param {unknown} error null when reconnected, else why the client gave up */
+  _settleReconnecting(error) {
+    const waiter = this._reconnecting;
+    this._reconnecting = null;
+    if (waiter === null) return;
+    if (error === null) waiter.resolve();
+    else waiter.reject(error);
+  }
+
+  /**
+   * @param {string} event
+   * @param {{[key: string]: unknown}} info
+   */
+  _connectionEvent(event, info) {
+    if (this._onConnection) this._callback(this._onConnection, event, info);
+  }
+
+  // ---- losing the server, and reconnecting ------------------------------------------------
+
+  /**
+   * The server went away (its connection ended, or it stopped answering pings).
+   * @param {string} message
+   */
+  _lost(message) {
+    if (this._closed) return;
+    if (this._reconnecting !== null) {
+      // A try's connection ended during its handshake: that try fails.
+      this._session.close();
+      this._pump();
+      return;
+    }
+    if (this._reconnect === null || this._newSession === null || !this._ready || this._closing) {
+      this._end(message);
+      return;
+    }
+    // Calls in flight fail, saying why; new ones wait for the new session (or fail fast).
+    const why = `${message}; reconnecting`;
+    this._closeMessage = why;
+    if (this._timer !== null) {
+      clearTimeout(this._timer);
+      this._timer = null;
+    }
+    this._session.close();
+    this._pump();
+    this._closeMessage = null;
+    for (const [id, entry] of this._pending) {
+      this._pending.delete(id);
+      entry.cleanup?.();
+      entry.reject(new ConnectionClosed(why));
+    }
+    for (const [key, ac] of this._serving) {
+      this._serving.delete(key);
+      ac.abort(new AbortError(`the request was aborted: ${why}`));
+    }
+    /** @type {any} */
+    let settle = null;
+    const promise = new Promise((resolve, reject) => (settle = { resolve, reject }));
+    promise.catch(() => {}); // nobody may be waiting
+    this._reconnecting = { promise, resolve: settle.resolve, reject: settle.reject };
+    this._attempt = 0;
+    const closed = Promise.resolve()
+      .then(() => this._transport.close())
+      .then(
+        () => undefined,
+        (err) => this._report(err),
+      );
+    this._connectionEvent('disconnected', { reason: message });
+    void this._reconnectLoop(message, closed);
+  }
+
+  /**
+   * @param {string} reason
+   * @param {Promise<void>} closed the old connection's shutdown
+   */
+  async _reconnectLoop(reason, closed) {
+    const policy = /** @type {import('../native/index.js').ReconnectPolicy} */ (this._reconnect);
+    const make = /** @type {() => import('../native/index.js').ClientSession} */ (this._newSession);
+    let last = reason;
+    await closed;
+    while (!this._closed) {
+      this._attempt += 1;
+      const delayMs = policy.delay(this._attempt);
+      if (delayMs === null || delayMs === undefined) {
+        const tries = this._attempt - 1;
+        const message = `the server went away and ${tries} tries to reconnect failed; the last: ${last}`;
+        this._connectionEvent('failed', { reason: message, attempts: tries });
+        this._end(message);
+        return;
+      }
+      this._connectionEvent('reconnecting', { attempt: this._attempt, delay: delayMs, reason: last });
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      if (this._closed) return;
+      this._session = make();
+      this._server = null;
+      try {
+        await this._transport.start(/** @type {any} */ (this));
+        await this._handshake();
+      } catch (err) {
+        last = err instanceof Error ? err.message : String(err);
+        this._session.close();
+        this._pump();
+        try {
+          await this._transport.close();
+        } catch (e) {
+          this._report(e);
+        }
+        continue;
+      }
+      this._connectionEvent('reconnected', { attempt: this._attempt });
+      this._settleReconnecting(null);
+      return;
+    }
+  }
+
+  /** Opens the session on the transport just started; resolves once the server is known. */
+  async _handshake() {
+    if (this._closed) throw this._closedError();
+    const id = this._session.initialize();
+    this._initId = id;
+    const done = new Promise((resolve, reject) => this._pending.set(id, { resolve, reject, onProgress: null, cleanup: null }));
+    this._pump();
+    await done;
+    this._ready = true;
+  }
+
+  /**
+   * While reconnecting: waits for the new session (within `timeout`, else the client's) when
+   * the policy says so; otherwise _checkOpen fails at once.
+   * @param {number | undefined} timeout ms
+   */
+  async _untilConnected(timeout) {
+    const waiter = this._reconnecting;
+    if (waiter === null || this._reconnect === null || !this._reconnect.wait || this._closing) return;
+    const limit = timeout === undefined ? this._timeoutMs : timeout >= 1e12 ? null : timeout;
+    if (limit === null) {
+      await waiter.promise;
+      return;
+    }
+    /** @type {NodeJS.Timeout | undefined} */
+    let timer;
+    const expired = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new RequestTimeout(`still reconnecting to the server after ${limit} ms`)), limit);
+    });
+    try {
+      await Promise.race([waiter.promise, expired]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   // ---- input from the transport -----------------------------------------------------------
@@ -204,7 +374,7 @@ class ClientDriver {
     } catch {
       detail = '';
     }
-    this._end('the server closed the connection' + (detail ? ` (${detail})` : ''));
+    this._lost('the server closed the connection' + (detail ? ` (${detail})` : ''));
   }
 
   _kick() {
@@ -340,6 +510,13 @@ class ClientDriver {
         }
         return;
       }
+      case 'lost': {
+        // The server stopped answering pings (the session closed itself): handled once this
+        // pass is over, like the end of the connection.
+        const reason = String(ev[E.LOST_REASON]);
+        queueMicrotask(() => this._lost(reason));
+        return;
+      }
       case 'cancelled': {
         const key = ev[E.CANCELLED_KEY];
         const reason = ev[E.CANCELLED_REASON];
@@ -468,6 +645,10 @@ class ClientDriver {
       });
     }
     if (this._closed) throw this._closedError();
+    if (this._closing) throw new ConnectionClosed('the client is closing');
+    if (this._reconnecting !== null) {
+      throw new ConnectionClosed(`the connection to the server was lost; reconnecting (try ${this._attempt})`);
+    }
   }
 
   /**
@@ -482,6 +663,9 @@ class ClientDriver {
     const { signal, onProgress, resetTimeoutOnProgress } = options;
     const timeout = timeoutMs(options.timeout, 'timeout');
     if (onProgress != null && typeof onProgress !== 'function') throw argError('onProgress must be a function');
+    if (this._reconnecting !== null && this._reconnect?.wait && !this._closing) {
+      return this._untilConnected(timeout).then(() => this._request(method, params, options));
+    }
     this._checkOpen();
     if (signal?.aborted) return Promise.reject(abortError(signal));
     const progress = typeof onProgress === 'function' || !!resetTimeoutOnProgress;
@@ -511,6 +695,9 @@ class ClientDriver {
   _followTask(taskId, options = {}) {
     options = options ?? {};
     const timeout = timeoutMs(options.timeout, 'timeout');
+    if (this._reconnecting !== null && this._reconnect?.wait && !this._closing) {
+      return this._untilConnected(timeout).then(() => this._followTask(taskId, options));
+    }
     this._checkOpen();
     if (options.signal?.aborted) return Promise.reject(abortError(options.signal));
     let id;

@@ -185,6 +185,19 @@ class Client extends ClientDriver {
    * `onLog(params)` receives log messages, `onNotification(method, params)` every other server
    * notification; `onError(err)` failures of these callbacks; `capabilities` are merged into
    * the declared ones.
+   *
+   * Surviving the server: `reconnect: true` (or `{initialDelay: 500, maxDelay: 30000 (ms),
+   * multiplier: 2, jitter: 0.5, maxAttempts: 10 (0: forever), wait: true}`) brings the client
+   * back when its server goes away after the handshake: a stdio server is spawned again, an
+   * HTTP client opens a new session (after a restart, or a 404 for an expired session). Calls
+   * in flight reject with ConnectionClosed saying the server went away; calls made while
+   * reconnecting wait for the new session within their timeout (`wait: false`: they reject at
+   * once); once the tries are spent the client closes. Listen streams end: re-open them on
+   * `reconnected`. `onConnection(event, info)` is told of each step: `disconnected`
+   * ({reason}), `reconnecting` ({attempt, delay, reason}), `reconnected` ({attempt}), `failed`
+   * ({reason, attempts}). `pingInterval` (ms; legacy sessions) sends a `ping` that long after
+   * the last was answered: one unanswered for as long again takes the server for gone (a
+   * frozen process, a silently dead network path), ending the connection or reconnecting.
    * @param {any} transport a ClientTransport, or a hypermcp Server (checked below)
    * @param {ClientOptions} [options]
    */
@@ -223,18 +236,31 @@ class Client extends ClientDriver {
     }
     const timeout = options.timeout === undefined ? 60_000 : options.timeout;
     const sessionTimeout = timeout === null || timeout === Infinity ? undefined : timeoutMs(timeout, 'options.timeout');
-    const session = new nativeModule.ClientSession(
-      String(options.name ?? 'hypermcp-client'),
-      String(options.version ?? nativeModule.version()),
-      Object.keys(caps).length ? JSON.stringify(caps) : undefined,
-      options.protocolVersion ?? undefined,
-      sessionTimeout,
-      options.mode ?? undefined,
-      // A 2026-07-28 server logs only for requests naming a level; a legacy one logs unasked:
-      // a client with an onLog handler asks for every level.
-      options.onLog ? 'debug' : undefined,
-    );
-    super(transport, session, options);
+    if (options.onConnection != null && typeof options.onConnection !== 'function') {
+      throw argError('options.onConnection must be a function');
+    }
+    const pingInterval = options.pingInterval == null ? undefined : options.pingInterval;
+    if (pingInterval !== undefined && (typeof pingInterval !== 'number' || !(pingInterval > 0))) {
+      throw argError(`options.pingInterval must be a positive number of milliseconds (got ${String(pingInterval)})`);
+    }
+    const newSession = () =>
+      new nativeModule.ClientSession(
+        String(options.name ?? 'hypermcp-client'),
+        String(options.version ?? nativeModule.version()),
+        Object.keys(caps).length ? JSON.stringify(caps) : undefined,
+        options.protocolVersion ?? undefined,
+        sessionTimeout,
+        options.mode ?? undefined,
+        // A 2026-07-28 server logs only for requests naming a level; a legacy one logs unasked:
+        // a client with an onLog handler asks for every level.
+        options.onLog ? 'debug' : undefined,
+        pingInterval,
+      );
+    const reconnect =
+      options.reconnect == null || options.reconnect === false
+        ? null
+        : new nativeModule.ReconnectPolicy(JSON.stringify(options.reconnect));
+    super(transport, newSession(), options, newSession, reconnect);
   }
 
   /**
@@ -306,12 +332,7 @@ class Client extends ClientDriver {
     this._started = true;
     try {
       await this._transport.start(this);
-      if (this._closed) throw this._closedError();
-      const id = this._session.initialize();
-      this._initId = id;
-      const done = new Promise((resolve, reject) => this._pending.set(id, { resolve, reject, onProgress: null, cleanup: null }));
-      this._pump();
-      await done;
+      await this._handshake();
     } catch (err) {
       await this.close();
       throw err;
@@ -321,11 +342,49 @@ class Client extends ClientDriver {
 
   /**
    * Closes the session (pending calls reject with ConnectionClosed, handlers of server requests
-   * are aborted) and the transport; resolves once it is shut down. Idempotent.
+   * are aborted) and the transport; resolves once it is shut down. Idempotent. With `grace`
+   * (ms), the calls in flight get up to that long to be answered first (new calls are refused
+   * meanwhile). A reconnection under way stops.
+   * @param {{grace?: number}} [options]
    */
-  async close() {
+  async close(options = {}) {
+    const grace = options?.grace ?? 0;
+    if (typeof grace !== 'number' || Number.isNaN(grace) || grace < 0) {
+      throw argError(`grace must be a number of milliseconds >= 0 (got ${String(grace)})`);
+    }
+    if (grace > 0 && !this._closed && this._started && this._pending.size > 0) {
+      this._closing = true;
+      /** @type {NodeJS.Timeout | undefined} */
+      let timer;
+      const settled = new Promise((resolve) => {
+        const check = () => {
+          if (this._pending.size === 0 || this._closed) resolve(undefined);
+          else setTimeout(check, 10).unref();
+        };
+        check();
+      });
+      await Promise.race([settled, new Promise((resolve) => (timer = setTimeout(resolve, grace)))]);
+      clearTimeout(timer);
+    }
     this._end('the client closed the connection');
     await this._shutdown;
+  }
+
+  /**
+   * Whether the server declared `feature`: a capability (`'tools'`, `'logging'`,
+   * `'completions'`), one of its flags by a dotted path (`'resources.subscribe'`,
+   * `'tools.listChanged'`), or an extension by its id (`'io.modelcontextprotocol/ui'`;
+   * `'io.modelcontextprotocol/tasks'` also for a 2025-11-25 server declaring `tasks`). False
+   * before the handshake.
+   * @param {string} feature
+   */
+  supports(feature) {
+    return this._session.supports(String(feature));
+  }
+
+  /** Whether the client is reconnecting to a server that went away (`reconnect`). */
+  get reconnecting() {
+    return this._reconnecting !== null;
   }
 
   async [asyncDispose]() {

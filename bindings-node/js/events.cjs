@@ -65,4 +65,5 @@ module.exports = {
   NOTIFICATION_METHOD: at('notification', 'method'),
   NOTIFICATION_PARAMS: at('notification', 'params'),
   NOTIFICATION_SUBSCRIPTION: at('notification', 'subscription'),
+  LOST_REASON: at('lost', 'reason'),
 };

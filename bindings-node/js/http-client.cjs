@@ -78,7 +78,8 @@ class HttpTransport {
     } else if (auth != null) wire.auth = auth;
     if (isObject(headers)) wire.headers = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, String(v)]));
     else if (headers != null) wire.headers = headers;
-    this._native = new nativeModule.HttpClientStream(this.url, JSON.stringify(wire), () => this._wake());
+    this._wire = JSON.stringify(wire);
+    this._native = this._open();
     /** @type {Client | null} */
     this._client = null;
     /** @type {{resolve: () => void, reject: (err: unknown) => void} | null} */
@@ -92,6 +93,14 @@ class HttpTransport {
     this._endedPromise = new Promise((resolve) => (this._done = resolve));
   }
 
+  /** A native transport (the engine checks the options), waking this one. */
+  _open() {
+    /** @type {any} */
+    let native = null;
+    native = new nativeModule.HttpClientStream(this.url, this._wire, () => this._wake(native));
+    return native;
+  }
+
   /**
    * Connects (the TCP connection, and with `transport: 'sse'` the event stream and its
    * `endpoint` event); rejects with ConnectionClosed naming the URL and the cause on failure.
@@ -99,6 +108,13 @@ class HttpTransport {
    * @returns {Promise<void>}
    */
   start(client) {
+    if (this._client !== null) {
+      // Started again (the client reconnects): a new transport, so a new HTTP session.
+      this._native = this._open();
+      this._error = null;
+      this._ended = false;
+      this._endedPromise = new Promise((resolve) => (this._done = () => resolve(undefined)));
+    }
     this._client = client;
     return new Promise((resolve, reject) => {
       this._opened = { resolve, reject };
@@ -110,7 +126,8 @@ class HttpTransport {
    * What the I/O thread received since the last wake-up (only after start(): `_client` is
    * set; `_done` always is).
    */
-  _wake() {
+  _wake(native = this._native) {
+    if (native !== this._native) return; // one replaced by a reconnection
     const { authorizations, storeOps, connected, data, ended, error } = this._native.take();
     for (const a of authorizations) void this._authorize(a.id, a.url, a.redirectUri);
     for (const o of storeOps) void this._storeCall(o.id, o.op, o.issuer, o.resource ?? '', o.value ?? null);

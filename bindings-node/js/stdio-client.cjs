@@ -59,6 +59,7 @@ class StdioTransport {
     this._stderrDone = null;
     /** @type {Promise<void> | null} */
     this._closing = null;
+    this._generation = 0;
   }
 
   /** The server's process id (undefined before start). */
@@ -86,6 +87,12 @@ class StdioTransport {
    * @returns {Promise<void>}
    */
   start(client) {
+    // Started again (the client reconnects): a new process; what the last one does now is
+    // ignored.
+    const generation = ++this._generation;
+    this._exited = false;
+    this._closing = null;
+    this._partial = Buffer.alloc(0);
     return new Promise((resolve, reject) => {
       /** @type {ChildProcess} */
       let child;
@@ -136,9 +143,11 @@ class StdioTransport {
           // Give its stderr and exit status a moment to arrive so errors can name them.
           await Promise.race([this._stderrDone, delay(500)]);
           await Promise.race([this._exit, delay(500)]);
-          client._eof();
+          if (generation === this._generation) client._eof();
         };
-        child.stdout.on('data', (chunk) => client._feed(chunk));
+        child.stdout.on('data', (chunk) => {
+          if (generation === this._generation) client._feed(chunk);
+        });
         child.stdout.once('end', onEnd);
         child.stdout.once('close', onEnd);
         child.stdout.once('error', onEnd);

@@ -33,9 +33,11 @@ impl ClientSession {
         timeout: Option<f64>,
         mode: Option<String>,
         log_level: Option<String>,
+        ping_interval: Option<f64>,
     ) -> napi::Result<Self> {
         let capabilities = capabilities.map(|c| parse_json(&env, &c, "client capabilities")).transpose()?;
-        let settings = ClientSettings { name, version, capabilities, protocol_version, timeout, mode, log_level };
+        let settings =
+            ClientSettings { name, version, capabilities, protocol_version, timeout, mode, log_level, ping_interval };
         let cfg = settings.into_config(UNIT).map_err(|e| option_err(&env, e))?;
         Ok(ClientSession { inner: engine::ClientSession::new(Arc::new(cfg)) })
     }
@@ -44,6 +46,13 @@ impl ClientSession {
     #[napi(getter)]
     pub fn modern(&self) -> bool {
         self.inner.is_modern()
+    }
+
+    /// Whether the server declared `feature` (a capability, a dotted flag such as
+    /// `resources.subscribe`, or an extension id).
+    #[napi]
+    pub fn supports(&self, feature: String) -> bool {
+        self.inner.supports(&feature)
     }
 
     /// Opens the session (`server/discover` first unless the mode is legacy); returns the
@@ -189,5 +198,46 @@ impl ClientSession {
     #[napi(getter)]
     pub fn pending_requests(&self) -> u32 {
         self.inner.pending_requests() as u32
+    }
+}
+
+/// A client's reconnect policy (the engine's `Reconnect`): built from `true` or an object of
+/// its options (JSON text), it says how long to wait before each try.
+#[napi]
+pub struct ReconnectPolicy {
+    inner: engine::Reconnect,
+}
+
+#[napi]
+impl ReconnectPolicy {
+    /// `options`: JSON text of `true` or `{initialDelay, maxDelay (ms), multiplier, jitter,
+    /// maxAttempts, wait}`; a bad option throws an `OptionError`.
+    #[napi(constructor)]
+    pub fn new(env: Env, options: String) -> napi::Result<Self> {
+        let value = parse_json(&env, &options, "reconnect options")?;
+        match hypermcp::transport::host::options::reconnect(value, UNIT) {
+            Ok(Some(inner)) => Ok(ReconnectPolicy { inner }),
+            Ok(None) => Err(napi::Error::from_reason("no reconnect policy (false or null)")),
+            Err(e) => Err(option_err(&env, e)),
+        }
+    }
+
+    /// Milliseconds to wait before try `attempt` (1 for the first, jitter drawn), or null
+    /// once the tries are spent.
+    #[napi]
+    pub fn delay(&self, attempt: u32) -> Option<f64> {
+        self.inner.delay(attempt).map(|d| UNIT.amount(d))
+    }
+
+    /// Whether requests made while reconnecting wait for it (else they fail at once).
+    #[napi(getter)]
+    pub fn wait(&self) -> bool {
+        self.inner.wait
+    }
+
+    /// Tries before giving up (0: never).
+    #[napi(getter)]
+    pub fn max_attempts(&self) -> u32 {
+        self.inner.max_attempts
     }
 }

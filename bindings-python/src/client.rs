@@ -23,7 +23,7 @@ impl ClientSession {
     /// `protocol_version` to ask for, the default `timeout` in seconds (None: no timeout) and
     /// the `mode` (`auto`, the default; `modern`; `legacy`).
     #[new]
-    #[pyo3(signature = (name, version, capabilities=None, protocol_version=None, timeout=None, mode=None, log_level=None))]
+    #[pyo3(signature = (name, version, capabilities=None, protocol_version=None, timeout=None, mode=None, log_level=None, ping_interval=None))]
     #[allow(clippy::too_many_arguments)] // the Python constructor's keyword arguments
     fn new(
         py: Python<'_>,
@@ -34,6 +34,7 @@ impl ClientSession {
         timeout: Option<f64>,
         mode: Option<String>,
         log_level: Option<String>,
+        ping_interval: Option<f64>,
     ) -> PyResult<Self> {
         let settings = ClientSettings {
             name,
@@ -43,6 +44,7 @@ impl ClientSession {
             timeout,
             mode,
             log_level,
+            ping_interval,
         };
         let cfg = settings.into_config(UNIT).map_err(|e| option_err(py, e))?;
         Ok(ClientSession { inner: engine::ClientSession::new(Arc::new(cfg)), out: Vec::new() })
@@ -179,5 +181,50 @@ impl ClientSession {
     #[getter]
     fn pending_requests(&self) -> usize {
         self.inner.pending_requests()
+    }
+
+    /// Whether the server declared `feature` (a capability, a dotted flag such as
+    /// `resources.subscribe`, or an extension id).
+    fn supports(&self, feature: &str) -> bool {
+        self.inner.supports(feature)
+    }
+}
+
+/// A client's reconnect policy (the engine's `Reconnect`): built from `True` or a dict of its
+/// options, it says how long to wait before each try.
+#[pyclass(module = "hypermcp._core", frozen)]
+pub struct ReconnectPolicy {
+    inner: engine::Reconnect,
+}
+
+#[pymethods]
+impl ReconnectPolicy {
+    /// `True` (the defaults) or a dict of `initial_delay`, `max_delay` (s), `multiplier`,
+    /// `jitter`, `max_attempts`, `wait`. Raises `OptionError` naming a bad option.
+    #[new]
+    fn new(py: Python<'_>, options: &Bound<'_, PyAny>) -> PyResult<Self> {
+        match hypermcp::transport::host::options::reconnect(from_py(options)?, UNIT) {
+            Ok(Some(inner)) => Ok(ReconnectPolicy { inner }),
+            Ok(None) => Err(pyo3::exceptions::PyValueError::new_err("no reconnect policy (False or None)")),
+            Err(e) => Err(option_err(py, e)),
+        }
+    }
+
+    /// Seconds to wait before try `attempt` (1 for the first, jitter drawn), or None once
+    /// the tries are spent.
+    fn delay(&self, attempt: u32) -> Option<f64> {
+        self.inner.delay(attempt).map(|d| UNIT.amount(d))
+    }
+
+    /// Whether requests made while reconnecting wait for it (else they fail at once).
+    #[getter]
+    fn wait(&self) -> bool {
+        self.inner.wait
+    }
+
+    /// Tries before giving up (0: never).
+    #[getter]
+    fn max_attempts(&self) -> u32 {
+        self.inner.max_attempts
     }
 }

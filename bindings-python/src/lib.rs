@@ -29,6 +29,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<server::ServerSession>()?;
     m.add_class::<server::TaskRuntime>()?;
     m.add_class::<client::ClientSession>()?;
+    m.add_class::<client::ReconnectPolicy>()?;
     m.add_class::<http::HttpServer>()?;
     m.add_class::<http_client::HttpClientStream>()?;
     m.add_function(wrap_pyfunction!(alloc::keep_freed_memory, m)?)?;

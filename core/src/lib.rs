@@ -49,7 +49,7 @@ mod util;
 pub use transport::http;
 
 pub use catalogue::ScopeTarget;
-pub use client::{CallOptions, Client, ClientOptions, Subscription, TaskHandle, ToolCall};
+pub use client::{CallOptions, Client, ClientOptions, ConnectionEvent, Subscription, TaskHandle, ToolCall};
 pub use engine::{ClientMode, InputRequired, RequestContext};
 pub use error::{Error, Result};
 pub use jsonrpc::{RequestId, RpcError};

@@ -124,6 +124,52 @@ export interface ClientOptions {
   tasks?: boolean;
   /** Declares MCP Apps (`io.modelcontextprotocol/ui`, `mimeTypes: ['text/html;profile=mcp-app']`). */
   apps?: boolean;
+  /**
+   * Brings the client back when its server goes away after the handshake (`true`: the
+   * defaults): a stdio server is spawned again, an HTTP client opens a new session. Calls in
+   * flight reject with ConnectionClosed; calls made while reconnecting wait (or reject at once
+   * with `wait: false`); once the tries are spent the client closes.
+   */
+  reconnect?: boolean | ReconnectOptions;
+  /** Told of each step of the connection: lost, reconnecting, back, given up. */
+  onConnection?: (event: ConnectionEvent, info: ConnectionEventInfo) => unknown;
+  /**
+   * Legacy sessions: milliseconds after an answered `ping` before the next; one unanswered
+   * for as long again takes the server for gone (ending the connection, or reconnecting).
+   * Default: no pings.
+   */
+  pingInterval?: number;
+}
+
+/** The reconnect policy: exponential backoff with jitter, a cap, a bound on tries. */
+export interface ReconnectOptions {
+  /** Milliseconds before the first try (default 500); each failed try multiplies it. */
+  initialDelay?: number;
+  /** Cap on the wait between tries, ms (default 30000). */
+  maxDelay?: number;
+  /** Growth of the wait per failed try (default 2, at least 1). */
+  multiplier?: number;
+  /** Share of each wait drawn at random, 0 to 1 (default 0.5). */
+  jitter?: number;
+  /** Tries before giving up (default 10; 0: never). */
+  maxAttempts?: number;
+  /** Calls made while reconnecting wait for it within their timeout (default true), or reject at once. */
+  wait?: boolean;
+}
+
+/** A step of the connection, told to `onConnection`. */
+export type ConnectionEvent = 'disconnected' | 'reconnecting' | 'reconnected' | 'failed';
+
+/** What `onConnection` is told with each step. */
+export interface ConnectionEventInfo {
+  /** Why the server is taken for gone (`disconnected`, `reconnecting`), or why the client gave up (`failed`). */
+  reason?: string;
+  /** The try (`reconnecting`, `reconnected`). */
+  attempt?: number;
+  /** Milliseconds before this try (`reconnecting`). */
+  delay?: number;
+  /** Tries made (`failed`). */
+  attempts?: number;
 }
 
 /** Options of `Client.stdio(...)`: the client's, plus how to spawn the server. */
@@ -364,6 +410,14 @@ export declare class Client {
   readonly protocolVersion: ProtocolVersion | undefined;
   /** Whether the session speaks 2026-07-28 (stateless, per-request metadata). */
   readonly modern: boolean;
+  /** Whether the client is reconnecting to a server that went away (`reconnect`). */
+  readonly reconnecting: boolean;
+  /**
+   * Whether the server declared `feature`: a capability (`'tools'`, `'logging'`), one of its
+   * flags by a dotted path (`'resources.subscribe'`, `'tools.listChanged'`), or an extension
+   * id (`'io.modelcontextprotocol/ui'`). False before the handshake.
+   */
+  supports(feature: string): boolean;
   /** `"uninitialized"`, `"initializing"`, `"operating"` or `"closed"`. */
   readonly state: 'uninitialized' | 'initializing' | 'operating' | 'closed';
   /** Whether the session ended. */
@@ -453,9 +507,10 @@ export declare class Client {
   notify(method: string, params?: object): Promise<void>;
   /**
    * Closes the session (pending calls reject with {@link ConnectionClosed}) and the transport;
-   * resolves once shut down. Idempotent.
+   * resolves once shut down. Idempotent. `grace` (ms): the calls in flight get up to that long
+   * to be answered first (new calls are refused meanwhile).
    */
-  close(): Promise<void>;
+  close(options?: { grace?: number }): Promise<void>;
   /** `await using client = await Client.stdio(...)` closes it at the end of the scope. */
   [Symbol.asyncDispose](): Promise<void>;
 

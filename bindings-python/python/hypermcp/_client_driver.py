@@ -23,6 +23,7 @@ from ._events import (
     ELICITATION_PARAMS,
     KEY,
     KIND,
+    LOST_REASON,
     NOTIFICATION_METHOD,
     NOTIFICATION_PARAMS,
     NOTIFICATION_SUBSCRIPTION,
@@ -36,10 +37,11 @@ from ._events import (
     SAMPLING_PARAMS,
 )
 from ._records import Record, wrap
-from .errors import INTERNAL_ERROR, ConnectionClosed, McpError
+from .errors import INTERNAL_ERROR, ConnectionClosed, McpError, RequestTimeout
 
 if TYPE_CHECKING:
     from .client import (
+        ConnectionHandler,
         ElicitationHandler,
         LoggingHandler,
         MessageHandler,
@@ -107,8 +109,23 @@ class ClientDriver:
         logging_handler: LoggingHandler | None,
         message_handler: MessageHandler | None,
         progress_handler: ProgressHandler | None,
+        new_session: Callable[[], _core.ClientSession] | None = None,
+        reconnect: _core.ReconnectPolicy | None = None,
+        connection_handler: ConnectionHandler | None = None,
+        timeout: float | None = None,
     ) -> None:
         self._session = session
+        self._new_session = new_session
+        self._reconnect = reconnect
+        self._connection_handler = connection_handler
+        self._timeout = timeout
+        # While reconnecting: resolved once a new session is ready, failed when the tries
+        # are spent (requests made meanwhile wait on it, under the policy).
+        self._reconnecting: asyncio.Future[None] | None = None
+        self._reconnect_task: asyncio.Task[None] | None = None
+        self._attempt = 0
+        self._ready = False  # the handshake completed (once at least)
+        self._closing = False  # close(grace=...) waits for the calls in flight
         self._conn: _ClientConnection = conn
         self._sampling_handler = sampling_handler
         self._elicitation_handler = elicitation_handler
@@ -144,7 +161,119 @@ class ClientDriver:
             self._timer = None
         self._session.close()  # pending requests fail, the server's requests are cancelled
         self._pump()
+        self._end_listeners()
         self._conn.close()
+        task = self._reconnect_task
+        if task is not None and task is not asyncio.current_task():
+            task.cancel()
+        self._settle_reconnecting(ConnectionClosed(message))
+
+    def _end_listeners(self) -> None:
+        for queue in self._listeners.values():
+            queue.put_nowait(None)
+        self._listeners.clear()
+
+    def _settle_reconnecting(self, error: BaseException | None) -> None:
+        waiter, self._reconnecting = self._reconnecting, None
+        if waiter is None or waiter.done():
+            return
+        if error is None:
+            waiter.set_result(None)
+        else:
+            waiter.set_exception(error)
+            waiter.exception()  # retrieved: nobody may be waiting
+
+    def _connection_event(self, event: str, **info: Any) -> None:
+        _log.log(
+            logging.WARNING if event in ("disconnected", "failed") else logging.INFO,
+            "connection %s: %s",
+            event,
+            info,
+        )
+        if self._connection_handler is not None:
+            self._callback(self._connection_handler, event, wrap(info))
+
+    # ---- losing the server, and reconnecting -------------------------------------------------
+
+    def _lost(self, message: str) -> None:
+        """The server went away (its connection ended, or it stopped answering pings)."""
+        if self._closed:
+            return
+        if self._reconnecting is not None:
+            # A try's connection ended during its handshake: that try fails.
+            self._session.close()
+            self._pump()
+            return
+        if self._reconnect is None or not self._ready or self._closing or self._new_session is None:
+            self._end(message)
+            return
+        # Calls in flight fail, saying why; new ones wait for the new session (or fail fast).
+        self._close_message = f"{message}; reconnecting"
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._session.close()
+        self._pump()
+        self._close_message = None
+        self._end_listeners()
+        self._conn.close()
+        loop = self._loop
+        assert loop is not None
+        self._reconnecting = loop.create_future()
+        self._attempt = 0
+        self._connection_event("disconnected", reason=message)
+        self._reconnect_task = loop.create_task(self._reconnect_loop(message))
+
+    async def _reconnect_loop(self, reason: str) -> None:
+        policy = self._reconnect
+        make = self._new_session
+        assert policy is not None and make is not None
+        last = reason
+        await self._conn.wait_closed()
+        while not self._closed:
+            self._attempt += 1
+            delay = policy.delay(self._attempt)
+            if delay is None:
+                tries = self._attempt - 1
+                message = f"the server went away and {tries} tries to reconnect failed; the last: {last}"
+                self._connection_event("failed", reason=message, attempts=tries)
+                self._end(message)
+                return
+            self._connection_event("reconnecting", attempt=self._attempt, delay=delay, reason=last)
+            await asyncio.sleep(delay)
+            if self._closed:
+                return
+            self._session = make()
+            self._server = Record()
+            try:
+                await self._conn.start(self)  # pyright: ignore[reportArgumentType]
+                await self._handshake()
+            except (ConnectionClosed, McpError, OSError) as exc:
+                last = str(exc) or type(exc).__name__
+                self._session.close()
+                self._pump()
+                self._conn.close()
+                await self._conn.wait_closed()
+                continue
+            self._connection_event("reconnected", attempt=self._attempt)
+            self._settle_reconnecting(None)
+            return
+
+    async def _handshake(self) -> None:
+        """Opens the session on the connection just started: ``server/discover`` or
+        ``initialize``; returns once the server is known."""
+        loop = self._loop
+        assert loop is not None
+        if self._closed:  # the connection ended while it opened
+            raise ConnectionClosed(self._close_message or "the connection closed while it opened")
+        init_id = self._session.initialize()
+        self._init_id = init_id
+        fut: asyncio.Future[Any] = loop.create_future()
+        self._pending[init_id] = fut
+        self._pump()
+        await self._conn.drain()
+        await fut
+        self._ready = True
 
     # ---- input from the connection -----------------------------------------------------------
 
@@ -160,7 +289,7 @@ class ClientDriver:
         if self._closed:
             return
         detail = self._conn.failure_detail()
-        self._end("the server closed the connection" + (f" ({detail})" if detail else ""))
+        self._lost("the server closed the connection" + (f" ({detail})" if detail else ""))
 
     def _pump(self) -> None:
         """Dispatches every pending event, writes what is queued, re-arms the timer."""
@@ -262,6 +391,12 @@ class ClientDriver:
                 self._init_id = None
                 if fut is not None and not fut.done():
                     fut.set_result(None)
+        elif kind == "lost":
+            # The server stopped answering pings (the session closed itself): handled once
+            # this pass is over, like the end of the connection.
+            loop = self._loop
+            assert loop is not None
+            loop.call_soon(self._lost, str(ev[LOST_REASON]))
         elif kind == "cancelled":
             task = self._handlers.pop(ev[CANCELLED_KEY], None)
             if task is not None:
@@ -335,6 +470,23 @@ class ClientDriver:
             raise RuntimeError("the client is not connected: use `async with` or `await client.connect()`")
         if self._closed:
             raise ConnectionClosed(self._close_message or "the connection is closed")
+        if self._closing:
+            raise ConnectionClosed("the client is closing")
+        if self._reconnecting is not None:
+            raise ConnectionClosed(f"the connection to the server was lost; reconnecting (try {self._attempt})")
+
+    async def _until_connected(self, timeout: float | None) -> None:
+        """While reconnecting: waits for the new session (within ``timeout``, else the
+        client's) when the policy says so; otherwise :meth:`_check_open` fails at once."""
+        waiter = self._reconnecting
+        policy = self._reconnect
+        if waiter is None or policy is None or not policy.wait or self._closing:
+            return
+        limit = timeout if timeout is not None else self._timeout
+        try:
+            await asyncio.wait_for(asyncio.shield(waiter), limit)
+        except asyncio.TimeoutError:
+            raise RequestTimeout(f"still reconnecting to the server after {limit} s") from None
 
     async def _request(
         self,
@@ -346,6 +498,8 @@ class ClientDriver:
         reset_timeout_on_progress: bool = False,
         follow_task: bool = False,
     ) -> Any:
+        if self._reconnecting is not None:
+            await self._until_connected(timeout)
         self._check_open()
         # Progress is asked for when someone listens, and to let it extend the timeout.
         progress = progress_handler is not None or reset_timeout_on_progress
@@ -355,6 +509,8 @@ class ClientDriver:
     async def _follow_task(self, task_id: str, timeout: float | None = None) -> Any:
         """Waits for task ``task_id`` (tasks extension) to end: its result, as the engine
         follows it (its input requests through this client's handlers)."""
+        if self._reconnecting is not None:
+            await self._until_connected(timeout)
         self._check_open()
         return await self._answer(self._session.follow_task(task_id, timeout), None)
 

@@ -2,6 +2,7 @@
 bindings-python/src/*.rs)."""
 
 import os
+from collections.abc import Mapping
 from typing import Any, final
 
 from typing_extensions import Self
@@ -14,6 +15,7 @@ __all__ = [
     "TaskRuntime",
     "ServerSession",
     "ClientSession",
+    "ReconnectPolicy",
     "HttpServer",
     "HttpClientStream",
     "keep_freed_memory",
@@ -197,9 +199,11 @@ class ClientSession:
         timeout: float | None = None,
         mode: str | None = None,
         log_level: str | None = None,
+        ping_interval: float | None = None,
     ) -> Self: ...
     @property
     def modern(self) -> bool: ...
+    def supports(self, feature: str) -> bool: ...
     def initialize(self) -> int: ...
     def feed(self, data: bytes) -> None: ...
     def handle_message(self, data: bytes) -> None: ...
@@ -232,3 +236,14 @@ class ClientSession:
     def server(self) -> dict[str, Any] | None: ...
     @property
     def pending_requests(self) -> int: ...
+
+@final
+class ReconnectPolicy:
+    """A client's reconnect policy (backoff with jitter, a cap, a bound on tries)."""
+
+    def __new__(cls, options: bool | Mapping[str, Any]) -> Self: ...
+    def delay(self, attempt: int) -> float | None: ...
+    @property
+    def wait(self) -> bool: ...
+    @property
+    def max_attempts(self) -> int: ...

@@ -38,8 +38,10 @@ class _HttpConnection(_ClientConnection):
         self._store = store
         self._authorizing: set[asyncio.Task[None]] = set()
         pairs = [(str(k), str(v)) for k, v in (headers or {}).items()]
+        self._options: dict[str, Any] = {"headers": pairs, **options}
         # The engine checks the options now (OptionError), and connects on start().
-        self._native = _core.HttpClientStream(url, {"headers": pairs, **options})
+        self._native = _core.HttpClientStream(url, self._options)
+        self._started = False
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ended: asyncio.Future[None] | None = None
         self._error: str | None = None
@@ -48,6 +50,11 @@ class _HttpConnection(_ClientConnection):
         """Connects (the TCP connection, and for ``transport="sse"`` the event stream and its
         ``endpoint`` event); raises :class:`~hypermcp.errors.ConnectionClosed` naming the URL
         and the cause when that fails."""
+        if self._started:
+            # Started again (the client reconnects): a new transport, so a new HTTP session.
+            self._native = _core.HttpClientStream(self.url, self._options)
+            self._error = None
+        self._started = True
         native = self._native
         self._loop = loop = asyncio.get_running_loop()
         self._ended = ended = loop.create_future()

@@ -69,6 +69,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Client",
     "CompleteResult",
+    "ConnectionHandler",
     "ElicitationHandler",
     "LoadedSkill",
     "LoggingHandler",
@@ -98,6 +99,10 @@ LoggingHandler = Callable[[Record], Awaitable[None] | None]
 MessageHandler = Callable[[str, Any], Awaitable[None] | None]
 #: One line the server wrote to stderr (without its newline); may be async.
 StderrHandler = Callable[[str], Awaitable[None] | None]
+#: ``(event, info)`` when the connection changes: ``"disconnected"`` (``reason``),
+#: ``"reconnecting"`` (``attempt``, ``delay`` in s, ``reason``), ``"reconnected"``
+#: (``attempt``), ``"failed"`` (``reason``, ``attempts``: the client is closed); may be async.
+ConnectionHandler = Callable[[str, Record], Awaitable[None] | None]
 #: Roots: URIs (str), paths (as ``file://`` URIs) or ``{"uri", "name"?}`` dicts.
 RootList = Sequence[str | os.PathLike[str] | Mapping[str, Any]]
 #: A list of roots, or a callable (sync or async) returning the current list.
@@ -322,6 +327,21 @@ class Client(ClientDriver):
     keeps a ``subscriptions/listen`` stream); results the server marks with ``ttlMs`` are
     reused until they expire or a change notification arrives; a logging handler asks for
     every level. See :attr:`modern`.
+
+    Surviving the server: ``reconnect=True`` (or a dict of ``initial_delay`` (0.5 s),
+    ``max_delay`` (30 s), ``multiplier`` (2), ``jitter`` (0.5, the share of each wait drawn
+    at random), ``max_attempts`` (10; 0: forever) and ``wait`` (True)) brings the client back
+    when its server goes away after the handshake: a subprocess is started again, an HTTP
+    client opens a new session (after a restart, or a ``404`` for an expired session). Calls
+    in flight then fail with :class:`~hypermcp.errors.ConnectionClosed` saying the server went
+    away; calls made while reconnecting wait for the new session within their timeout
+    (``wait=False``: they fail at once); backoff grows exponentially with jitter up to the
+    cap; once the tries are spent the client closes. Listen streams end and resource
+    subscriptions are the server's to forget: re-open them on ``"reconnected"``.
+    ``connection_handler(event, info)`` is told of each step (see :data:`ConnectionHandler`).
+    ``ping_interval`` (seconds; legacy sessions) sends a ``ping`` that long after the last was
+    answered: one unanswered for as long again takes the server for gone (a frozen process or
+    a silently dead network path), ending the connection or reconnecting.
     """
 
     def __init__(
@@ -343,6 +363,9 @@ class Client(ClientDriver):
         extensions: Mapping[str, Mapping[str, Any]] | None = None,
         tasks: bool = False,
         apps: bool = False,
+        ping_interval: float | None = None,
+        reconnect: bool | Mapping[str, Any] | None = None,
+        connection_handler: ConnectionHandler | None = None,
     ) -> None:
         if isinstance(target, _ClientConnection):
             conn = target
@@ -369,20 +392,26 @@ class Client(ClientDriver):
             declared.setdefault("io.modelcontextprotocol/ui", {"mimeTypes": ["text/html;profile=mcp-app"]})
         if declared:
             caps["extensions"] = declared
-        session = _core.ClientSession(
-            name,
-            _core.__version__ if version is None else version,
-            caps or None,
-            protocol_version,
-            timeout,
-            mode,
-            # A 2026-07-28 server logs only for requests naming a level; a legacy one logs
-            # unasked: a client with a logging handler asks for every level.
-            "debug" if logging_handler is not None else None,
-        )
+        client_version = _core.__version__ if version is None else version
+        # A 2026-07-28 server logs only for requests naming a level; a legacy one logs
+        # unasked: a client with a logging handler asks for every level.
+        log_level = "debug" if logging_handler is not None else None
+        capabilities = caps or None
+
+        def new_session() -> _core.ClientSession:
+            return _core.ClientSession(
+                name, client_version, capabilities, protocol_version, timeout, mode, log_level, ping_interval
+            )
+
+        session = new_session()
+        policy = None if reconnect is None or reconnect is False else _core.ReconnectPolicy(reconnect)
         super().__init__(
             conn,
             session,
+            new_session=new_session,
+            reconnect=policy,
+            connection_handler=connection_handler,
+            timeout=timeout,
             sampling_handler=sampling_handler,
             elicitation_handler=elicitation_handler,
             roots=roots,
@@ -414,6 +443,9 @@ class Client(ClientDriver):
         extensions: Mapping[str, Mapping[str, Any]] | None = None,
         tasks: bool = False,
         apps: bool = False,
+        ping_interval: float | None = None,
+        reconnect: bool | Mapping[str, Any] | None = None,
+        connection_handler: ConnectionHandler | None = None,
     ) -> Client:
         """A client of a server subprocess (``command *args``) speaking over its stdin/stdout.
 
@@ -442,6 +474,9 @@ class Client(ClientDriver):
             extensions=extensions,
             tasks=tasks,
             apps=apps,
+            ping_interval=ping_interval,
+            reconnect=reconnect,
+            connection_handler=connection_handler,
         )
 
     @classmethod
@@ -470,6 +505,9 @@ class Client(ClientDriver):
         extensions: Mapping[str, Mapping[str, Any]] | None = None,
         tasks: bool = False,
         apps: bool = False,
+        ping_interval: float | None = None,
+        reconnect: bool | Mapping[str, Any] | None = None,
+        connection_handler: ConnectionHandler | None = None,
     ) -> Client:
         """A client of a server over HTTP at ``url`` (``http://host:port/mcp`` or ``https://...``).
 
@@ -521,6 +559,9 @@ class Client(ClientDriver):
             extensions=extensions,
             tasks=tasks,
             apps=apps,
+            ping_interval=ping_interval,
+            reconnect=reconnect,
+            connection_handler=connection_handler,
         )
 
     # ---- lifecycle ---------------------------------------------------------------------------
@@ -531,26 +572,25 @@ class Client(ClientDriver):
             raise RuntimeError("this client is already connected")
         if self._closed:
             raise ConnectionClosed(self._close_message or "the client is closed")
-        self._loop = loop = asyncio.get_running_loop()
+        self._loop = asyncio.get_running_loop()
         try:
             await self._conn.start(self)
-            if self._closed:  # the connection ended while it opened
-                raise ConnectionClosed(self._close_message or "the connection closed while it opened")
-            init_id = self._session.initialize()
-            self._init_id = init_id
-            fut: asyncio.Future[Any] = loop.create_future()
-            self._pending[init_id] = fut
-            self._pump()
-            await self._conn.drain()
-            await fut
+            await self._handshake()
         except BaseException:
             await self.close()
             raise
         return self
 
-    async def close(self) -> None:
-        """Closes the session (pending calls fail with ``ConnectionClosed``) and the
-        connection (for a subprocess: close stdin, wait 2 s, SIGTERM, wait 2 s, SIGKILL)."""
+    async def close(self, *, grace: float = 0.0) -> None:
+        """Closes the session and the connection (for a subprocess: close stdin, wait 2 s,
+        SIGTERM, wait 2 s, SIGKILL). With ``grace`` (seconds), the calls in flight get up to
+        that long to be answered first (new calls are refused meanwhile); those still
+        pending then fail with ``ConnectionClosed``. A reconnection under way stops."""
+        if grace > 0 and not self._closed and self._loop is not None:
+            waiting = [f for f in self._pending.values() if not f.done()]
+            if waiting:
+                self._closing = True
+                await asyncio.wait(waiting, timeout=grace)
         self._end("the client closed the connection")
         if self._shutdown is None:
             self._shutdown = asyncio.get_running_loop().create_task(self._conn.wait_closed())
@@ -861,6 +901,19 @@ class Client(ClientDriver):
     def instructions(self) -> str | None:
         """The server's instructions, if it gave any."""
         return self._server.get("instructions")
+
+    def supports(self, feature: str) -> bool:
+        """Whether the server declared ``feature``: a capability (``"tools"``,
+        ``"logging"``, ``"completions"``), one of its flags by a dotted path
+        (``"resources.subscribe"``, ``"tools.list_changed"`` or ``"tools.listChanged"``), or an
+        extension by its id (``"io.modelcontextprotocol/ui"``; ``"io.modelcontextprotocol/tasks"``
+        also for a 2025-11-25 server declaring ``tasks``). False before the handshake."""
+        return self._session.supports(feature)
+
+    @property
+    def reconnecting(self) -> bool:
+        """Whether the client is reconnecting to a server that went away (``reconnect``)."""
+        return self._reconnecting is not None
 
     @property
     def modern(self) -> bool:

@@ -20,6 +20,10 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot};
 
+mod reconnect;
+pub use reconnect::ConnectionEvent;
+pub(crate) use reconnect::{connect as connect_reconnecting, Conn, Connector};
+
 type Reply = oneshot::Sender<std::result::Result<Value, RpcError>>;
 type SamplingFn = Arc<dyn Fn(CreateMessageParams) -> BoxFuture<'static, Result<CreateMessageResult>> + Send + Sync>;
 type ElicitFn = Arc<dyn Fn(ElicitParams) -> BoxFuture<'static, Result<ElicitResult>> + Send + Sync>;
@@ -43,12 +47,19 @@ pub struct ClientOptions {
     pub log_level: Option<LoggingLevel>,
     /// Default per-request timeout.
     pub timeout: Option<Duration>,
+    /// Legacy sessions: send a keep-alive `ping` this long after the last was answered; one
+    /// unanswered for as long again means the server is gone (a frozen process, a dead
+    /// network path): the connection is closed and pending calls fail saying so. Default
+    /// none.
+    pub ping_interval: Option<Duration>,
     sampling: Option<SamplingFn>,
     elicitation: Option<(ElicitFn, bool)>,
     roots: Option<RootsFn>,
     notification: Option<NotifyFn>,
     stderr: Option<StderrCallback>,
     extensions: Map<String, Value>,
+    reconnect: Option<crate::engine::Reconnect>,
+    on_connection: Option<reconnect::ConnectionFn>,
 }
 
 impl std::fmt::Debug for ClientOptions {
@@ -65,12 +76,15 @@ impl Default for ClientOptions {
             mode: ClientMode::Auto,
             log_level: None,
             timeout: Some(Duration::from_secs(60)),
+            ping_interval: None,
             sampling: None,
             elicitation: None,
             roots: None,
             notification: None,
             stderr: None,
             extensions: Map::new(),
+            reconnect: None,
+            on_connection: None,
         }
     }
 }
@@ -83,6 +97,11 @@ impl ClientOptions {
     /// Chooses the era: [`ClientMode::Auto`] (the default), `Modern` or `Legacy`.
     pub fn mode(mut self, mode: ClientMode) -> Self {
         self.mode = mode;
+        self
+    }
+    /// Sends keep-alive pings on legacy sessions (see [`ClientOptions::ping_interval`]).
+    pub fn ping_interval(mut self, interval: Duration) -> Self {
+        self.ping_interval = Some(interval);
         self
     }
     /// Answers `sampling/createMessage` (declares the sampling capability, with tools).
@@ -135,10 +154,30 @@ impl ClientOptions {
     pub fn apps(self) -> Self {
         self.extension(crate::protocol::UI_EXTENSION, serde_json::json!({ "mimeTypes": [crate::protocol::APP_MIME] }))
     }
+    /// Brings the client back when its server goes away after the handshake
+    /// ([`Client::spawn`] and [`Client::spawn_command`]: the server is spawned again;
+    /// [`Client::http`]: a new session is opened, after a restart or a `404`). Calls in flight
+    /// fail with a connection-closed error; calls made while reconnecting wait for the new
+    /// session within their timeout (or fail at once, per [`crate::engine::Reconnect::wait`]);
+    /// once the tries are spent the client closes. Listen streams end. [`Client::server`]
+    /// stays the first handshake's answer.
+    pub fn reconnect(mut self, policy: crate::engine::Reconnect) -> Self {
+        self.reconnect = Some(policy);
+        self
+    }
+    /// Told of each step of the connection (lost, reconnecting, back, given up).
+    pub fn on_connection(mut self, f: impl Fn(&ConnectionEvent) + Send + Sync + 'static) -> Self {
+        self.on_connection = Some(Arc::new(f));
+        self
+    }
     /// Receives each stderr line of a spawned server.
     pub fn on_stderr(mut self, f: impl Fn(&str) + Send + Sync + 'static) -> Self {
         self.stderr = Some(Arc::new(f));
         self
+    }
+
+    pub(crate) fn reconnect_policy(&self) -> Option<crate::engine::Reconnect> {
+        self.reconnect.clone()
     }
 
     fn config(&self) -> ClientConfig {
@@ -147,6 +186,7 @@ impl ClientOptions {
         c.mode = self.mode;
         c.log_level = self.log_level.or(self.notification.as_ref().map(|_| LoggingLevel::Debug));
         c.request_timeout = self.timeout;
+        c.ping_interval = self.ping_interval.filter(|d| !d.is_zero());
         if self.sampling.is_some() {
             c.capabilities.sampling = Some(Map::from_iter([("tools".to_string(), json!({}))]));
         }
@@ -219,7 +259,8 @@ enum Cmd {
         params: Option<Value>,
         reply: oneshot::Sender<std::result::Result<(), RpcError>>,
     },
-    Close,
+    /// Close once the calls in flight are answered, or when the grace period ends.
+    Close(Duration),
 }
 
 /// A connected MCP client. Cheap to clone; the connection closes when [`Client::close`] is
@@ -230,8 +271,8 @@ pub struct Client {
     server: Arc<InitializeResult>,
     version: ProtocolVersion,
     child: Option<Arc<tokio::sync::Mutex<ChildProcess>>>,
-    stderr: Option<StderrTail>,
-    done: Arc<Mutex<Option<oneshot::Receiver<()>>>>,
+    stderr: Arc<Mutex<Option<StderrTail>>>,
+    done: Arc<Mutex<Option<BoxFuture<'static, ()>>>>,
 }
 
 impl std::fmt::Debug for Client {
@@ -254,12 +295,15 @@ impl Client {
 
     /// Spawns a prepared command (set env, cwd...) and connects over its stdio.
     pub async fn spawn_command(cmd: tokio::process::Command, options: ClientOptions) -> Result<Client> {
+        if let Some(policy) = options.reconnect.clone() {
+            return reconnect::connect(reconnect::spawner(cmd, options.stderr.clone()), options, policy).await;
+        }
         let (child, stdout, stdin) = ChildProcess::spawn(cmd, options.stderr.clone())?;
         let tail = child.stderr.clone();
         match Self::connect(stdout, stdin, options).await {
             Ok(mut c) => {
                 c.child = Some(Arc::new(tokio::sync::Mutex::new(child)));
-                c.stderr = Some(tail);
+                c.stderr = Arc::new(Mutex::new(Some(tail)));
                 Ok(c)
             }
             Err(e) => {
@@ -293,26 +337,24 @@ impl Client {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let (tx, rx) = mpsc::unbounded_channel();
-        let (init_tx, init_rx) = oneshot::channel();
-        let (done_tx, done_rx) = oneshot::channel();
-        let session = ClientSession::new(Arc::new(options.config()));
+        let link = start_link(reader, writer, options).await?;
+        // Once the driver ends, the commands it never read are dropped (their callers get
+        // `Error::Closed`) rather than left waiting.
+        let (ended_tx, ended) = oneshot::channel::<()>();
+        let driver_done = link.done;
         tokio::spawn(async move {
-            drive(session, reader, writer, rx, options, init_tx).await;
-            let _ = done_tx.send(());
+            drop(driver_done.await);
+            let _ = ended_tx.send(());
         });
-        let (server, version) = match init_rx.await {
-            Ok(Ok(v)) => v,
-            Ok(Err(e)) => return Err(e.into()),
-            Err(_) => return Err(Error::Closed),
-        };
         Ok(Client {
-            tx,
-            server: Arc::new(server),
-            version,
+            tx: link.tx,
+            server: Arc::new(link.server),
+            version: link.version,
             child: None,
-            stderr: None,
-            done: Arc::new(Mutex::new(Some(done_rx))),
+            stderr: Arc::new(Mutex::new(None)),
+            done: Arc::new(Mutex::new(Some(Box::pin(async move {
+                let _ = ended.await;
+            })))),
         })
     }
 
@@ -331,9 +373,17 @@ impl Client {
         self.version.era() == Era::Modern
     }
 
+    /// Whether the server declared `feature`: a capability (`"tools"`, `"logging"`,
+    /// `"completions"`), one of its flags by a dotted path (`"resources.subscribe"`,
+    /// `"tools.listChanged"`), or an extension by its id (`"io.modelcontextprotocol/ui"`;
+    /// `"io.modelcontextprotocol/tasks"` also for a 2025-11-25 server declaring `tasks`).
+    pub fn supports(&self, feature: &str) -> bool {
+        crate::engine::server_supports(&self.server.capabilities, feature)
+    }
+
     /// The spawned server's recent stderr (empty for other transports).
     pub fn server_stderr(&self) -> String {
-        self.stderr.as_ref().map(|s| s.text()).unwrap_or_default()
+        self.stderr.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|s| s.text()).unwrap_or_default()
     }
 
     /// Sends any request and returns its raw result.
@@ -588,9 +638,17 @@ impl Client {
     }
 
     /// Closes the connection; a spawned server is shut down (stdin closed, then SIGTERM,
-    /// then SIGKILL).
+    /// then SIGKILL). Calls in flight fail with a connection-closed error: see
+    /// [`Client::close_within`] to let them finish first.
     pub async fn close(&self) -> Result<()> {
-        let _ = self.tx.send(Cmd::Close);
+        self.close_within(Duration::ZERO).await
+    }
+
+    /// Closes the connection once the calls in flight are answered, waiting at most `grace`
+    /// (then those still unanswered fail with a connection-closed error). Calls made
+    /// meanwhile are refused.
+    pub async fn close_within(&self, grace: Duration) -> Result<()> {
+        let _ = self.tx.send(Cmd::Close(grace));
         let done = self.done.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Some(done) = done {
             let _ = done.await;
@@ -710,6 +768,44 @@ page!(ListResourceTemplatesResult, ResourceTemplate, resource_templates);
 page!(ListPromptsResult, Prompt, prompts);
 page!(ListSkillsResult, SkillEntry, skills);
 
+/// One connection's session, through its handshake: the channel to its driver, and the
+/// driver's end (why the connection ended).
+struct Link {
+    tx: mpsc::UnboundedSender<Cmd>,
+    done: oneshot::Receiver<Ended>,
+    server: InitializeResult,
+    version: ProtocolVersion,
+}
+
+/// How a connection's driver ended: why, and the commands it was given but never read.
+struct Ended {
+    why: String,
+    unsent: mpsc::UnboundedReceiver<Cmd>,
+}
+
+/// Starts a session's driver over a byte stream pair and performs the handshake.
+async fn start_link<R, W>(reader: R, writer: W, options: ClientOptions) -> Result<Link>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (tx, rx) = mpsc::unbounded_channel();
+    let (init_tx, init_rx) = oneshot::channel();
+    let (done_tx, done) = oneshot::channel();
+    let session = ClientSession::new(Arc::new(options.config()));
+    tokio::spawn(async move {
+        let mut rx = rx;
+        let why = drive(session, reader, writer, &mut rx, options, init_tx).await;
+        rx.close();
+        let _ = done_tx.send(Ended { why, unsent: rx });
+    });
+    match init_rx.await {
+        Ok(Ok((server, version))) => Ok(Link { tx, done, server, version }),
+        Ok(Err(e)) => Err(e.into()),
+        Err(_) => Err(Error::Closed),
+    }
+}
+
 type ServeTask = BoxFuture<'static, (RequestKey, std::result::Result<Value, RpcError>)>;
 
 fn serve_request(options: &ClientOptions, request: Request) -> ServeTask {
@@ -742,13 +838,16 @@ async fn drive<R, W>(
     mut session: ClientSession,
     mut reader: R,
     mut writer: W,
-    mut rx: mpsc::UnboundedReceiver<Cmd>,
+    rx: &mut mpsc::UnboundedReceiver<Cmd>,
     options: ClientOptions,
     init: oneshot::Sender<std::result::Result<(InitializeResult, ProtocolVersion), RpcError>>,
-) where
+) -> String
+where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
+    // Why the connection ended (for the reconnect policy's events).
+    let mut why: Option<String> = None;
     let mut init = Some(init);
     let init_id = session.initialize(Instant::now());
     let mut waiters: HashMap<OutboundId, (Reply, Option<ProgressFn>)> = HashMap::new();
@@ -759,6 +858,8 @@ async fn drive<R, W>(
     let mut out = Vec::new();
     let mut eof = false;
     let mut closing = false;
+    // Closing once the calls in flight are answered (Client::close_within), until then.
+    let mut draining: Option<Instant> = None;
     loop {
         while let Some(ev) = session.poll_event() {
             match ev {
@@ -834,13 +935,25 @@ async fn drive<R, W>(
                         h.abort();
                     }
                 }
+                // The server stopped answering pings: the session closed itself (its pending
+                // requests failed, saying so); the connection ends as at end of input.
+                Event::Lost { reason } => {
+                    eof = true;
+                    why = Some(reason);
+                }
             }
+        }
+        if draining.is_some_and(|at| waiters.is_empty() || Instant::now() >= at) {
+            draining = None;
+            closing = true;
+            session.close();
         }
         session.take_output(&mut out);
         if !out.is_empty() {
-            if writer.write_all(&out).await.is_err() || writer.flush().await.is_err() {
+            if let Err(e) = writer.write_all(&out).await.and(writer.flush().await) {
                 session.close();
                 eof = true;
+                why.get_or_insert_with(|| format!("writing to the server failed: {e}"));
             }
             out.clear();
         }
@@ -865,9 +978,15 @@ async fn drive<R, W>(
                 )));
             }
             let _ = writer.shutdown().await;
-            return;
+            return why.unwrap_or_else(|| {
+                if closing {
+                    "the client closed the connection".into()
+                } else {
+                    "the server closed the connection".into()
+                }
+            });
         }
-        let deadline = session.next_deadline();
+        let deadline = [session.next_deadline(), draining].into_iter().flatten().min();
         tokio::select! {
             biased;
             Some((key, result)) = tasks.next(), if !tasks.is_empty() => {
@@ -875,11 +994,19 @@ async fn drive<R, W>(
                 session.respond(key, result);
             }
             n = reader.read(&mut buf), if !eof => match n {
-                Ok(0) | Err(_) => { eof = true; session.close(); }
+                Ok(0) => { eof = true; session.close(); }
+                Err(e) => { eof = true; session.close(); why.get_or_insert_with(|| format!("reading from the server failed: {e}")); }
                 Ok(n) => session.feed(&buf[..n], Instant::now()),
             },
             cmd = rx.recv() => match cmd {
-                None | Some(Cmd::Close) => { closing = true; session.close(); }
+                None => { closing = true; session.close(); }
+                Some(Cmd::Close(grace)) => {
+                    let at = Instant::now() + grace;
+                    draining = Some(draining.map_or(at, |d| d.min(at)));
+                }
+                Some(Cmd::Request { reply, .. } | Cmd::FollowTask { reply, .. }) if draining.is_some() => {
+                    let _ = reply.send(Err(RpcError::new(crate::jsonrpc::codes::CONNECTION_CLOSED, "the client is closing")));
+                }
                 Some(Cmd::Request { method, params, opts, reply }) => {
                     let ro = RequestOptions {
                         timeout: opts.timeout,

@@ -47,6 +47,12 @@ pub struct ClientConfig {
     /// announces and the resources subscribed to, so that change notifications arrive as
     /// they do on a legacy session (the stream is reopened when a subscription changes).
     pub listen: bool,
+    /// Legacy sessions: a keep-alive `ping` is sent this long after the last one was
+    /// answered; one left unanswered for as long again means the server is gone (frozen, or
+    /// its connection silently dead): the session closes, its pending requests fail with
+    /// that reason and [`Event::Lost`] tells the host. `None` (the default): no pings. A
+    /// 2026-07-28 session has no `ping` (each request stands alone).
+    pub ping_interval: Option<Duration>,
 }
 
 impl ClientConfig {
@@ -67,6 +73,7 @@ impl ClientConfig {
             cache_results: true,
             log_level: None,
             listen: true,
+            ping_interval: None,
         }
     }
 }
@@ -117,6 +124,13 @@ struct ClientRole {
     tool_tasks: HashMap<String, bool>,
     /// 2025-11-25 requests whose answers this client reads first.
     legacy_wire: HashMap<OutboundId, LegacyWire>,
+    /// The keep-alive ping on the wire, or when the next is due (legacy, with
+    /// [`ClientConfig::ping_interval`]).
+    ping: Option<OutboundId>,
+    next_ping: Option<Instant>,
+    /// Why the server is taken for gone (a ping went unanswered): the session closes at the
+    /// end of the current step.
+    lost: Option<String>,
 }
 
 /// See [`ClientRole::legacy_wire`].
@@ -205,6 +219,9 @@ impl ClientSession {
                 task_inputs: HashMap::new(),
                 tool_tasks: HashMap::new(),
                 legacy_wire: HashMap::new(),
+                ping: None,
+                next_ping: None,
+                lost: None,
             },
         }
     }
@@ -258,13 +275,13 @@ impl ClientSession {
     /// Feeds bytes of a newline-delimited stream.
     pub fn feed(&mut self, data: &[u8], now: Instant) {
         self.peer.feed(&mut self.role, data, now);
-        self.after_input();
+        self.after_input_at(now);
     }
 
     /// Handles one complete message.
     pub fn handle_message(&mut self, bytes: &[u8], now: Instant) {
         self.peer.handle_message(&mut self.role, bytes, now);
-        self.after_input();
+        self.after_input_at(now);
     }
 
     fn after_input(&mut self) {
@@ -340,8 +357,12 @@ impl ClientSession {
     fn on_answer(&mut self, id: OutboundId, result: Result<Value, RpcError>, now: Instant) -> Vec<Event> {
         match self.role.opening {
             Some(Opening::Probe(p)) if p == id => return self.on_probe(result, now),
-            Some(Opening::Initialize(p)) if p == id => return self.on_initialize(result),
+            Some(Opening::Initialize(p)) if p == id => return self.on_initialize(result, now),
             _ => {}
+        }
+        if self.role.ping == Some(id) {
+            self.role.ping = None;
+            return self.on_ping(result, now);
         }
         if self.role.user_listens.remove(&id) {
             // The server ended an application's listen stream: its answer ends the stream.
@@ -799,7 +820,7 @@ impl ClientSession {
         vec![Event::Response { id: open, result: Err(e) }]
     }
 
-    fn on_initialize(&mut self, result: Result<Value, RpcError>) -> Vec<Event> {
+    fn on_initialize(&mut self, result: Result<Value, RpcError>, now: Instant) -> Vec<Event> {
         let open = self.role.open_id.unwrap_or(OutboundId(0));
         self.role.opening = None;
         let outcome = result.and_then(|v| {
@@ -825,6 +846,7 @@ impl ClientSession {
                 self.role.server = Some(r);
                 self.role.state = State::Operating;
                 self.peer.notify::<Value>(Route::Standalone, "notifications/initialized", None);
+                self.role.next_ping = self.role.config.ping_interval.map(|i| now + i);
                 vec![Event::Initialized]
             }
             Err(e) => {
@@ -1230,31 +1252,70 @@ impl ClientSession {
     /// When `handle_timeout` must next be called.
     pub fn next_deadline(&self) -> Option<Instant> {
         let polls = self.role.followed.values().flat_map(|f| f.next.into_iter().chain(f.deadline)).min();
-        match (self.peer.next_deadline(), polls) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        [self.peer.next_deadline(), polls, self.role.next_ping].into_iter().flatten().min()
     }
 
-    /// Expires timed-out requests, and polls the followed tasks that are due.
+    /// Expires timed-out requests, polls the followed tasks that are due, and sends the
+    /// keep-alive ping when it is due.
     pub fn handle_timeout(&mut self, now: Instant) {
         self.peer.handle_timeout(now);
         self.poll_tasks(now);
-        self.after_input();
+        if self.role.next_ping.is_some_and(|t| t <= now) && self.role.state == State::Operating {
+            self.role.next_ping = None;
+            let timeout = self.role.config.ping_interval;
+            let opts = RequestOptions { timeout, ..Default::default() };
+            self.role.ping = Some(self.peer.send_request("ping", None, &opts, now));
+        }
+        self.after_input_at(now);
+        if let Some(reason) = self.role.lost.take() {
+            self.shut(&reason);
+            self.peer.events.push_back(Event::Lost { reason });
+        }
+    }
+
+    /// A keep-alive ping's answer: any answer (even an error) shows the server is there; no
+    /// answer in time, that it is gone.
+    fn on_ping(&mut self, result: Result<Value, RpcError>, now: Instant) -> Vec<Event> {
+        match result {
+            Err(e) if e.code == codes::REQUEST_TIMEOUT => {
+                let waited = self.role.config.ping_interval.unwrap_or_default();
+                self.role.lost =
+                    Some(format!("the server did not answer a ping within {} ms: taken for gone", waited.as_millis()));
+            }
+            Err(e) if e.code == codes::CONNECTION_CLOSED => {}
+            _ => self.role.next_ping = self.role.config.ping_interval.map(|i| now + i),
+        }
+        Vec::new()
     }
 
     /// Requests awaiting answers.
     pub fn pending_requests(&self) -> usize {
-        // The session's own listen stream is not a request anyone waits for.
-        let internal = self.role.task_wire.len();
+        // The session's own listen stream and keep-alive ping are not requests anyone waits for.
+        let internal = self.role.task_wire.len() + usize::from(self.role.ping.is_some());
         (self.peer.pending_count() + self.role.waiting.len() + self.role.followed.len())
             .saturating_sub(usize::from(self.role.listen.is_some()) + internal)
     }
 
+    /// Whether the server declared `feature`: a capability (`"tools"`, `"logging"`,
+    /// `"completions"`), one of its flags by a dotted path (`"resources.subscribe"`,
+    /// `"tools.listChanged"`, snake_case accepted: `"prompts.list_changed"`), or an
+    /// extension by its id (`"io.modelcontextprotocol/tasks"`, also answered for a
+    /// 2025-11-25 server declaring `tasks`). False before the handshake.
+    pub fn supports(&self, feature: &str) -> bool {
+        let Some(server) = &self.role.server else { return false };
+        supports(&server.capabilities, feature)
+    }
+
     /// Closes the session: pending requests fail with a connection-closed error.
     pub fn close(&mut self) {
+        self.shut("connection closed");
+    }
+
+    fn shut(&mut self, why: &str) {
         self.role.state = State::Closed;
-        self.peer.close();
+        self.role.ping = None;
+        self.role.next_ping = None;
+        self.peer.close_because(why);
         for (caller, call) in std::mem::take(&mut self.role.waiting) {
             for k in call.awaiting.keys() {
                 self.role.inputs.remove(k);
@@ -1293,6 +1354,38 @@ fn input_invocation(key: RequestKey, input: &str, request: Request) -> Event {
         origin: None,
         task: None,
     })
+}
+
+/// Whether `caps` declare `feature` (see [`ClientSession::supports`]).
+pub fn supports(caps: &ServerCapabilities, feature: &str) -> bool {
+    let Ok(caps) = serde_json::to_value(caps) else { return false };
+    let declared = |v: Option<&Value>| v.is_some_and(|v| !matches!(v, Value::Null | Value::Bool(false)));
+    if feature.contains('/') {
+        let ext = caps.get("extensions").and_then(|e| e.get(feature));
+        return declared(ext) || (feature == crate::store::tasks::TASKS_EXTENSION && declared(caps.get("tasks")));
+    }
+    let mut at = Some(&caps);
+    for part in feature.split('.') {
+        let camel = snake_to_camel(part);
+        at = at.and_then(|v| v.get(part).or_else(|| v.get(camel.as_str())));
+    }
+    !feature.is_empty() && declared(at)
+}
+
+fn snake_to_camel(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut up = false;
+    for c in s.chars() {
+        if c == '_' {
+            up = true;
+        } else if up {
+            out.extend(c.to_uppercase());
+            up = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Checks that the server declared the capability `method` needs.

@@ -15,11 +15,12 @@ mod modern;
 mod mrtr;
 mod outbox;
 mod peer;
+mod reconnect;
 pub mod request_state;
 mod server;
 mod skills;
 
-pub use client::{ClientConfig, ClientSession};
+pub use client::{supports as server_supports, ClientConfig, ClientSession};
 pub use client_modern::ClientMode;
 pub use config::{CachePolicy, ServerConfig};
 pub(crate) use modern::is_modern;
@@ -28,6 +29,7 @@ pub(crate) use mrtr::{key_prefix, legacy_input_required};
 pub use mrtr::{InputAnswer, InputRequired};
 pub use outbox::{Route, Transmit};
 pub use peer::RequestOptions;
+pub use reconnect::Reconnect;
 pub use request_state::{RequestStateOptions, StateKeys};
 pub(crate) use server::{check_output, invalid_arguments as invalid_arguments_result};
 pub use server::{Outcome, ServerSession};
@@ -311,6 +313,13 @@ pub enum Event {
         /// The application's listen stream it came on ([`ClientSession::listen`]'s id, from
         /// its `_meta` subscription tag); `None` for any other.
         subscription: Option<OutboundId>,
+    },
+    /// The peer stopped answering (a client's keep-alive `ping` went unanswered, see
+    /// [`ClientConfig::ping_interval`]): the session closed itself, its pending requests
+    /// failed; the host ends the connection (and reconnects, under its policy).
+    Lost {
+        /// Why, for people.
+        reason: String,
     },
 }
 

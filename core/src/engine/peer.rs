@@ -633,16 +633,21 @@ impl Peer {
     /// Closes the session: our pending requests fail, the peer's in-flight ones are
     /// cancelled.
     pub fn close(&mut self) {
+        self.close_because("connection closed");
+    }
+
+    /// [`Peer::close`], saying why (the error our pending requests fail with).
+    pub fn close_because(&mut self, why: &str) {
         if self.closed {
             return;
         }
         self.closed = true;
-        self.fail_pending("connection closed");
+        self.fail_pending(why);
         let mut keys: Vec<RequestKey> = self.inflight.keys().copied().collect();
         keys.sort_unstable();
         for key in keys {
             self.end(key);
-            self.events.push_back(Event::Cancelled { key, reason: Some("connection closed".into()) });
+            self.events.push_back(Event::Cancelled { key, reason: Some(why.into()) });
         }
     }
 

@@ -214,7 +214,7 @@ where
                         let _ = w.send(result.map(Answer::Value));
                     }
                 }
-                Event::Initialized | Event::Progress { .. } | Event::Notification { .. } => {}
+                Event::Initialized | Event::Progress { .. } | Event::Notification { .. } | Event::Lost { .. } => {}
             }
         }
         // 2. Handlers that are already done answer before anything is written.

@@ -144,3 +144,84 @@ fn server_sends_only_pings_before_the_client_is_initialized() {
     s.request("roots/list", None, &RequestOptions::default(), t0).unwrap();
     assert_eq!(lines(&mut s)[0]["method"], "roots/list");
 }
+
+#[test]
+fn keep_alive_pings_find_a_server_that_stopped_answering() {
+    let t0 = Instant::now();
+    let mut config = client_config(json!({}));
+    config.ping_interval = Some(Duration::from_secs(5));
+    config.request_timeout = None;
+    let server_result = json!({
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"tools": {}},
+        "serverInfo": {"name": "s", "version": "1"},
+    });
+    let mut c = client_after_handshake(config.clone(), server_result.clone(), t0);
+    // The first ping is due one interval after the handshake; nothing before.
+    assert_eq!(c.next_deadline(), Some(secs(t0, 5)));
+    c.handle_timeout(secs(t0, 4));
+    assert_quiet(&mut c);
+    c.handle_timeout(secs(t0, 5));
+    let ping = one_line(&mut c);
+    assert_eq!(ping["method"], "ping");
+    // Not a call anyone waits for.
+    assert_eq!(c.pending_requests(), 0);
+    assert_eq!(c.next_deadline(), Some(secs(t0, 10)));
+    // Answered: the next one is due an interval later, and the answer is not an event.
+    send(&mut c, ok(ping["id"].clone(), json!({})), secs(t0, 6));
+    assert_quiet(&mut c);
+    assert_eq!(c.next_deadline(), Some(secs(t0, 11)));
+    // An error answer shows the server is there, too.
+    c.handle_timeout(secs(t0, 11));
+    let ping = one_line(&mut c);
+    send(
+        &mut c,
+        json!({"jsonrpc": "2.0", "id": ping["id"], "error": {"code": -32601, "message": "no ping here"}}),
+        secs(t0, 12),
+    );
+    assert_quiet(&mut c);
+    assert_eq!(c.next_deadline(), Some(secs(t0, 17)));
+
+    // A call is in flight when the server freezes: the ping goes unanswered, the session
+    // closes itself, the call fails saying why, and the host is told.
+    let call = c.request("tools/list", None, &RequestOptions::default(), secs(t0, 16)).unwrap();
+    assert_eq!(one_line(&mut c)["method"], "tools/list");
+    c.handle_timeout(secs(t0, 17));
+    assert_eq!(one_line(&mut c)["method"], "ping");
+    c.handle_timeout(secs(t0, 22));
+    let ev = events(&mut c);
+    let why = "the server did not answer a ping within 5000 ms: taken for gone";
+    assert!(
+        matches!(ev.as_slice(), [
+            Event::Response { id, result: Err(e) },
+            Event::Lost { reason },
+        ] if *id == call && e.code == codes::CONNECTION_CLOSED && e.message == why && reason == why),
+        "{ev:?}"
+    );
+    assert_eq!(c.state(), State::Closed);
+    assert_eq!(c.next_deadline(), None);
+
+    // Without the option, no pings; a 2026-07-28 session has none either (no ping there).
+    let mut quiet = config.clone();
+    quiet.ping_interval = None;
+    let c = client_after_handshake(quiet, server_result, t0);
+    assert_eq!(c.next_deadline(), None);
+}
+
+#[test]
+fn supports_reads_capabilities_flags_and_extensions() {
+    let caps: crate::protocol::ServerCapabilities = serde_json::from_value(json!({
+        "tools": {"listChanged": true},
+        "resources": {"subscribe": false},
+        "logging": {},
+        "tasks": {"requests": {"tools": {"call": {}}}},
+        "extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}},
+    }))
+    .unwrap();
+    let has = |f: &str| crate::engine::server_supports(&caps, f);
+    assert!(has("tools") && has("tools.listChanged") && has("tools.list_changed") && has("logging"));
+    assert!(has("resources") && !has("resources.subscribe") && !has("prompts") && !has("tools.nope"));
+    assert!(has("io.modelcontextprotocol/ui") && !has("io.example/other"));
+    assert!(has("io.modelcontextprotocol/tasks"), "a 2025-11-25 server's tasks capability counts");
+    assert!(!has("") && !has("."));
+}

@@ -40,6 +40,7 @@ pub const LAYOUTS: &[(&str, &[&str])] = &[
     ("progress", &["id", "progress", "total", "message"]),
     ("initialized", &[]),
     ("notification", &["method", "params", "subscription"]),
+    ("lost", &["reason"]),
 ];
 
 /// One value of an event, borrowed from it where it can be.
@@ -93,6 +94,7 @@ impl Kind {
     const PROGRESS: Kind = Kind(9);
     const INITIALIZED: Kind = Kind(10);
     const NOTIFICATION: Kind = Kind(11);
+    const LOST: Kind = Kind(12);
 
     /// Its name (`"tool"`, `"response"`...).
     pub fn name(self) -> &'static str {
@@ -124,6 +126,7 @@ pub fn kind(ev: &Event) -> Kind {
         Event::Progress { .. } => Kind::PROGRESS,
         Event::Initialized => Kind::INITIALIZED,
         Event::Notification { .. } => Kind::NOTIFICATION,
+        Event::Lost { .. } => Kind::LOST,
     }
 }
 
@@ -200,6 +203,7 @@ pub fn visit<'a>(ev: &'a Event, mut f: impl FnMut(Field<'a>)) {
             f(Field::Json(params.as_ref()));
             f(Field::OptInt(subscription.map(|s| s.0)));
         }
+        Event::Lost { reason } => f(Field::Str(reason)),
     }
 }
 
@@ -290,6 +294,7 @@ mod tests {
             Event::Progress { id: OutboundId(1), progress: 1.0, total: None, message: None },
             Event::Initialized,
             Event::Notification { method: "m".into(), params: None, subscription: None },
+            Event::Lost { reason: "r".into() },
         ];
         for ev in &events {
             let mut n = 0;

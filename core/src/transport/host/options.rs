@@ -280,6 +280,18 @@ pub(crate) fn host_http_client_options(
     Ok((options, host_store))
 }
 
+/// A client's reconnect policy from a host's value: `true` (the defaults), `false` or
+/// `null` (none), or an object of [`crate::engine::Reconnect`]'s fields.
+pub fn reconnect(value: Value, unit: TimeUnit) -> Result<Option<crate::engine::Reconnect>, OptionError> {
+    let policy: crate::engine::Reconnect = match value {
+        Value::Null | Value::Bool(false) => return Ok(None),
+        Value::Bool(true) => Default::default(),
+        other => parse(other, unit, "reconnect option")?,
+    };
+    policy.validate().map_err(OptionError)?;
+    Ok(Some(policy))
+}
+
 /// How a client session presents itself, and its defaults.
 #[derive(Debug)]
 pub struct ClientSettings {
@@ -298,6 +310,9 @@ pub struct ClientSettings {
     /// The log level 2026-07-28 requests carry until `logging/setLevel` (`None`: none, so a
     /// modern server sends no log messages).
     pub log_level: Option<String>,
+    /// Legacy sessions: the keep-alive ping interval, in the binding's unit (`None`: no
+    /// pings); see [`ClientConfig::ping_interval`].
+    pub ping_interval: Option<f64>,
 }
 
 impl ClientSettings {
@@ -331,6 +346,18 @@ impl ClientSettings {
                     .map_err(|_| OptionError(format!("unknown log level {l:?}")))?,
             );
         }
+        cfg.ping_interval = match self.ping_interval {
+            None => None,
+            Some(t) => match unit.duration(t) {
+                Some(d) if !d.is_zero() => Some(d),
+                _ => {
+                    return Err(OptionError(format!(
+                        "ping_interval must be a positive number of {}, not {t}",
+                        unit.name()
+                    )))
+                }
+            },
+        };
         cfg.request_timeout = match self.timeout {
             None => None,
             Some(t) => Some(unit.duration(t).ok_or_else(|| {
@@ -395,6 +422,7 @@ mod tests {
             timeout: Some(2.0),
             mode: None,
             log_level: None,
+            ping_interval: None,
         };
         let cfg = settings("2025-03-26").into_config(TimeUnit::Seconds).expect("legacy revision");
         assert_eq!(cfg.request_timeout, Some(Duration::from_secs(2)));

@@ -76,7 +76,21 @@ const WRITER_QUEUE: usize = 64;
 impl Client {
     /// Connects to an MCP server over HTTP (Streamable HTTP, or the legacy HTTP+SSE
     /// transport; see [`HttpClientOptions::transport`]) and performs the handshake.
+    ///
+    /// With [`ClientOptions::reconnect`], a session that ends (the server restarted, its
+    /// session expired, nothing listens any more) is replaced by a new one under the policy.
     pub async fn http(url: &str, http: HttpClientOptions, options: ClientOptions) -> Result<Client> {
+        if let Some(policy) = options.reconnect_policy() {
+            let target = url.to_string();
+            let connector: crate::client::Connector = Arc::new(move || {
+                let (url, http) = (target.clone(), http.clone());
+                Box::pin(async move {
+                    let (reader, writer) = connect(&url, http).await?;
+                    Ok(crate::client::Conn { reader: Box::new(reader), writer: Box::new(writer), child: None })
+                })
+            });
+            return crate::client::connect_reconnecting(connector, options, policy).await;
+        }
         let (reader, writer) = connect(url, http).await?;
         let shared = writer.shared.clone();
         match Client::connect(reader, writer, options).await {

@@ -658,7 +658,7 @@ impl Inner {
                         after.events.push(Event::Progress { id: OutboundId(*h as i64), progress, total, message });
                     }
                 }
-                Event::Initialized | Event::Notification { .. } => after.events.push(ev),
+                Event::Initialized | Event::Notification { .. } | Event::Lost { .. } => after.events.push(ev),
             }
         }
         if let Some(d) = self.engine.next_deadline() {
