@@ -22,6 +22,7 @@ const {
   errorFromObject,
 } = require('./errors.cjs');
 const E = require('./events.cjs');
+const nativeModule = require('./native.cjs');
 
 /**
  * @typedef {import('./types/client').ClientOptions} ClientOptions
@@ -214,6 +215,8 @@ class ClientDriver {
    * @param {{[key: string]: unknown}} info
    */
   _connectionEvent(event, info) {
+    // Counted and said in the engine's log (setLogger, HYPERMCP_LOG).
+    nativeModule.clientEvent(event, String(info.reason ?? ''));
     if (this._onConnection) this._callback(this._onConnection, event, info);
   }
 
@@ -232,6 +235,7 @@ class ClientDriver {
       return;
     }
     if (this._reconnect === null || this._newSession === null || !this._ready || this._closing) {
+      if (this._ready && !this._closing) nativeModule.clientEvent('disconnected', message);
       this._end(message);
       return;
     }

@@ -11,6 +11,7 @@ const errorsModule = require('./errors.cjs');
 const { nativeError: _nativeError, ...errors } = errorsModule;
 const content = require('./content.cjs');
 const nativeModule = require('./native.cjs');
+const { setLogger, metrics, metricsText } = require('./ops.cjs');
 
 module.exports = {
   Server,
@@ -26,6 +27,9 @@ module.exports = {
   InputRequired,
   ...errors,
   ...content,
+  setLogger,
+  metrics,
+  metricsText,
   version: nativeModule.version(),
   PROTOCOL_VERSIONS: nativeModule.protocolVersions(),
 };

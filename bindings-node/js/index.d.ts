@@ -15,6 +15,7 @@
 //   context.d.ts   Context, the `ctx` handlers receive
 //   server.d.ts    Server, its options, HTTP serving, handler and configuration types
 //   client.d.ts    Client, its options and transports
+//   ops.d.ts       setLogger, metrics: the engine's log and counters
 // This file re-exports all of them (`export *`) and declares the package constants below.
 //
 // Exports: a declaration file without any `export {...}`, `export * from`, `export =` or
@@ -45,6 +46,7 @@ export * from './types/errors.js';
 export * from './types/context.js';
 export * from './types/server.js';
 export * from './types/client.js';
+export * from './types/ops.js';
 
 // =============================================================================================
 // Package

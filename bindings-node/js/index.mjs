@@ -53,6 +53,9 @@ export const {
   embeddedResource,
   resourceLink,
   isContent,
+  setLogger,
+  metrics,
+  metricsText,
   version,
   PROTOCOL_VERSIONS,
 } = pkg;

@@ -8,5 +8,7 @@ const native = require('../native/index.js');
 const { nativeError } = require('./errors.cjs');
 
 native.setErrorFactory(nativeError);
+// HYPERMCP_LOG=info (or debug...) sends the engine's events to stderr.
+native.logFromEnv();
 
 module.exports = native;

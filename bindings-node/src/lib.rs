@@ -12,8 +12,10 @@ mod client;
 mod errors;
 mod http;
 mod http_client;
+mod ops;
 mod server;
 
+pub use ops::{client_event, log_from_env, metrics_json, metrics_text, set_log_handler, take_log_records};
 pub use server::{check_skill_entry, read_app, verify_skill_read};
 
 use napi_derive::napi;

@@ -15,6 +15,7 @@ mod client;
 mod errors;
 mod http;
 mod http_client;
+mod ops;
 mod server;
 
 use pyo3::prelude::*;
@@ -36,5 +37,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(server::verify_skill_read, m)?)?;
     m.add_function(wrap_pyfunction!(server::check_skill_entry, m)?)?;
     m.add_function(wrap_pyfunction!(server::read_app, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::set_log_handler, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::metrics, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::metrics_text, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::client_event, m)?)?;
+    // HYPERMCP_LOG=info (or debug...) sends the engine's events to stderr.
+    hypermcp::log::from_env();
     Ok(())
 }

@@ -40,6 +40,8 @@ mod error;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod jsonrpc;
+pub mod log;
+pub mod metrics;
 pub mod protocol;
 pub mod server;
 pub mod store;

@@ -163,6 +163,13 @@ async fn pings_find_a_frozen_stdio_server_and_a_new_one_is_spawned() {
     .await;
 }
 
+/// Lets a legacy session open fully (its standalone GET stream, which tells the client at
+/// once when the server goes away; a client with nothing open learns it on its next request).
+async fn settled(client: &Client) {
+    client.ping().await.expect("ping");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+}
+
 /// `server` over HTTP on `port` until the sender fires.
 async fn serve_on(port: u16) -> (oneshot::Sender<()>, JoinHandle<hypermcp::Result<()>>) {
     let mut options = HttpOptions::default();
@@ -196,6 +203,7 @@ async fn an_http_client_opens_a_new_session_after_its_server_restarts() {
         let (options, seen) = recorder(options);
         let client = Client::http(&url, HttpClientOptions::default(), options).await.expect("connect");
         assert_eq!(echo(&client, "one").await.unwrap(), "one");
+        settled(&client).await;
         let _ = stop.send(());
         let _ = task.await;
         // Nothing listens: the session's stream ends, and tries fail until the server is back.
@@ -234,6 +242,8 @@ async fn the_client_gives_up_after_its_tries_and_fails_fast_when_asked() {
         )
         .await
         .expect("connect");
+        settled(&client).await;
+        settled(&impatient).await;
         let _ = stop.send(());
         let _ = task.await;
         for _ in 0..200 {

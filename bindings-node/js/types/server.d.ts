@@ -210,6 +210,11 @@ export interface HttpOptions {
    */
   clientAddressHeader?: string;
   /**
+   * Serve the engine's counters (`metrics()`) as Prometheus text at this path (`'/metrics'`),
+   * to GET, before any authorization: expose it only where that is fine. Default: none.
+   */
+  metricsPath?: string;
+  /**
    * Serve HTTPS: a PEM file of the certificate chain (with `tlsKey`). Only where the engine
    * listens (`run`, `startHttp`); a mounted `httpHandler()` is served by your own server.
    */

@@ -51,6 +51,7 @@ from .errors import (
 from .server import Server
 
 if TYPE_CHECKING:
+    from ._ops import enable_logging, metrics, metrics_text
     from .auth import OAuth, TokenStore
     from .client import Client
 
@@ -96,6 +97,9 @@ __all__ = [
     "UnsupportedProtocolVersion",
     "UrlElicitationRequired",
     "__version__",
+    "enable_logging",
+    "metrics",
+    "metrics_text",
 ]
 
 
@@ -113,4 +117,8 @@ def __getattr__(name: str) -> Any:
         from .auth import TokenStore
 
         return TokenStore
+    if name in ("enable_logging", "metrics", "metrics_text"):
+        from . import _ops
+
+        return getattr(_ops, name)
     raise AttributeError(f"module 'hypermcp' has no attribute {name!r}")

@@ -184,12 +184,8 @@ class ClientDriver:
             waiter.exception()  # retrieved: nobody may be waiting
 
     def _connection_event(self, event: str, **info: Any) -> None:
-        _log.log(
-            logging.WARNING if event in ("disconnected", "failed") else logging.INFO,
-            "connection %s: %s",
-            event,
-            info,
-        )
+        # Counted and said in the engine's log (hypermcp.enable_logging, HYPERMCP_LOG).
+        _core.client_event(event, str(info.get("reason", "")))
         if self._connection_handler is not None:
             self._callback(self._connection_handler, event, wrap(info))
 
@@ -205,6 +201,8 @@ class ClientDriver:
             self._pump()
             return
         if self._reconnect is None or not self._ready or self._closing or self._new_session is None:
+            if self._ready and not self._closing:
+                _core.client_event("disconnected", message)
             self._end(message)
             return
         # Calls in flight fail, saying why; new ones wait for the new session (or fail fast).

@@ -2,7 +2,7 @@
 bindings-python/src/*.rs)."""
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, final
 
 from typing_extensions import Self
@@ -22,6 +22,10 @@ __all__ = [
     "verify_skill_read",
     "check_skill_entry",
     "read_app",
+    "set_log_handler",
+    "metrics",
+    "metrics_text",
+    "client_event",
 ]
 
 __version__: str
@@ -33,6 +37,10 @@ def keep_freed_memory() -> bool: ...
 def verify_skill_read(entry: dict[str, Any], uri: str, result: dict[str, Any]) -> bytes: ...
 def check_skill_entry(entry: dict[str, Any]) -> None: ...
 def read_app(uri: str, result: dict[str, Any], listed: dict[str, Any] | None = None) -> dict[str, Any]: ...
+def set_log_handler(level: str | None = None, handler: Callable[[int, str, str], object] | None = None) -> None: ...
+def metrics() -> dict[str, Any]: ...
+def metrics_text() -> str: ...
+def client_event(event: str, reason: str) -> None: ...
 @final
 class Registry:
     """The tools, resources, templates and prompts of one server."""

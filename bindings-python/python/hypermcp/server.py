@@ -1005,6 +1005,8 @@ class Server:
         own idlest session makes room, 429 when all are busy; at ``max_sessions`` the address
         holding the most sessions gives one up first) and ``client_address_header``
         (``"x-forwarded-for"`` behind a trusted proxy: what that quota counts by),
+        ``metrics_path`` (``"/metrics"``: the engine's counters, :func:`hypermcp.metrics`, as
+        Prometheus text to ``GET``, before any authorization; default none),
         ``tls_cert`` / ``tls_key`` (PEM files: serve HTTPS, for deployments without a
         TLS-terminating proxy), ``cors`` (False: answer preflights and add the CORS headers for
         the origins ``allowed_origins`` admits, exposing ``Mcp-Session-Id``,

@@ -978,13 +978,12 @@ where
                 )));
             }
             let _ = writer.shutdown().await;
-            return why.unwrap_or_else(|| {
-                if closing {
-                    "the client closed the connection".into()
-                } else {
-                    "the server closed the connection".into()
-                }
-            });
+            if closing && why.is_none() {
+                return "the client closed the connection".into();
+            }
+            let why = why.unwrap_or_else(|| "the server closed the connection".into());
+            crate::metrics::client_event("disconnected", &why);
+            return why;
         }
         let deadline = [session.next_deadline(), draining].into_iter().flatten().min();
         tokio::select! {

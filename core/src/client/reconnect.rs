@@ -156,6 +156,15 @@ enum Held {
 
 impl Supervisor {
     fn tell(&self, ev: ConnectionEvent) {
+        match &ev {
+            ConnectionEvent::Disconnected { .. } => {} // said by the driver
+            ConnectionEvent::Reconnecting { attempt, delay, reason } => crate::metrics::client_event(
+                "reconnecting",
+                &format!("try {attempt} in {} ms after: {reason}", delay.as_millis()),
+            ),
+            ConnectionEvent::Reconnected { .. } => crate::metrics::client_event("reconnected", ""),
+            ConnectionEvent::Failed { reason, .. } => crate::metrics::client_event("failed", reason),
+        }
         if let Some(f) = &self.options.on_connection {
             f(&ev);
         }

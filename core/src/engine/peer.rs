@@ -237,6 +237,7 @@ impl Peer {
     fn dispatch<R: Role>(&mut self, role: &mut R, env: Envelope<'_>, batch: Option<u64>, now: Instant) {
         match (env.method, env.id) {
             (Some(method), Some(id)) => {
+                crate::metrics::REQUESTS.inc();
                 if self.by_id.contains_key(&id) {
                     let err = RpcError::invalid_request(format!(
                         "request id {id} is already in use by a request in progress"
@@ -395,6 +396,12 @@ impl Peer {
 
     /// Writes an error response (`id` `None` means `id: null`).
     pub fn write_error(&mut self, id: Option<&RequestId>, batch: Option<u64>, route: Route, err: &RpcError) {
+        crate::metrics::error_sent(err.code);
+        if matches!(err.code, codes::PARSE_ERROR | codes::INVALID_REQUEST) {
+            tracing::info!(target: "hypermcp::session", code = err.code, reason = %err.message, "message refused");
+        } else {
+            tracing::debug!(target: "hypermcp::session", code = err.code, reason = %err.message, "error response");
+        }
         self.respond(batch, route, |out| jsonrpc::write_error(out, id, err));
     }
 

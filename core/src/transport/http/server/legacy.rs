@@ -7,13 +7,12 @@ use super::reply::{error_reply, not_found, plain, sse_reply, too_many, Reply};
 use super::request::handler_headers;
 use super::service::BoxError;
 use super::session::Session;
-use super::stream::{HttpBody, Kind, SseBody};
+use super::stream::{Kind, SseBody};
 use super::table::new_session_id;
 use super::HttpService;
 use crate::auth::server::AuthInfo;
 use crate::engine::Origin;
-use crate::jsonrpc;
-use http::{header, HeaderValue, Request, Response, StatusCode};
+use http::{Request, StatusCode};
 use http_body::Body;
 use std::sync::Arc;
 use std::time::Instant;
@@ -89,12 +88,7 @@ impl HttpService {
             s.touch();
         }
         if let Err(e) = classify(&body, true) {
-            let mut out = Vec::new();
-            jsonrpc::write_error(&mut out, None, &e);
-            let mut r = Response::new(HttpBody::Full(Some(out.into())));
-            *r.status_mut() = StatusCode::BAD_REQUEST;
-            r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-            return r;
+            return error_reply(StatusCode::BAD_REQUEST, e.code, e.message);
         }
         if let Err(r) = self.check_entry_scopes(auth.as_ref(), &body) {
             return *r;

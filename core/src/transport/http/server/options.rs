@@ -65,6 +65,11 @@ pub struct HttpOptions {
     /// stream, `POST messages_path?sessionId=…` sends to it. Default true.
     #[serde(alias = "legacySse")]
     pub legacy_sse: bool,
+    /// Serve the process's counters ([`crate::metrics`]) in the Prometheus text format at
+    /// this path (`"/metrics"`), to `GET`, before any authorization: expose it to the network
+    /// only where that is fine. Default none.
+    #[serde(alias = "metricsPath", deserialize_with = "optional_endpoint_path")]
+    pub metrics_path: Option<String>,
     /// The legacy SSE endpoint. Default `/sse`.
     #[serde(alias = "ssePath", deserialize_with = "endpoint_path")]
     pub sse_path: String,
@@ -166,6 +171,7 @@ impl Default for HttpOptions {
             json_wait: Duration::from_millis(100),
             event_store: Arc::new(InMemoryEventStore::new(512)),
             legacy_sse: true,
+            metrics_path: None,
             sse_path: "/sse".into(),
             messages_path: "/messages".into(),
             backlog: 64,
@@ -221,6 +227,14 @@ fn endpoint_path<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Er
         return Err(serde::de::Error::custom(format!("expected a path starting with \"/\", got {p:?}")));
     }
     Ok(p)
+}
+
+fn optional_endpoint_path<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    match Option::<String>::deserialize(d)? {
+        None => Ok(None),
+        Some(p) if p.starts_with('/') => Ok(Some(p)),
+        Some(p) => Err(serde::de::Error::custom(format!("expected a path starting with \"/\", got {p:?}"))),
+    }
 }
 
 const LOCAL_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "[::1]"];

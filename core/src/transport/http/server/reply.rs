@@ -16,8 +16,23 @@ pub(super) fn not_found() -> Reply {
     error_reply(StatusCode::NOT_FOUND, -32001, "Session not found")
 }
 
+/// Counts and logs a request refused with `status` (limits hit at info, a full server at
+/// warn, the rest at debug).
+fn refused(status: StatusCode, why: &str) {
+    crate::metrics::refused(status.as_u16());
+    let status = status.as_u16();
+    match status {
+        503 => tracing::warn!(target: "hypermcp::http", status, reason = why, "request refused"),
+        408 | 413 | 429 => tracing::info!(target: "hypermcp::http", status, reason = why, "request refused"),
+        _ => tracing::debug!(target: "hypermcp::http", status, reason = why, "request refused"),
+    }
+}
+
 /// An error reply with a JSON-RPC error body (`id: null`).
 pub(super) fn error_reply(status: StatusCode, code: i32, message: impl Into<String>) -> Reply {
+    let message = message.into();
+    refused(status, &message);
+    crate::metrics::error_sent(code);
     let mut body = Vec::new();
     jsonrpc::write_error(&mut body, None, &RpcError::new(code, message));
     let mut r = Response::new(HttpBody::Full(Some(body.into())));
@@ -27,6 +42,7 @@ pub(super) fn error_reply(status: StatusCode, code: i32, message: impl Into<Stri
 }
 
 pub(super) fn plain(status: StatusCode, text: &'static str) -> Reply {
+    refused(status, text);
     let mut r = Response::new(HttpBody::Full(Some(Bytes::from_static(text.as_bytes()))));
     *r.status_mut() = status;
     r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));

@@ -53,6 +53,19 @@ pub(crate) async fn serve_with(
     loop {
         let permit = match &slots {
             None => None,
+            Some(slots) if slots.available_permits() == 0 => {
+                crate::metrics::CONNECTIONS_LIMITED.inc();
+                tracing::warn!(target: "hypermcp::http", max_connections,
+                    "at max_connections: new connections wait in the listen queue until one ends");
+                tokio::select! {
+                    _ = &mut shutdown => break,
+                    Some(_) = conns.join_next(), if !conns.is_empty() => continue,
+                    p = slots.clone().acquire_owned() => match p {
+                        Ok(p) => Some(p),
+                        Err(_) => break,
+                    },
+                }
+            }
             Some(slots) => tokio::select! {
                 _ = &mut shutdown => break,
                 Some(_) = conns.join_next(), if !conns.is_empty() => continue,
@@ -69,6 +82,7 @@ pub(crate) async fn serve_with(
                     Ok(x) => x,
                     Err(e) => {
                         // Out of file descriptors and the like: wait a little, keep serving.
+                        tracing::warn!(target: "hypermcp::http", error = %e, "accept failed");
                         eprintln!("hypermcp: accept failed: {e}");
                         tokio::time::sleep(Duration::from_millis(50)).await;
                         continue;

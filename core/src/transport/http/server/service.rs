@@ -90,7 +90,7 @@ impl HttpService {
     pub fn close_all(&self) {
         let all: Vec<Arc<Session>> = self.shared.sessions().drain();
         for s in all {
-            s.close();
+            s.close_because("the server is shutting down");
         }
         self.close_listeners();
     }
@@ -130,6 +130,12 @@ impl HttpService {
         }
         let origin = if o.cors { header_str(&req, header::ORIGIN).map(str::to_string) } else { None };
         let path = req.uri().path();
+        if o.metrics_path.as_deref() == Some(path) && req.method() == Method::GET {
+            let mut r = Response::new(HttpBody::Full(Some(crate::metrics::prometheus().into())));
+            r.headers_mut()
+                .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"));
+            return r;
+        }
         let served = path == o.path || o.legacy_paths().is_some_and(|(sse, messages)| path == sse || path == messages);
         if o.cors
             && (served || self.shared.guard.as_ref().is_some_and(|g| g.serves_metadata(path)))

@@ -107,6 +107,8 @@ pub struct Session {
     pub(crate) known: Mutex<Option<crate::store::SessionRecord>>,
     /// The address of the client that opened it (what the per-client quota counts by).
     client: std::sync::OnceLock<std::net::IpAddr>,
+    /// Entered the session table (counted as opened, so its end is counted too).
+    pub(crate) admitted: std::sync::atomic::AtomicBool,
     me: Weak<Session>,
 }
 
@@ -150,6 +152,7 @@ impl Session {
             store_touched: AtomicU64::new(0),
             known: Mutex::new(None),
             client: std::sync::OnceLock::new(),
+            admitted: std::sync::atomic::AtomicBool::new(false),
             me: me.clone(),
         })
     }
@@ -216,7 +219,7 @@ impl Session {
             if let Some(id) = &self.id {
                 self.shared.remove_session(id);
             }
-            self.close();
+            self.close_because("its client stopped reading its event stream (stream_buffer)");
         }
         if !after.queued.is_empty() {
             if let (Some(c), Some(id)) = (self.shared.cluster.get(), &self.id) {
@@ -314,6 +317,11 @@ impl Session {
     /// every method see `closed` and do nothing (a handler completing after this is ignored,
     /// a request that looked the session up just before gets 404).
     pub fn close(&self) {
+        self.close_because("closed");
+    }
+
+    /// [`Session::close`], saying why (in the engine's log, when the session was open).
+    pub fn close_because(&self, why: &'static str) {
         let mut wakers = Vec::new();
         // What closing writes (the responses that end `subscriptions/listen` streams) is
         // routed to its streams before they end.
@@ -325,6 +333,12 @@ impl Session {
             i.engine.close();
             true
         });
+        if first && self.admitted.load(Ordering::Relaxed) {
+            crate::metrics::SESSIONS_CLOSED.inc();
+            if let Some(id) = &self.id {
+                tracing::info!(target: "hypermcp::http", session = %id, reason = why, "session closed");
+            }
+        }
         self.with(|i| {
             if !first {
                 return;
@@ -762,7 +776,7 @@ impl Detach for Session {
             if let Some(id) = &self.id {
                 self.shared.remove_session(id);
             }
-            self.close();
+            self.close_because("its legacy event stream closed");
         } else if self.id.is_none() {
             // A stateless request's session ends with its stream.
             self.close();

@@ -154,12 +154,18 @@ impl Stream {
                     q.frames.put_slice(format!("id: {}-0\ndata: \n\n", self.id).as_bytes());
                 }
                 q.hang_up = true;
+                crate::metrics::STREAMS_OVERFLOWED.inc();
+                tracing::info!(target: "hypermcp::http", stream = self.id, limit = q.limit,
+                    "a client is not reading its event stream: its connection ends (it resumes from the event store)");
             } else {
                 // A reader this far behind is dropped, not buffered for without bound.
                 q.frames = BytesMut::new();
                 q.held = Vec::new();
                 q.finished = true;
                 q.overflowed = true;
+                crate::metrics::STREAMS_OVERFLOWED.inc();
+                tracing::info!(target: "hypermcp::http", stream = self.id, limit = q.limit,
+                    "a client is not reading its event stream: the stream is dropped");
                 if let Some(w) = q.waker.take() {
                     wakers.push(w);
                 }
@@ -283,6 +289,7 @@ impl SseBody {
         keep_alive: Option<Duration>,
         comment: &'static [u8],
     ) -> Self {
+        crate::metrics::STREAMS_OPEN.inc();
         SseBody { stream, owner, keep_alive, idle: None, comment, done: false }
     }
 }
@@ -356,6 +363,7 @@ impl SseBody {
 
 impl Drop for SseBody {
     fn drop(&mut self) {
+        crate::metrics::STREAMS_OPEN.dec();
         if !self.done {
             self.done = true;
             self.release();

@@ -12,7 +12,7 @@ use super::table::new_session_id;
 use super::HttpService;
 use crate::auth::server::AuthInfo;
 use crate::engine::{Origin, RequestHeaders, State};
-use crate::jsonrpc::{self, codes};
+use crate::jsonrpc::codes;
 use crate::protocol::{Feature, ProtocolVersion};
 use http::{header, HeaderValue, Request, Response, StatusCode};
 use http_body::Body;
@@ -57,12 +57,7 @@ impl HttpService {
         let class = match classify(&body, !modern_header) {
             Ok(c) => c,
             Err(e) => {
-                let mut out = Vec::new();
-                jsonrpc::write_error(&mut out, None, &e);
-                let mut r = Response::new(HttpBody::Full(Some(out.into())));
-                *r.status_mut() = StatusCode::BAD_REQUEST;
-                r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-                return r;
+                return error_reply(StatusCode::BAD_REQUEST, e.code, e.message);
             }
         };
         if let Err(r) = self.check_entry_scopes(auth.as_ref(), &body) {
@@ -482,7 +477,7 @@ impl HttpService {
             }
             self.shared.remove_session(id);
         }
-        session.close();
+        session.close_because("deleted by the client");
         Response::new(HttpBody::Empty)
     }
 }

@@ -193,7 +193,8 @@ impl Shared {
                 }
                 v
             };
-            victim.close();
+            crate::metrics::SESSIONS_EVICTED.inc();
+            victim.close_because("evicted to make room for a new session");
         }
     }
 
@@ -267,7 +268,8 @@ impl Shared {
             ids.iter().filter_map(|k| map.remove(k)).collect()
         };
         for s in expired {
-            s.close();
+            crate::metrics::SESSIONS_IDLE_EXPIRED.inc();
+            s.close_because("idle timeout");
         }
     }
 }
@@ -317,6 +319,11 @@ impl Table {
     }
 
     pub fn insert(&mut self, id: Arc<str>, s: Arc<Session>) {
+        if !s.admitted.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            crate::metrics::SESSIONS_OPENED.inc();
+            let client = s.client().map_or_else(|| "-".to_string(), |c| c.to_string());
+            tracing::info!(target: "hypermcp::http", session = %id, client = %client, "session opened");
+        }
         if let Some(c) = s.client() {
             *self.per_client.entry(c).or_default() += 1;
         }
