@@ -4,7 +4,7 @@
 //!
 //! A Rust application installs any `tracing` subscriber it likes (`tracing-subscriber`'s
 //! `fmt()`, OpenTelemetry...): the events have the targets `hypermcp::http`,
-//! `hypermcp::session`, `hypermcp::client` and `hypermcp::stdio`, and their fields. Without
+//! `hypermcp::session` and `hypermcp::client`, and their fields. Without
 //! one, [`install`] sets a small built-in subscriber that formats each event as one line and
 //! hands it to a [`Sink`]: stderr ([`to_stderr`], or the `HYPERMCP_LOG` environment variable
 //! read by [`from_env`]: `error`, `warn`, `info`, `debug` or `trace`), Python's `logging` or a
