@@ -171,6 +171,17 @@ class ClientDriver {
   _end(message) {
     if (this._closed) return;
     this._closed = true;
+    this._shutdown = this._drop(message);
+    this._settleReconnecting(new ConnectionClosed(message));
+  }
+
+  /**
+   * Ends the current session and connection: its calls fail with `message`, the server's
+   * requests are aborted; resolves once the transport is shut down.
+   * @param {string} message
+   * @returns {Promise<void>}
+   */
+  _drop(message) {
     this._closeMessage = message;
     if (this._timer !== null) {
       clearTimeout(this._timer);
@@ -187,9 +198,8 @@ class ClientDriver {
       this._serving.delete(key);
       ac.abort(new AbortError(`the request was aborted: ${message}`));
     }
-    this._settleReconnecting(new ConnectionClosed(message));
     const transport = this._transport;
-    this._shutdown = Promise.resolve()
+    return Promise.resolve()
       .then(() => transport.close())
       .then(
         () => undefined,
@@ -240,36 +250,14 @@ class ClientDriver {
       return;
     }
     // Calls in flight fail, saying why; new ones wait for the new session (or fail fast).
-    const why = `${message}; reconnecting`;
-    this._closeMessage = why;
-    if (this._timer !== null) {
-      clearTimeout(this._timer);
-      this._timer = null;
-    }
-    this._session.close();
-    this._pump();
+    const closed = this._drop(`${message}; reconnecting`);
     this._closeMessage = null;
-    for (const [id, entry] of this._pending) {
-      this._pending.delete(id);
-      entry.cleanup?.();
-      entry.reject(new ConnectionClosed(why));
-    }
-    for (const [key, ac] of this._serving) {
-      this._serving.delete(key);
-      ac.abort(new AbortError(`the request was aborted: ${why}`));
-    }
     /** @type {any} */
     let settle = null;
     const promise = new Promise((resolve, reject) => (settle = { resolve, reject }));
     promise.catch(() => {}); // nobody may be waiting
     this._reconnecting = { promise, resolve: settle.resolve, reject: settle.reject };
     this._attempt = 0;
-    const closed = Promise.resolve()
-      .then(() => this._transport.close())
-      .then(
-        () => undefined,
-        (err) => this._report(err),
-      );
     this._connectionEvent('disconnected', { reason: message });
     void this._reconnectLoop(message, closed);
   }

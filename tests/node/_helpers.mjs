@@ -6,6 +6,7 @@
 // does not load the native addon by importing this; `connect` loads the package when called.
 
 import { createRequire } from 'node:module';
+import net from 'node:net';
 
 const require = createRequire(import.meta.url);
 
@@ -20,6 +21,27 @@ export function within(promise, ms = 10_000, what = 'the promise') {
 
 /** Resolves after `ms` milliseconds. */
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits (polling every 5 ms) until `predicate()` holds, failing after `ms`. */
+export async function until(predicate, ms = 10_000) {
+  const deadline = Date.now() + ms;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error('the condition did not hold in time');
+    await sleep(5);
+  }
+}
+
+/** A TCP port free on the loopback address now. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
 
 /** A short pause (20 ms by default): lets messages in flight land. */
 export const tick = (ms = 20) => sleep(ms);

@@ -10,11 +10,10 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { within, sleep } from './_helpers.mjs';
+import { within, sleep, until, freePort } from './_helpers.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -34,14 +33,6 @@ const port = process.argv[2];
 await server.run(port ? { transport: 'http', port: Number(port), metricsPath: '/metrics', maxBody: 1024 } : {});
 `,
 );
-
-async function until(predicate, ms = 10_000) {
-  const deadline = Date.now() + ms;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('the condition did not hold in time');
-    await sleep(5);
-  }
-}
 
 test('the engine log reaches the app logger and the counters count', async () => {
   const lines = [];
@@ -73,17 +64,6 @@ test('the engine log reaches the app logger and the counters count', async () =>
   assert.throws(() => setLogger(logger, { level: 'loud' }), /unknown log level/);
   assert.throws(() => setLogger(42), /a logger is an object/);
 });
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 test('an HTTP server logs to stderr with HYPERMCP_LOG and serves its counters', async () => {
   const port = await freePort();

@@ -17,7 +17,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { within, sleep } from './_helpers.mjs';
+import { within, sleep, until, freePort } from './_helpers.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -42,25 +42,6 @@ await server.run(port ? { transport: 'http', port: Number(port) } : {});
 );
 
 const FAST = { initialDelay: 50, maxDelay: 300, maxAttempts: 100 };
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = /** @type {net.AddressInfo} */ (s.address());
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function until(predicate, ms = 10_000) {
-  const deadline = Date.now() + ms;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('the condition did not hold in time');
-    await sleep(5);
-  }
-}
 
 /** The server script over HTTP on one port, started, killed and started again. */
 class HttpServer {

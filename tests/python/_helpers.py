@@ -6,6 +6,7 @@ test makes goes through :func:`within` (10 s), so a hang fails instead of blocki
 """
 
 import asyncio
+import socket
 from collections.abc import Awaitable, Coroutine
 from typing import Any, TypeVar
 
@@ -62,3 +63,10 @@ class Logs:
 
     def levels_and_data(self) -> list[tuple[str, Any]]:
         return [(p["level"], p["data"]) for p in self.received]
+
+
+def free_port() -> int:
+    """A TCP port free on the loopback address now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])

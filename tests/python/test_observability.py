@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 import hypermcp
-from _helpers import run, until, within
+from _helpers import free_port, run, until, within
 from hypermcp import Client
 
 SERVER = """
@@ -90,12 +90,6 @@ def test_the_engine_log_reaches_logging_and_the_counters_count(tmp_path: Path) -
         root.removeHandler(captured)
     with pytest.raises(ValueError, match="unknown log level"):
         hypermcp.enable_logging("LOUD")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def request(port: int, method: str, path: str, body: bytes | None = None, headers: dict[str, str] | None = None):

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from _helpers import run, until, within
+from _helpers import free_port, run, until, within
 from hypermcp import Client, Server
 from hypermcp.errors import ConnectionClosed, McpError, OptionError
 
@@ -54,12 +54,6 @@ def script(tmp_path: Path) -> Path:
     path = tmp_path / "server.py"
     path.write_text(SERVER)
     return path
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class HttpServer:

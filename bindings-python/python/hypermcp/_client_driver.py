@@ -155,23 +155,22 @@ class ClientDriver:
         if self._closed:
             return
         self._closed = True
-        self._close_message = message
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        self._session.close()  # pending requests fail, the server's requests are cancelled
-        self._pump()
-        self._end_listeners()
-        self._conn.close()
+        self._drop(message)
         task = self._reconnect_task
         if task is not None and task is not asyncio.current_task():
             task.cancel()
         self._settle_reconnecting(ConnectionClosed(message))
 
-    def _end_listeners(self) -> None:
-        for queue in self._listeners.values():
-            queue.put_nowait(None)
-        self._listeners.clear()
+    def _drop(self, message: str) -> None:
+        """Ends the current session and connection: pending requests fail with ``message``
+        (listen streams end with them), the server's requests are cancelled."""
+        self._close_message = message
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._session.close()
+        self._pump()
+        self._conn.close()
 
     def _settle_reconnecting(self, error: BaseException | None) -> None:
         waiter, self._reconnecting = self._reconnecting, None
@@ -206,15 +205,8 @@ class ClientDriver:
             self._end(message)
             return
         # Calls in flight fail, saying why; new ones wait for the new session (or fail fast).
-        self._close_message = f"{message}; reconnecting"
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        self._session.close()
-        self._pump()
+        self._drop(f"{message}; reconnecting")
         self._close_message = None
-        self._end_listeners()
-        self._conn.close()
         loop = self._loop
         assert loop is not None
         self._reconnecting = loop.create_future()
