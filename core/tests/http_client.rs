@@ -230,7 +230,8 @@ async fn proxy(upstream: u16) -> (u16, Log, Arc<AtomicUsize>) {
     (port, log, conns)
 }
 
-/// A canned answer: status, content type, body.
+/// A canned answer: status (0: the connection is dropped under the request), content type,
+/// body.
 type Canned = (u16, &'static str, String);
 
 /// A test server answering each request with `answer(request)`; also records them.
@@ -253,6 +254,10 @@ async fn canned(answer: impl Fn(&Seen) -> Canned + Send + Sync + 'static) -> (St
                         let body = body.collect().await.map_err(io_err)?.to_bytes();
                         let seen = record(&log, &parts, &body);
                         let (status, ct, text) = answer(&seen);
+                        if status == 0 {
+                            // Status 0: no answer, the connection dropped.
+                            return Err(io_err("dropped"));
+                        }
                         let mut resp = Response::builder().status(status).header("mcp-session-id", "canned-session");
                         if !ct.is_empty() {
                             resp = resp.header("content-type", ct);
@@ -690,6 +695,37 @@ async fn broken_streams_and_failed_calls_do_not_hang() {
             assert_eq!(s.header("mcp-session-id"), Some("canned-session"), "{s:?}");
             assert_eq!(s.header("mcp-protocol-version"), Some("2025-06-18"), "{s:?}");
         }
+    })
+    .await;
+}
+
+/// A connection that breaks under a request while the server is still there fails that
+/// request as closed (it may or may not have been served: it is not sent again), and the
+/// client goes on; a server gone for good ends the transport (the reconnect tests).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_broken_under_a_request_fails_it_as_closed() {
+    bounded_for(LIMIT, async {
+        let (url, log) = canned(|s| {
+            let id = s.body.get("id").cloned().unwrap_or(Value::Null);
+            match (s.method.as_str(), s.rpc_method()) {
+                ("POST", Some("initialize")) => (200, "application/json", init_result(&id)),
+                ("POST", Some("tools/call")) => (0, "", String::new()),
+                ("POST", Some("ping")) => {
+                    (200, "application/json", json!({"jsonrpc": "2.0", "id": id, "result": {}}).to_string())
+                }
+                ("POST", _) => (202, "", String::new()),
+                _ => (405, "", String::new()),
+            }
+        })
+        .await;
+        let client = Client::http(&url, HttpClientOptions::default(), legacy()).await.expect("connect");
+        let e = client.call_tool("x", json!({})).await.unwrap_err();
+        // (Error::Closed: the Rust error of a closed connection carries no message.)
+        assert_eq!(e.code(), hypermcp::jsonrpc::codes::CONNECTION_CLOSED, "{e:?}");
+        client.ping().await.expect("the client goes on");
+        let calls = requests(&log).iter().filter(|s| s.rpc_method() == Some("tools/call")).count();
+        assert_eq!(calls, 1, "never sent twice");
+        client.close().await.expect("close");
     })
     .await;
 }

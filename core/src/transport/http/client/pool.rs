@@ -120,9 +120,21 @@ impl Pool {
                 Err(mut e) => match e.take_message() {
                     // Not sent: the pooled connection was closing. Try a fresh one.
                     Some(r) if reused => req = r,
-                    _ => return Err(io::Error::other(e.into_error())),
+                    _ => return Err(send_error(e.into_error())),
                 },
             }
         }
     }
+}
+
+/// A request that failed once sent, as an I/O error whose kind says what happened: the
+/// connection closing under it (before a complete answer) is `ConnectionReset`.
+fn send_error(e: hyper::Error) -> io::Error {
+    let broke = e.is_incomplete_message() || e.is_closed() || e.is_canceled();
+    let kind = match std::error::Error::source(&e).and_then(|s| s.downcast_ref::<io::Error>()) {
+        Some(io) => io.kind(),
+        None if broke => io::ErrorKind::ConnectionReset,
+        None => io::ErrorKind::Other,
+    };
+    io::Error::new(kind, e)
 }

@@ -427,12 +427,26 @@ impl Shared {
 
     /// A request to the server could not be sent: when nothing listens at its address any
     /// more the transport ends (see [`Shared::closed`]), else the requests among `keys` fail.
+    /// A connection that broke under the request (a server killed while it sat in the pool)
+    /// is told apart by trying a fresh one: refused, the server is gone; else only these
+    /// requests fail, as closed (they may or may not have been served: never sent twice).
     pub(super) async fn send_failed(&self, tx: &mpsc::Sender<Item>, keys: &[String], what: &str, e: &io::Error) {
-        if e.kind() == io::ErrorKind::ConnectionRefused {
-            let m = format!("the server at {} is unreachable: {e}", self.base.url);
-            return self.closed(tx, m).await;
+        use io::ErrorKind::{BrokenPipe, ConnectionAborted, ConnectionRefused, ConnectionReset, UnexpectedEof};
+        let unreachable = |e: &io::Error| format!("the server at {} is unreachable: {e}", self.base.url);
+        match e.kind() {
+            ConnectionRefused => self.closed(tx, unreachable(e)).await,
+            ConnectionReset | ConnectionAborted | BrokenPipe | UnexpectedEof => match self.pool.open().await {
+                Err(probe) if probe.kind() == ConnectionRefused => self.closed(tx, unreachable(&probe)).await,
+                probe => {
+                    if let Ok(sender) = probe {
+                        self.pool.put(sender);
+                    }
+                    let code = crate::jsonrpc::codes::CONNECTION_CLOSED;
+                    self.fail_requests_with(tx, keys, code, &format!("{what} failed: {e}")).await
+                }
+            },
+            _ => self.fail_requests(tx, keys, &format!("{what} failed: {e}")).await,
         }
-        self.fail_requests(tx, keys, &format!("{what} failed: {e}")).await
     }
 
     async fn fail_with(&self, tx: &mpsc::Sender<Item>, code: i32, message: String) {
