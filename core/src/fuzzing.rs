@@ -167,9 +167,16 @@ pub fn jsonrpc(data: &[u8]) {
         }
     }
     if crate::jsonrpc::parse_message(rest).is_ok() {
-        let v: Value = serde_json::from_slice(rest).expect("a parsed message is JSON");
-        let again = serde_json::to_vec(&v).expect("serializable");
-        assert!(crate::jsonrpc::parse_message(&again).is_ok(), "a message parses again from its serialization");
+        match serde_json::from_slice::<Value>(rest) {
+            Ok(v) => {
+                let again = serde_json::to_vec(&v).expect("serializable");
+                assert!(crate::jsonrpc::parse_message(&again).is_ok(), "a message parses again from its serialization");
+            }
+            // JSON puts no bound on numbers; a `Value` holds them as f64 at most, while the
+            // parser keeps what it does not read as text (found by fuzzing: a member
+            // `"x": 888...8` of 380 digits). Any other difference is a bug.
+            Err(e) => assert!(e.to_string().starts_with("number out of range"), "a parsed message is JSON: {e}"),
+        }
     }
 }
 

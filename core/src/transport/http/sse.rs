@@ -184,10 +184,13 @@ impl SseParser {
         match field {
             b"event" => self.event = String::from_utf8_lossy(value).into_owned(),
             b"data" => {
-                if self.data.len() + value.len() > self.max_event {
+                // Counted as stored: an invalid byte becomes U+FFFD, three bytes (found by
+                // fuzzing: invalid UTF-8 passed the limit).
+                let text = String::from_utf8_lossy(value);
+                if self.data.len() + text.len() > self.max_event {
                     return Err(SseError::EventTooLarge(self.max_event));
                 }
-                self.data.push_str(&String::from_utf8_lossy(value));
+                self.data.push_str(&text);
                 self.data.push('\n');
             }
             b"id" if !value.contains(&0) => self.last_id = String::from_utf8_lossy(value).into_owned(),
@@ -331,6 +334,12 @@ mod tests {
     fn limits() {
         let mut p = SseParser::new(16);
         assert_eq!(p.feed(b"data: 0123456789\ndata: 0123456789\n"), Err(SseError::EventTooLarge(16)));
+        // Invalid UTF-8 is stored as U+FFFD (three bytes each): counted as stored.
+        let mut p = SseParser::new(16);
+        assert_eq!(p.feed(b"data: \xff\xff\xff\xff\xff\xff\n"), Err(SseError::EventTooLarge(16)));
+        let mut p = SseParser::new(18);
+        p.feed(b"data: \xff\xff\xff\xff\xff\xff\n\n").unwrap();
+        assert_eq!(p.next_event().map(|e| e.data.len()), Some(18));
         let mut p = SseParser::new(16);
         let long = vec![b'x'; 2000];
         assert_eq!(p.feed(&long), Err(SseError::LineTooLong(16 + 1024)));
