@@ -39,7 +39,7 @@ rust-bench:
 
 $(VENV)/.tools: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --disable-pip-version-check "maturin==1.16.0" "pytest>=8,<9" "ruff==0.14.*" "pyright==1.1.*" "mypy==1.*" "pydantic>=2,<3"
+	$(PY) -m pip install -q --disable-pip-version-check "maturin==1.16.0" "pytest>=8,<9" "ruff==0.14.*" "pyright==1.1.*" "mypy==1.*" "pydantic>=2,<3" "opentelemetry-sdk>=1.30,<2"
 	touch $@
 
 ## python: `pip install .` of the package into .venv (no build isolation: maturin is there)

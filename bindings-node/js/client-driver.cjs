@@ -23,6 +23,7 @@ const {
 } = require('./errors.cjs');
 const E = require('./events.cjs');
 const nativeModule = require('./native.cjs');
+const trace = require('./trace.cjs');
 
 /**
  * @typedef {import('./types/client').ClientOptions} ClientOptions
@@ -661,6 +662,12 @@ class ClientDriver {
     this._checkOpen();
     if (signal?.aborted) return Promise.reject(abortError(signal));
     const progress = typeof onProgress === 'function' || !!resetTimeoutOnProgress;
+    // A trace to carry on in _meta (the handler's being served, or OpenTelemetry's).
+    /** @type {any} */
+    let span = null;
+    if (trace.active()) {
+      [params, span] = trace.clientBegin(method, params, this._transport.networkTransport ?? null, this._session.protocolVersion ?? null);
+    }
     let id;
     try {
       id = this._session.request(
@@ -672,9 +679,20 @@ class ClientDriver {
         !!options.followTask,
       );
     } catch (err) {
+      if (span !== null) trace.clientEnd(span, null, err, false);
       return Promise.reject(err);
     }
-    return this._answer(id, signal, onProgress);
+    if (span === null) return this._answer(id, signal, onProgress);
+    return this._answer(id, signal, onProgress).then(
+      (result) => {
+        trace.clientEnd(span, id, null, method === 'tools/call' && result?.isError === true);
+        return result;
+      },
+      (err) => {
+        trace.clientEnd(span, id, err, false);
+        throw err;
+      },
+    );
   }
 
   /**

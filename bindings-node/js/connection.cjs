@@ -11,6 +11,7 @@ const { Context, InputRequired } = require('./context.cjs');
 const { McpError, ConnectionClosed, errorFromObject } = require('./errors.cjs');
 const { isContent } = require('./content.cjs');
 const E = require('./events.cjs');
+const trace = require('./trace.cjs');
 
 /**
  * @typedef {import('./server.cjs').Server<any>} Server
@@ -135,6 +136,11 @@ class ServerConnection {
   _context(ev) {
     const ctx = new Context(this, ev[E.KEY], ev[E.ID], ev[E.TOKEN], ev[E.META], ev[E.CONTEXT], ev[E.ORIGIN]);
     if (ev[E.KIND] === 'tool' && ev[E.TOOL_TASK] != null) ctx.taskId = ev[E.TOOL_TASK];
+    // A trace from the caller, or OpenTelemetry in the app: the handler runs under it.
+    if (typeof ev[E.META]?.traceparent === 'string' || trace.otel() !== null) {
+      const context = ev[E.CONTEXT];
+      ctx._scope = new trace.ServerScope(ev, E, context != null ? context.protocolVersion : this.session.protocolVersion);
+    }
     return ctx;
   }
 
@@ -183,10 +189,12 @@ class ServerConnection {
    * @param {(err: unknown) => void} fail answers with its failure
    */
   _run(ctx, call, ok, fail) {
+    const scope = ctx._scope;
     let result;
     try {
-      result = call();
+      result = scope === null ? call() : scope.run(call);
     } catch (err) {
+      scope?.finish(err);
       fail(err);
       return;
     }
@@ -194,10 +202,17 @@ class ServerConnection {
       // (On the task connection when the handler became a task's before its first await.)
       ctx._conn._running.set(ctx._key, ctx);
       /** @type {PromiseLike<unknown>} */ (result).then(
-        (value) => ctx._conn._settled(ctx._key, ctx, () => ok(value)),
-        (err) => ctx._conn._settled(ctx._key, ctx, () => fail(err)),
+        (value) => {
+          scope?.finish(null, value);
+          ctx._conn._settled(ctx._key, ctx, () => ok(value));
+        },
+        (err) => {
+          scope?.finish(err);
+          ctx._conn._settled(ctx._key, ctx, () => fail(err));
+        },
       );
     } else {
+      scope?.finish(null, result);
       ok(result);
     }
   }
@@ -472,6 +487,7 @@ class ServerConnection {
     if (this.closed) return;
     const ctx = this._running.get(key);
     if (ctx) {
+      ctx._scope?.finish(null, undefined, true);
       // Its handler stops here (it never resumes); its outcome is the input_required result.
       ctx._cancel('input required: the client answers and retries');
       this._running.delete(key);

@@ -75,6 +75,19 @@ class Context {
     this.meta = meta;
     /** @type {string | null} The id of the task this call runs as (tasks extension), or null. */
     this.taskId = null;
+    /** @type {import('./trace.cjs').ServerScope | null} the call's trace (see trace.cjs) */
+    this._scope = null;
+  }
+
+  /**
+   * The W3C trace context the caller sent in `_meta` (`traceparent`, `tracestate`,
+   * `baggage`): `traceId`, `parentId`, `sampled`, `baggage` (an object)..., or null when it
+   * sent no valid one. While this handler runs, the requests your clients send carry it on
+   * (or, with OpenTelemetry, this request's span).
+   * @returns {import('./trace.cjs').TraceContext | null}
+   */
+  get traceContext() {
+    return require('./trace.cjs').parse(this.meta);
   }
 
   /** An AbortSignal that fires when the client cancels this request. */

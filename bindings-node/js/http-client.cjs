@@ -36,6 +36,11 @@ function delay(ms) {
  * @implements {ClientTransport}
  */
 class HttpTransport {
+  /** `network.transport` of the OpenTelemetry conventions for MCP. @returns {string | null} */
+  get networkTransport() {
+    return 'tcp';
+  }
+
   /**
    * Options: `headers`, `transport` ('auto' | 'http' | 'sse'), `connectTimeout` (ms),
    * `openGetStream` (default true: the standalone GET stream for messages unrelated to a call),

@@ -12,6 +12,7 @@ const { nativeError: _nativeError, ...errors } = errorsModule;
 const content = require('./content.cjs');
 const nativeModule = require('./native.cjs');
 const { setLogger, metrics, metricsText } = require('./ops.cjs');
+const { TraceContext } = require('./trace.cjs');
 
 module.exports = {
   Server,
@@ -25,6 +26,7 @@ module.exports = {
   resourceRef,
   Context,
   InputRequired,
+  TraceContext,
   ...errors,
   ...content,
   setLogger,

@@ -14,6 +14,7 @@ export const {
   resourceRef,
   Context,
   InputRequired,
+  TraceContext,
   PARSE_ERROR,
   INVALID_REQUEST,
   METHOD_NOT_FOUND,

@@ -13,6 +13,11 @@ const { ServerConnection } = require('./connection.cjs');
 
 /** @implements {ClientTransport} */
 class MemoryTransport {
+  /** `network.transport` of the OpenTelemetry conventions for MCP. @returns {string | null} */
+  get networkTransport() {
+    return null;
+  }
+
   /** @param {import('./server.cjs').Server<any>} server */
   constructor(server) {
     this.server = server;

@@ -30,6 +30,11 @@ function delay(ms) {
  * @implements {ClientTransport}
  */
 class StdioTransport {
+  /** `network.transport` of the OpenTelemetry conventions for MCP. @returns {string | null} */
+  get networkTransport() {
+    return 'pipe';
+  }
+
   /**
    * Options: `env` (added to process.env), `cwd`, `onStderr(line)`.
    * @param {string} command

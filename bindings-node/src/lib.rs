@@ -15,7 +15,9 @@ mod http_client;
 mod ops;
 mod server;
 
-pub use ops::{client_event, log_from_env, metrics_json, metrics_text, set_log_handler, take_log_records};
+pub use ops::{
+    client_event, log_from_env, metrics_json, metrics_text, set_log_handler, take_log_records, trace_context,
+};
 pub use server::{check_skill_entry, read_app, verify_skill_read};
 
 use napi_derive::napi;

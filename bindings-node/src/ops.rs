@@ -101,3 +101,12 @@ pub fn client_event(event: String, reason: String) {
 pub fn log_from_env() -> bool {
     hypermcp::log::from_env()
 }
+
+/// The W3C trace context of a request's `_meta` values as JSON text (`{traceparent,
+/// traceId, parentId, flags, sampled, tracestate, baggage, baggageItems}`), or null without
+/// a valid `traceparent` (the engine's reading: `hypermcp::trace`).
+#[napi]
+pub fn trace_context(traceparent: String, tracestate: Option<String>, baggage: Option<String>) -> Option<String> {
+    hypermcp::trace::TraceContext::parse(&traceparent, tracestate.as_deref(), baggage.as_deref())
+        .map(|tc| tc.to_host_json().to_string())
+}

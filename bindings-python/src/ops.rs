@@ -78,3 +78,18 @@ pub fn metrics_text() -> String {
 pub fn client_event(event: &str, reason: &str) {
     hypermcp::metrics::client_event(event, reason);
 }
+
+/// The W3C trace context of a request's `_meta` (a dict): `{traceparent, traceId,
+/// parentId, flags, sampled, tracestate, baggage, baggageItems}`, or None without a valid
+/// `traceparent` (the engine's reading: `hypermcp::trace`).
+#[pyfunction]
+pub fn trace_context<'py>(py: Python<'py>, meta: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyAny>>> {
+    use hypermcp::trace::{TraceContext, BAGGAGE, TRACEPARENT, TRACESTATE};
+    let Ok(meta) = meta.cast::<pyo3::types::PyDict>() else { return Ok(None) };
+    let text = |key: &str| -> Option<String> { meta.get_item(key).ok().flatten().and_then(|v| v.extract().ok()) };
+    let Some(traceparent) = text(TRACEPARENT) else { return Ok(None) };
+    match TraceContext::parse(&traceparent, text(TRACESTATE).as_deref(), text(BAGGAGE).as_deref()) {
+        Some(tc) => crate::bridge::to_py(py, &tc.to_host_json()).map(Some),
+        None => Ok(None),
+    }
+}

@@ -12,6 +12,7 @@
 //! - [`transport`]: the drivers: stdio, child processes, in-memory pairs, [`http`]
 //!   (Streamable HTTP and legacy HTTP+SSE, server and client), and the [`transport::host`]
 //!   adapters the Python and Node bindings drive;
+//! - [`trace`] (W3C trace context in `_meta`), [`log`] and [`metrics`]: what operators see;
 //! - [`Server`] and [`Client`]: the async Rust API on tokio, over stdio, a child process,
 //!   any byte stream or HTTP.
 //!
@@ -45,6 +46,7 @@ pub mod metrics;
 pub mod protocol;
 pub mod server;
 pub mod store;
+pub mod trace;
 pub mod transport;
 mod util;
 

@@ -369,6 +369,8 @@ export interface ClientTransport {
   failureDetail?(): string;
   /** The tail of the server's stderr. */
   readonly stderr?: string;
+  /** `network.transport` of the OpenTelemetry conventions for MCP (`pipe`, `tcp`), if any. */
+  readonly networkTransport?: string | null;
 }
 
 /**

@@ -102,6 +102,33 @@ export type SampleInput = string | ReadonlyArray<string | SamplingMessage>;
  * the handler runs again from the start (the awaited call then resolves with the answer):
  * code before such an await runs once per round, so put side effects after the inputs.
  */
+/**
+ * The W3C trace context of a request (`ctx.traceContext`), as the engine read it from
+ * `_meta`: an invalid `traceparent` is no trace context; an invalid `tracestate` is left
+ * out; baggage entries that do not parse are skipped.
+ */
+export declare class TraceContext {
+  private constructor();
+  /** The `traceparent` to send on, at version 00. */
+  readonly traceparent: string;
+  /** The trace's id: 32 lower-case hex digits. */
+  readonly traceId: string;
+  /** The caller's span id: 16 hex digits. */
+  readonly parentId: string;
+  /** The trace flags (bit 0: sampled). */
+  readonly flags: number;
+  /** Whether the caller records this trace. */
+  readonly sampled: boolean;
+  /** The vendors' `tracestate`, or null. */
+  readonly tracestate: string | null;
+  /** The decoded W3C baggage entries. */
+  readonly baggage: Record<string, string>;
+  /** The raw `baggage` value, or null. */
+  readonly baggageHeader: string | null;
+  /** The `_meta` keys that carry it on (`traceparent`, and `tracestate` / `baggage` when there are). */
+  toMeta(): Record<string, string>;
+}
+
 export declare class Context<L = unknown> {
   /** Contexts are made by the server for each request. */
   private constructor();
@@ -111,6 +138,12 @@ export declare class Context<L = unknown> {
   readonly progressToken: ProgressToken | null;
   /** The request's `_meta`, or null. */
   readonly meta: Meta | null;
+  /**
+   * The W3C trace context the caller sent in `_meta` (`traceparent`, `tracestate`,
+   * `baggage`), or null when it sent no valid one. While this handler runs, the requests
+   * your clients send carry it on (or, when the app uses OpenTelemetry, this request's span).
+   */
+  readonly traceContext: TraceContext | null;
   /** An AbortSignal that fires when the client cancels this request (or the connection ends). */
   readonly signal: AbortSignal;
   /** Whether the client cancelled this request, or its task (`tasks/cancel`). */

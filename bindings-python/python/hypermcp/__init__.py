@@ -52,6 +52,7 @@ from .server import Server
 
 if TYPE_CHECKING:
     from ._ops import enable_logging, metrics, metrics_text
+    from ._trace import TraceContext
     from .auth import OAuth, TokenStore
     from .client import Client
 
@@ -93,6 +94,7 @@ __all__ = [
     "Text",
     "TokenStore",
     "ToolError",
+    "TraceContext",
     "Unauthorized",
     "UnsupportedProtocolVersion",
     "UrlElicitationRequired",
@@ -117,6 +119,10 @@ def __getattr__(name: str) -> Any:
         from .auth import TokenStore
 
         return TokenStore
+    if name == "TraceContext":
+        from ._trace import TraceContext
+
+        return TraceContext
     if name in ("enable_logging", "metrics", "metrics_text"):
         from . import _ops
 

@@ -13,11 +13,12 @@ import asyncio
 import inspect
 import logging
 import os
+import sys
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from . import _core
+from . import _core, _trace
 from ._events import (
     CANCELLED_KEY,
     ELICITATION_PARAMS,
@@ -493,8 +494,23 @@ class ClientDriver:
         self._check_open()
         # Progress is asked for when someone listens, and to let it extend the timeout.
         progress = progress_handler is not None or reset_timeout_on_progress
-        rid = self._session.request(method, params, timeout, progress, reset_timeout_on_progress, follow_task)
-        return await self._answer(rid, progress_handler)
+        if "opentelemetry.trace" not in sys.modules and _trace.current() is None:
+            rid = self._session.request(method, params, timeout, progress, reset_timeout_on_progress, follow_task)
+            return await self._answer(rid, progress_handler)
+        # A trace to carry on in _meta (the handler's being served, or OpenTelemetry's).
+        params, span = _trace.client_begin(method, params, self._conn.network_transport, self._session.protocol_version)
+        rid = None
+        try:
+            rid = self._session.request(method, params, timeout, progress, reset_timeout_on_progress, follow_task)
+            result = await self._answer(rid, progress_handler)
+        except BaseException as exc:
+            if span is not None:
+                _trace.client_end(span, rid, exc, False)
+            raise
+        if span is not None:
+            failed = method == "tools/call" and isinstance(result, dict) and result.get("isError") is True
+            _trace.client_end(span, rid, None, failed)
+        return result
 
     async def _follow_task(self, task_id: str, timeout: float | None = None) -> Any:
         """Waits for task ``task_id`` (tasks extension) to end: its result, as the engine

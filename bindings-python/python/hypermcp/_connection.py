@@ -9,11 +9,12 @@ common case) costs no task, and all answers ready at one moment go out in one wr
 from __future__ import annotations
 
 import asyncio
+import sys
 import types
 from collections.abc import Callable, Coroutine, Generator
 from typing import TYPE_CHECKING, Any
 
-from . import _core
+from . import _core, _trace
 from ._events import (
     COMPLETE_PARAMS,
     CONTEXT,
@@ -85,6 +86,8 @@ class ServerConnection:
         #: 2026-07-28 calls whose round ends once the loop has run what is ready (so inputs
         #: asked together, e.g. under asyncio.gather, go out together).
         self._rounds: set[int] = set()
+        #: The OpenTelemetry spans of handlers running (only when the app uses it).
+        self._spans: dict[int, Any] = {}
         self._timer: asyncio.TimerHandle | None = None
         self._idle: asyncio.Event = asyncio.Event()
         self._idle.set()
@@ -205,38 +208,79 @@ class ServerConnection:
         except Exception as exc:  # noqa: BLE001 - bad arguments are the caller's error
             self._tool_failed(key, exc)
             return
-        self._start(key, handler, kwargs, self._tool_done)
+        self._start(key, handler, kwargs, self._tool_done, ev)
 
-    def _start(self, key: int, handler: _Handler, kwargs: dict[str, Any], done: Callable[..., None]) -> None:
+    def _start(
+        self, key: int, handler: _Handler, kwargs: dict[str, Any], done: Callable[..., None], ev: tuple[Any, ...]
+    ) -> None:
+        # A trace from the caller, or OpenTelemetry in the app: the handler runs under it.
+        meta = ev[META]
+        traced = (meta is not None and "traceparent" in meta) or "opentelemetry.trace" in sys.modules
+        scope = self._trace_scope(key, ev) if traced else None
+        try:
+            task = self._run(key, handler, kwargs, done, scope)
+        finally:
+            if scope is not None:
+                scope.exit()
+        if task is None:
+            return
+        if scope is not None and scope.span is not None:
+            self._spans[key] = scope
+            task.add_done_callback(lambda t: self._span_done(key, t))
+        # A handler that became a task before it first waited runs on the task connection.
+        owner, owner_key = self._moved.get(key, (self, key))
+        owner._tasks[owner_key] = task
+        owner._idle.clear()
+        task.add_done_callback(lambda t: self._task_done(key, handler, t, done))
+
+    def _run(
+        self, key: int, handler: _Handler, kwargs: dict[str, Any], done: Callable[..., None], scope: Any
+    ) -> asyncio.Future[Any] | None:
+        """Runs the handler up to its first wait: its task then, or None when it is done."""
         fn = handler.fn
         if handler.is_async:
             try:
                 coro = fn(**kwargs)
                 first = coro.send(None)
             except StopIteration as stop:
+                if scope is not None:
+                    scope.finish(None)
                 done(key, handler, stop.value, None)
-                return
+                return None
             except BaseException as exc:
                 if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                     raise
+                if scope is not None:
+                    scope.finish(exc)
                 done(key, handler, None, exc)
-                return
-            task: asyncio.Future[Any] = self._loop.create_task(_resume(coro, first))
-        elif handler.inline:
+                return None
+            return self._loop.create_task(_resume(coro, first))
+        if handler.inline:
             try:
                 result = fn(**kwargs)
             except Exception as exc:  # noqa: BLE001 - reported to the client
+                if scope is not None:
+                    scope.finish(exc)
                 done(key, handler, None, exc)
-                return
+                return None
+            if scope is not None:
+                scope.finish(None)
             done(key, handler, result, None)
-            return
-        else:
-            task = asyncio.ensure_future(asyncio.to_thread(fn, **kwargs))
-        # A handler that became a task before it first waited runs on the task connection.
-        owner, owner_key = self._moved.get(key, (self, key))
-        owner._tasks[owner_key] = task
-        owner._idle.clear()
-        task.add_done_callback(lambda t: self._task_done(key, handler, t, done))
+            return None
+        return asyncio.ensure_future(asyncio.to_thread(fn, **kwargs))
+
+    def _trace_scope(self, key: int, ev: tuple[Any, ...]) -> _trace.ServerScope:
+        kind = ev[KIND]
+        name = ev[TOOL_NAME] if kind == "tool" else ev[PROMPT_NAME] if kind == "prompt" else None
+        uri = ev[RESOURCE_URI] if kind == "resource" else None
+        context = ev[CONTEXT]
+        version = context["protocolVersion"] if context is not None else self.session.protocol_version
+        return _trace.server_scope(kind, ev[META], name, uri, ev[ID], version, ev[ORIGIN])
+
+    def _span_done(self, key: int, task: asyncio.Future[Any]) -> None:
+        scope = self._spans.pop(key, None)
+        if scope is not None:
+            scope.task_done(task)
 
     def _task_done(self, key: int, handler: _Handler, task: asyncio.Future[Any], done: Callable[..., None]) -> None:
         moved = self._moved.pop(key, None)
@@ -340,7 +384,7 @@ class ServerConnection:
             kwargs[handler.context_param] = self._context(ev)
         if kind == "complete":
             kwargs.update(handler.completion_args(ev[COMPLETE_PARAMS]))
-        self._start(key, handler, kwargs, lambda k, h, r, e: self._other_done(k, h, r, e, kind=kind, ev=ev))
+        self._start(key, handler, kwargs, lambda k, h, r, e: self._other_done(k, h, r, e, kind=kind, ev=ev), ev)
 
     def _other_done(
         self, key: int, handler: _Handler, result: Any, exc: BaseException | None, *, kind: str, ev: tuple[Any, ...]
@@ -429,6 +473,9 @@ class ServerConnection:
 
     def _end_round(self, key: int) -> None:
         self._rounds.discard(key)
+        scope = self._spans.get(key)
+        if scope is not None:
+            scope.ended_round = True  # input_required: the call goes on in the next round
         task = self._tasks.get(key)
         if task is not None:
             self._cancelled.add(key)  # its outcome is the input_required result

@@ -26,6 +26,7 @@ __all__ = [
     "metrics",
     "metrics_text",
     "client_event",
+    "trace_context",
 ]
 
 __version__: str
@@ -41,6 +42,7 @@ def set_log_handler(level: str | None = None, handler: Callable[[int, str, str],
 def metrics() -> dict[str, Any]: ...
 def metrics_text() -> str: ...
 def client_event(event: str, reason: str) -> None: ...
+def trace_context(meta: object) -> dict[str, Any] | None: ...
 @final
 class Registry:
     """The tools, resources, templates and prompts of one server."""

@@ -25,6 +25,8 @@ class _HttpConnection(_ClientConnection):
     """An MCP server over HTTP: Streamable HTTP (or the legacy HTTP+SSE transport), run by the
     engine on its I/O thread as a byte stream this loop drives."""
 
+    network_transport = "tcp"
+
     def __init__(
         self,
         url: str,

@@ -19,6 +19,8 @@ class MemoryConnection(_ClientConnection):
     """Client bytes are fed to the server at once; server bytes reach the client on the
     next loop iteration (in order), so neither side re-enters the other."""
 
+    network_transport = None
+
     def __init__(self, server: Server) -> None:
         self._server = server
         self._conn: ServerConnection | None = None

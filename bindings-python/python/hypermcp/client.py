@@ -135,6 +135,9 @@ def resource_ref(uri: str) -> dict[str, Any]:
 class _ClientConnection:
     """The transport interface of :class:`Client` (see the module docstring)."""
 
+    #: ``network.transport`` of the OpenTelemetry conventions (``pipe``: stdio).
+    network_transport: str | None = "pipe"
+
     async def start(self, client: Client) -> None:
         """Opens the transport; then delivers input with ``client._feed`` / ``client._eof``."""
         raise NotImplementedError

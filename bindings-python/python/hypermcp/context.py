@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._connection import ServerConnection
+    from ._trace import TraceContext
 
 __all__ = ["AuthInfo", "Context", "ElicitResult", "Headers", "InputRequired"]
 
@@ -222,6 +223,16 @@ class Context:
             return None
         state: str | None = self._request.get("requestState")
         return state
+
+    @property
+    def trace_context(self) -> TraceContext | None:
+        """The W3C trace context the caller sent in ``_meta`` (``traceparent``,
+        ``tracestate``, ``baggage``): ``trace_id``, ``parent_id``, ``sampled``, ``baggage``
+        (a dict)... None when it sent no valid one. While this handler runs, the requests
+        your clients send carry it on (or, with OpenTelemetry, this request's span)."""
+        from ._trace import parse
+
+        return parse(self.meta)
 
     # ---- the HTTP request ------------------------------------------------------------------
 

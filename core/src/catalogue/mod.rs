@@ -8,6 +8,7 @@ pub mod headers;
 mod registry;
 pub mod skills;
 pub mod uri_template;
+pub(crate) use uri_template::percent_decode;
 mod validate;
 
 pub use registry::*;

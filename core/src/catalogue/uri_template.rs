@@ -261,7 +261,7 @@ fn encode_into(out: &mut String, s: &str, allow_reserved: bool) {
     }
 }
 
-fn percent_decode(s: &str) -> String {
+pub(crate) fn percent_decode(s: &str) -> String {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;

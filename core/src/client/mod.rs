@@ -208,6 +208,22 @@ impl ClientOptions {
     }
 }
 
+/// `params` with `extra` added to its `_meta` (keys it has are kept).
+fn with_meta(params: Option<Value>, extra: crate::protocol::Meta) -> Result<Value> {
+    let mut params = params.unwrap_or_else(|| Value::Object(Default::default()));
+    let Some(obj) = params.as_object_mut() else {
+        return Err(Error::Message("CallOptions::meta needs the request's params to be an object".into()));
+    };
+    let meta = obj.entry("_meta").or_insert_with(|| Value::Object(Default::default()));
+    let Some(meta) = meta.as_object_mut() else {
+        return Err(Error::Message("the request's _meta is not an object".into()));
+    };
+    for (k, v) in extra {
+        meta.entry(k).or_insert(v);
+    }
+    Ok(params)
+}
+
 /// Options of one call.
 #[derive(Clone, Default)]
 pub struct CallOptions {
@@ -222,6 +238,10 @@ pub struct CallOptions {
     /// Follow a task the server answers a `tools/call` with to its end (set by
     /// [`Client::call_tool`]; a raw [`Client::request`] gets the task itself).
     pub follow_task: bool,
+    /// Keys to add to the request's `_meta` (those the params already have are kept): for
+    /// example the trace context of the request a server is serving,
+    /// `ctx.trace_context().map(|t| t.to_meta())`, so the trace goes on to this server.
+    pub meta: Option<crate::protocol::Meta>,
 }
 
 impl std::fmt::Debug for CallOptions {
@@ -387,7 +407,11 @@ impl Client {
     }
 
     /// Sends any request and returns its raw result.
-    pub async fn request(&self, method: &str, params: Option<Value>, opts: CallOptions) -> Result<Value> {
+    pub async fn request(&self, method: &str, params: Option<Value>, mut opts: CallOptions) -> Result<Value> {
+        let params = match opts.meta.take() {
+            Some(extra) => Some(with_meta(params, extra)?),
+            None => params,
+        };
         let (reply, rx) = oneshot::channel();
         self.tx.send(Cmd::Request { method: method.to_string(), params, opts, reply }).map_err(|_| Error::Closed)?;
         Ok(rx.await.map_err(|_| Error::Closed)??)

@@ -246,6 +246,12 @@ impl Context {
     pub fn meta(&self) -> Option<&Meta> {
         self.meta.as_ref()
     }
+    /// The W3C trace context the caller sent in `_meta` (`traceparent`, `tracestate`,
+    /// `baggage`), when it sent a valid one. Carry it on with a request of your own:
+    /// `CallOptions { meta: ctx.trace_context().map(|t| t.to_meta()), ..Default::default() }`.
+    pub fn trace_context(&self) -> Option<crate::trace::TraceContext> {
+        self.meta.as_ref().and_then(crate::trace::TraceContext::from_meta)
+    }
     /// The client's name and version (of this request, at 2026-07-28; of the session's
     /// handshake before).
     pub fn client_info(&self) -> Option<&Implementation> {

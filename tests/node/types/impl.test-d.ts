@@ -7,15 +7,16 @@
 // required parameter declared optional, a result of another type) fails tsc. Exports the
 // declarations leave out are allowed (they are not public API).
 
-import type { Context } from 'hypermcp';
+import type { Context, TraceContext } from 'hypermcp';
 
 /**
- * What the package declares, as an implementation must provide it. Context's constructor is
- * private (the server makes a context for each request), so of Context only what it makes is
- * compared: its instances must be what Context declares.
+ * What the package declares, as an implementation must provide it. The constructors of
+ * Context and TraceContext are private (the server makes them for each request), so of
+ * them only what they make is compared: their instances must be what the classes declare.
  */
-type Declared = Omit<typeof import('hypermcp'), 'Context'> & {
+type Declared = Omit<typeof import('hypermcp'), 'Context' | 'TraceContext'> & {
   Context: abstract new (...args: never[]) => Context;
+  TraceContext: abstract new (...args: never[]) => TraceContext;
 };
 
 // CommonJS: `require("hypermcp")` is bindings-node/js/index.cjs.
