@@ -225,12 +225,7 @@ impl UriTemplate {
     /// Matches `uri` against the template; on success returns each variable's decoded value
     /// (exploded and comma lists are returned joined by `,`).
     pub fn match_uri(&self, uri: &str) -> Option<HashMap<String, String>> {
-        let mut vars = HashMap::new();
-        if match_parts(&self.parts, uri, &mut vars) {
-            Some(vars)
-        } else {
-            None
-        }
+        match_parts(&self.parts, uri, &mut Search::default())
     }
 }
 
@@ -294,15 +289,54 @@ fn value_char_ok(op: Op, c: char) -> bool {
     }
 }
 
-fn match_parts(parts: &[Part], uri: &str, vars: &mut HashMap<String, String>) -> bool {
+/// Most steps a match may take (states tried and candidate ends looked at) before it gives
+/// up with no match. Templates with expressions side by side (`{a}{b}`) make the search
+/// combinatorial in the URI's length: without memory of the states tried and this bound, a
+/// crafted URI kept a match busy for seconds (found by fuzzing). Far above what any real
+/// template and URI need (a 64 KiB URI against `{+path}/{name}` takes about 130,000).
+const MAX_STEPS: usize = 250_000;
+
+/// What a match remembers: the outcome of each (parts left, URI bytes left) state, and the
+/// steps taken.
+#[derive(Default)]
+struct Search {
+    memo: HashMap<(usize, usize), Option<HashMap<String, String>>>,
+    steps: usize,
+}
+
+impl Search {
+    /// Counts `n` steps; false once past the bound.
+    fn step(&mut self, n: usize) -> bool {
+        self.steps += n;
+        self.steps <= MAX_STEPS
+    }
+}
+
+/// The variables `parts` assign when they match all of `uri` (the values of later parts win
+/// over earlier ones of the same name), or `None`. A state's outcome does not depend on the
+/// parts before it, so each is worked out once.
+fn match_parts(parts: &[Part], uri: &str, search: &mut Search) -> Option<HashMap<String, String>> {
+    let key = (parts.len(), uri.len());
+    if let Some(known) = search.memo.get(&key) {
+        return known.clone();
+    }
+    if !search.step(1) {
+        return None;
+    }
+    let found = match_here(parts, uri, search);
+    search.memo.insert(key, found.clone());
+    found
+}
+
+fn match_here(parts: &[Part], uri: &str, search: &mut Search) -> Option<HashMap<String, String>> {
     let Some((first, rest)) = parts.split_first() else {
-        return uri.is_empty();
+        return uri.is_empty().then(HashMap::new);
     };
     match first {
-        Part::Literal(l) => uri.strip_prefix(l.as_str()).is_some_and(|u| match_parts(rest, u, vars)),
+        Part::Literal(l) => match_parts(rest, uri.strip_prefix(l.as_str())?, search),
         Part::Expr { op, vars: specs } => {
             if matches!(op, Op::Query | Op::QueryCont) {
-                return match_query(*op, specs, rest, uri, vars);
+                return match_query(*op, specs, rest, uri, search);
             }
             // Expressions other than query ones may expand to nothing when undefined.
             let prefix = op.first();
@@ -319,17 +353,21 @@ fn match_parts(parts: &[Part], uri: &str, vars: &mut HashMap<String, String>) ->
                 }
                 v
             };
-            // Longest first (greedy), then shorter, so `{a}.{b}` style templates resolve.
+            if !search.step(candidates.len()) {
+                return None;
+            }
+            // Longest first (greedy), then shorter, so `{a}.{b}` style templates resolve. What
+            // follows is matched first: a candidate it cannot follow costs no decoding.
             for &end in candidates.iter().rev() {
-                let body = &uri[prefix.len()..prefix.len() + end];
-                let mut trial = vars.clone();
-                if assign(*op, specs, body, &mut trial) && match_parts(rest, &uri[prefix.len() + end..], &mut trial) {
-                    *vars = trial;
-                    return true;
+                let Some(later) = match_parts(rest, &uri[prefix.len() + end..], search) else { continue };
+                let mut vars = HashMap::new();
+                if assign(*op, specs, &uri[prefix.len()..prefix.len() + end], &mut vars) {
+                    vars.extend(later);
+                    return Some(vars);
                 }
             }
             // The expression may also be empty (all variables undefined).
-            match_parts(rest, uri, vars)
+            match_parts(rest, uri, search)
         }
     }
 }
@@ -373,14 +411,22 @@ fn assign(op: Op, specs: &[VarSpec], body: &str, vars: &mut HashMap<String, Stri
     true
 }
 
-fn match_query(op: Op, specs: &[VarSpec], rest: &[Part], uri: &str, vars: &mut HashMap<String, String>) -> bool {
+fn match_query(
+    op: Op,
+    specs: &[VarSpec],
+    rest: &[Part],
+    uri: &str,
+    search: &mut Search,
+) -> Option<HashMap<String, String>> {
     let lead = op.first();
     let Some(body) = uri.strip_prefix(lead) else {
         // No query at all: all its variables are undefined.
-        return match_parts(rest, uri, vars);
+        return match_parts(rest, uri, search);
     };
     let end = body.find('#').unwrap_or(body.len());
     let (query, after) = body.split_at(end);
+    let later = match_parts(rest, after, search)?;
+    let mut vars: HashMap<String, String> = HashMap::new();
     for pair in query.split('&').filter(|p| !p.is_empty()) {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
         if let Some(spec) = specs.iter().find(|s| s.name == k) {
@@ -393,7 +439,8 @@ fn match_query(op: Op, specs: &[VarSpec], rest: &[Part], uri: &str, vars: &mut H
                 .or_insert(v);
         }
     }
-    match_parts(rest, after, vars)
+    vars.extend(later);
+    Some(vars)
 }
 
 #[cfg(test)]
@@ -415,6 +462,23 @@ mod tests {
         let _ = t.match_uri("x://%\u{FFFD}\u{0}5'f");
         assert_eq!(percent_decode("%\u{e9}x%41%4a%4"), "%\u{e9}xAJ%4");
         assert_eq!(m("file:///{+path}", "file:///%C3%A9%\u{e9}"), kv(&[("path", "\u{e9}%\u{e9}")]));
+    }
+
+    /// Found by the uri_template fuzz target: expressions side by side made the search
+    /// combinatorial in the URI's length (a 78-byte URI kept it busy past ten seconds); the
+    /// states tried are remembered and the work bounded.
+    #[test]
+    fn expressions_side_by_side_stay_cheap() {
+        let t = UriTemplate::parse("{k}{a,b}{/a}{ak._}{a,k,b}/").unwrap();
+        let uri = format!("x{}g", "\0".repeat(4000));
+        assert_eq!(t.match_uri(&uri), None);
+        let t = UriTemplate::parse("x://{a}{b}{c}{d}{e}{f}/end").unwrap();
+        assert_eq!(t.match_uri(&format!("x://{}", "y".repeat(5000))), None);
+        assert_eq!(m("x://{a}{b}/end", "x://yy/end"), kv(&[("a", "yy")]));
+        // A long URI against a usual template still matches (within the bound).
+        let long = format!("file:///{}/name", "d/".repeat(32 * 1024));
+        let vars = UriTemplate::parse("file:///{+path}/{name}").unwrap().match_uri(&long).unwrap();
+        assert_eq!((vars["path"].len(), vars["name"].as_str()), (64 * 1024, "name"));
     }
 
     fn kv(pairs: &[(&str, &str)]) -> Option<Vec<(String, String)>> {
