@@ -137,10 +137,7 @@ class ServerConnection {
     const ctx = new Context(this, ev[E.KEY], ev[E.ID], ev[E.TOKEN], ev[E.META], ev[E.CONTEXT], ev[E.ORIGIN]);
     if (ev[E.KIND] === 'tool' && ev[E.TOOL_TASK] != null) ctx.taskId = ev[E.TOOL_TASK];
     // A trace from the caller, or OpenTelemetry in the app: the handler runs under it.
-    if (typeof ev[E.META]?.traceparent === 'string' || trace.otel() !== null) {
-      const context = ev[E.CONTEXT];
-      ctx._scope = new trace.ServerScope(ev, E, context != null ? context.protocolVersion : this.session.protocolVersion);
-    }
+    if (typeof ev[E.META]?.traceparent === 'string' || trace.otel() !== null) ctx._scope = new trace.ServerScope(ev, E, this.session);
     return ctx;
   }
 

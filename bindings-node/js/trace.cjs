@@ -12,6 +12,7 @@
 const { AsyncLocalStorage } = require('node:async_hooks');
 const native = require('./native.cjs');
 const { McpError, RequestTimeout } = require('./errors.cjs');
+const { InputRequired } = require('./context.cjs');
 
 /** The `_meta` keys of a trace. */
 const KEYS = ['traceparent', 'tracestate', 'baggage'];
@@ -150,9 +151,9 @@ class ServerScope {
   /**
    * @param {any} ev the call event
    * @param {any} E the event layout
-   * @param {string | null} protocolVersion
+   * @param {{protocolVersion: string | null}} session its session (read only for a span)
    */
-  constructor(ev, E, protocolVersion) {
+  constructor(ev, E, session) {
     const kind = ev[E.KIND];
     const meta = ev[E.META];
     this.tool = kind === 'tool';
@@ -175,6 +176,7 @@ class ServerScope {
       const origin = ev[E.ORIGIN];
       attributes['jsonrpc.request.id'] = String(ev[E.ID]);
       attributes['network.transport'] = origin == null ? 'pipe' : 'tcp';
+      const protocolVersion = ev[E.CONTEXT]?.protocolVersion ?? session.protocolVersion;
       if (protocolVersion) attributes['mcp.protocol.version'] = protocolVersion;
       if (origin?.sessionId) attributes['mcp.session.id'] = origin.sessionId;
       const parent = otelApi.propagation.extract(otelApi.context.active(), meta ?? {});
@@ -205,7 +207,7 @@ class ServerScope {
     const span = this.span;
     if (span === null) return;
     this.span = null;
-    if (err instanceof require('./context.cjs').InputRequired) round = true; // the low-level form
+    if (err instanceof InputRequired) round = true; // the low-level form
     if (round) {
       span.setAttribute('mcp.result.type', 'input_required');
       span.end();

@@ -22,7 +22,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client, ConnectionClosed, HttpTransport, McpError, RequestTimeout, Server, Unauthorized } from 'hypermcp';
-import { within, sleep } from './_helpers.mjs';
+import { within, sleep, freePort } from './_helpers.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const PACKAGE = pathToFileURL(path.join(ROOT, 'bindings-node/js/index.mjs')).href;
@@ -53,17 +53,6 @@ async function rejection(promise, ms = 10_000) {
     return err;
   }
   assert.fail('expected a rejection');
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** Whether a peer is there (else the test is skipped, or fails when required). */

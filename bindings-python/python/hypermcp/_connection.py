@@ -216,7 +216,7 @@ class ServerConnection:
         # A trace from the caller, or OpenTelemetry in the app: the handler runs under it.
         meta = ev[META]
         traced = (meta is not None and "traceparent" in meta) or "opentelemetry.trace" in sys.modules
-        scope = self._trace_scope(key, ev) if traced else None
+        scope = _trace.ServerScope(ev, self.session) if traced else None
         try:
             task = self._run(key, handler, kwargs, done, scope)
         finally:
@@ -268,14 +268,6 @@ class ServerConnection:
             done(key, handler, result, None)
             return None
         return asyncio.ensure_future(asyncio.to_thread(fn, **kwargs))
-
-    def _trace_scope(self, key: int, ev: tuple[Any, ...]) -> _trace.ServerScope:
-        kind = ev[KIND]
-        name = ev[TOOL_NAME] if kind == "tool" else ev[PROMPT_NAME] if kind == "prompt" else None
-        uri = ev[RESOURCE_URI] if kind == "resource" else None
-        context = ev[CONTEXT]
-        version = context["protocolVersion"] if context is not None else self.session.protocol_version
-        return _trace.server_scope(kind, ev[META], name, uri, ev[ID], version, ev[ORIGIN])
 
     def _span_done(self, key: int, task: asyncio.Future[Any]) -> None:
         scope = self._spans.pop(key, None)

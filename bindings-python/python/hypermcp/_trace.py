@@ -1,5 +1,5 @@
-"""W3C trace context and OpenTelemetry spans (imported only when a request carries a trace
-or the app uses OpenTelemetry).
+"""W3C trace context and OpenTelemetry spans (OpenTelemetry itself is never imported here:
+only used once the app has imported it).
 
 A handler reads the caller's trace as ``ctx.trace_context`` (parsed by the engine). While it
 runs, the trace is current: a request this process's clients send meanwhile carries it on in
@@ -19,6 +19,8 @@ import sys
 from typing import Any
 
 from . import _core
+from ._events import CONTEXT, ID, KIND, META, ORIGIN, PROMPT_NAME, RESOURCE_URI, TOOL_NAME
+from .context import InputRequired
 from .errors import McpError
 
 #: The ``_meta`` keys of a trace.
@@ -132,38 +134,43 @@ def _end(span: Any, exc: BaseException | None, tool: bool) -> None:
 
 
 class ServerScope:
-    """One request being served: its trace made current around the handler's first step
-    (asyncio tasks and threads started there inherit it), its span when OpenTelemetry is
-    in use, ended when the handler is."""
+    """One request being served (its call event ``ev``): its trace made current around the
+    handler's first step (asyncio tasks and threads started there inherit it), its span when
+    OpenTelemetry is in use, ended when the handler is."""
 
     __slots__ = ("_otel_token", "_token", "ended_round", "span", "tool")
 
-    def __init__(
-        self, ev_kind: str, meta: dict[str, Any] | None, attrs: tuple[str | None, str | None], extra: dict[str, Any]
-    ) -> None:
-        self.tool = ev_kind == "tool"
+    def __init__(self, ev: tuple[Any, ...], session: Any) -> None:
+        kind, meta = ev[KIND], ev[META]
+        self.tool = kind == "tool"
         #: Set when a 2026-07-28 round ended the handler (input_required: not a failure).
         self.ended_round = False
         self.span: Any = None
         self._otel_token: Any = None
-        carried = (
-            None
-            if not meta or "traceparent" not in meta
-            else {k: meta[k] for k in KEYS if isinstance(meta.get(k), str)}
-        )
+        carried = None
+        if meta is not None and "traceparent" in meta:
+            carried = {k: meta[k] for k in KEYS if isinstance(meta.get(k), str)}
         self._token = _current.set(carried) if carried else None
         trace = otel()
-        if trace is not None:
-            from opentelemetry import context, propagate
+        if trace is None:
+            return
+        from opentelemetry import context, propagate
 
-            method = _METHODS[ev_kind]
-            span_name, attributes = _attributes(method, *attrs)
-            attributes.update(extra)
-            parent = propagate.extract(meta or {})
-            self.span = trace.get_tracer("hypermcp").start_span(
-                span_name, context=parent, kind=trace.SpanKind.SERVER, attributes=attributes
-            )
-            self._otel_token = context.attach(trace.set_span_in_context(self.span, parent))
+        name = ev[TOOL_NAME] if kind == "tool" else ev[PROMPT_NAME] if kind == "prompt" else None
+        span_name, attributes = _attributes(_METHODS[kind], name, ev[RESOURCE_URI] if kind == "resource" else None)
+        origin, request = ev[ORIGIN], ev[CONTEXT]
+        attributes["jsonrpc.request.id"] = str(ev[ID])
+        attributes["network.transport"] = "pipe" if origin is None else "tcp"
+        version = request["protocolVersion"] if request is not None else session.protocol_version
+        if version:
+            attributes["mcp.protocol.version"] = version
+        if origin is not None and origin.get("sessionId"):
+            attributes["mcp.session.id"] = origin["sessionId"]
+        parent = propagate.extract(meta or {})
+        self.span = trace.get_tracer("hypermcp").start_span(
+            span_name, context=parent, kind=trace.SpanKind.SERVER, attributes=attributes
+        )
+        self._otel_token = context.attach(trace.set_span_in_context(self.span, parent))
 
     def exit(self) -> None:
         """Leaves the handler's first step (what it started keeps the context)."""
@@ -180,8 +187,6 @@ class ServerScope:
         span, self.span = self.span, None
         if span is None:
             return
-        from .context import InputRequired
-
         if isinstance(exc, InputRequired):  # the low-level form of the same
             self.ended_round = True
         if self.ended_round or exc is None:
@@ -193,26 +198,6 @@ class ServerScope:
 
     def task_done(self, task: asyncio.Future[Any]) -> None:
         self.finish(asyncio.CancelledError() if task.cancelled() else task.exception())
-
-
-def server_scope(
-    ev_kind: str,
-    meta: dict[str, Any] | None,
-    name: str | None,
-    uri: str | None,
-    request_id: Any,
-    protocol_version: str | None,
-    origin: dict[str, Any] | None,
-) -> ServerScope:
-    extra: dict[str, Any] = {
-        "jsonrpc.request.id": str(request_id),
-        "network.transport": "pipe" if origin is None else "tcp",
-    }
-    if protocol_version:
-        extra["mcp.protocol.version"] = protocol_version
-    if origin is not None and origin.get("sessionId"):
-        extra["mcp.session.id"] = origin["sessionId"]
-    return ServerScope(ev_kind, meta, (name, uri), extra)
 
 
 # ---- the client side --------------------------------------------------------------------------
