@@ -8,7 +8,7 @@ use super::runtime::io_runtime;
 use crate::auth::client::{AuthorizationHandler, AuthorizationRequest, AuthorizeMode};
 use crate::auth::client::{StoredClient, StoredTokens, TokenStore};
 use crate::transport::http::client::{connect, HttpClientOptions};
-use futures_util::future::BoxFuture;
+use futures_util::future::{BoxFuture, FutureExt};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -322,6 +322,9 @@ impl AuthorizationHandler for HostAuthorizer {
     }
 }
 
+/// At most this many bytes, ready at once, are told in one update.
+const READY_BATCH: usize = 1 << 20;
+
 /// Connects, then moves bytes both ways until either side ends.
 async fn run(u: Unstarted, s: Arc<Inbox>) {
     let Unstarted { url, options, out: mut out_rx, abort: abort_rx } = u;
@@ -355,12 +358,38 @@ async fn run(u: Unstarted, s: Arc<Inbox>) {
     let s2 = s.clone();
     let read = async move {
         let mut buf = vec![0u8; 64 * 1024];
+        let mut data = Vec::new();
         loop {
-            match reader.read(&mut buf).await {
-                Ok(0) => return s2.update(|c| c.end = Some(None)),
-                Ok(n) => s2.update(|c| c.data.extend_from_slice(&buf[..n])),
-                Err(e) => return s2.update(|c| c.end = Some(Some(e.to_string()))),
+            // What the reader has ready now is told with the bytes just read, in one update:
+            // an end right behind the answers it failed is seen together with them (a caller
+            // failed by those answers finds the stream ended, and waits for the next one).
+            let mut end = match reader.read(&mut buf).await {
+                Ok(0) => Some(None),
+                Ok(n) => {
+                    data.extend_from_slice(&buf[..n]);
+                    None
+                }
+                Err(e) => Some(Some(e.to_string())),
+            };
+            while end.is_none() && data.len() < READY_BATCH {
+                match reader.read(&mut buf).now_or_never() {
+                    None => break,
+                    Some(Ok(0)) => end = Some(None),
+                    Some(Ok(n)) => data.extend_from_slice(&buf[..n]),
+                    Some(Err(e)) => end = Some(Some(e.to_string())),
+                }
             }
+            let done = end.is_some();
+            s2.update(|c| {
+                c.data.extend_from_slice(&data);
+                if let Some(end) = end {
+                    c.end = Some(end);
+                }
+            });
+            if done {
+                return;
+            }
+            data.clear();
         }
     };
     tokio::join!(write, read);

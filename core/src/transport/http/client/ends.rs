@@ -14,8 +14,18 @@ use std::task::{ready, Context, Poll};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::{mpsc, oneshot};
 
-/// What the reader receives: a line, or the error that ends it.
-pub(super) type Item = io::Result<Bytes>;
+/// What the reader receives: a line, or the end.
+pub(super) type Item = Result<Bytes, End>;
+
+/// The end of the reader: the error it ends with, and the lines to yield before it (the
+/// answers of the requests the end failed). One item, so that whoever reads finds the end
+/// right behind those answers: a caller whose request failed with the end never sees the
+/// transport open still, and never sends on it a request that would fail the same way.
+#[derive(Debug)]
+pub(super) struct End {
+    pub(super) lines: Bytes,
+    pub(super) error: io::Error,
+}
 
 /// The server's messages, one JSON-RPC message (or batch) per line. Ends (EOF) when the
 /// transport shuts down; ends with an error when the session expired or the legacy event
@@ -24,13 +34,15 @@ pub(super) type Item = io::Result<Bytes>;
 pub struct HttpReader {
     rx: mpsc::Receiver<Item>,
     cur: Bytes,
+    /// The error to end with once `cur` is read.
+    end: Option<io::Error>,
     done: bool,
 }
 
 impl HttpReader {
     /// A reader of the lines the transport's tasks send on `rx`.
     pub(super) fn new(rx: mpsc::Receiver<Item>) -> HttpReader {
-        HttpReader { rx, cur: Bytes::new(), done: false }
+        HttpReader { rx, cur: Bytes::new(), end: None, done: false }
     }
 }
 
@@ -43,15 +55,19 @@ impl AsyncRead for HttpReader {
                 buf.put_slice(&this.cur.split_to(n));
                 return Poll::Ready(Ok(()));
             }
+            if let Some(e) = this.end.take() {
+                return Poll::Ready(Err(e));
+            }
             if this.done {
                 return Poll::Ready(Ok(()));
             }
             match ready!(this.rx.poll_recv(cx)) {
                 Some(Ok(line)) => this.cur = line,
-                Some(Err(e)) => {
+                Some(Err(End { lines, error })) => {
                     this.done = true;
                     this.rx.close();
-                    return Poll::Ready(Err(e));
+                    this.cur = lines;
+                    this.end = Some(error);
                 }
                 None => this.done = true,
             }

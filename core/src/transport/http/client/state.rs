@@ -3,7 +3,7 @@
 //! building requests, passing the server's messages to the reader, and failing the requests
 //! the server cannot answer.
 
-use super::ends::Item;
+use super::ends::{End, Item};
 use super::options::HttpClientOptions;
 use super::pool::Pool;
 use super::url::Target;
@@ -458,10 +458,12 @@ impl Shared {
             st.fatal = Some(message.clone());
             st.pending.drain().map(|(_, id)| id).collect()
         };
-        for id in ids {
-            let _ = tx.send(Ok(error_line_with(&id, code, &message))).await;
+        let mut lines = Vec::new();
+        for id in &ids {
+            lines.extend_from_slice(&error_line_with(id, code, &message));
         }
-        let _ = tx.send(Err(io::Error::new(io::ErrorKind::ConnectionAborted, message))).await;
+        let error = io::Error::new(io::ErrorKind::ConnectionAborted, message);
+        let _ = tx.send(Err(End { lines: Bytes::from(lines), error })).await;
         self.stop.send_replace(true);
     }
 }
