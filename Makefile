@@ -18,10 +18,14 @@ ECHO_PY := $(PY) $(CURDIR)/examples/python/echo_server.py
 WEATHER_PY := $(PY) $(CURDIR)/examples/python/weather_server.py
 ECHO_NODE := node $(CURDIR)/examples/node/echo_server.mjs
 WEATHER_NODE := node $(CURDIR)/examples/node/weather_server.mjs
+# The version, set in one place (Cargo.toml's [workspace.package]; `make version V=x.y.z`).
+VERSION := $(shell sed -n '/^\[workspace.package\]/,/^\[/s/^version = "\(.*\)"/\1/p' Cargo.toml)
+# Where `make dist` (and `make python`, for the wheel it installs) puts the packages.
+DIST := $(CURDIR)/dist
 # maturin shares target/ with cargo: it reuses the dependencies `make rust` built. (Nothing else
 # builds pyo3 in release there, so the two never rebuild it against each other.)
 
-.PHONY: all build bench-build rust rust-bench python node peers demo test test-rust test-python test-node test-interop test-conformance test-examples test-apps test-scale bench-scale check fmt bench bench-quick bench-peers clean fuzz soak test-soak
+.PHONY: all build bench-build rust rust-bench python node dist version peers demo test test-dist test-rust test-python test-node test-interop test-conformance test-examples test-apps test-scale bench-scale check fmt bench bench-quick bench-peers clean fuzz soak test-soak
 
 all: build
 
@@ -42,14 +46,32 @@ $(VENV)/.tools: pyproject.toml
 	$(PY) -m pip install -q --disable-pip-version-check "maturin==1.16.0" "pytest>=8,<9" "ruff==0.14.*" "pyright==1.1.*" "mypy==1.*" "pydantic>=2,<3" "opentelemetry-sdk>=1.30,<2"
 	touch $@
 
-## python: `pip install .` of the package into .venv (no build isolation: maturin is there)
+## python: the wheel (abi3, manylinux-tagged) into dist/, then installed into .venv as a user
+## installs it
 python: $(VENV)/.tools
-	PATH=$(VENV)/bin:$$PATH $(PY) -m pip install -q --disable-pip-version-check --no-build-isolation --force-reinstall --no-deps .
+	rm -f $(DIST)/hypermcp-$(VERSION)-*.whl
+	$(VENV)/bin/maturin build --release --out $(DIST)
+	$(PY) -m pip install -q --disable-pip-version-check --force-reinstall --no-deps $(DIST)/hypermcp-$(VERSION)-*.whl
 
 ## node: `npm ci` of the repo (dev tools: @napi-rs/cli, typescript, zod), then the addon
 node:
 	npm install --no-fund --no-audit --loglevel=error --ignore-scripts
 	npm run build --silent
+
+## dist: the packages as users install them, in dist/: the Python wheel and its source
+## distribution; the npm packages hypermcp and hypermcp-linux-x64-gnu (the prebuilt engine,
+## one of hypermcp's optionalDependencies). `pip install dist/hypermcp-*.whl`,
+## `npm install dist/hypermcp-linux-x64-gnu-*.tgz dist/hypermcp-[0-9]*.tgz`
+dist: python node
+	rm -f $(DIST)/hypermcp-$(VERSION).tar.gz $(DIST)/hypermcp-*$(VERSION).tgz
+	$(VENV)/bin/maturin sdist --out $(DIST)
+	node scripts/npm_dist.mjs $(DIST)
+	@ls -l $(DIST) | grep -F -- '$(VERSION)'
+
+## version: sets the version everywhere it is written (V=x.y.z)
+version:
+	@test -n "$(V)" || { echo "usage: make version V=x.y.z"; exit 2; }
+	$(PYTHON) scripts/set_version.py $(V)
 
 ## peers: the official SDKs and reference server used by the interop tests (pinned), and for
 ## test-apps Debian's chromium and playwright-core
@@ -72,6 +94,10 @@ demo: build
 	@echo
 	@echo "== Node client -> Python weather server over Streamable HTTP"
 	bash examples/http_demo.sh "$(WEATHER_PY) --http {PORT}" "node examples/node/client.mjs --url {URL}"
+	@echo
+	@echo "== The hypermcp command line (installed with the package): list the Node weather server, call the Python one"
+	$(VENV)/bin/hypermcp list examples/node/weather_server.mjs
+	$(VENV)/bin/hypermcp call examples/python/weather_server.py forecast city=Paris days=2
 
 ## check: formatting and lints (Rust, Python, TypeScript), and the hand-written declarations
 ## checked against what they declare: _core.pyi by mypy's stubtest against the installed module,
@@ -80,14 +106,14 @@ demo: build
 check: $(VENV)/.tools python node
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
-	$(VENV)/bin/ruff format --check bench bindings-python/python examples/python tests/python tests/interop tests/conformance tests/oauth tests/scale tests/soak
-	$(VENV)/bin/ruff check bench bindings-python/python examples/python tests/python tests/interop tests/conformance tests/oauth tests/scale tests/soak
+	$(VENV)/bin/ruff format --check bench bindings-python/python examples/python tests/python tests/interop tests/conformance tests/oauth tests/scale tests/soak tests/dist
+	$(VENV)/bin/ruff check bench bindings-python/python examples/python tests/python tests/interop tests/conformance tests/oauth tests/scale tests/soak tests/dist
 	$(VENV)/bin/pyright --project $(CURDIR)/pyproject.toml
 	$(PY) -m mypy.stubtest hypermcp._core
 	npx --no-install tsc -p tsconfig.json
 
 ## test: build, lint, then every suite
-test: build peers check test-rust test-python test-node test-interop test-conformance test-examples test-apps test-scale test-soak
+test: build peers check test-rust test-python test-node test-dist test-interop test-conformance test-examples test-apps test-scale test-soak
 	@echo "make test: all suites passed"
 
 ## test-rust: state-machine unit tests and integration tests (duplex, stdio child, the Rust
@@ -110,6 +136,12 @@ test-python: python
 test-node: node
 	HYPERMCP_PEERS=$(PEERS) HYPERMCP_REQUIRE_PEERS=1 HYPERMCP_REQUIRE_REDIS=1 HYPERMCP_ECHO_SERVER=$(ECHO_RUST) \
 		node --test --test-reporter=spec tests/node/
+
+## test-dist: the packages of `make dist` as users install them, outside the repository: the
+## wheel in a fresh venv, the npm tarballs in a fresh npm project; a user's server file there
+## answers the official Python and TypeScript SDK clients (tests/dist/test_dist.py)
+test-dist: dist peers
+	HYPERMCP_PEERS=$(PEERS) HYPERMCP_DIST=$(DIST) $(PY) -m pytest -q -p no:cacheprovider tests/dist
 
 ## test-interop: our stdio and HTTP servers against raw transcripts, the official Python and
 ## TypeScript SDK clients and the Inspector: tests/interop/run_all.sh, one row per (server,
@@ -191,7 +223,7 @@ soak: build
 
 fmt: $(VENV)/.tools
 	$(CARGO) fmt --all
-	$(VENV)/bin/ruff format bench bindings-python/python examples/python tests/python tests/interop tests/conformance tests/oauth tests/scale tests/soak
+	$(VENV)/bin/ruff format bench bindings-python/python examples/python tests/python tests/interop tests/conformance tests/oauth tests/scale tests/soak tests/dist
 
 ## bench: the whole benchmark suite (bench/run.py): every hypermcp server and every peer SDK over stdio
 ## and Streamable HTTP; rewrites bench/README.md (results part), bench/latest.json and bench/chart.png.

@@ -561,11 +561,16 @@ class Server {
    * first); `await server.run({ transport: 'http', port: 8000 })` serves Streamable HTTP at
    * `path` (default `/mcp`, and the legacy HTTP+SSE transport at `/sse`) until SIGINT or
    * SIGTERM, then stops gracefully; `transport: 'sse'` is the same server, announced by its
-   * legacy SSE URL.
+   * legacy SSE URL. Without a `transport`, the environment chooses (what `hypermcp run`
+   * sets): `HYPERMCP_TRANSPORT` (stdio, http), with `HYPERMCP_HOST` and `HYPERMCP_PORT`
+   * for what the options leave out.
    * @param {import('./types/server').RunOptions} [options]
    * @returns {Promise<void>}
    */
   async run(options = {}) {
+    const g = /** @type {Record<symbol, number>} */ (/** @type {unknown} */ (globalThis));
+    g[RUNS] = (g[RUNS] ?? 0) + 1;
+    if (options.transport === undefined) options = fromEnv(options);
     const transport = options.transport ?? 'stdio';
     if (transport === 'stdio') {
       const { serveStdio } = require('./stdio.cjs');
@@ -595,6 +600,36 @@ class Server {
   httpHandler(options = {}) {
     return require('./http.cjs').httpHandler(this, options);
   }
+}
+
+/** How many times a server ran in this process (any copy of the package): the runner of
+ * `hypermcp run` starts the file's server only when the file did not. */
+const RUNS = Symbol.for('hypermcp.runs');
+/** What marks a Server for the runner, whichever copy of the package made it. */
+Object.defineProperty(Server.prototype, Symbol.for('hypermcp.server'), { value: true });
+
+/**
+ * `options` completed from HYPERMCP_TRANSPORT, HYPERMCP_HOST and HYPERMCP_PORT.
+ * @param {import('./types/server').RunOptions} options
+ * @returns {import('./types/server').RunOptions}
+ */
+function fromEnv(options) {
+  const transport = process.env.HYPERMCP_TRANSPORT;
+  if (!transport || transport === 'stdio') return options;
+  if (transport !== 'http' && transport !== 'sse') {
+    throw new TypeError(`HYPERMCP_TRANSPORT=${transport}: use stdio, http or sse`);
+  }
+  /** @type {Record<string, unknown>} */
+  const out = { ...options, transport };
+  if (out.host === undefined && process.env.HYPERMCP_HOST) out.host = process.env.HYPERMCP_HOST;
+  if (out.port === undefined && process.env.HYPERMCP_PORT) {
+    const port = Number(process.env.HYPERMCP_PORT);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) {
+      throw new TypeError(`HYPERMCP_PORT=${process.env.HYPERMCP_PORT} is not a port number`);
+    }
+    out.port = port;
+  }
+  return /** @type {import('./types/server').RunOptions} */ (out);
 }
 
 module.exports = { Server };

@@ -57,3 +57,27 @@ pub fn event_layouts() -> Vec<(String, Vec<String>)> {
 pub fn protocol_versions() -> Vec<String> {
     hypermcp::ProtocolVersion::LEGACY.iter().map(|v| v.as_str().to_string()).collect()
 }
+
+/// What the npm package knows of its host, for the command line.
+#[napi(object)]
+pub struct CliHost {
+    /// The Node executable running the package.
+    pub node: Option<String>,
+    /// The package's runner of server files (`bindings-node/js/runner.mjs`).
+    pub node_runner: Option<String>,
+}
+
+/// Runs the `hypermcp` command line (`args` without the program name) and returns its exit
+/// status. Blocks until the command ends (the command line is the whole process).
+#[napi]
+pub fn cli_main(args: Vec<String>, host: CliHost) -> i32 {
+    hypermcp::cli::main(
+        args,
+        hypermcp::cli::Host {
+            program: Some("hypermcp".into()),
+            python: None,
+            node: host.node.map(Into::into),
+            node_runner: host.node_runner.map(Into::into),
+        },
+    )
+}

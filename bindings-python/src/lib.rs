@@ -42,6 +42,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ops::metrics_text, m)?)?;
     m.add_function(wrap_pyfunction!(ops::client_event, m)?)?;
     m.add_function(wrap_pyfunction!(ops::trace_context, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::cli_main, m)?)?;
     // HYPERMCP_LOG=info (or debug...) sends the engine's events to stderr.
     hypermcp::log::from_env();
     Ok(())

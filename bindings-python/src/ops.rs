@@ -93,3 +93,14 @@ pub fn trace_context<'py>(py: Python<'py>, meta: &Bound<'py, PyAny>) -> PyResult
         None => Ok(None),
     }
 }
+
+/// Runs the `hypermcp` command line (`args` without the program name) with `python` as the
+/// interpreter of Python server files, and returns its exit status. Blocks (the GIL is
+/// released) until the command ends.
+#[pyfunction]
+#[pyo3(signature = (args, python=None))]
+pub fn cli_main(py: Python<'_>, args: Vec<String>, python: Option<String>) -> i32 {
+    let host =
+        hypermcp::cli::Host { program: Some("hypermcp".into()), python: python.map(Into::into), ..Default::default() };
+    py.detach(|| hypermcp::cli::main(args, host))
+}

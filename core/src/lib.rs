@@ -35,6 +35,8 @@
 
 pub mod auth;
 pub mod catalogue;
+#[cfg(feature = "cli")]
+pub mod cli;
 pub mod client;
 pub mod engine;
 mod error;

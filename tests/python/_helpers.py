@@ -7,6 +7,8 @@ test makes goes through :func:`within` (10 s), so a hang fails instead of blocki
 
 import asyncio
 import socket
+import subprocess
+import time
 from collections.abc import Awaitable, Coroutine
 from typing import Any, TypeVar
 
@@ -70,3 +72,18 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def wait_for_port(port: int, proc: "subprocess.Popen[Any]", limit: float = 20.0) -> None:
+    """Waits until something listens on ``port`` of the loopback address; fails when ``proc``
+    (the server meant to) exits first, or after ``limit`` seconds."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"the server exited ({proc.returncode}) before listening on {port}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise AssertionError(f"nothing listens on {port} after {limit} s")

@@ -701,6 +701,9 @@ export declare class Server<L = unknown> {
    * in-flight calls have answered. `await server.run({ transport: "http", port: 8000 })`
    * serves Streamable HTTP (and legacy SSE) until SIGINT or SIGTERM, printing
    * `hypermcp: <name> serving on <url>` to stderr, then stops gracefully and resolves.
+   * Without a `transport`, the environment chooses (what `hypermcp run` sets):
+   * `HYPERMCP_TRANSPORT` (`stdio`, `http`), with `HYPERMCP_HOST` and `HYPERMCP_PORT` for
+   * what the options leave out.
    */
   run(options?: RunOptions): Promise<void>;
   /**

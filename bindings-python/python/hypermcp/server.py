@@ -43,6 +43,10 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 _PRIMITIVES = (str, int, float, bool, dict, list, Any, inspect.Parameter.empty)
 
+# How many times Server.run was called in this process: the runner of `hypermcp run`
+# (_runner.py) runs the file's server only when the file did not.
+_runs = 0
+
 
 def _is_async(fn: Callable[..., Any]) -> bool:
     # A callable object with an ``async def __call__`` counts as async too.
@@ -959,10 +963,10 @@ class Server:
 
     def run(
         self,
-        transport: str = "stdio",
+        transport: str | None = None,
         *,
-        host: str = "127.0.0.1",
-        port: int = 8000,
+        host: str | None = None,
+        port: int | None = None,
         path: str = "/mcp",
         **http_options: Any,
     ) -> None:
@@ -970,7 +974,25 @@ class Server:
         ``server.run("http", port=8000)`` serves Streamable HTTP at ``path`` (and the legacy
         HTTP+SSE transport at ``/sse``) until SIGINT or SIGTERM; ``"sse"`` is the same server,
         announced by its legacy SSE URL. ``http_options`` are those of
-        :meth:`run_http_async`."""
+        :meth:`run_http_async`.
+
+        Without a ``transport`` the environment chooses (what ``hypermcp run`` sets):
+        ``HYPERMCP_TRANSPORT`` (``stdio``, ``http``), with ``HYPERMCP_HOST`` and
+        ``HYPERMCP_PORT`` for the ``host`` and ``port`` left out (defaults: stdio,
+        127.0.0.1, 8000)."""
+        global _runs
+        _runs += 1
+        if transport is None:
+            transport = os.environ.get("HYPERMCP_TRANSPORT") or "stdio"
+            if host is None:
+                host = os.environ.get("HYPERMCP_HOST") or None
+            if port is None and os.environ.get("HYPERMCP_PORT"):
+                text = os.environ["HYPERMCP_PORT"]
+                if not text.isdigit() or int(text) > 65535:
+                    raise ValueError(f"HYPERMCP_PORT={text} is not a port number")
+                port = int(text)
+        host = "127.0.0.1" if host is None else host
+        port = 8000 if port is None else port
         _keep_freed_memory()
         try:
             if transport == "stdio":
