@@ -395,7 +395,27 @@ impl HttpService {
             s.close();
             return Err(Box::new(full.reply()));
         }
-        Ok(sh.session(id).unwrap_or(s))
+        let s = sh.session(id).unwrap_or(s);
+        // An update another replica published while this copy was being made (after the
+        // load above, before the copy joined the table) reached no copy here: the record is
+        // loaded once more, now that later updates do reach this one. (Seen: a client's
+        // `notifications/initialized` on one replica while its GET stream made the copy on
+        // another, which then refused to send elicitation/create.)
+        match c.store.load(id).await {
+            Ok(Some(now)) if lock(&s.known).as_ref() != Some(&now) => {
+                let n = s.with(|i| {
+                    if let Err(e) = i.engine.restore(&now) {
+                        eprintln!("hypermcp: session {id}: its record, loaded again, was refused: {e}");
+                    }
+                    i.engine.record_changes()
+                });
+                s.record_saved.store(n, Ordering::Release);
+                *lock(&s.known) = Some(now);
+            }
+            Ok(_) => {}
+            Err(e) => return Err(Box::new(unavailable(&e))),
+        }
+        Ok(s)
     }
 
     /// Keeps the session's record alive in the store: at most once every quarter of the
