@@ -7,7 +7,7 @@ use super::show::{self, Style};
 use super::target::{connect, env, step, with_connect_opts, Target, CONNECT_HELP};
 use super::{Failure, Host, Outcome, EXIT_TOOL_ERROR};
 use crate::Client;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
@@ -92,26 +92,35 @@ const LIST_HELP: &str = "The server's tools (with their parameters), resources, 
   --json                   the lists as JSON: {\"tools\": [...], \"resources\": [...], ...}
 ";
 
-/// The server's lists (those it offers), every page; a list that fails is an error.
-async fn lists(client: &Client, p: &Parsed) -> Outcome<Map<String, Value>> {
-    let caps = &client.server().capabilities;
-    let mut out = Map::new();
-    if caps.tools.is_some() {
-        out.insert("tools".into(), json!(step(p, "tools/list", client.list_tools()).await?));
-    }
-    if caps.resources.is_some() {
-        out.insert("resources".into(), json!(step(p, "resources/list", client.list_resources()).await?));
-        let templates = step(p, "resources/templates/list", client.list_resource_templates()).await?;
-        out.insert("resourceTemplates".into(), json!(templates));
-    }
-    if caps.prompts.is_some() {
-        out.insert("prompts".into(), json!(step(p, "prompts/list", client.list_prompts()).await?));
-    }
-    Ok(out)
+/// The lists a server offers (`None`: not offered), every page of each.
+#[derive(Default, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Lists {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tools: Option<Vec<crate::Tool>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resources: Option<Vec<crate::Resource>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resource_templates: Option<Vec<crate::ResourceTemplate>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prompts: Option<Vec<crate::Prompt>>,
 }
 
-fn typed<T: serde::de::DeserializeOwned>(lists: &Map<String, Value>, key: &str) -> Vec<T> {
-    lists.get(key).and_then(|v| serde_json::from_value(v.clone()).ok()).unwrap_or_default()
+/// The server's lists (those it offers); a list that fails is an error.
+async fn lists(client: &Client, p: &Parsed) -> Outcome<Lists> {
+    let caps = &client.server().capabilities;
+    let mut out = Lists::default();
+    if caps.tools.is_some() {
+        out.tools = Some(step(p, "tools/list", client.list_tools()).await?);
+    }
+    if caps.resources.is_some() {
+        out.resources = Some(step(p, "resources/list", client.list_resources()).await?);
+        out.resource_templates = Some(step(p, "resources/templates/list", client.list_resource_templates()).await?);
+    }
+    if caps.prompts.is_some() {
+        out.prompts = Some(step(p, "prompts/list", client.list_prompts()).await?);
+    }
+    Ok(out)
 }
 
 async fn list(args: &[String], host: &Host) -> Outcome {
@@ -123,7 +132,7 @@ async fn list(args: &[String], host: &Host) -> Outcome {
     let _ = client.close().await;
     let lists = result?;
     if p.flag("json") {
-        show::json(&Value::Object(lists));
+        show::json(&json!(lists));
         return Ok(());
     }
     let style = Style::stdout();
@@ -134,24 +143,19 @@ async fn list(args: &[String], host: &Host) -> Outcome {
         info.version,
         style.dim(&format!("(protocol {}, {})", client.protocol_version(), era(&client)))
     );
-    let tools = typed(&lists, "tools");
-    text.push_str(&show::section(style, "Tools", lists.contains_key("tools"), &show::tool_rows(&tools)));
-    let resources = typed(&lists, "resources");
+    let l = &lists;
     text.push_str(&show::section(
         style,
-        "Resources",
-        lists.contains_key("resources"),
-        &show::resource_rows(&resources),
+        "Tools",
+        l.tools.is_some(),
+        &show::tool_rows(l.tools.as_deref().unwrap_or(&[])),
     ));
-    let templates = typed(&lists, "resourceTemplates");
-    text.push_str(&show::section(
-        style,
-        "Resource templates",
-        lists.contains_key("resourceTemplates"),
-        &show::template_rows(&templates),
-    ));
-    let prompts = typed(&lists, "prompts");
-    text.push_str(&show::section(style, "Prompts", lists.contains_key("prompts"), &show::prompt_rows(&prompts)));
+    let resources = show::resource_rows(l.resources.as_deref().unwrap_or(&[]));
+    text.push_str(&show::section(style, "Resources", l.resources.is_some(), &resources));
+    let templates = show::template_rows(l.resource_templates.as_deref().unwrap_or(&[]));
+    text.push_str(&show::section(style, "Resource templates", l.resource_templates.is_some(), &templates));
+    let prompts = show::prompt_rows(l.prompts.as_deref().unwrap_or(&[]));
+    text.push_str(&show::section(style, "Prompts", l.prompts.is_some(), &prompts));
     show::out(&text);
     Ok(())
 }
@@ -381,8 +385,10 @@ async fn inspect(args: &[String], host: &Host) -> Outcome {
     if let Some(i) = &init.instructions {
         doc["instructions"] = json!(i);
     }
-    for (k, v) in result? {
-        doc[k] = v;
+    if let Value::Object(lists) = json!(result?) {
+        for (k, v) in lists {
+            doc[k] = v;
+        }
     }
     show::json(&doc);
     Ok(())
