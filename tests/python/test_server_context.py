@@ -359,6 +359,31 @@ def test_sample() -> None:
     ]
 
 
+def test_two_samples_in_one_handler_get_their_own_answers_in_both_eras() -> None:
+    # At 2026-07-28 each ctx.sample is an input request under its own key; the key must not
+    # be taken from the optional parameters (it once was: every sample got "toolChoice", and
+    # the second received the first one's answer).
+    server = Server("ctx")
+
+    @server.tool
+    async def two(ctx: Context) -> str:
+        first = await ctx.sample("first", temperature=0.5)
+        second = await ctx.sample("second", system_prompt="Be brief.")
+        return f"{first['content']['text']} / {second['content']['text']}"
+
+    def sampling(params: Any) -> dict[str, Any]:
+        text = params["messages"][0]["content"]["text"]
+        return {"role": "assistant", "content": {"type": "text", "text": f"answer to {text}"}, "model": "m"}
+
+    async def main() -> None:
+        for mode in ("legacy", "modern"):
+            async with Client(server, mode=mode, sampling_handler=sampling) as client:
+                result = await within(client.call_tool("two"))
+                assert result.text == "answer to first / answer to second", mode
+
+    run(main())
+
+
 def test_list_roots(tmp_path: Path) -> None:
     server = Server("ctx")
 

@@ -389,7 +389,7 @@ class Context:
             messages = [messages]
         wire = [{"role": "user", "content": {"type": "text", "text": m}} if isinstance(m, str) else m for m in messages]
         params: dict[str, Any] = {"messages": wire, "maxTokens": max_tokens, **extra}
-        for key, value in (
+        for field, value in (
             ("systemPrompt", system_prompt),
             ("temperature", temperature),
             ("modelPreferences", model_preferences),
@@ -397,7 +397,7 @@ class Context:
             ("toolChoice", tool_choice),
         ):
             if value is not None:
-                params[key] = value
+                params[field] = value
         return await self.request("sampling/createMessage", params, timeout, key=key)
 
     async def list_roots(self, timeout: float | None = None, key: str | None = None) -> list[dict[str, Any]]:
