@@ -11,9 +11,20 @@ PYTHON ?= python3
 PEERS ?= $(CURDIR)/.peers
 VENV := $(CURDIR)/.venv
 PY := $(VENV)/bin/python
-RELEASE_DIR := $(CURDIR)/target/release
-ECHO_RUST := $(RELEASE_DIR)/examples/echo_server
-CLIENT_RUST := $(RELEASE_DIR)/examples/client
+# Every build names the host's target triple, as napi-rs always does, so that cargo, maturin and
+# napi share one directory of compiled crates (target/TRIPLE/PROFILE) and build each crate once.
+TRIPLE := $(shell rustc -vV | sed -n 's/^host: //p')
+export CARGO_BUILD_TARGET := $(TRIPLE)
+# The Cargo profile of the builds. `quick` (Cargo.toml: release optimisations without LTO or
+# debug info, 16 codegen units) for the demo and the tests: the first build takes minutes, not
+# ten. `release` (thin LTO) for what is measured or shipped: `make bench` and `make dist`.
+PROFILE ?= quick
+bench bench-quick bench-build bench-scale rust-bench dist: PROFILE = release
+RELEASE_DIR = $(CURDIR)/target/$(TRIPLE)/$(PROFILE)
+# Where the scripts of tests/ and bench/ find the Rust binaries (bins, and examples/).
+export HYPERMCP_BUILD = $(RELEASE_DIR)
+ECHO_RUST = $(RELEASE_DIR)/examples/echo_server
+CLIENT_RUST = $(RELEASE_DIR)/examples/client
 ECHO_PY := $(PY) $(CURDIR)/examples/python/echo_server.py
 WEATHER_PY := $(PY) $(CURDIR)/examples/python/weather_server.py
 ECHO_NODE := node $(CURDIR)/examples/node/echo_server.mjs
@@ -22,10 +33,9 @@ WEATHER_NODE := node $(CURDIR)/examples/node/weather_server.mjs
 VERSION := $(shell sed -n '/^\[workspace.package\]/,/^\[/s/^version = "\(.*\)"/\1/p' Cargo.toml)
 # Where `make dist` (and `make python`, for the wheel it installs) puts the packages.
 DIST := $(CURDIR)/dist
-# maturin shares target/ with cargo: it reuses the dependencies `make rust` built. (Nothing else
-# builds pyo3 in release there, so the two never rebuild it against each other.)
+# maturin and napi share target/ with cargo: they reuse the dependencies `make rust` built.
 
-.PHONY: all build bench-build rust rust-bench python node dist version peers demo test test-dist test-rust test-python test-node test-interop test-conformance test-examples test-apps test-scale bench-scale check fmt bench bench-quick bench-peers clean fuzz soak test-soak
+.PHONY: all build bench-build rust rust-bench rust-demo python node dist version peers demo docs test test-docs test-dist test-rust test-python test-node test-interop test-conformance test-examples test-apps test-scale bench-scale check fmt bench bench-quick bench-peers clean fuzz soak test-soak
 
 all: build
 
@@ -35,11 +45,16 @@ build: rust python node
 # One cargo invocation for both packages: their dependencies resolve to the same features,
 # so rust-bench and rust share every artifact.
 rust:
-	$(CARGO) build --release -p hypermcp -p hypermcp-loadgen --examples --bins
+	$(CARGO) build --profile $(PROFILE) -p hypermcp -p hypermcp-loadgen --examples --bins
 
 ## rust-bench: what `make bench` runs of the above: the one-tool example server and the bench tools
 rust-bench:
-	$(CARGO) build --release -p hypermcp -p hypermcp-loadgen --example echo_server --bins
+	$(CARGO) build --profile $(PROFILE) -p hypermcp -p hypermcp-loadgen --example echo_server --bins
+
+# rust-demo: what `make demo` runs of the above (the same packages, so the same features: the
+# crates it compiles are those `make rust` needs)
+rust-demo:
+	$(CARGO) build --profile $(PROFILE) -p hypermcp -p hypermcp-loadgen --example client --example echo_server
 
 $(VENV)/.tools: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -50,13 +65,15 @@ $(VENV)/.tools: pyproject.toml
 ## installs it
 python: $(VENV)/.tools
 	rm -f $(DIST)/hypermcp-$(VERSION)-*.whl
-	$(VENV)/bin/maturin build --release --out $(DIST)
+	$(VENV)/bin/maturin build --profile $(PROFILE) --out $(DIST)
 	$(PY) -m pip install -q --disable-pip-version-check --force-reinstall --no-deps $(DIST)/hypermcp-$(VERSION)-*.whl
 
 ## node: `npm ci` of the repo (dev tools: @napi-rs/cli, typescript, zod), then the addon
+## (`npm run build` builds it in release, outside make)
 node:
 	npm install --no-fund --no-audit --loglevel=error --ignore-scripts
-	npm run build --silent
+	npx --no-install napi build --platform --profile $(PROFILE) --manifest-path bindings-node/Cargo.toml \
+		--output-dir bindings-node/native --js index.js --dts index.d.ts
 
 ## dist: the packages as users install them, in dist/: the Python wheel and its source
 ## distribution; the npm packages hypermcp and hypermcp-linux-x64-gnu (the prebuilt engine,
@@ -73,13 +90,24 @@ version:
 	@test -n "$(V)" || { echo "usage: make version V=x.y.z"; exit 2; }
 	$(PYTHON) scripts/set_version.py $(V)
 
+$(VENV)/.docs: $(VENV)/.tools
+	$(PY) -m pip install -q --disable-pip-version-check "mkdocs==1.6.1" "mkdocs-material==9.8.*" "mkdocstrings-python==1.19.*"
+	touch $@
+
+## docs: the guide (docs/) and the API references (rustdoc, the Python docstrings, TypeDoc of
+## the Node declarations) as a static site in target/docs/site; fails on a broken link
+docs: $(VENV)/.docs
+	npm install --no-fund --no-audit --loglevel=error --ignore-scripts
+	CARGO=$(CARGO) $(PY) docs/build.py
+
 ## peers: the official SDKs and reference server used by the interop tests (pinned), and for
 ## test-apps Debian's chromium and playwright-core
 peers:
 	PEERS=$(PEERS) bash tests/interop/setup_peers.sh
 
-## demo: real exchanges over stdio between Rust, Python and Node, then over HTTP (Node client -> Python server)
-demo: build
+## demo: real exchanges over stdio between Rust, Python and Node, then over HTTP (Node client ->
+## Python server); builds only what it runs
+demo: rust-demo python node
 	@echo "== Rust client -> Rust echo server (stdio)"
 	$(CLIENT_RUST) --tool echo --args '{"text":"hello from make demo"}' -- $(ECHO_RUST)
 	@echo
@@ -106,14 +134,14 @@ demo: build
 check: $(VENV)/.tools python node
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
-	$(VENV)/bin/ruff format --check bench bindings-python/python examples/python tests/python tests/interop tests/conformance tests/oauth tests/scale tests/soak tests/dist
-	$(VENV)/bin/ruff check bench bindings-python/python examples/python tests/python tests/interop tests/conformance tests/oauth tests/scale tests/soak tests/dist
+	$(VENV)/bin/ruff format --check bench bindings-python/python examples/python tests/python tests/interop tests/conformance tests/oauth tests/scale tests/soak tests/dist tests/docs docs
+	$(VENV)/bin/ruff check bench bindings-python/python examples/python tests/python tests/interop tests/conformance tests/oauth tests/scale tests/soak tests/dist tests/docs docs
 	$(VENV)/bin/pyright --project $(CURDIR)/pyproject.toml
 	$(PY) -m mypy.stubtest hypermcp._core
 	npx --no-install tsc -p tsconfig.json
 
 ## test: build, lint, then every suite
-test: build peers check test-rust test-python test-node test-dist test-interop test-conformance test-examples test-apps test-scale test-soak
+test: build peers check test-rust test-python test-node test-docs test-dist test-interop test-conformance test-examples test-apps test-scale test-soak
 	@echo "make test: all suites passed"
 
 ## test-rust: state-machine unit tests and integration tests (duplex, stdio child, the Rust
@@ -136,6 +164,12 @@ test-python: python
 test-node: node
 	HYPERMCP_PEERS=$(PEERS) HYPERMCP_REQUIRE_PEERS=1 HYPERMCP_REQUIRE_REDIS=1 HYPERMCP_ECHO_SERVER=$(ECHO_RUST) \
 		node --test --test-reporter=spec tests/node/
+
+## test-docs: every code block of the README and docs/ runs (or is type-checked: the Rust ones
+## by test-rust, core/tests/doc_snippets.rs), every relative link resolves, and `make docs`
+## builds the site with no broken link
+test-docs: build peers docs
+	HYPERMCP_PEERS=$(PEERS) VENV=$(VENV) $(PY) -m pytest -q -p no:cacheprovider tests/docs
 
 ## test-dist: the packages of `make dist` as users install them, outside the repository: the
 ## wheel in a fresh venv, the npm tarballs in a fresh npm project; a user's server file there
@@ -223,7 +257,7 @@ soak: build
 
 fmt: $(VENV)/.tools
 	$(CARGO) fmt --all
-	$(VENV)/bin/ruff format bench bindings-python/python examples/python tests/python tests/interop tests/conformance tests/oauth tests/scale tests/soak tests/dist
+	$(VENV)/bin/ruff format bench bindings-python/python examples/python tests/python tests/interop tests/conformance tests/oauth tests/scale tests/soak tests/dist tests/docs docs
 
 ## bench: the whole benchmark suite (bench/run.py): every hypermcp server and every peer SDK over stdio
 ## and Streamable HTTP; rewrites bench/README.md (results part), bench/latest.json and bench/chart.png.

@@ -41,6 +41,7 @@
 # Knobs (environment variables):
 #   ECHO_RUST      Rust echo server binary  [${CARGO_TARGET_DIR:-target}/release/examples/echo_server]
 #   CARGO_TARGET_DIR  where cargo builds: httpload is ${CARGO_TARGET_DIR:-target}/release/httpload
+#   HYPERMCP_BUILD    the directory of the binaries instead (make sets it: target/TRIPLE/PROFILE)
 #   SYSTEMS        the systems to measure, replacing the two built in (entries as in
 #                  EXTRA_SYSTEMS)
 #   EXTRA_SYSTEMS  more systems, one entry per line or separated by ';'
@@ -101,10 +102,10 @@ READY_TIMEOUT=${READY_TIMEOUT:-20}
 TARGETS=${TARGETS-"python/official-python-stateless,official-python-stateful>=10 node/official-typescript-stateful,official-typescript-stateless>=5"}
 MEM_TARGET_BYTES=${MEM_TARGET_BYTES:-16384}
 MEM_TARGET_SYSTEMS=${MEM_TARGET_SYSTEMS-"rust python node"}
-ECHO_RUST=${ECHO_RUST:-${CARGO_TARGET_DIR:-target}/release/examples/echo_server}
+ECHO_RUST=${ECHO_RUST:-${HYPERMCP_BUILD:-${CARGO_TARGET_DIR:-target}/release}/examples/echo_server}
 EXTRA_SYSTEMS=${EXTRA_SYSTEMS:-}
 BUILD=${BUILD:-1}
-HTTPLOAD=${CARGO_TARGET_DIR:-target}/release/httpload
+HTTPLOAD=${HYPERMCP_BUILD:-${CARGO_TARGET_DIR:-target}/release}/httpload
 CLK_TCK=$(getconf CLK_TCK)
 ALL_CPUS=0-$(($(nproc) - 1))
 

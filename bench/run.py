@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TARGET = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "release"
+TARGET = Path(os.environ.get("HYPERMCP_BUILD") or Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "release")
 PEERS = Path(os.environ.get("PEERS", ROOT / ".peers"))
 SERVERS = ROOT / "bench" / "servers"
 RESULTS = ROOT / "bench" / "results"

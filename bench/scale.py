@@ -36,7 +36,7 @@ sys.path.insert(0, str(REPO / "tests" / "scale"))
 
 import run_scale  # noqa: E402
 
-RELEASE = REPO / "target" / "release"
+RELEASE = Path(os.environ.get("HYPERMCP_BUILD") or REPO / "target" / "release")
 TICK = os.sysconf("SC_CLK_TCK")
 
 

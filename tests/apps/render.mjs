@@ -46,7 +46,7 @@ const VIEW = { width: 400, height: 300 };
 const SERVERS = {
   python: (port) => [join(REPO, ".venv", "bin", "python"), [join(REPO, "examples", "python", "weather_server.py"), "--http", String(port)]],
   node: (port) => [process.execPath, [join(REPO, "examples", "node", "weather_server.mjs"), "--http", String(port)]],
-  rust: (port) => [join(REPO, "target", "release", "examples", "weather_server"), ["--http", String(port)]],
+  rust: (port) => [join(process.env.HYPERMCP_BUILD || join(REPO, "target", "release"), "examples", "weather_server"), ["--http", String(port)]],
 };
 
 class Failure extends Error {}

@@ -37,7 +37,7 @@ conf_require
 VENV="${VENV:-$REPO/.venv}"
 NODE="${NODE:-$(command -v node || echo node)}"
 if [ -z "${RUST_EXAMPLES:-}" ]; then
-  RUST_EXAMPLES="$REPO/target/release/examples"
+  RUST_EXAMPLES="${HYPERMCP_BUILD:-$REPO/target/release}/examples"
   if [ ! -x "$RUST_EXAMPLES/conformance_server" ] && [ ! -x "$RUST_EXAMPLES/conformance_client" ] \
      && [ -d "$REPO/target/debug/examples" ]; then
     RUST_EXAMPLES="$REPO/target/debug/examples"

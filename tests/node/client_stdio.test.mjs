@@ -36,7 +36,7 @@ const EVERYTHING = path.join(
 );
 
 function echoServer() {
-  const file = process.env.HYPERMCP_ECHO_SERVER || path.join(ROOT, 'target/release/examples/echo_server');
+  const file = process.env.HYPERMCP_ECHO_SERVER || path.join(process.env.HYPERMCP_BUILD || path.join(ROOT, 'target/release'), 'examples/echo_server');
   if (!existsSync(file)) {
     assert.fail(
       `the Rust echo server is missing at ${file}: build it with ` +

@@ -19,7 +19,7 @@ const TASKS = 'io.modelcontextprotocol/tasks';
 function server() {
   const file =
     process.env.HYPERMCP_CONFORMANCE_SERVER ||
-    fileURLToPath(new URL('../../target/release/examples/conformance_server', import.meta.url));
+    (process.env.HYPERMCP_BUILD ? `${process.env.HYPERMCP_BUILD}/examples/conformance_server` : fileURLToPath(new URL('../../target/release/examples/conformance_server', import.meta.url)));
   if (!existsSync(file)) assert.fail(`${file} is missing: cargo build --release -p hypermcp --examples, or set HYPERMCP_CONFORMANCE_SERVER`);
   return file;
 }

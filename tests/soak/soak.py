@@ -50,6 +50,8 @@ from typing import Any
 from hypermcp import Client, McpError
 
 REPO = Path(__file__).resolve().parents[2]
+# The Rust binaries: `make` names their directory (HYPERMCP_BUILD, target/TRIPLE/PROFILE).
+BUILD = Path(os.environ.get("HYPERMCP_BUILD") or REPO / "target" / "release")
 
 SAMPLE_EVERY = 10.0
 RSS_CHECK = "RSS within the tolerance after warm-up"
@@ -60,7 +62,7 @@ IDLE_TIMEOUT = "20"  # seconds: abandoned sessions end within the run
 def server_command(lang: str, port: int | None) -> list[str]:
     http = ["--http", str(port)] if port is not None else []
     if lang == "rust":
-        return [str(REPO / "target" / "release" / "examples" / "weather_server"), *http]
+        return [str(BUILD / "examples" / "weather_server"), *http]
     if lang == "python":
         return [sys.executable, str(REPO / "examples" / "python" / "weather_server.py"), *http]
     return ["node", str(REPO / "examples" / "node" / "weather_server.mjs"), *http]
