@@ -1,5 +1,5 @@
 //! Reads a directory of skills from disk into a
-//! [`SkillCatalog`](crate::catalogue::skills::SkillCatalog) (the I/O half of serving skills;
+//! [`SkillCatalog`] (the I/O half of serving skills;
 //! the catalogue itself is sans-IO).
 
 use crate::catalogue::skills::{SkillCatalog, MAX_BYTES_PER_SKILL, SKILL_FILE};
