@@ -42,19 +42,21 @@ all: build
 ## build: the Rust engine, its examples and the load generator, then the Python and Node packages
 build: rust python node
 
-# One cargo invocation for both packages: their dependencies resolve to the same features,
-# so rust-bench and rust share every artifact.
+# The engine, the load generators and the examples (a package of their own, examples/rust):
+# their dependencies resolve to the features the Python and Node builds resolve too (see the
+# "workspace hack" lines of examples/rust, bindings-python and bindings-node Cargo.toml), so
+# rust, rust-bench, rust-demo, maturin and napi share every compiled crate.
 rust:
-	$(CARGO) build --profile $(PROFILE) -p hypermcp -p hypermcp-loadgen --examples --bins
+	$(CARGO) build --profile $(PROFILE) -p hypermcp -p hypermcp-loadgen -p hypermcp-examples --examples --bins
 
 ## rust-bench: what `make bench` runs of the above: the one-tool example server and the bench tools
 rust-bench:
-	$(CARGO) build --profile $(PROFILE) -p hypermcp -p hypermcp-loadgen --example echo_server --bins
+	$(CARGO) build --profile $(PROFILE) -p hypermcp -p hypermcp-loadgen -p hypermcp-examples --example echo_server --bins
 
 # rust-demo: what `make demo` runs of the above (the same packages, so the same features: the
 # crates it compiles are those `make rust` needs)
 rust-demo:
-	$(CARGO) build --profile $(PROFILE) -p hypermcp -p hypermcp-loadgen --example client --example echo_server
+	$(CARGO) build --profile $(PROFILE) -p hypermcp -p hypermcp-loadgen -p hypermcp-examples --example client --example echo_server
 
 $(VENV)/.tools: pyproject.toml
 	$(PYTHON) -m venv $(VENV)

@@ -119,7 +119,7 @@ if [[ -n $PIN_SEQ ]] && ! command -v taskset >/dev/null; then
 fi
 
 if [[ $BUILD != 0 ]]; then
-  if ! cargo build --release -p hypermcp-loadgen -p hypermcp --bins --examples; then
+  if ! cargo build --release -p hypermcp-loadgen -p hypermcp -p hypermcp-examples --bins --examples; then
     note "building the hypermcp examples failed; building loadgen alone (example binaries may be missing or stale)"
     cargo build --release -p hypermcp-loadgen
   fi

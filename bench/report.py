@@ -219,7 +219,7 @@ def footprint_table(r: Results) -> list[str]:
     out += [
         "",
         "The one-tool example servers are `examples/{python,node}/echo_server.*` and "
-        "`core/examples/echo_server.rs`; the floors (`servers/floor.{py,mjs}`) are the bare runtime "
+        "`examples/rust/echo_server.rs`; the floors (`servers/floor.{py,mjs}`) are the bare runtime "
         "reading the initialize request and writing a minimal answer, nothing else: what any server in "
         "that language pays before its own code.",
         "",

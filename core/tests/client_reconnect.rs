@@ -23,9 +23,9 @@ use tokio::task::JoinHandle;
 fn echo_server_path() -> PathBuf {
     let path = match std::env::var_os("HYPERMCP_ECHO_SERVER") {
         Some(p) => PathBuf::from(p),
-        None => workspace_dir().join("target/debug/examples/echo_server"),
+        None => examples_dir().join("echo_server"),
     };
-    assert!(path.is_file(), "echo server not found at {}: run `cargo build -p hypermcp --examples`", path.display());
+    assert!(path.is_file(), "echo server not found at {}: run `cargo build -p hypermcp-examples --examples`", path.display());
     path
 }
 

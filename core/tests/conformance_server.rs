@@ -1,4 +1,4 @@
-//! The Rust conformance server (`core/examples/conformance_server.rs`) as a child process over
+//! The Rust conformance server (`examples/rust/conformance_server.rs`) as a child process over
 //! stdio, driven by the Rust client: every tool, resource, template, prompt and completion the
 //! conformance suite calls, with the client answering sampling and elicitation and recording
 //! log messages and progress.
@@ -6,7 +6,7 @@
 //! The example binary is spawned from `<target>/<profile>/examples/conformance_server` (next to
 //! this test's own directory) or `$HYPERMCP_CONFORMANCE_SERVER`. `cargo test` builds examples;
 //! a lone `cargo test --test conformance_server` does not: run
-//! `cargo build -p hypermcp --example conformance_server` first.
+//! `cargo build -p hypermcp-examples --example conformance_server` first.
 
 mod common;
 
@@ -70,25 +70,20 @@ const TOOLS: [&str; 35] = [
 fn server_path() -> PathBuf {
     let path = match std::env::var_os("HYPERMCP_CONFORMANCE_SERVER") {
         Some(p) => PathBuf::from(p),
-        None => {
-            // This test runs from <target>/<profile>/deps/.
-            let exe = std::env::current_exe().expect("the test's own path");
-            let profile_dir = exe.parent().and_then(|deps| deps.parent()).expect("<target>/<profile>");
-            profile_dir.join("examples/conformance_server")
-        }
+        None => examples_dir().join("conformance_server"),
     };
     assert!(
         path.is_file(),
-        "conformance server not found at {}: run `cargo build -p hypermcp --example conformance_server` first \
+        "conformance server not found at {}: run `cargo build -p hypermcp-examples --example conformance_server` first \
          (or set HYPERMCP_CONFORMANCE_SERVER)",
         path.display()
     );
-    let source = workspace_dir().join("core/examples/conformance_server.rs");
+    let source = workspace_dir().join("examples/rust/conformance_server.rs");
     let modified = |p: &PathBuf| std::fs::metadata(p).and_then(|m| m.modified()).ok();
     if let (Some(bin), Some(src)) = (modified(&path), modified(&source)) {
         assert!(
             bin >= src,
-            "{} is older than its source: run `cargo build -p hypermcp --example conformance_server`",
+            "{} is older than its source: run `cargo build -p hypermcp-examples --example conformance_server`",
             path.display()
         );
     }

@@ -12,11 +12,11 @@ use std::time::Duration;
 fn echo_server_path() -> PathBuf {
     let path = match std::env::var_os("HYPERMCP_ECHO_SERVER") {
         Some(p) => PathBuf::from(p),
-        None => workspace_dir().join("target/debug/examples/echo_server"),
+        None => examples_dir().join("echo_server"),
     };
     assert!(
         path.is_file(),
-        "echo server not found at {}: run `cargo build -p hypermcp --examples` first (or set HYPERMCP_ECHO_SERVER)",
+        "echo server not found at {}: run `cargo build -p hypermcp-examples --examples` first (or set HYPERMCP_ECHO_SERVER)",
         path.display()
     );
     path

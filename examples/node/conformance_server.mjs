@@ -1,7 +1,7 @@
 // @ts-check
 // The conformance server: exactly the tools, resources, resource template and prompts the
 // server scenarios of @modelcontextprotocol/conformance call (the same server ships in Rust,
-// core/examples/conformance_server.rs, and Python, examples/python/conformance_server.py).
+// examples/rust/conformance_server.rs, and Python, examples/python/conformance_server.py).
 //
 //     node examples/node/conformance_server.mjs --port 3000 [--host 127.0.0.1]   # Streamable HTTP at /mcp
 //     node examples/node/conformance_server.mjs --stdio                          # stdio

@@ -1,6 +1,6 @@
 """The conformance server: exactly the tools, resources, resource template and prompts the
 server scenarios of ``@modelcontextprotocol/conformance`` call (the same server ships in Rust,
-``core/examples/conformance_server.rs``, and Node, ``examples/node/conformance_server.mjs``).
+``examples/rust/conformance_server.rs``, and Node, ``examples/node/conformance_server.mjs``).
 
     python examples/python/conformance_server.py --port 3000 [--host 127.0.0.1]   # Streamable HTTP at /mcp
     python examples/python/conformance_server.py --stdio                          # stdio

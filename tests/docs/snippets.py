@@ -16,6 +16,10 @@ line before a block says how, as `<!-- test: KEY[=VALUE] ... -->` (shell-quoted 
 - `after=NAME`: the block continues the saved file NAME (its text comes first).
 - `check`: type-checked only (Python by pyright, TypeScript and JavaScript by tsc against the
   package's declarations): for fragments that need a peer the test cannot start.
+- `peer=python` / `peer=node`: the block is another SDK's code (the migration guide's "theirs"):
+  it is saved, run or checked in the page's `peer/` directory, with the Python of
+  .peers/docs-venv (FastMCP 2.x, the official Python SDK 1.x) first on PATH, or with the
+  official TypeScript SDK of .peers/npm as its node_modules.
 - `skip=REASON`: not run, with the reason shown (commands that install or build, run by
   other suites).
 
@@ -58,7 +62,7 @@ LANGS = {
     "nginx": "text",
     "yaml": "text",
 }
-KEYS = {"file", "server", "run", "http", "expect", "after", "check", "skip", "wrap", "prelude"}
+KEYS = {"file", "server", "run", "http", "expect", "after", "check", "skip", "wrap", "prelude", "peer"}
 DIRECTIVE = re.compile(r"^\s*<!--\s*test:(.*?)-->\s*$")
 FENCE = re.compile(r"^(\s*)(```+|~~~+)\s*([\w+-]*)(.*)$")
 

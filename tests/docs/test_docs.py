@@ -37,15 +37,35 @@ SUFFIX = {"python": ".py", "js": ".mjs", "ts": ".ts", "sh": ".sh"}
 PAGES = snippets.pages()
 
 
-def env_for(workdir: Path) -> dict[str, str]:
+DOCS_PEERS = PEERS / "docs-venv"
+
+
+def env_for(workdir: Path, peer: str | None = None) -> dict[str, str]:
     env = dict(os.environ)
-    env["PATH"] = f"{VENV / 'bin'}{os.pathsep}{env.get('PATH', '')}"
-    env["HYPERMCP_PYTHON"] = str(PYTHON)
+    python = DOCS_PEERS / "bin" / "python" if peer == "python" else PYTHON
+    env["PATH"] = f"{python.parent}{os.pathsep}{VENV / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    env["HYPERMCP_PYTHON"] = str(python)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env.pop("HYPERMCP_TRANSPORT", None)
     if NODE22.exists():
         env["HYPERMCP_NODE22"] = str(NODE22)
     return env
+
+
+def peer_dir(block: Block, workdir: Path) -> Path:
+    """Where another SDK's blocks run: the page's `peer/`, its node_modules the peers' npm folder."""
+    peer = block.opts["peer"]
+    if peer == "python" and not (DOCS_PEERS / "bin" / "python").exists():
+        pytest.fail(f"{block.where}: peer=python needs {DOCS_PEERS} (run `make peers`)")
+    if peer == "node" and not (PEERS / "npm" / "node_modules" / "@modelcontextprotocol" / "sdk").exists():
+        pytest.fail(f"{block.where}: peer=node needs the official TypeScript SDK in {PEERS / 'npm'} (run `make peers`)")
+    if peer not in ("python", "node"):
+        pytest.fail(f"{block.where}: peer= takes python or node, not {peer!r}")
+    where = workdir / "peer"
+    if not where.exists():
+        where.mkdir()
+        (where / "node_modules").symlink_to(PEERS / "npm" / "node_modules")
+    return where
 
 
 def prepare(workdir: Path) -> None:
@@ -60,7 +80,7 @@ def prepare(workdir: Path) -> None:
 
 def command(block: Block, path: Path) -> list[str]:
     if block.lang == "python":
-        return [str(PYTHON), str(path)]
+        return [str(DOCS_PEERS / "bin" / "python" if block.opts.get("peer") == "python" else PYTHON), str(path)]
     if block.lang == "js":
         return ["node", str(path)]
     if block.lang == "ts":
@@ -73,10 +93,9 @@ def command(block: Block, path: Path) -> list[str]:
 
 
 def run(block: Block, argv: list[str], workdir: Path, what: str) -> str:
+    env = env_for(workdir, block.opts.get("peer"))
     try:
-        done = subprocess.run(
-            argv, cwd=workdir, env=env_for(workdir), capture_output=True, text=True, timeout=TIMEOUT, check=False
-        )
+        done = subprocess.run(argv, cwd=workdir, env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False)
     except subprocess.TimeoutExpired as e:
         pytest.fail(f"{block.where}: {what} did not end within {TIMEOUT} s\n{e.stdout}\n{e.stderr}")
     if done.returncode != 0:
@@ -95,7 +114,8 @@ def typecheck(block: Block, path: Path, workdir: Path) -> None:
     if block.lang == "python":
         config = {"include": [path.name], "pythonVersion": "3.11", "typeCheckingMode": "basic"}
         (workdir / "pyrightconfig.json").write_text(json.dumps(config))
-        run(block, [str(VENV / "bin" / "pyright"), "--pythonpath", str(PYTHON), "-p", str(workdir)], workdir, "pyright")
+        python = DOCS_PEERS / "bin" / "python" if block.opts.get("peer") == "python" else PYTHON
+        run(block, [str(VENV / "bin" / "pyright"), "--pythonpath", str(python), "-p", str(workdir)], workdir, "pyright")
         return
     if block.lang in ("js", "ts"):
         config = {
@@ -149,6 +169,8 @@ def try_block(block: Block, workdir: Path) -> None:
         return  # compiled by `cargo test` (core/tests/doc_snippets.rs, checked current below)
     if not opts:
         pytest.fail(f"{block.where}: a {block.info} block with no `<!-- test: ... -->` comment before it")
+    if "peer" in opts:
+        workdir = peer_dir(block, workdir)
     code = block.code
     if "after" in opts:
         base = workdir / opts["after"]
@@ -164,7 +186,7 @@ def try_block(block: Block, workdir: Path) -> None:
         server = subprocess.Popen(
             [str(HYPERMCP), "run", opts["http"], "--http", str(port)],
             cwd=workdir,
-            env=env_for(workdir),
+            env=env_for(workdir, opts.get("peer")),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
@@ -178,7 +200,9 @@ def try_block(block: Block, workdir: Path) -> None:
                 server.kill()
                 pytest.fail(f"{block.where}: the server {opts['http']}: {e}\n{server.communicate()[1]}")
         if "server" in opts:
-            out = run(block, [str(HYPERMCP), "inspect", name], workdir, f"`hypermcp inspect {name}`")
+            # Another SDK's server file is reached as a command line (the file names no hypermcp Server).
+            target = [name] if "peer" not in opts else ["--", *command(block, path)]
+            out = run(block, [str(HYPERMCP), "inspect", *target], workdir, f"`hypermcp inspect {' '.join(target)}`")
             json.loads(out)
         if "check" in opts:
             typecheck(block, path, workdir)

@@ -11,9 +11,11 @@
 #                 authorization server (tests/oauth/provider.mjs)
 #   .peers/apps   playwright-core, which drives Debian's chromium (/usr/bin/chromium, installed
 #                 with apt-get when missing) for the MCP Apps test (tests/apps/render.mjs)
+#   .peers/docs-venv  FastMCP 2.x with the official Python SDK 1.x: what the migration guide
+#                 (docs/migration.md) shows users coming from, run by tests/docs
 #   (scale)       Debian's redis-server and nginx (apt-get, when missing) for the replica
 #                 tests: replicas sharing sessions in Redis behind an nginx balancer
-# PEERS_PARTS picks what to install (default: all of "sdks inspector conformance oauth apps scale";
+# PEERS_PARTS picks what to install (default: all of "sdks inspector conformance oauth apps scale docs";
 # sdks is .peers/venv and .peers/npm, which is all `make bench` needs).
 # Idempotent: a marker file records the pinned versions; when it matches, nothing
 # is reinstalled (a warm run takes well under a second). Quiet on success; on
@@ -29,6 +31,8 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
 # Pins. Change them here only; the markers below make a changed pin reinstall.
 PY_PINS=("mcp==2.3.0")
+# The migration guide's "theirs" side: FastMCP 2.x on the official Python SDK 1.x.
+DOCS_PINS=("fastmcp==2.14.7" "mcp==1.30.0")
 # The TypeScript SDK v2 (2026-07-28) ships as separate packages, @modelcontextprotocol/client and
 # @modelcontextprotocol/server (plus their @modelcontextprotocol/core): no clash with v1's
 # @modelcontextprotocol/sdk, so both lines share .peers/npm (they run on Node 20).
@@ -37,11 +41,11 @@ NPM_PINS=("@modelcontextprotocol/sdk@1.32.2" "@modelcontextprotocol/server-every
 # Upper bound for each network-touching step, in seconds.
 STEP_TIMEOUT="${PEERS_STEP_TIMEOUT:-600}"
 
-PARTS=" ${PEERS_PARTS:-sdks inspector conformance oauth apps scale} "
+PARTS=" ${PEERS_PARTS:-sdks inspector conformance oauth apps scale docs} "
 for part in $PARTS; do
   case "$part" in
-    sdks | inspector | conformance | oauth | apps | scale) ;;
-    *) echo "setup_peers.sh: unknown part '$part' in PEERS_PARTS (known: sdks inspector conformance oauth apps scale)" >&2; exit 2 ;;
+    sdks | inspector | conformance | oauth | apps | scale | docs) ;;
+    *) echo "setup_peers.sh: unknown part '$part' in PEERS_PARTS (known: sdks inspector conformance oauth apps scale docs)" >&2; exit 2 ;;
   esac
 done
 # wants PART: whether PEERS_PARTS asks for PART.
@@ -66,6 +70,18 @@ if wants sdks && { [ ! -x "$VENV/bin/python" ] || [ "$(cat "$VENV/$MARKER_NAME" 
   run_logged "checking the Python SDK import" \
     "$VENV/bin/python" -c "import mcp, jsonschema; from mcp.server.mcpserver import MCPServer"
   printf '%s' "$PY_WANT" >"$VENV/$MARKER_NAME"
+fi
+
+# ---------------------------------------------------------------- the migration guide's peers
+DOCS_VENV="$PEERS/docs-venv"
+DOCS_WANT="docs-peers: ${DOCS_PINS[*]}"
+if wants docs && { [ ! -x "$DOCS_VENV/bin/python" ] || [ "$(cat "$DOCS_VENV/$MARKER_NAME" 2>/dev/null)" != "$DOCS_WANT" ]; }; then
+  : >"$LOG"
+  rm -f "$DOCS_VENV/$MARKER_NAME"
+  pip_venv "$DOCS_VENV" "${DOCS_PINS[@]}"
+  run_logged "checking the FastMCP 2 and Python SDK 1 imports" \
+    "$DOCS_VENV/bin/python" -c "import fastmcp; from mcp.server.fastmcp import FastMCP"
+  printf '%s' "$DOCS_WANT" >"$DOCS_VENV/$MARKER_NAME"
 fi
 
 # ---------------------------------------------------------------- npm peers

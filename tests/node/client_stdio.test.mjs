@@ -3,7 +3,7 @@
 // installed, @modelcontextprotocol/server-everything.
 //
 // Environment: HYPERMCP_ECHO_SERVER points at the echo server binary (default:
-// target/release/examples/echo_server, built by `cargo build --release -p hypermcp --example
+// target/release/examples/echo_server, built by `cargo build --release -p hypermcp-examples --example
 // echo_server`); HYPERMCP_REQUIRE_PEERS=1 turns a missing server-everything into a failure
 // instead of a skip (tests/interop/setup_peers.sh installs it).
 //
@@ -40,7 +40,7 @@ function echoServer() {
   if (!existsSync(file)) {
     assert.fail(
       `the Rust echo server is missing at ${file}: build it with ` +
-        '`cargo build --release -p hypermcp --example echo_server` or set HYPERMCP_ECHO_SERVER',
+        '`cargo build --release -p hypermcp-examples --example echo_server` or set HYPERMCP_ECHO_SERVER',
     );
   }
   return file;

@@ -20,7 +20,7 @@ function server() {
   const file =
     process.env.HYPERMCP_CONFORMANCE_SERVER ||
     (process.env.HYPERMCP_BUILD ? `${process.env.HYPERMCP_BUILD}/examples/conformance_server` : fileURLToPath(new URL('../../target/release/examples/conformance_server', import.meta.url)));
-  if (!existsSync(file)) assert.fail(`${file} is missing: cargo build --release -p hypermcp --examples, or set HYPERMCP_CONFORMANCE_SERVER`);
+  if (!existsSync(file)) assert.fail(`${file} is missing: cargo build --release -p hypermcp-examples --examples, or set HYPERMCP_CONFORMANCE_SERVER`);
   return file;
 }
 

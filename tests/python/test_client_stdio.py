@@ -48,7 +48,7 @@ def echo_server() -> str:
     if not path.is_file():
         pytest.fail(
             f"the Rust echo server is missing at {path}: build it with "
-            "`cargo build --release -p hypermcp --example echo_server` or set HYPERMCP_ECHO_SERVER"
+            "`cargo build --release -p hypermcp-examples --example echo_server` or set HYPERMCP_ECHO_SERVER"
         )
     return str(path)
 

@@ -42,6 +42,14 @@ pub fn workspace_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("core/ has a parent").to_path_buf()
 }
 
+/// Where the examples of this build are (`cargo test --workspace` builds them next to the
+/// tests, whatever the target directory and triple): `<target>/[<triple>/]<profile>/examples`.
+pub fn examples_dir() -> PathBuf {
+    // The test runs from <target>/[<triple>/]<profile>/deps/.
+    let exe = std::env::current_exe().expect("the test's own path");
+    exe.parent().and_then(|deps| deps.parent()).expect("<target>/<profile>").join("examples")
+}
+
 // ---- wire tap --------------------------------------------------------------------------
 
 /// Which way a recorded line went.

@@ -1,5 +1,5 @@
 //! The official extensions in one runnable program
-//! (`cargo run --release -p hypermcp --example extensions`).
+//! (`cargo run --release -p hypermcp-examples --example extensions`).
 //!
 //! A server that serves skills (the `examples/skills` directory), runs a tool as a task (it
 //! reports progress, asks the user a question, then answers) and links that tool to an MCP
@@ -20,7 +20,7 @@ const VIEW: &str =
     "<!doctype html>\n<html><body><h1>Report</h1><p id=\"status\">waiting for the report...</p></body></html>\n";
 
 fn server() -> Server {
-    let skills = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/skills");
+    let skills = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../skills");
     Server::new("extensions-demo", "1.0.0")
         .skills_dir(skills)
         .tasks(TaskOptions { poll_interval: Duration::from_millis(50), ..Default::default() })

@@ -26,7 +26,7 @@ const CITIES: [(&str, &str, f64); 4] =
 /// Each city's sky as first reported.
 const SKIES: [(&str, &str); 4] = [("paris", "sunny"), ("london", "rain"), ("tokyo", "cloudy"), ("lima", "fog")];
 
-const WIDGET: &str = include_str!("../../examples/apps/weather-widget.html");
+const WIDGET: &str = include_str!("../apps/weather-widget.html");
 
 fn unknown_city(key: &str) -> Error {
     let known: Vec<&str> = CITIES.iter().map(|c| c.0).collect();

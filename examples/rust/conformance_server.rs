@@ -743,7 +743,7 @@ async fn main() -> hypermcp::Result<()> {
         env!("CARGO_PKG_VERSION"),
     ))))))
     // The skills extension's scenarios (sep-2640-skills-*): the example skills.
-    .skills_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/skills"));
+    .skills_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../skills"));
     if args.stdio {
         return server.serve_stdio().await;
     }
