@@ -42,21 +42,24 @@ all: build
 ## build: the Rust engine, its examples and the load generator, then the Python and Node packages
 build: rust python node
 
-# The engine, the load generators and the examples (a package of their own, examples/rust):
-# their dependencies resolve to the features the Python and Node builds resolve too (see the
-# "workspace hack" lines of examples/rust, bindings-python and bindings-node Cargo.toml), so
-# rust, rust-bench, rust-demo, maturin and napi share every compiled crate.
+# The examples (a package of their own, examples/rust) and the load generators, one package per
+# cargo invocation: cargo resolves features over the packages of an invocation, and over their
+# dev-dependencies when it builds examples, so each package alone resolves to the features the
+# Python and Node builds resolve too (the "workspace hack" lines of the Cargo.toml files of
+# examples/rust, bench/loadgen, bindings-python and bindings-node), and rust, rust-bench,
+# rust-demo, maturin and napi share every compiled crate, the engine included.
 rust:
-	$(CARGO) build --profile $(PROFILE) -p hypermcp -p hypermcp-loadgen -p hypermcp-examples --examples --bins
+	$(CARGO) build --profile $(PROFILE) -p hypermcp-examples --examples
+	$(CARGO) build --profile $(PROFILE) -p hypermcp-loadgen --bins
 
 ## rust-bench: what `make bench` runs of the above: the one-tool example server and the bench tools
 rust-bench:
-	$(CARGO) build --profile $(PROFILE) -p hypermcp -p hypermcp-loadgen -p hypermcp-examples --example echo_server --bins
+	$(CARGO) build --profile $(PROFILE) -p hypermcp-examples --example echo_server
+	$(CARGO) build --profile $(PROFILE) -p hypermcp-loadgen --bins
 
-# rust-demo: what `make demo` runs of the above (the same packages, so the same features: the
-# crates it compiles are those `make rust` needs)
+# rust-demo: what `make demo` runs of the above
 rust-demo:
-	$(CARGO) build --profile $(PROFILE) -p hypermcp -p hypermcp-loadgen -p hypermcp-examples --example client --example echo_server
+	$(CARGO) build --profile $(PROFILE) -p hypermcp-examples --example client --example echo_server
 
 $(VENV)/.tools: pyproject.toml
 	$(PYTHON) -m venv $(VENV)

@@ -119,9 +119,9 @@ if [[ -n $PIN_SEQ ]] && ! command -v taskset >/dev/null; then
 fi
 
 if [[ $BUILD != 0 ]]; then
-  if ! cargo build --release -p hypermcp-loadgen -p hypermcp -p hypermcp-examples --bins --examples; then
-    note "building the hypermcp examples failed; building loadgen alone (example binaries may be missing or stale)"
-    cargo build --release -p hypermcp-loadgen
+  cargo build --release -p hypermcp-loadgen --bins
+  if ! cargo build --release -p hypermcp-examples --examples; then
+    note "building the hypermcp examples failed (example binaries may be missing or stale)"
   fi
 fi
 [[ -x $HTTPLOAD ]] || die "$HTTPLOAD not found (build it: cargo build --release -p hypermcp-loadgen)"

@@ -34,7 +34,10 @@ ENV = {**os.environ, "HYPERMCP_PYTHON": sys.executable, "PEERS": str(PEERS), "NO
 
 
 def echo_server() -> str:
-    path = Path(os.environ.get("HYPERMCP_ECHO_SERVER") or Path(os.environ.get("HYPERMCP_BUILD") or ROOT / "target/release") / "examples/echo_server")
+    path = Path(
+        os.environ.get("HYPERMCP_ECHO_SERVER")
+        or Path(os.environ.get("HYPERMCP_BUILD") or ROOT / "target/release") / "examples/echo_server"
+    )
     assert path.is_file(), f"the Rust echo server is missing at {path}"
     return str(path)
 

@@ -44,7 +44,10 @@ def run(coro: Coroutine[Any, Any, Any]) -> Any:
 
 
 def echo_server() -> str:
-    path = Path(os.environ.get("HYPERMCP_ECHO_SERVER") or Path(os.environ.get("HYPERMCP_BUILD") or ROOT / "target/release") / "examples/echo_server")
+    path = Path(
+        os.environ.get("HYPERMCP_ECHO_SERVER")
+        or Path(os.environ.get("HYPERMCP_BUILD") or ROOT / "target/release") / "examples/echo_server"
+    )
     if not path.is_file():
         pytest.fail(
             f"the Rust echo server is missing at {path}: build it with "

@@ -28,6 +28,7 @@ import asyncio
 import json
 import os
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -234,6 +235,41 @@ def test_a_python_client_with_client_credentials_calls_the_python_server(env: En
             assert mine == [("client_credentials", env.info["clients"]["service"], "mcp:tools")], mine
 
     run(main(), 60)
+
+
+def test_the_command_line_authorizes_with_client_credentials(env: Env, tmp_path: Path) -> None:
+    # `hypermcp call URL ... --auth client-credentials`: the engine's OAuth client, from the
+    # shell; without --auth the refusal says what to add.
+    cli = str(Path(sys.executable).parent / "hypermcp")
+    store = tmp_path / "tokens.json"
+
+    def shell(*args: str) -> subprocess.CompletedProcess[str]:
+        env_vars = {**os.environ, "NO_COLOR": "1", "XDG_CONFIG_HOME": str(tmp_path / "config")}
+        return subprocess.run([cli, *args], capture_output=True, text=True, env=env_vars, timeout=60, check=False)
+
+    async def main() -> None:
+        async with python_server(env) as rs:
+            call = ["call", rs.url, "echo", "text=from the shell", "--ca-file", str(env.pki.ca)]
+            refused = await asyncio.to_thread(shell, *call)
+            assert refused.returncode == 1, refused
+            assert "requires authorization: add --auth" in refused.stderr, refused.stderr
+            service = env.info["clients"]["service"]
+            secret = env.info["clients"]["service_secret"]
+            creds = ["--auth", "client-credentials", "--client-id", service, "--client-secret", secret]
+            done = await asyncio.to_thread(shell, *call, *creds, "--token-store", str(store))
+            assert done.returncode == 0, done.stderr
+            assert "python: from the shell" in done.stdout
+            assert rs.calls == ["from the shell"]
+            assert rs.callers == [("echo", service, service, ("mcp:tools",))], rs.callers
+            # The token is kept (0600) for the next command; by default under XDG_CONFIG_HOME.
+            assert store.stat().st_mode & 0o777 == 0o600
+            again = await asyncio.to_thread(shell, *call, *creds)
+            assert again.returncode == 0, again.stderr
+            assert (tmp_path / "config" / "hypermcp" / "oauth.json").exists()
+            wrong = await asyncio.to_thread(shell, *call, "--auth", "client-credentials", "--client-id", service)
+            assert wrong.returncode == 2 and "needs --client-id and --client-secret" in wrong.stderr, wrong
+
+    run(main(), 90)
 
 
 def test_the_python_client_refreshes_its_token_once_it_expired(env: Env) -> None:

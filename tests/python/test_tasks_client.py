@@ -25,10 +25,14 @@ TASKS = "io.modelcontextprotocol/tasks"
 
 
 def server() -> str:
-    path = Path(os.environ.get("HYPERMCP_CONFORMANCE_SERVER") or Path(os.environ.get("HYPERMCP_BUILD") or ROOT / "target/release") / "examples/conformance_server")
+    path = Path(
+        os.environ.get("HYPERMCP_CONFORMANCE_SERVER")
+        or Path(os.environ.get("HYPERMCP_BUILD") or ROOT / "target/release") / "examples/conformance_server"
+    )
     if not path.exists():
         pytest.fail(
-            f"{path} is missing: `cargo build --release -p hypermcp-examples --examples` or set HYPERMCP_CONFORMANCE_SERVER"
+            f"{path} is missing: `cargo build --release -p hypermcp-examples --examples`"
+            " or set HYPERMCP_CONFORMANCE_SERVER"
         )
     return str(path)
 

@@ -227,7 +227,7 @@ export interface OAuthOptions {
   /** The pre-registered client's secret. */
   clientSecret?: string;
   /** How the pre-registered client authenticates at the token endpoint (default: what the server supports). */
-  tokenEndpointAuthMethod?: 'client_secret_basic' | 'client_secret_post' | 'none';
+  tokenEndpointAuthMethod?: 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt' | 'none';
   /** The HTTPS URL of this client's Client ID Metadata Document (used as the client id where supported). */
   clientMetadataUrl?: string;
   /** The name Dynamic Client Registration sends. */

@@ -57,7 +57,8 @@ class OAuth:
 
     - ``client_id`` / ``client_secret`` / ``token_endpoint_auth_method``: a pre-registered
       client (used first); the method defaults to what the authorization server supports
-      (``client_secret_basic``, ``client_secret_post`` or ``none``).
+      (``client_secret_basic``, ``client_secret_post``, ``private_key_jwt`` with
+      ``private_key_pem``, or ``none``).
     - ``client_metadata_url``: the HTTPS URL of this client's Client ID Metadata Document, used
       as the client id where the authorization server supports such documents.
     - ``client_name``, ``redirect_uri``, ``application_type`` (``"native"`` or ``"web"``;
@@ -96,7 +97,8 @@ class OAuth:
         *,
         client_id: str | None = None,
         client_secret: str | None = None,
-        token_endpoint_auth_method: Literal["client_secret_basic", "client_secret_post", "none"] | None = None,
+        token_endpoint_auth_method: Literal["client_secret_basic", "client_secret_post", "private_key_jwt", "none"]
+        | None = None,
         client_metadata_url: str | None = None,
         client_name: str | None = None,
         redirect_uri: str | None = None,

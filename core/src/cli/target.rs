@@ -16,7 +16,18 @@ pub(crate) const CONNECT_OPTS: &[Opt] = &[
     Opt { name: "env", takes: Takes::Values },
     Opt { name: "timeout", takes: Takes::Value },
     Opt { name: "verbose", takes: Takes::Nothing },
+    Opt { name: "auth", takes: Takes::Value },
+    Opt { name: "client-id", takes: Takes::Value },
+    Opt { name: "client-secret", takes: Takes::Value },
+    Opt { name: "scope", takes: Takes::Values },
+    Opt { name: "token-store", takes: Takes::Value },
+    Opt { name: "redirect-uri", takes: Takes::Value },
+    Opt { name: "ca-file", takes: Takes::Value },
 ];
+
+/// The options that only a URL target takes.
+const URL_ONLY: &[&str] =
+    &["header", "transport", "auth", "client-id", "client-secret", "scope", "token-store", "redirect-uri", "ca-file"];
 
 /// The connect options and a command's own.
 pub(crate) fn with_connect_opts(own: &[Opt]) -> Vec<Opt> {
@@ -38,6 +49,22 @@ Connecting:
   --env NAME=VALUE         an environment variable for a server this starts (repeatable)
   --timeout SECONDS        how long to wait for the server at each step (default 30)
   --verbose                show what a server this starts writes to its stderr
+
+Authorization (a URL whose server requires OAuth 2.1):
+  --auth browser|headless|client-credentials
+                           browser: you authorize in the system browser (the URL is printed
+                           too); headless: the authorization server's redirects are followed
+                           without one (servers that approve without a user); client-credentials:
+                           the client acts on its own behalf (needs --client-id, --client-secret)
+  --client-id ID, --client-secret SECRET
+                           a pre-registered client (else Dynamic Client Registration)
+  --scope SCOPE            a scope to ask for (repeatable; default: what the server asks)
+  --token-store PATH|none  where registrations and tokens are kept between runs (a 0600 JSON
+                           file; default $XDG_CONFIG_HOME/hypermcp/oauth.json); none: in memory
+  --redirect-uri URI       the loopback redirect URI (default http://127.0.0.1:8765/callback)
+  --ca-file PEM            CA certificates to trust for https:// (the server's and the
+                           authorization server's), besides the system's
+  A bearer token you already have: --header 'Authorization: Bearer TOKEN'.
 ";
 
 /// What a command talks to.
@@ -147,13 +174,20 @@ pub(crate) async fn connect(target: &Target, p: &Parsed, host: &Host) -> Outcome
                     t => return Err(Failure::usage(format!("--transport takes auto, http or sse, not {t:?}"))),
                 };
                 http.connect_timeout = limit;
-                Ok(Client::http(url, http, options).await?)
+                if let Some(ca) = p.value("ca-file") {
+                    http.ca_file = Some(ca.into());
+                }
+                if let Some(auth) = oauth(p)? {
+                    http.auth = Some(auth);
+                }
+                let authorizing = http.auth.is_some();
+                Client::http(url, http, options).await.map_err(|e| unauthorized_hint(e, authorizing))
             }
             Some((program, args)) => {
-                if !p.values("header").is_empty() || p.value("transport").is_some() {
-                    return Err(Failure::usage(
-                        "--header and --transport are for a URL; this TARGET starts a stdio server",
-                    ));
+                if let Some(opt) = URL_ONLY.iter().find(|o| !p.values(o).is_empty()) {
+                    return Err(Failure::usage(format!(
+                        "--{opt} is for a URL; this TARGET starts a stdio server (which needs no authorization)"
+                    )));
                 }
                 let mut cmd = tokio::process::Command::new(&program);
                 cmd.args(&args).env("HYPERMCP_TRANSPORT", "stdio");
@@ -179,6 +213,74 @@ pub(crate) async fn connect(target: &Target, p: &Parsed, host: &Host) -> Outcome
             limit.as_secs_f64()
         ))),
     }
+}
+
+/// The OAuth options of `--auth` and its companions (none without `--auth`).
+fn oauth(p: &Parsed) -> Outcome<Option<crate::auth::client::OAuthOptions>> {
+    use crate::auth::client::{AuthorizeMode, Grant, OAuthOptions};
+    let Some(mode) = p.value("auth") else {
+        if let Some(opt) = ["client-id", "client-secret", "scope", "token-store", "redirect-uri"]
+            .iter()
+            .find(|o| !p.values(o).is_empty())
+        {
+            return Err(Failure::usage(format!("--{opt} goes with --auth (browser, headless or client-credentials)")));
+        }
+        return Ok(None);
+    };
+    let mut o = OAuthOptions { client_name: "hypermcp command line".into(), ..OAuthOptions::default() };
+    match mode {
+        "browser" => o.authorize = AuthorizeMode::Browser,
+        "headless" => o.authorize = AuthorizeMode::Headless,
+        "client-credentials" => o.grant = Grant::ClientCredentials,
+        m => {
+            return Err(Failure::usage(format!(
+                "--auth takes browser, headless or client-credentials, not {m:?}"
+            )))
+        }
+    }
+    o.client_id = p.value("client-id").map(str::to_string);
+    o.client_secret = p.value("client-secret").map(str::to_string);
+    if o.grant == Grant::ClientCredentials && (o.client_id.is_none() || o.client_secret.is_none()) {
+        return Err(Failure::usage("--auth client-credentials needs --client-id and --client-secret"));
+    }
+    let scopes: Vec<String> = p.values("scope").iter().map(|s| s.to_string()).collect();
+    if !scopes.is_empty() {
+        o.scopes = Some(scopes);
+    }
+    if let Some(uri) = p.value("redirect-uri") {
+        o.redirect_uri = uri.to_string();
+    }
+    o.token_store = match p.value("token-store") {
+        Some("none") => None,
+        Some(path) => Some(path.into()),
+        None => default_token_store(),
+    };
+    o.validate().map_err(|e| Failure::usage(format!("--auth: {e}")))?;
+    Ok(Some(o))
+}
+
+/// `$XDG_CONFIG_HOME/hypermcp/oauth.json` (or `~/.config/...`): registrations and tokens kept
+/// between runs, so a server is authorized once, not at every command.
+fn default_token_store() -> Option<std::path::PathBuf> {
+    let config = match std::env::var_os("XDG_CONFIG_HOME") {
+        Some(dir) if !dir.is_empty() => std::path::PathBuf::from(dir),
+        _ => std::path::PathBuf::from(std::env::var_os("HOME")?).join(".config"),
+    };
+    let dir = config.join("hypermcp");
+    std::fs::create_dir_all(&dir).ok()?;
+    Some(dir.join("oauth.json"))
+}
+
+/// A refusal for want of authorization, with what to do about it.
+fn unauthorized_hint(e: crate::Error, authorizing: bool) -> Failure {
+    let refused = e.rpc().is_some_and(|r| r.code == crate::jsonrpc::codes::UNAUTHORIZED);
+    if refused && !authorizing {
+        return Failure::failed(format!(
+            "{e}\nthe server requires authorization: add --auth browser (OAuth in the browser), --auth \
+             client-credentials --client-id ID --client-secret SECRET, or --header 'Authorization: Bearer TOKEN'"
+        ));
+    }
+    Failure::failed(e.to_string())
 }
 
 /// Runs one request step within the timeout.
