@@ -25,7 +25,11 @@ fn echo_server_path() -> PathBuf {
         Some(p) => PathBuf::from(p),
         None => examples_dir().join("echo_server"),
     };
-    assert!(path.is_file(), "echo server not found at {}: run `cargo build -p hypermcp-examples --examples`", path.display());
+    assert!(
+        path.is_file(),
+        "echo server not found at {}: run `cargo build -p hypermcp-examples --examples`",
+        path.display()
+    );
     path
 }
 

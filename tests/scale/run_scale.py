@@ -40,7 +40,10 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent.parent
-EXAMPLES = Path(os.environ.get("RUST_EXAMPLES") or Path(os.environ.get("HYPERMCP_BUILD") or REPO / "target" / "release") / "examples")
+EXAMPLES = Path(
+    os.environ.get("RUST_EXAMPLES")
+    or Path(os.environ.get("HYPERMCP_BUILD") or REPO / "target" / "release") / "examples"
+)
 VENV = Path(os.environ.get("VENV", REPO / ".venv"))
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 

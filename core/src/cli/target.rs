@@ -232,11 +232,7 @@ fn oauth(p: &Parsed) -> Outcome<Option<crate::auth::client::OAuthOptions>> {
         "browser" => o.authorize = AuthorizeMode::Browser,
         "headless" => o.authorize = AuthorizeMode::Headless,
         "client-credentials" => o.grant = Grant::ClientCredentials,
-        m => {
-            return Err(Failure::usage(format!(
-                "--auth takes browser, headless or client-credentials, not {m:?}"
-            )))
-        }
+        m => return Err(Failure::usage(format!("--auth takes browser, headless or client-credentials, not {m:?}"))),
     }
     o.client_id = p.value("client-id").map(str::to_string);
     o.client_secret = p.value("client-secret").map(str::to_string);
