@@ -46,7 +46,9 @@ def stage() -> None:
         [cargo, "doc", "--no-deps", "--lib", "-p", "hypermcp"],
         RUSTDOCFLAGS="-D warnings",
     )
-    shutil.copytree(ROOT / "target" / "doc", SRC / "api" / "rust")
+    # Under target/TRIPLE/ when the build names its target (the Makefile does, as napi-rs does).
+    triple = os.environ.get("CARGO_BUILD_TARGET")
+    shutil.copytree(ROOT / "target" / triple / "doc" if triple else ROOT / "target" / "doc", SRC / "api" / "rust")
     step(
         "TypeDoc: the Node package's declarations",
         [
