@@ -61,14 +61,19 @@ rust-bench:
 rust-demo:
 	$(CARGO) build --profile $(PROFILE) -p hypermcp-examples --example client --example echo_server
 
-$(VENV)/.tools: pyproject.toml
+# .venv/: maturin for the package (all `make demo` needs), then the test and lint tools.
+$(VENV)/.maturin: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --disable-pip-version-check "maturin==1.16.0" "pytest>=8,<9" "ruff==0.14.*" "pyright==1.1.*" "mypy==1.*" "pydantic>=2,<3" "opentelemetry-sdk>=1.30,<2"
+	$(PY) -m pip install -q --disable-pip-version-check "maturin==1.16.0"
+	touch $@
+
+$(VENV)/.tools: $(VENV)/.maturin
+	$(PY) -m pip install -q --disable-pip-version-check "pytest>=8,<9" "ruff==0.14.*" "pyright==1.1.*" "mypy==1.*" "pydantic>=2,<3" "opentelemetry-sdk>=1.30,<2"
 	touch $@
 
 ## python: the wheel (abi3, manylinux-tagged) into dist/, then installed into .venv as a user
 ## installs it
-python: $(VENV)/.tools
+python: $(VENV)/.maturin
 	rm -f $(DIST)/hypermcp-$(VERSION)-*.whl
 	$(VENV)/bin/maturin build --profile $(PROFILE) --out $(DIST)
 	$(PY) -m pip install -q --disable-pip-version-check --force-reinstall --no-deps $(DIST)/hypermcp-$(VERSION)-*.whl
@@ -146,7 +151,7 @@ check: $(VENV)/.tools python node
 	npx --no-install tsc -p tsconfig.json
 
 ## test: build, lint, then every suite
-test: build peers check test-rust test-python test-node test-docs test-dist test-interop test-conformance test-examples test-apps test-scale test-soak
+test: $(VENV)/.tools build peers check test-rust test-python test-node test-docs test-dist test-interop test-conformance test-examples test-apps test-scale test-soak
 	@echo "make test: all suites passed"
 
 ## test-rust: state-machine unit tests and integration tests (duplex, stdio child, the Rust
@@ -161,7 +166,7 @@ fuzz:
 	FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60) bash fuzz/run.sh
 
 ## test-python: pytest against the installed package
-test-python: python
+test-python: $(VENV)/.tools python
 	HYPERMCP_PEERS=$(PEERS) HYPERMCP_REQUIRE_PEERS=1 HYPERMCP_REQUIRE_REDIS=1 HYPERMCP_ECHO_SERVER=$(ECHO_RUST) \
 		$(PY) -m pytest -q -p no:cacheprovider tests/python
 
@@ -173,13 +178,13 @@ test-node: node
 ## test-docs: every code block of the README and docs/ runs (or is type-checked: the Rust ones
 ## by test-rust, core/tests/doc_snippets.rs), every relative link resolves, and `make docs`
 ## builds the site with no broken link
-test-docs: build peers docs
+test-docs: $(VENV)/.tools build peers docs
 	HYPERMCP_PEERS=$(PEERS) VENV=$(VENV) $(PY) -m pytest -q -p no:cacheprovider tests/docs
 
 ## test-dist: the packages of `make dist` as users install them, outside the repository: the
 ## wheel in a fresh venv, the npm tarballs in a fresh npm project; a user's server file there
 ## answers the official Python and TypeScript SDK clients (tests/dist/test_dist.py)
-test-dist: dist peers
+test-dist: $(VENV)/.tools dist peers
 	HYPERMCP_PEERS=$(PEERS) HYPERMCP_DIST=$(DIST) $(PY) -m pytest -q -p no:cacheprovider tests/dist
 
 ## test-interop: our stdio and HTTP servers against raw transcripts, the official Python and
