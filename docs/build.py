@@ -109,12 +109,20 @@ def check_links() -> int:
             parts = urlsplit(link)
             if parts.scheme or parts.netloc or link.startswith(("mailto:", "javascript:", "data:")):
                 continue
-            target = (source.parent / unquote(parts.path)).resolve() if parts.path else source
+            if parts.path.startswith("/"):  # root-relative (MkDocs' 404 page): the site's root
+                target = (SITE / unquote(parts.path).lstrip("/")).resolve()
+            else:
+                target = (source.parent / unquote(parts.path)).resolve() if parts.path else source
             if target.is_dir():
                 target = target / "index.html"
             if not target.exists():
                 broken.append(f"{source.relative_to(SITE)}: {link} (no such file)")
-            elif parts.fragment and target.suffix == ".html" and unquote(parts.fragment) not in page(target).ids:
+            elif (
+                parts.fragment
+                and target.suffix == ".html"
+                and not re.fullmatch(r"\d+(-\d+)?", parts.fragment)  # rustdoc's source line ranges (scripted)
+                and unquote(parts.fragment) not in page(target).ids
+            ):
                 broken.append(f"{source.relative_to(SITE)}: {link} (no such anchor)")
     for line in broken:
         print(f"broken link: {line}", file=sys.stderr)
