@@ -3,7 +3,7 @@
 //! fails when this file is not what the pages give).
 #![allow(dead_code, unused_imports, unused_variables, missing_docs, clippy::all)]
 
-// README.md:152
+// README.md:157
 mod block_0 {
     use hypermcp::{CallToolResult, Server, Tool};
     use serde_json::json;
@@ -144,7 +144,7 @@ mod block_5 {
     }
 }
 
-// docs/auth.md:833
+// docs/auth.md:836
 mod block_6 {
     use hypermcp::auth::client::{AuthorizationHandler, AuthorizationRequest, OAuthOptions};
     use hypermcp::http::HttpClientOptions;
@@ -182,7 +182,7 @@ mod block_6 {
     }
 }
 
-// docs/auth.md:1095
+// docs/auth.md:1096
 mod block_7 {
     use hypermcp::auth::client::{Grant, OAuthOptions};
     use hypermcp::http::HttpClientOptions;
@@ -622,8 +622,159 @@ mod block_23 {
     }
 }
 
-// docs/servers.md:487
+// docs/migration.md:1206
 mod block_24 {
+    use hypermcp::{
+        GetPromptResult, Prompt, PromptArgument, PromptMessage, ReadResourceResult, ResourceTemplate, Server, Tool,
+    };
+    use serde::Deserialize;
+    use serde_json::{json, Value};
+
+    #[derive(Deserialize)]
+    struct ForecastArgs {
+        city: String,
+        #[serde(default = "three")]
+        days: u32,
+    }
+
+    fn three() -> u32 {
+        3
+    }
+
+    fn weather() -> Server {
+        let forecast = Tool::new("forecast").description("Forecast for a city").input_schema(json!({
+            "type": "object",
+            "properties": {
+                "city": {"type": "string", "description": "Which city"},
+                "days": {"type": "integer", "minimum": 1, "default": 3, "description": "How many days ahead"}
+            },
+            "required": ["city"]
+        }));
+        Server::new("weather", "1.0.0")
+            .tool(forecast, |args, _ctx| async move {
+                let args: ForecastArgs = serde_json::from_value(Value::Object(args))?;
+                Ok::<_, hypermcp::Error>(format!("Sunny in {} for {} days", args.city, args.days))
+            })
+            .resource_template(
+                ResourceTemplate::new("weather://{city}/now", "now").mime_type("application/json"),
+                |request, _ctx| async move {
+                    let city = request.variables.get("city").cloned().unwrap_or_default();
+                    let body = json!({"city": city, "sky": "clear"}).to_string();
+                    Ok(ReadResourceResult::text(request.uri, body, Some("application/json")))
+                },
+            )
+            .prompt(
+                Prompt::new("review").description("Review some code").argument(PromptArgument::new("code", true)),
+                |args, _ctx| async move {
+                    let code = args.get("code").cloned().unwrap_or_default();
+                    Ok(GetPromptResult::messages(vec![PromptMessage::user(format!("Please review:\n{code}"))]))
+                },
+            )
+    }
+
+    #[tokio::main]
+    async fn main() -> hypermcp::Result<()> {
+        let server = weather();
+        if std::env::args().any(|arg| arg == "--http") {
+            server.serve_http("127.0.0.1:8000").await // http://127.0.0.1:8000/mcp
+        } else {
+            server.serve_stdio().await
+        }
+    }
+}
+
+// docs/migration.md:1356
+mod block_25 {
+    use hypermcp::{ElicitAction, ElicitParams, LoggingLevel, Server, Tool};
+    use serde_json::{json, Value};
+
+    fn trips() -> Server {
+        let book = Tool::new("book").description("Book a hotel, asking the user for the details").input_schema(json!({
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"]
+        }));
+        Server::new("trips", "1.0.0").tool(book, |args, ctx| async move {
+            let city = args.get("city").and_then(Value::as_str).unwrap_or_default().to_string();
+            let form = json!({
+                "type": "object",
+                "properties": {"nights": {"type": "integer"}, "breakfast": {"type": "boolean", "default": false}},
+                "required": ["nights"]
+            });
+            let answer = ctx.elicit(ElicitParams::form(format!("How many nights in {city}?"), form)).await?;
+            if answer.action != ElicitAction::Accept {
+                return Ok::<_, hypermcp::Error>("Booking declined".to_string());
+            }
+            let nights = answer.content.as_ref().and_then(|c| c.get("nights")).and_then(Value::as_u64).unwrap_or(1);
+            ctx.log(LoggingLevel::Info, None, format!("booking {city}"));
+            for night in 1..=nights {
+                ctx.report_progress(night as f64, Some(nights as f64), Some(&format!("night {night}"))).await?;
+            }
+            Ok(format!("Booked {nights} nights in {city}"))
+        })
+    }
+
+    #[tokio::main]
+    async fn main() -> hypermcp::Result<()> {
+        trips().serve_stdio().await
+    }
+}
+
+// docs/migration.md:1404
+mod block_26 {
+    use hypermcp::{CallOptions, Client, ClientOptions, ElicitAction, ElicitParams, ElicitResult};
+    use serde_json::{json, Map};
+    use std::sync::Arc;
+
+    #[tokio::main]
+    async fn main() -> hypermcp::Result<()> {
+        let options = ClientOptions::new("my-client", "1.0.0")
+            .on_elicitation(false, |params| async move {
+                if let ElicitParams::Form { message, .. } = &params {
+                    println!("asked: {message}");
+                }
+                Ok(ElicitResult {
+                    action: ElicitAction::Accept,
+                    content: Some(Map::from_iter([("nights".to_string(), json!(2))])),
+                    meta: None,
+                })
+            })
+            .on_notification(|method, params| {
+                if method == "notifications/message" {
+                    println!("log: {}", params["data"]);
+                }
+            });
+        let client = Client::spawn("cargo", ["run", "--quiet", "--bin", "trips"], options).await?;
+        let progress = CallOptions {
+            on_progress: Some(Arc::new(|progress, total, message| {
+                println!("progress {progress}/{total:?}: {message:?}")
+            })),
+            ..Default::default()
+        };
+        let result = client.call_tool_with("book", json!({"city": "Oslo"}), progress).await?;
+        println!("{}", result.content[0].as_text().unwrap_or_default());
+        client.close().await?;
+        Ok(())
+    }
+}
+
+// docs/migration.md:1506
+mod block_27 {
+    use hypermcp::{Client, ClientOptions};
+    use serde_json::json;
+
+    #[tokio::main]
+    async fn main() -> hypermcp::Result<()> {
+        let client = Client::spawn("cargo", ["run", "--quiet", "--bin", "weather"], ClientOptions::default()).await?;
+        let result = client.call_tool("forecast", json!({"city": "Paris"})).await?;
+        println!("{}", result.content[0].as_text().unwrap_or_default());
+        client.close().await?; // stdin closed, then SIGTERM, then SIGKILL
+        Ok(())
+    }
+}
+
+// docs/servers.md:487
+mod block_28 {
     use hypermcp::{CallToolResult, ElicitParams, Error, Server, Tool};
     use serde_json::json;
 
@@ -645,7 +796,7 @@ mod block_24 {
 }
 
 // docs/transports.md:168
-mod block_25 {
+mod block_29 {
     use hypermcp::http::HttpOptions;
     use hypermcp::{CallToolResult, Server, Tool};
 
