@@ -3,7 +3,7 @@
 //! fails when this file is not what the pages give).
 #![allow(dead_code, unused_imports, unused_variables, missing_docs, clippy::all)]
 
-// README.md:157
+// README.md, Rust block 1
 mod block_0 {
     use hypermcp::{CallToolResult, Server, Tool};
     use serde_json::json;
@@ -20,7 +20,7 @@ mod block_0 {
     }
 }
 
-// docs/auth.md:301
+// docs/auth.md, Rust block 1
 mod block_1 {
     use hypermcp::auth::server::{AuthInfo, ResourceServerOptions, TokenVerifier};
     use hypermcp::http::HttpOptions;
@@ -72,7 +72,7 @@ mod block_1 {
     }
 }
 
-// docs/auth.md:354
+// docs/auth.md, Rust block 2
 mod block_2 {
     use hypermcp::http::HttpClientOptions;
     use hypermcp::jsonrpc::codes;
@@ -92,7 +92,7 @@ mod block_2 {
     }
 }
 
-// docs/auth.md:476
+// docs/auth.md, Rust block 3
 mod block_3 {
     use hypermcp::auth::server::ResourceServerOptions;
     use hypermcp::http::HttpOptions;
@@ -112,7 +112,7 @@ mod block_3 {
     }
 }
 
-// docs/auth.md:623
+// docs/auth.md, Rust block 4
 mod block_4 {
     use hypermcp::{ScopeTarget, Server};
 
@@ -124,7 +124,7 @@ mod block_4 {
     }
 }
 
-// docs/auth.md:741
+// docs/auth.md, Rust block 5
 mod block_5 {
     use hypermcp::auth::client::{FileStore, OAuthOptions};
     use hypermcp::http::HttpClientOptions;
@@ -144,7 +144,7 @@ mod block_5 {
     }
 }
 
-// docs/auth.md:836
+// docs/auth.md, Rust block 6
 mod block_6 {
     use hypermcp::auth::client::{AuthorizationHandler, AuthorizationRequest, OAuthOptions};
     use hypermcp::http::HttpClientOptions;
@@ -182,7 +182,7 @@ mod block_6 {
     }
 }
 
-// docs/auth.md:1096
+// docs/auth.md, Rust block 7
 mod block_7 {
     use hypermcp::auth::client::{Grant, OAuthOptions};
     use hypermcp::http::HttpClientOptions;
@@ -203,7 +203,7 @@ mod block_7 {
     }
 }
 
-// docs/clients.md:293
+// docs/clients.md, Rust block 1
 mod block_8 {
     use hypermcp::{Client, ClientOptions};
     use serde_json::json;
@@ -221,7 +221,7 @@ mod block_8 {
     }
 }
 
-// docs/deployment.md:220
+// docs/deployment.md, Rust block 1
 mod block_9 {
     use hypermcp::http::HttpOptions;
     use hypermcp::{CallToolResult, Server, Tool};
@@ -245,7 +245,7 @@ mod block_9 {
     }
 }
 
-// docs/deployment.md:358
+// docs/deployment.md, Rust block 2
 mod block_10 {
     use hypermcp::http::HttpOptions;
     use hypermcp::store::redis::RedisStore;
@@ -275,7 +275,7 @@ mod block_10 {
     }
 }
 
-// docs/deployment.md:605
+// docs/deployment.md, Rust block 3
 mod block_11 {
     use hypermcp::http::HttpOptions;
     use std::time::Duration;
@@ -297,7 +297,7 @@ mod block_11 {
     }
 }
 
-// docs/deployment.md:818
+// docs/deployment.md, Rust block 4
 mod block_12 {
     use hypermcp::log::LevelFilter;
 
@@ -312,7 +312,7 @@ mod block_12 {
     }
 }
 
-// docs/deployment.md:932
+// docs/deployment.md, Rust block 5
 mod block_13 {
     use hypermcp::{CallOptions, Client, ClientOptions, Server, Tool};
     use serde_json::json;
@@ -330,7 +330,7 @@ mod block_13 {
     }
 }
 
-// docs/eras.md:124
+// docs/eras.md, Rust block 1
 mod block_14 {
     use hypermcp::{
         CallToolResult, Client, ClientMode, ClientOptions, ElicitAction, ElicitParams, ElicitResult, Error, Server,
@@ -370,7 +370,7 @@ mod block_14 {
     }
 }
 
-// docs/eras.md:489
+// docs/eras.md, Rust block 2
 mod block_15 {
     use hypermcp::{Client, ClientOptions, Server, SubscriptionFilter, Tool};
 
@@ -393,7 +393,7 @@ mod block_15 {
     }
 }
 
-// docs/eras.md:677
+// docs/eras.md, Rust block 3
 mod block_16 {
     use hypermcp::engine::{CachePolicy, StateKeys};
     use hypermcp::{CacheHints, CacheScope, Error, Server, Tool};
@@ -417,7 +417,7 @@ mod block_16 {
     }
 }
 
-// docs/eras.md:791
+// docs/eras.md, Rust block 4
 mod block_17 {
     use hypermcp::{Server, Tool};
     use serde_json::json;
@@ -436,7 +436,7 @@ mod block_17 {
     }
 }
 
-// docs/eras.md:906
+// docs/eras.md, Rust block 5
 mod block_18 {
     use hypermcp::{CallToolResult, Client, ClientOptions, Error, Server, Tool};
     use serde_json::json;
@@ -464,7 +464,7 @@ mod block_18 {
     }
 }
 
-// docs/extensions.md:256
+// docs/extensions.md, Rust block 1
 mod block_19 {
     use hypermcp::catalogue::skills::SkillCatalog;
     use hypermcp::{Client, ClientOptions, Error, Server};
@@ -492,7 +492,7 @@ mod block_19 {
     }
 }
 
-// docs/extensions.md:563
+// docs/extensions.md, Rust block 2
 mod block_20 {
     use hypermcp::catalogue::TaskMode;
     use hypermcp::server::tasks::TaskOptions;
@@ -532,7 +532,7 @@ mod block_20 {
     }
 }
 
-// docs/extensions.md:739
+// docs/extensions.md, Rust block 3
 mod block_21 {
     use hypermcp::{Client, ClientOptions, Server, Tool, UiCsp, UiResourceMeta};
 
@@ -558,7 +558,7 @@ mod block_21 {
     }
 }
 
-// docs/getting-started/rust.md:26
+// docs/getting-started/rust.md, Rust block 1
 mod block_22 {
     use hypermcp::{
         CallToolResult, GetPromptResult, Prompt, PromptArgument, PromptMessage, ReadResourceResult, ResourceTemplate,
@@ -602,7 +602,7 @@ mod block_22 {
     }
 }
 
-// docs/getting-started/rust.md:78
+// docs/getting-started/rust.md, Rust block 2
 mod block_23 {
     use hypermcp::{Client, ClientOptions};
     use serde_json::json;
@@ -622,7 +622,7 @@ mod block_23 {
     }
 }
 
-// docs/migration.md:1206
+// docs/migration.md, Rust block 1
 mod block_24 {
     use hypermcp::{
         GetPromptResult, Prompt, PromptArgument, PromptMessage, ReadResourceResult, ResourceTemplate, Server, Tool,
@@ -683,7 +683,7 @@ mod block_24 {
     }
 }
 
-// docs/migration.md:1356
+// docs/migration.md, Rust block 2
 mod block_25 {
     use hypermcp::{ElicitAction, ElicitParams, LoggingLevel, Server, Tool};
     use serde_json::{json, Value};
@@ -720,7 +720,7 @@ mod block_25 {
     }
 }
 
-// docs/migration.md:1404
+// docs/migration.md, Rust block 3
 mod block_26 {
     use hypermcp::{CallOptions, Client, ClientOptions, ElicitAction, ElicitParams, ElicitResult};
     use serde_json::{json, Map};
@@ -758,7 +758,7 @@ mod block_26 {
     }
 }
 
-// docs/migration.md:1506
+// docs/migration.md, Rust block 4
 mod block_27 {
     use hypermcp::{Client, ClientOptions};
     use serde_json::json;
@@ -773,7 +773,7 @@ mod block_27 {
     }
 }
 
-// docs/servers.md:487
+// docs/servers.md, Rust block 1
 mod block_28 {
     use hypermcp::{CallToolResult, ElicitParams, Error, Server, Tool};
     use serde_json::json;
@@ -795,7 +795,7 @@ mod block_28 {
     }
 }
 
-// docs/transports.md:168
+// docs/transports.md, Rust block 1
 mod block_29 {
     use hypermcp::http::HttpOptions;
     use hypermcp::{CallToolResult, Server, Tool};

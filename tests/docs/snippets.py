@@ -129,15 +129,16 @@ def parse(page: Path) -> list[Block]:
     return blocks
 
 
-def rust_module(index: int, block: Block) -> str:
-    """A Rust block as a module of the generated test file."""
+def rust_module(index: int, block: Block, ordinal: int) -> str:
+    """A Rust block as a module of the generated test file (named by its page and its rank
+    among the page's Rust blocks, not its line: editing the text around it changes nothing)."""
     prelude = block.opts.get("prelude", "")
     code = block.code.rstrip()
     if "wrap" in block.opts:
         body = "\n".join("    " + line if line else "" for line in code.splitlines())
         code = f"pub async fn snippet() -> hypermcp::Result<()> {{\n{body}\n    Ok(())\n}}"
     inner = "\n".join("    " + line if line else "" for line in (prelude + "\n" + code).strip("\n").splitlines())
-    return f"// {block.where}\nmod block_{index} {{\n{inner}\n}}\n"
+    return f"// {block.page.relative_to(ROOT)}, Rust block {ordinal}\nmod block_{index} {{\n{inner}\n}}\n"
 
 
 def rust_file() -> str:
@@ -150,9 +151,11 @@ def rust_file() -> str:
     )
     modules = []
     for page in pages():
+        ordinal = 0
         for block in parse(page):
             if block.lang == "rust" and "skip" not in block.opts:
-                modules.append(rust_module(len(modules), block))
+                ordinal += 1
+                modules.append(rust_module(len(modules), block, ordinal))
     return rustfmt(head + "\n".join(modules))
 
 

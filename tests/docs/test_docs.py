@@ -35,8 +35,7 @@ HYPERMCP = VENV / "bin" / "hypermcp"
 TIMEOUT = 120
 SUFFIX = {"python": ".py", "js": ".mjs", "ts": ".ts", "sh": ".sh"}
 PAGES = snippets.pages()
-
-
+# The migration guide's other SDKs (`peer=python`): FastMCP 2 and the official Python SDK 1.
 DOCS_PEERS = PEERS / "docs-venv"
 
 
@@ -47,8 +46,6 @@ def env_for(workdir: Path, peer: str | None = None) -> dict[str, str]:
     env["HYPERMCP_PYTHON"] = str(python)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env.pop("HYPERMCP_TRANSPORT", None)
-    if NODE22.exists():
-        env["HYPERMCP_NODE22"] = str(NODE22)
     return env
 
 
