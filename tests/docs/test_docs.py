@@ -37,11 +37,19 @@ SUFFIX = {"python": ".py", "js": ".mjs", "ts": ".ts", "sh": ".sh"}
 PAGES = snippets.pages()
 # The migration guide's other SDKs (`peer=python`): FastMCP 2 and the official Python SDK 1.
 DOCS_PEERS = PEERS / "docs-venv"
+PEER_PYTHON = DOCS_PEERS / "bin" / "python"
+# What data blocks must be: parsed by these.
+PARSERS = {"json": (json.loads, "JSON"), "toml": (tomllib.loads, "TOML")}
+
+
+def python_for(peer: str | None) -> Path:
+    """The Python a block runs with: the peers' for another SDK's code, else ours."""
+    return PEER_PYTHON if peer == "python" else PYTHON
 
 
 def env_for(workdir: Path, peer: str | None = None) -> dict[str, str]:
     env = dict(os.environ)
-    python = DOCS_PEERS / "bin" / "python" if peer == "python" else PYTHON
+    python = python_for(peer)
     env["PATH"] = f"{python.parent}{os.pathsep}{VENV / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     env["HYPERMCP_PYTHON"] = str(python)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
@@ -52,7 +60,7 @@ def env_for(workdir: Path, peer: str | None = None) -> dict[str, str]:
 def peer_dir(block: Block, workdir: Path) -> Path:
     """Where another SDK's blocks run: the page's `peer/`, its node_modules the peers' npm folder."""
     peer = block.opts["peer"]
-    if peer == "python" and not (DOCS_PEERS / "bin" / "python").exists():
+    if peer == "python" and not PEER_PYTHON.exists():
         pytest.fail(f"{block.where}: peer=python needs {DOCS_PEERS} (run `make peers`)")
     if peer == "node" and not (PEERS / "npm" / "node_modules" / "@modelcontextprotocol" / "sdk").exists():
         pytest.fail(f"{block.where}: peer=node needs the official TypeScript SDK in {PEERS / 'npm'} (run `make peers`)")
@@ -77,7 +85,7 @@ def prepare(workdir: Path) -> None:
 
 def command(block: Block, path: Path) -> list[str]:
     if block.lang == "python":
-        return [str(DOCS_PEERS / "bin" / "python" if block.opts.get("peer") == "python" else PYTHON), str(path)]
+        return [str(python_for(block.opts.get("peer"))), str(path)]
     if block.lang == "js":
         return ["node", str(path)]
     if block.lang == "ts":
@@ -111,8 +119,8 @@ def typecheck(block: Block, path: Path, workdir: Path) -> None:
     if block.lang == "python":
         config = {"include": [path.name], "pythonVersion": "3.11", "typeCheckingMode": "basic"}
         (workdir / "pyrightconfig.json").write_text(json.dumps(config))
-        python = DOCS_PEERS / "bin" / "python" if block.opts.get("peer") == "python" else PYTHON
-        run(block, [str(VENV / "bin" / "pyright"), "--pythonpath", str(python), "-p", str(workdir)], workdir, "pyright")
+        python = str(python_for(block.opts.get("peer")))
+        run(block, [str(VENV / "bin" / "pyright"), "--pythonpath", python, "-p", str(workdir)], workdir, "pyright")
         return
     if block.lang in ("js", "ts"):
         config = {
@@ -150,17 +158,12 @@ def try_block(block: Block, workdir: Path) -> None:
         return
     if block.lang == "text":
         return
-    if block.lang == "json":
+    if block.lang in PARSERS:
+        parse, kind = PARSERS[block.lang]
         try:
-            json.loads(block.code)
+            parse(block.code)
         except ValueError as e:
-            pytest.fail(f"{block.where}: the JSON block does not parse: {e}")
-        return
-    if block.lang == "toml":
-        try:
-            tomllib.loads(block.code)
-        except ValueError as e:
-            pytest.fail(f"{block.where}: the TOML block does not parse: {e}")
+            pytest.fail(f"{block.where}: the {kind} block does not parse: {e}")
         return
     if block.lang == "rust":
         return  # compiled by `cargo test` (core/tests/doc_snippets.rs, checked current below)
