@@ -97,6 +97,7 @@ class Server {
       requestStateTtl: options.requestStateTtl,
       requestStateAudience: options.requestStateAudience,
       maxListeners: options.maxListeners,
+      identifyInResults: options.identifyInResults,
     });
     this._lifespan = options.lifespan;
     /** @type {import('./types/server').LifespanResult<L> | null} */

@@ -224,5 +224,71 @@ fn field<'py>(py: Python<'py>, f: Field<'_>) -> PyResult<Bound<'py, PyAny>> {
         Field::Json(Some(v)) => to_py(py, v)?,
         Field::Owned(v) => to_py(py, &v)?,
         Field::Error(e) => rpc_err(py, e).into_value(py).into_bound(py).into_any(),
+        Field::Context(c) => Bound::new(py, Deferred::new(Source::Context(c.clone())))?.into_any(),
+        Field::Origin(o) => Bound::new(py, Deferred::new(Source::Origin(o.clone())))?.into_any(),
     })
+}
+
+enum Source {
+    Context(std::sync::Arc<hypermcp::engine::RequestContext>),
+    Origin(std::sync::Arc<hypermcp::engine::Origin>),
+}
+
+/// A request's context or origin, read as a dict only when a handler asks (most never do;
+/// made for every call, the dicts were a tenth of a 2026-07-28 call's cost). `get(key,
+/// default=None)` and `d[key]`, as the dict would answer.
+#[pyclass(frozen, module = "hypermcp._core")]
+pub struct Deferred {
+    source: Source,
+    dict: PyOnceLock<Py<PyDict>>,
+}
+
+impl Deferred {
+    fn new(source: Source) -> Self {
+        Deferred { source, dict: PyOnceLock::new() }
+    }
+
+    fn dict<'py>(&self, py: Python<'py>) -> PyResult<&Bound<'py, PyDict>> {
+        let d = self.dict.get_or_try_init(py, || {
+            let value = match &self.source {
+                Source::Context(c) => serde_json::to_value(&**c),
+                Source::Origin(o) => serde_json::to_value(&**o),
+            }
+            .unwrap_or_default();
+            let map = match &value {
+                Value::Object(m) => map_to_py(py, m)?,
+                _ => PyDict::new(py),
+            };
+            Ok::<_, PyErr>(map.unbind())
+        })?;
+        Ok(d.bind(py))
+    }
+}
+
+#[pymethods]
+impl Deferred {
+    #[pyo3(signature = (key, default=None))]
+    fn get<'py>(&self, py: Python<'py>, key: &str, default: Option<Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(match self.dict(py)?.get_item(key)? {
+            Some(v) => v,
+            None => default.unwrap_or_else(|| py.None().into_bound(py)),
+        })
+    }
+
+    fn __getitem__<'py>(&self, py: Python<'py>, key: &str) -> PyResult<Bound<'py, PyAny>> {
+        self.dict(py)?.get_item(key)?.ok_or_else(|| pyo3::exceptions::PyKeyError::new_err(key.to_string()))
+    }
+
+    fn __contains__(&self, py: Python<'_>, key: &str) -> PyResult<bool> {
+        self.dict(py)?.contains(key)
+    }
+
+    /// The whole dict (a copy).
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        self.dict(py)?.copy()
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(format!("Deferred({})", self.dict(py)?.repr()?))
+    }
 }

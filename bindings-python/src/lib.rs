@@ -32,6 +32,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<client::ClientSession>()?;
     m.add_class::<client::ReconnectPolicy>()?;
     m.add_class::<http::HttpServer>()?;
+    m.add_class::<bridge::Deferred>()?;
     m.add_class::<http_client::HttpClientStream>()?;
     m.add_function(wrap_pyfunction!(alloc::keep_freed_memory, m)?)?;
     m.add_function(wrap_pyfunction!(server::verify_skill_read, m)?)?;

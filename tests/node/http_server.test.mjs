@@ -409,6 +409,48 @@ test('stateless and jsonResponse modes; the lifespan runs while serving', async 
   assert.deepEqual(seen, ['open', 'close']);
 });
 
+test('identifyInResults: false: 2026-07-28 results carry no serverInfo, server/discover still does', async () => {
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  const calls = [
+    ['server/discover', {}],
+    ['tools/list', {}],
+    ['tools/call', { name: 'echo', arguments: { text: 'hi' } }],
+    ['resources/read', { uri: 'test://hello' }],
+  ];
+  for (const identify of [true, false]) {
+    const named = new Server({ name: 'http-test', version: '1.0.0', identifyInResults: identify });
+    named.tool('echo', { inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }, ({ text }) => text);
+    named.resource('test://hello', { name: 'hello', mimeType: 'text/plain' }, () => 'hello resource');
+    const h = await named.startHttp({ port: 0 });
+    try {
+      for (const [i, [method, params]] of calls.entries()) {
+        const headers = {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': method,
+        };
+        const name = params.name ?? params.uri;
+        if (name) headers['mcp-name'] = name;
+        const body = JSON.stringify({ jsonrpc: '2.0', id: i, method, params: { ...params, _meta: meta } });
+        const res = await within(fetch(h.url, { method: 'POST', headers, body }));
+        const text = await res.text();
+        assert.equal(res.status, 200, text);
+        const json = text.startsWith('{') ? text : text.split('\n').filter((l) => l.startsWith('data:')).at(-1).slice(5);
+        const { result } = JSON.parse(json);
+        assert.equal(result.resultType, 'complete', text);
+        const wanted = identify || method === 'server/discover' ? { name: 'http-test', version: '1.0.0' } : undefined;
+        assert.deepEqual(result._meta?.['io.modelcontextprotocol/serverInfo'], wanted, `${identify} ${method}: ${text}`);
+      }
+    } finally {
+      await within(h.stop(), 15_000, 'stop');
+    }
+  }
+});
+
 test('HTTP options are checked: unknown names and wrong types are TypeErrors', async () => {
   const server = makeServer();
   await assert.rejects(server.startHttp({ port: 0, jsonResponses: true }), TypeError);

@@ -23,7 +23,7 @@ if (missing) {
 }
 
 /** Starts `argv` and resolves once a stdout line contains `marker`. */
-function startServer(argv, marker, ms = 20_000) {
+function startServer(argv, marker, ms = 60_000) {
   const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d) => { out += d; });

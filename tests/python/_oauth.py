@@ -4,7 +4,7 @@ servers of the other languages) as child processes, HTTPS requests trusting that
 and consent pages driven over HTTP (no browser), tokens straight from the token endpoint, and a
 raw MCP POST to look at a refusal's status and ``WWW-Authenticate``.
 
-The Node counterpart is tests/oauth/oauth.mjs; the Rust one is in core/tests/oauth_provider.rs.
+The Node counterpart is tests/oauth/oauth.mjs; the Rust one is in core/tests/suite/oauth_provider.rs.
 Every function here blocks: call them through ``asyncio.to_thread`` from a test's event loop.
 Only the standard library (pytest in ``need_provider`` alone): the official SDK's scripts in
 tests/oauth/ (run by the peers venv's python) use the login and consent driver too.
@@ -113,9 +113,12 @@ class Child:
             self.proc.stdin.close()
 
 
-def start_child(argv: list[str], what: str, limit: float = 20.0) -> Child:
+def start_child(argv: list[str], what: str, limit: float = 60.0) -> Child:
     """Starts ``argv`` (stdin a pipe, which it may watch to exit with us) and waits for its
-    first stdout line, a JSON object; fails with its output if it exits or stays silent."""
+    first stdout line, a JSON object; fails with its output if it exits or stays silent.
+    ``limit`` is generous, as tests/oauth/oauth.mjs's: oidc-provider, ready in half a second
+    on an idle machine, once took over 20 s in CI while other suites ran beside this one; only a
+    child that never starts waits that long."""
     proc = subprocess.Popen(
         argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1
     )

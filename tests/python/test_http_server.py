@@ -1426,6 +1426,48 @@ def test_modes_and_options() -> None:
     run(main())
 
 
+def test_identify_in_results_off_names_the_server_in_discovery_only() -> None:
+    """``identify_in_results=False``: 2026-07-28 results carry no
+    ``io.modelcontextprotocol/serverInfo`` in ``_meta``, but ``server/discover`` (where the
+    spec asks for it) still does; by default every result carries it."""
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+
+    async def exchange(port: int, rid: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        extra = {"Mcp-Method": method}
+        name = params.get("name") or params.get("uri")
+        if name:
+            extra["Mcp-Name"] = name
+        body = {"jsonrpc": "2.0", "id": rid, "method": method, "params": {**params, "_meta": meta}}
+        resp = await within(request(port, "POST", "/mcp", post_headers(version="2026-07-28", **extra), body))
+        assert resp.status == 200, resp.text
+        msg = (await resp.messages())[-1]
+        assert "result" in msg, msg
+        return msg["result"]
+
+    info = {"name": "http-test", "version": "1.2.3"}
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("server/discover", {}),
+        ("tools/list", {}),
+        ("tools/call", {"name": "echo", "arguments": {"text": "hi"}}),
+        ("resources/read", {"uri": "test://greeting"}),
+    ]
+
+    async def main() -> None:
+        for identify in (True, False):
+            async with await within(make_server(identify_in_results=identify).start_http("127.0.0.1", 0)) as http:
+                for rid, (method, params) in enumerate(calls):
+                    result = await exchange(http.port, rid, method, params)
+                    named = result.get("_meta", {}).get("io.modelcontextprotocol/serverInfo")
+                    wanted = info if identify or method == "server/discover" else None
+                    assert named == wanted, (identify, method, result)
+                    assert result["resultType"] == "complete", result
+
+    run(main())
+
+
 def test_a_port_in_use_fails_and_leaves_nothing_behind() -> None:
     log: list[str] = []
 

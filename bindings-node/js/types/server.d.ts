@@ -77,6 +77,11 @@ export interface ServerOptions<L = unknown> {
   /** Most `subscriptions/listen` streams open at once (2026-07-28; default 1000). */
   maxListeners?: number;
   /**
+   * The server's name and version in each 2026-07-28 result's `_meta`
+   * (`io.modelcontextprotocol/serverInfo`; default true).
+   */
+  identifyInResults?: boolean;
+  /**
    * Extensions the server supports, `{ 'com.example/widgets': {...settings} }` (`{}` for
    * none), declared in `capabilities.extensions` of `server/discover` and `initialize`. Every
    * extension is off until named here; handlers see the client's with `ctx.clientExtension(id)`.

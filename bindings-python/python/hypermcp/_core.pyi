@@ -17,6 +17,7 @@ __all__ = [
     "ClientSession",
     "ReconnectPolicy",
     "HttpServer",
+    "Deferred",
     "HttpClientStream",
     "keep_freed_memory",
     "verify_skill_read",
@@ -150,6 +151,15 @@ class TaskRuntime:
     def clear(self) -> None: ...
     @property
     def running(self) -> int: ...
+
+@final
+class Deferred:
+    """A request's context or origin, made a dict only when read."""
+
+    def get(self, key: str, default: Any = None) -> Any: ...
+    def __getitem__(self, key: str, /) -> Any: ...
+    def __contains__(self, key: str, /) -> bool: ...
+    def to_dict(self) -> dict[str, Any]: ...
 
 @final
 class HttpServer:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._connection import ServerConnection
+    from ._core import Deferred
     from ._trace import TraceContext
 
 __all__ = ["AuthInfo", "Context", "ElicitResult", "Headers", "InputRequired"]
@@ -140,8 +141,8 @@ class Context:
         request_id: int | str,
         progress_token: int | str | None,
         meta: dict[str, Any] | None,
-        request: dict[str, Any] | None = None,
-        origin: dict[str, Any] | None = None,
+        request: Mapping[str, Any] | Deferred | None = None,
+        origin: Mapping[str, Any] | Deferred | None = None,
     ) -> None:
         self._conn = conn
         self._origin = origin

@@ -272,6 +272,8 @@ class Server:
     - ``request_state_ttl`` (seconds, default 600) and ``request_state_audience`` (default:
       the server's name): how long a sealed state lives, and which server it belongs to.
     - ``max_listeners``: most ``subscriptions/listen`` streams open at once (default 1,000).
+    - ``identify_in_results``: the server's name and version in each result's ``_meta``
+      (``io.modelcontextprotocol/serverInfo``; default ``True``).
 
     ``extensions`` declares the extensions the server supports, ``{"com.example/widgets":
     {...settings}}`` (``{}`` for none), in ``capabilities.extensions`` of ``server/discover``
@@ -298,6 +300,7 @@ class Server:
         request_state_ttl: float | None = None,
         request_state_audience: str | None = None,
         max_listeners: int | None = None,
+        identify_in_results: bool = True,
         extensions: dict[str, dict[str, Any]] | None = None,
         tasks: bool | Mapping[str, Any] | None = None,
     ) -> None:
@@ -319,6 +322,7 @@ class Server:
                 "request_state_ttl": request_state_ttl,
                 "request_state_audience": request_state_audience,
                 "max_listeners": max_listeners,
+                "identify_in_results": None if identify_in_results else False,
                 "extensions": dict(extensions) if extensions else None,
             }
         )

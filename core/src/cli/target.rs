@@ -25,9 +25,11 @@ pub(crate) const CONNECT_OPTS: &[Opt] = &[
     Opt { name: "ca-file", takes: Takes::Value },
 ];
 
-/// The options that only a URL target takes.
-const URL_ONLY: &[&str] =
-    &["header", "transport", "auth", "client-id", "client-secret", "scope", "token-store", "redirect-uri", "ca-file"];
+/// The companions of `--auth`, which mean nothing without it.
+const AUTH_COMPANIONS: &[&str] = &["client-id", "client-secret", "scope", "token-store", "redirect-uri"];
+
+/// The options that only a URL target takes: these, and the companions of `--auth`.
+const URL_ONLY: &[&str] = &["header", "transport", "auth", "ca-file"];
 
 /// The connect options and a command's own.
 pub(crate) fn with_connect_opts(own: &[Opt]) -> Vec<Opt> {
@@ -184,7 +186,7 @@ pub(crate) async fn connect(target: &Target, p: &Parsed, host: &Host) -> Outcome
                 Client::http(url, http, options).await.map_err(|e| unauthorized_hint(e, authorizing))
             }
             Some((program, args)) => {
-                if let Some(opt) = URL_ONLY.iter().find(|o| !p.values(o).is_empty()) {
+                if let Some(opt) = URL_ONLY.iter().chain(AUTH_COMPANIONS).find(|o| !p.values(o).is_empty()) {
                     return Err(Failure::usage(format!(
                         "--{opt} is for a URL; this TARGET starts a stdio server (which needs no authorization)"
                     )));
@@ -219,10 +221,7 @@ pub(crate) async fn connect(target: &Target, p: &Parsed, host: &Host) -> Outcome
 fn oauth(p: &Parsed) -> Outcome<Option<crate::auth::client::OAuthOptions>> {
     use crate::auth::client::{AuthorizeMode, Grant, OAuthOptions};
     let Some(mode) = p.value("auth") else {
-        if let Some(opt) = ["client-id", "client-secret", "scope", "token-store", "redirect-uri"]
-            .iter()
-            .find(|o| !p.values(o).is_empty())
-        {
+        if let Some(opt) = AUTH_COMPANIONS.iter().find(|o| !p.values(o).is_empty()) {
             return Err(Failure::usage(format!("--{opt} goes with --auth (browser, headless or client-credentials)")));
         }
         return Ok(None);

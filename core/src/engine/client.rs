@@ -400,7 +400,18 @@ impl ClientSession {
         let Some(call) = self.role.calls.remove(&id) else {
             return vec![Event::Response { id, result }];
         };
+        if call.relist.is_some() {
+            return self.on_relist(call, result, now);
+        }
         let caller = call.caller;
+        if let Err(e) = &result {
+            // Refused for a missing `Mcp-Param-*` header: the tool was called before this
+            // client listed it (the transport learns its header parameters from the list).
+            if e.code == codes::HEADER_MISMATCH && call.method == "tools/call" && !call.relisted && call.rounds == 0 {
+                let relist = cm::Relist { pages: 0, refusal: e.clone() };
+                return self.relist(ModernCall { relist: Some(relist), ..call }, None, now);
+            }
+        }
         let mut result = result;
         if let Ok(v) = &result {
             if v.get("resultType").and_then(Value::as_str) == Some("input_required") {
@@ -701,6 +712,56 @@ impl ClientSession {
         }
     }
 
+    /// Asks for a page of `tools/list` on behalf of `call` (its wire id then stands for it).
+    fn relist(&mut self, mut call: ModernCall, cursor: Option<String>, now: Instant) -> Vec<Event> {
+        let params = cursor.map(|c| serde_json::json!({ "cursor": c }));
+        let params = match cm::with_meta(params, &self.role.meta) {
+            Ok(p) => p,
+            Err(e) => return vec![Event::Response { id: call.caller, result: Err(e) }],
+        };
+        if let Some(r) = &mut call.relist {
+            r.pages += 1;
+        }
+        let opts = RequestOptions { timeout: call.opts.timeout, ..Default::default() };
+        let wire = self.peer.send_request("tools/list", Some(params), &opts, now);
+        self.role.calls.insert(wire, call);
+        Vec::new()
+    }
+
+    /// A page of the tools listed for a refused call: the next page is asked for, or the call
+    /// is sent once more (answered with its refusal if the listing failed).
+    fn on_relist(&mut self, mut call: ModernCall, result: Result<Value, RpcError>, now: Instant) -> Vec<Event> {
+        let Some(relist) = call.relist.take() else { return Vec::new() };
+        let closed = self.role.state == State::Closed || self.peer.closed;
+        let page = match result {
+            Ok(v) => v,
+            Err(e) if closed => return vec![Event::Response { id: call.caller, result: Err(e) }],
+            Err(e) => {
+                // The refusal is the answer; what stopped the recovery is said with it.
+                let mut refusal = relist.refusal;
+                refusal.message = format!(
+                    "{} (listing the tools to learn its header parameters failed: {})",
+                    refusal.message, e.message
+                );
+                return vec![Event::Response { id: call.caller, result: Err(refusal) }];
+            }
+        };
+        if closed {
+            let e = RpcError::new(codes::CONNECTION_CLOSED, "the session is closed");
+            return vec![Event::Response { id: call.caller, result: Err(e) }];
+        }
+        let next = page.get("nextCursor").and_then(Value::as_str).filter(|c| !c.is_empty());
+        if let Some(cursor) = next.filter(|_| relist.pages < cm::RELIST_PAGES) {
+            let cursor = cursor.to_string();
+            call.relist = Some(relist);
+            return self.relist(call, Some(cursor), now);
+        }
+        call.relisted = true;
+        let wire = self.peer.send_request(&call.method, Some(call.params.clone()), &call.opts, now);
+        self.role.calls.insert(wire, call);
+        Vec::new()
+    }
+
     /// Sends a call again with the answers of its round and the echoed state.
     fn retry(&mut self, call: ModernCall, now: Instant) {
         let mut params = call.params.clone();
@@ -963,6 +1024,8 @@ impl ClientSession {
                 answers: Map::new(),
                 state: None,
                 started: now,
+                relist: None,
+                relisted: false,
             },
         );
         Ok(wire)

@@ -156,7 +156,24 @@ pub(crate) struct ModernCall {
     pub state: Option<String>,
     /// When the first attempt was sent (a followed task's deadline counts from it).
     pub started: Instant,
+    /// The tools are being listed for this call (see [`Relist`]); `None` before and after.
+    pub relist: Option<Relist>,
+    /// The tools were listed for it once already (a second `-32020` is its answer).
+    pub relisted: bool,
 }
+
+/// A `tools/call` refused with `-32020` (header mismatch) before this client knew the tool's
+/// `x-mcp-header` parameters: the tools are listed (each page's answer teaches the HTTP
+/// transport which parameters to mirror), then the call is sent once more.
+pub(crate) struct Relist {
+    /// Pages of `tools/list` asked for so far.
+    pub pages: u32,
+    /// The refusal, the call's answer if listing fails.
+    pub refusal: RpcError,
+}
+
+/// The most pages of `tools/list` read to learn a tool's header parameters.
+pub(crate) const RELIST_PAGES: u32 = 64;
 
 /// Results the server said may be reused (`ttlMs` > 0), by method and target, bounded.
 #[derive(Default)]

@@ -52,6 +52,39 @@ pub struct ServerConfig {
     /// revision's experimental methods (`capabilities.tasks`, `params.task`,
     /// `tasks/get|result|list|cancel`): the task runtime answers them (default false).
     pub legacy_tasks: bool,
+    /// The identity 2026-07-28 results carry, made once for all the sessions sharing this
+    /// configuration (a stateless server makes a session per request).
+    pub(crate) identity: IdentityCache,
+}
+
+/// The server's identity as modern results carry it (see [`Identity`]). A clone starts empty
+/// (the clone's `info` may be changed).
+#[derive(Default)]
+pub(crate) struct IdentityCache(pub(crate) std::sync::OnceLock<Identity>);
+
+/// The server's name and version (`io.modelcontextprotocol/serverInfo`) as 2026-07-28 results
+/// carry it.
+pub(crate) struct Identity {
+    /// Its JSON, whatever `identify_in_results` says (`server/discover` always names it).
+    pub server: Vec<u8>,
+    /// Its JSON in results: empty when `identify_in_results` is off.
+    pub json: Vec<u8>,
+    /// The same as a value (null when off).
+    pub value: Value,
+    /// The stamp of a plain result: `resultType`, and `_meta` with the identity.
+    pub plain: Vec<u8>,
+}
+
+impl Clone for IdentityCache {
+    fn clone(&self) -> Self {
+        IdentityCache::default()
+    }
+}
+
+impl std::fmt::Debug for IdentityCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("IdentityCache")
+    }
 }
 
 impl ServerConfig {
@@ -76,6 +109,7 @@ impl ServerConfig {
             identify_in_results: true,
             max_listeners: 1_000,
             request_state: RequestStateOptions::default(),
+            identity: IdentityCache::default(),
         }
     }
 }

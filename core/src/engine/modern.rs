@@ -6,6 +6,7 @@
 //! (`resultType`, the server's identity in `_meta`, caching hints). An `initialize` still
 //! starts a legacy session on the same stream: `basic/versioning.mdx`, "dual-era".
 
+use super::config::Identity;
 use super::outbox::Route;
 use super::peer::{params, Inflight, Peer};
 use super::server::{checked_tool_result, invalid_arguments, Outcome, ServerRole, ServerSession};
@@ -485,19 +486,20 @@ impl ServerRole {
     /// The server's identity for modern results: JSON bytes and value (empty and null when
     /// the configuration says not to send it).
     pub(super) fn identity_value(&self) -> &Value {
-        &self.identity().1
+        &self.identity().value
     }
 
-    pub(super) fn identity(&self) -> &(Vec<u8>, Value, Vec<u8>) {
-        self.identity.get_or_init(|| {
-            if !self.config.identify_in_results {
-                return (Vec::new(), Value::Null, stamp(None, b""));
-            }
+    /// Made once per configuration (shared by its sessions).
+    pub(super) fn identity(&self) -> &Identity {
+        self.config.identity.0.get_or_init(|| {
             let info = edge::implementation(&self.config.info, ProtocolVersion::V2026_07_28);
             let value = serde_json::to_value(&*info).unwrap_or(Value::Null);
-            let json = serde_json::to_vec(&value).unwrap_or_default();
-            let plain = stamp(None, &json);
-            (json, value, plain)
+            let server = serde_json::to_vec(&value).unwrap_or_default();
+            if !self.config.identify_in_results {
+                return Identity { server, json: Vec::new(), value: Value::Null, plain: stamp(None, b"") };
+            }
+            let plain = stamp(None, &server);
+            Identity { json: server.clone(), server, value, plain }
         })
     }
 
@@ -616,7 +618,9 @@ impl ServerRole {
             meta: None,
         };
         let body = serde_json::to_vec(&result).unwrap_or_default();
-        let fields = stamp(Some(self.config.cache.discover()), &self.identity().0);
+        // Discovery names the server even when other results do not (`identify_in_results`):
+        // the spec asks it of this result in particular.
+        let fields = stamp(Some(self.config.cache.discover()), &self.identity().server);
         peer.respond(batch, Route::Standalone, |out| write_stamped(out, id, &fields, &body));
     }
 
@@ -626,7 +630,7 @@ impl ServerRole {
             .and_then(|p| self.registry.list_page(kind, ProtocolVersion::V2026_07_28, p.cursor.as_deref()));
         match page {
             Ok(bytes) => {
-                let fields = stamp(Some(self.config.cache.list(kind)), &self.identity().0);
+                let fields = stamp(Some(self.config.cache.list(kind)), &self.identity().json);
                 peer.respond(batch, Route::Standalone, |out| write_stamped(out, id, &fields, &bytes));
             }
             Err(e) => peer.write_error(Some(id), batch, Route::Standalone, &e),
@@ -658,7 +662,7 @@ impl ServerRole {
         route: Route,
         value: &T,
     ) {
-        let fields = &self.identity().2;
+        let fields = &self.identity().plain;
         peer.respond(batch, route, |out| write_result_stamped(out, id, fields, value));
     }
 }
@@ -667,7 +671,7 @@ impl ServerSession {
     /// Answers a request served statelessly with the outcome of its handler.
     pub(super) fn complete_modern(&mut self, key: RequestKey, inf: Inflight, ctx: &RequestContext, outcome: Outcome) {
         let (role, peer) = (&self.role, &mut self.peer);
-        let identity = &role.identity().1;
+        let identity = &role.identity().value;
         let v = ctx.version;
         let (id, batch, route) = (&inf.id, inf.batch, Route::Reply(key));
         match outcome {
@@ -714,7 +718,7 @@ impl ServerSession {
             Outcome::Json(j) => role.write_modern(peer, id, batch, route, None, &j),
             Outcome::TaskCreated(t) => {
                 let mut fields = b"\"resultType\":\"task\"".to_vec();
-                let identity = &role.identity().0;
+                let identity = &role.identity().json;
                 if !identity.is_empty() {
                     fields.extend_from_slice(b",\"_meta\":{\"io.modelcontextprotocol/serverInfo\":");
                     fields.extend_from_slice(identity);

@@ -63,9 +63,6 @@ pub(super) struct ServerRole {
     created_tasks: std::collections::VecDeque<String>,
     /// The headers of the HTTP request being handled (2026-07-28 checks them).
     pub(super) headers: Option<RequestHeaders>,
-    /// The server's identity for modern results: its JSON, its value, and the stamp of a
-    /// plain result (`resultType` and `_meta` with it).
-    pub(super) identity: std::sync::OnceLock<(Vec<u8>, Value, Vec<u8>)>,
     /// Open `subscriptions/listen` streams.
     pub(super) listens: super::KeyMap<RequestKey, Listen>,
 }
@@ -154,7 +151,6 @@ impl ServerSession {
                 record_changes: 0,
                 created_tasks: std::collections::VecDeque::new(),
                 headers: None,
-                identity: std::sync::OnceLock::new(),
                 listens: Default::default(),
             },
         }

@@ -115,7 +115,7 @@ impl ServerRole {
         let hints = self.config.cache.skills();
         if modern {
             let bytes = serde_json::to_vec(&body).unwrap_or_default();
-            let fields = stamp(Some(hints), &self.identity().0);
+            let fields = stamp(Some(hints), &self.identity().json);
             peer.respond(batch, Route::Standalone, |out| write_stamped(out, id, &fields, &bytes));
         } else {
             body.insert("ttlMs".into(), hints.ttl_ms.into());
@@ -136,7 +136,7 @@ impl ServerRole {
         let mut result =
             ReadResourceResult { contents: vec![read_contents(file)], ttl_ms: None, cache_scope: None, meta: None };
         if modern {
-            identify(&mut result.meta, &self.identity().1);
+            identify(&mut result.meta, &self.identity().value);
             self.write_modern(peer, id, batch, Route::Standalone, Some(self.config.cache.skills()), &result);
         } else {
             peer.write_result(id, batch, Route::Standalone, &result);
@@ -170,7 +170,7 @@ impl ServerRole {
             meta: None,
         };
         if modern {
-            identify(&mut result.meta, &self.identity().1);
+            identify(&mut result.meta, &self.identity().value);
             self.write_modern(peer, id, batch, Route::Standalone, Some(self.config.cache.resource_reads()), &result);
         } else {
             peer.write_result(id, batch, Route::Standalone, &result);

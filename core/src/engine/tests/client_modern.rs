@@ -296,3 +296,92 @@ fn results_with_a_ttl_are_reused_until_a_change_notification() {
     list(&mut c);
     assert_eq!(one_line(&mut c)["method"], "tools/list");
 }
+
+fn refusal(id: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32020, "message": "the Mcp-Param-Region header is missing"}})
+}
+
+fn deploy_args() -> Value {
+    json!({"name": "deploy", "arguments": {"region": "eu-west"}})
+}
+
+/// Calls `deploy` and refuses the call with -32020: its caller id and the refused line.
+fn refused_call(c: &mut ClientSession, t0: Instant) -> (OutboundId, Value) {
+    let id = c.request("tools/call", Some(deploy_args()), &RequestOptions::default(), t0).expect("sent");
+    let first = one_line(c);
+    send(c, refusal(first["id"].clone()), t0);
+    (id, first)
+}
+
+#[test]
+fn a_call_refused_for_a_missing_header_lists_the_tools_then_is_sent_once_more() {
+    let t0 = Instant::now();
+    let mut c = modern_client(json!({}), t0);
+    let args = deploy_args();
+    let (id, first) = refused_call(&mut c, t0);
+    assert!(events(&mut c).is_empty(), "the refusal is not the answer yet");
+    // The tools are listed, every page, with the request's _meta.
+    let page1 = one_line(&mut c);
+    assert_eq!(page1["method"], "tools/list");
+    assert_eq!(page1["params"]["_meta"][meta_keys::PROTOCOL_VERSION], "2026-07-28");
+    assert!(page1["params"].get("cursor").is_none(), "{page1}");
+    send(&mut c, ok(page1["id"].clone(), json!({"resultType": "complete", "tools": [], "nextCursor": "p2"})), t0);
+    let page2 = one_line(&mut c);
+    assert_eq!((page2["method"].clone(), page2["params"]["cursor"].clone()), (json!("tools/list"), json!("p2")));
+    let tools = json!([{"name": "deploy", "inputSchema": {"type": "object", "properties": {
+        "region": {"type": "string", "x-mcp-header": "Region"}}}}]);
+    send(&mut c, ok(page2["id"].clone(), json!({"resultType": "complete", "tools": tools})), t0);
+    assert!(events(&mut c).is_empty(), "the listing is the client's own business");
+    // Then the call again, the same params under a new wire id; its answer is the caller's.
+    let again = one_line(&mut c);
+    assert_eq!(again["method"], "tools/call");
+    assert_eq!(
+        (again["params"]["name"].clone(), again["params"]["arguments"].clone()),
+        (args["name"].clone(), args["arguments"].clone())
+    );
+    assert_ne!(again["id"], first["id"]);
+    let done = json!({"resultType": "complete", "content": [{"type": "text", "text": "deployed"}]});
+    send(&mut c, ok(again["id"].clone(), done), t0);
+    let (got, result) = response(&events(&mut c));
+    assert_eq!(got, id);
+    assert_eq!(result.expect("the call's result")["content"][0]["text"], "deployed");
+    assert_eq!(c.pending_requests(), 0);
+
+    // Refused again after the listing: that refusal is the answer (one listing per call).
+    let (id, _) = refused_call(&mut c, t0);
+    let list = one_line(&mut c);
+    send(&mut c, ok(list["id"].clone(), json!({"resultType": "complete", "tools": []})), t0);
+    let again = one_line(&mut c);
+    send(&mut c, refusal(again["id"].clone()), t0);
+    assert!(lines(&mut c).is_empty(), "no second listing");
+    let (got, result) = response(&events(&mut c));
+    assert_eq!((got, result.expect_err("refused").code), (id, -32020));
+}
+
+#[test]
+fn a_failed_listing_answers_the_call_with_its_refusal_and_a_cancel_stops_the_listing() {
+    let t0 = Instant::now();
+    let mut c = modern_client(json!({}), t0);
+    let (id, _) = refused_call(&mut c, t0);
+    let list = one_line(&mut c);
+    send(&mut c, json!({"jsonrpc": "2.0", "id": list["id"], "error": {"code": -32603, "message": "boom"}}), t0);
+    let (got, result) = response(&events(&mut c));
+    let e = result.expect_err("refused");
+    assert_eq!((got, e.code), (id, -32020), "{e:?}");
+    assert!(e.message.starts_with("the Mcp-Param-Region header is missing") && e.message.contains("boom"), "{e:?}");
+    assert!(lines(&mut c).is_empty());
+
+    // Cancelled by its caller during the listing: the listing is cancelled, nothing answers.
+    let (id, _) = refused_call(&mut c, t0);
+    let list = one_line(&mut c);
+    assert!(c.cancel_request(id, Some("no longer needed")));
+    // 2026-07-28 has no cancel notification on HTTP, but the engine still tells a stdio server.
+    for m in lines(&mut c) {
+        assert_eq!(m["method"], "notifications/cancelled", "{m}");
+        assert_eq!(m["params"]["requestId"], list["id"]);
+    }
+    send(&mut c, ok(list["id"].clone(), json!({"resultType": "complete", "tools": []})), t0);
+    assert!(events(&mut c).is_empty());
+    assert!(lines(&mut c).is_empty(), "the call is not sent again");
+    assert_eq!(c.pending_requests(), 0);
+}

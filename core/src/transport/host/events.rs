@@ -7,10 +7,11 @@
 //! checks it against `tests/fixtures/events.json`. [`visit`] hands out an event's values in
 //! that order, for a binding to convert one by one into its language's values.
 
-use crate::engine::{Event, Request};
+use crate::engine::{Event, Origin, Request, RequestContext};
 use crate::jsonrpc::{RequestId, RpcError};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// The fields every invocation (an event that runs a handler) starts with. `context` is a
 /// 2026-07-28 request's own context as JSON ([`crate::engine::RequestContext`]), `null` in a
@@ -72,6 +73,11 @@ pub enum Field<'a> {
     Owned(Value),
     /// A JSON-RPC error (the host makes it its error type).
     Error(&'a RpcError),
+    /// A 2026-07-28 request's own context (a JSON object). Shared, so that a host may keep it
+    /// and convert it only when a handler reads it.
+    Context(&'a Arc<RequestContext>),
+    /// The HTTP request an invocation came in (a JSON object), shared like `Context`.
+    Origin(&'a Arc<Origin>),
 }
 
 /// The most fields an event has.
@@ -143,11 +149,11 @@ pub fn visit<'a>(ev: &'a Event, mut f: impl FnMut(Field<'a>)) {
             });
             f(Field::Object(inv.meta.as_ref()));
             f(match &inv.context {
-                Some(c) => owned(&**c),
+                Some(c) => Field::Context(c),
                 None => Field::Json(None),
             });
             f(match &inv.origin {
-                Some(o) => owned(&**o),
+                Some(o) => Field::Origin(o),
                 None => Field::Json(None),
             });
             match &inv.request {
@@ -224,6 +230,8 @@ impl serde::Serialize for Field<'_> {
             Field::Json(v) => v.serialize(s),
             Field::Owned(v) => v.serialize(s),
             Field::Error(e) => e.serialize(s),
+            Field::Context(c) => c.serialize(s),
+            Field::Origin(o) => o.serialize(s),
         }
     }
 }
