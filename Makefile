@@ -34,8 +34,22 @@ VERSION := $(shell sed -n '/^\[workspace.package\]/,/^\[/s/^version = "\(.*\)"/\
 # Where `make dist` (and `make python`, for the wheel it installs) puts the packages.
 DIST := $(CURDIR)/dist
 # maturin and napi share target/ with cargo: they reuse the dependencies `make rust` built.
+# cargo run by a recipe of a parallel make sees make's jobserver in MAKEFLAGS and MFLAGS but
+# not its file descriptors (the recipe is not a sub-make), and warns; without them it runs
+# alone, as it does everywhere else.
+NO_JOBSERVER := env -u MAKEFLAGS -u MFLAGS
 
-.PHONY: all build bench-build rust rust-bench rust-demo python node dist version peers demo docs test test-docs test-dist test-rust test-python test-node test-interop test-conformance test-examples test-apps test-scale bench-scale check fmt bench bench-quick bench-peers clean fuzz soak test-soak
+# `make test` and `make check` lint the workspace's Rust while they build it: cargo runs
+# clippy-driver in place of rustc for the workspace's own crates (RUSTC_WORKSPACE_WRAPPER, as
+# `cargo clippy` does) and rustc for the dependencies; clippy-driver compiles as rustc does and
+# lints on the way, every warning an error (CLIPPY_ARGS: `cargo clippy -- -D warnings`). So the
+# lints need no pass of their own over the dependencies (`cargo clippy` checks each of them
+# again: 140 of its 190 CPU-seconds), and what is linted is everything these targets build: the
+# engine, the bindings, the examples, the bench tools and the tests, with the tests' features.
+test check: export RUSTC_WORKSPACE_WRAPPER = $(or $(shell command -v clippy-driver),$(error clippy-driver not found (make test and make check lint with it): rustup component add clippy))
+test check: export CLIPPY_ARGS = -Dwarnings
+
+.PHONY: all build bench-build rust rust-bench rust-demo python node dist version peers demo demo-build docs test lint test-rust-build test-docs test-dist test-rust test-python test-node test-interop test-conformance test-examples test-apps test-scale bench-scale check fmt bench bench-quick bench-peers clean fuzz soak test-soak
 
 all: build
 
@@ -61,14 +75,21 @@ rust-bench:
 rust-demo:
 	$(CARGO) build --profile $(PROFILE) -p hypermcp-examples --example client --example echo_server
 
-# .venv/: maturin for the package (all `make demo` needs), then the test and lint tools.
+# .venv/: maturin for the package (all `make demo` needs), then uv and the test and lint tools.
+# uv installs the tools, and the peers' venvs (scripts/lib.sh), in a tenth of pip's CPU time;
+# the package itself is installed by pip, as a user installs it.
 $(VENV)/.maturin: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check "maturin==1.16.0"
 	touch $@
 
-$(VENV)/.tools: $(VENV)/.maturin
-	$(PY) -m pip install -q --disable-pip-version-check "pytest>=8,<9" "ruff==0.14.*" "pyright==1.1.*" "mypy==1.*" "pydantic>=2,<3" "opentelemetry-sdk>=1.30,<2"
+$(VENV)/.uv: $(VENV)/.maturin
+	$(PY) -m pip install -q --disable-pip-version-check "uv==0.13.*"
+	touch $@
+UV_PIP := $(VENV)/bin/uv pip install -q --python $(PY)
+
+$(VENV)/.tools: $(VENV)/.uv
+	$(UV_PIP) "pytest>=8,<9" "ruff==0.14.*" "pyright==1.1.*" "mypy==1.*" "pydantic>=2,<3" "opentelemetry-sdk>=1.30,<2"
 	touch $@
 
 ## python: the wheel (abi3, manylinux-tagged) into dist/, then installed into .venv as a user
@@ -78,10 +99,15 @@ python: $(VENV)/.maturin
 	$(VENV)/bin/maturin build --profile $(PROFILE) --out $(DIST)
 	$(PY) -m pip install -q --disable-pip-version-check --force-reinstall --no-deps $(DIST)/hypermcp-$(VERSION)-*.whl
 
-## node: `npm ci` of the repo (dev tools: @napi-rs/cli, typescript, zod), then the addon
-## (`npm run build` builds it in release, outside make)
-node:
+# node_modules/: the repo's dev tools (@napi-rs/cli, typescript, typedoc, zod), again when
+# package.json or the lock file changes.
+node_modules/.installed: package.json package-lock.json
 	npm install --no-fund --no-audit --loglevel=error --ignore-scripts
+	touch $@
+
+## node: the repo's dev tools (node_modules/), then the addon (`npm run build` builds it in
+## release, outside make)
+node: node_modules/.installed
 	npx --no-install napi build --platform --profile $(PROFILE) --manifest-path bindings-node/Cargo.toml \
 		--output-dir bindings-node/native --js index.js --dts index.d.ts
 
@@ -101,23 +127,24 @@ version:
 	$(PYTHON) scripts/set_version.py $(V)
 
 $(VENV)/.docs: $(VENV)/.tools
-	$(PY) -m pip install -q --disable-pip-version-check "mkdocs==1.6.1" "mkdocs-material==9.8.*" "mkdocstrings-python==1.19.*"
+	$(UV_PIP) "mkdocs==1.6.1" "mkdocs-material==9.8.*" "mkdocstrings-python==1.19.*"
 	touch $@
 
 ## docs: the guide (docs/) and the API references (rustdoc, the Python docstrings, TypeDoc of
-## the Node declarations) as a static site in target/docs/site; fails on a broken link
-docs: $(VENV)/.docs
-	npm install --no-fund --no-audit --loglevel=error --ignore-scripts
-	CARGO=$(CARGO) $(PY) docs/build.py
+## the Node declarations) as a static site in target/docs/site; fails on a broken link. rustdoc
+## reads the libraries of the build (`make rust`'s first command; docs/build.py runs it, fresh
+## after `make rust`), not a second compilation of every dependency as `cargo doc` would
+docs: $(VENV)/.docs node_modules/.installed
+	$(NO_JOBSERVER) CARGO=$(CARGO) CARGO_DOC_PROFILE=$(PROFILE) $(PY) docs/build.py
 
 ## peers: the official SDKs and reference server used by the interop tests (pinned), and for
 ## test-apps Debian's chromium and playwright-core
-peers:
+peers: $(VENV)/.uv
 	PEERS=$(PEERS) bash tests/interop/setup_peers.sh
 
 ## demo: real exchanges over stdio between Rust, Python and Node, then over HTTP (Node client ->
 ## Python server); builds only what it runs
-demo: rust-demo python node
+demo: demo-build
 	@echo "== Rust client -> Rust echo server (stdio)"
 	$(CLIENT_RUST) --tool echo --args '{"text":"hello from make demo"}' -- $(ECHO_RUST)
 	@echo
@@ -137,31 +164,78 @@ demo: rust-demo python node
 	$(VENV)/bin/hypermcp list examples/node/weather_server.mjs
 	$(VENV)/bin/hypermcp call examples/python/weather_server.py forecast city=Paris days=2
 
+# demo-build: the two Rust examples while maturin and node_modules download, then the packages
+demo-build:
+	$(MAKE) --no-print-directory -j3 rust-demo $(VENV)/.maturin node_modules/.installed
+	$(MAKE) --no-print-directory python node
+
 ## check: formatting and lints (Rust, Python, TypeScript), and the hand-written declarations
 ## checked against what they declare: _core.pyi by mypy's stubtest against the installed module,
 ## index.d.ts by tsc against the JS sources (whose calls into the addon it checks against the
 ## addon's generated declarations)
-check: $(VENV)/.tools python node
+check: lint test-rust-build
+
+# lint: everything of `check` but clippy, which runs in the builds (RUSTC_WORKSPACE_WRAPPER above)
+lint: $(VENV)/.tools python node
 	$(CARGO) fmt --all -- --check
-	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(VENV)/bin/ruff format --check bench bindings-python/python examples/python tests/python tests/interop tests/conformance tests/oauth tests/scale tests/soak tests/dist tests/docs docs
 	$(VENV)/bin/ruff check bench bindings-python/python examples/python tests/python tests/interop tests/conformance tests/oauth tests/scale tests/soak tests/dist tests/docs docs
 	$(VENV)/bin/pyright --project $(CURDIR)/pyproject.toml
 	$(PY) -m mypy.stubtest hypermcp._core
 	npx --no-install tsc -p tsconfig.json
 
-## test: build, lint, then every suite
-test: $(VENV)/.tools build peers check test-rust test-python test-node test-docs test-dist test-interop test-conformance test-examples test-apps test-scale test-soak
+## test: every suite, in four steps. 1. The Rust build while the peers, the test tools and
+## node_modules download (downloads overlap compiling). 2. The Python and Node packages. 3. The
+## lints, the Rust tests' build, the docs site and the packages of `make dist`, two at a time
+## (the Python and TypeScript checkers, MkDocs and the packing run while cargo builds).
+## 4. The suites, TEST_JOBS at a time: most of a suite's time
+## is spent waiting on processes and the network (a suite alone keeps a core about half busy),
+## so three at once fill the two cores of CI. Each step's output is shown whole when it ends;
+## step 4 goes on past a failing suite, so that one run names every failure.
+TEST_JOBS ?= 3
+# The longest first (make starts them in this order), so that no long one starts last.
+SUITES := test-conformance test-docs test-python test-interop test-node test-soak test-dist test-rust test-scale test-examples test-apps
+# What the steps before have made, not to be made again by step 4's prerequisites.
+MADE := -o rust -o python -o node -o build -o peers -o $(VENV)/.uv -o $(VENV)/.tools -o $(VENV)/.docs
+test:
+	$(MAKE) --no-print-directory -j4 --output-sync=target peers rust $(VENV)/.docs node_modules/.installed
+	$(MAKE) --no-print-directory python node
+	$(MAKE) --no-print-directory -j2 --output-sync=target $(MADE) lint test-rust-build docs dist
+	@rm -rf $(TEST_LOGS); echo "== the suites, $(TEST_JOBS) at a time: $(SUITES)"
+	@$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=target $(addprefix log-,$(SUITES)) \
+		|| { for s in $$(cat $(TEST_LOGS)/failed); do \
+			echo "== make test: $$s FAILED; the end of its log ($(TEST_LOGS)/$$s.log):"; \
+			tail -n 40 $(TEST_LOGS)/$$s.log; done; \
+		echo "== make test: failed suites: $$(echo $$(cat $(TEST_LOGS)/failed))"; exit 1; }
 	@echo "make test: all suites passed"
+
+# Step 4 runs each suite through log-<suite>: its output is kept in $(TEST_LOGS)/<suite>.log and
+# shown whole when it ends; a failing suite is named in $(TEST_LOGS)/failed, and `make test` ends
+# with the end of its log (CI shows the end of a run's output).
+TEST_LOGS := $(CURDIR)/target/test-logs
+log-%:
+	@mkdir -p $(TEST_LOGS)
+	@start=$$SECONDS rc=0; \
+		$(MAKE) --no-print-directory $(MADE) -o docs -o dist $* > $(TEST_LOGS)/$*.log 2>&1 || rc=$$?; \
+		cat $(TEST_LOGS)/$*.log; \
+		if [ $$rc != 0 ]; then echo $* >> $(TEST_LOGS)/failed; fi; \
+		echo "== $*: $$([ $$rc = 0 ] && echo passed || echo FAILED) in $$((SECONDS - start)) s"; \
+		exit $$rc
 
 ## test-rust: state-machine unit tests and integration tests (duplex, stdio child, the Rust
 ## client against the official server-everything)
+CARGO_TEST := $(NO_JOBSERVER) HYPERMCP_PEERS=$(PEERS) HYPERMCP_REQUIRE_PEERS=1 HYPERMCP_REQUIRE_REDIS=1 \
+	$(CARGO) test --profile $(PROFILE) --workspace --features hypermcp/fuzzing
 test-rust:
-	HYPERMCP_PEERS=$(PEERS) HYPERMCP_REQUIRE_PEERS=1 HYPERMCP_REQUIRE_REDIS=1 $(CARGO) test --workspace --features hypermcp/fuzzing
+	$(CARGO_TEST)
+
+# test-rust-build: the Rust tests, built and not run
+test-rust-build:
+	$(CARGO_TEST) --no-run
 
 ## fuzz: every fuzz target under libFuzzer for FUZZ_SECONDS (default 60) each, growing and
 ## minimising the committed corpora (fuzz/corpus/), then fuzz/RESULTS.md. `make test` replays
-## the corpora on stable Rust (core/tests/fuzz_replay.rs).
+## the corpora on stable Rust (core/tests/suite/fuzz_replay.rs).
 fuzz:
 	FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60) bash fuzz/run.sh
 

@@ -13,6 +13,7 @@ Usage: python docs/build.py [--serve]   (`--serve`: build, then serve the site o
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -21,6 +22,8 @@ import sys
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
+
+import tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -40,15 +43,8 @@ def step(what: str, argv: list[str], **env: str) -> None:
 def stage() -> None:
     shutil.rmtree(SRC, ignore_errors=True)
     shutil.copytree(DOCS, SRC, ignore=lambda _dir, names: [n for n in names if n in NOT_PAGES or n == "__pycache__"])
-    cargo = os.environ.get("CARGO", "cargo")
-    step(
-        "rustdoc: the hypermcp crate",
-        [cargo, "doc", "--no-deps", "--lib", "-p", "hypermcp"],
-        RUSTDOCFLAGS="-D warnings",
-    )
-    # Under target/TRIPLE/ when the build names its target (the Makefile does, as napi-rs does).
-    triple = os.environ.get("CARGO_BUILD_TARGET")
-    shutil.copytree(ROOT / "target" / triple / "doc" if triple else ROOT / "target" / "doc", SRC / "api" / "rust")
+    rustdoc()
+    shutil.copytree(RUST_DOC, SRC / "api" / "rust")
     step(
         "TypeDoc: the Node package's declarations",
         [
@@ -70,6 +66,94 @@ def stage() -> None:
             "Warn",
         ],
     )
+
+
+# Under target/TRIPLE/ when the build names its target (the Makefile does, as napi-rs does).
+TRIPLE = os.environ.get("CARGO_BUILD_TARGET")
+RUST_DOC = ROOT / "target" / TRIPLE / "doc" if TRIPLE else ROOT / "target" / "doc"
+# The build whose libraries rustdoc reads: what `make rust` builds first (the examples, and
+# the engine with the features they use).
+BUILD = ["build", "-p", "hypermcp-examples", "--examples"]
+LEVELS = {"allow": "-A", "warn": "-W", "deny": "-D", "forbid": "-F"}
+
+
+def rustdoc() -> None:
+    """rustdoc of the hypermcp crate, run as `cargo doc -p hypermcp --no-deps` runs it, but on
+    the libraries the build compiled: cargo doc would first check every dependency once more
+    (190 crates, some 110 CPU-seconds) for the metadata that the build's libraries carry too.
+    The build (BUILD, fresh after `make rust`; run here otherwise) names its libraries and the
+    engine's features (--message-format=json), `cargo metadata` the engine's dependencies by the
+    names its code uses them by; warnings are errors (as RUSTDOCFLAGS=-D warnings)."""
+    cargo = os.environ.get("CARGO", "cargo")
+    profile = os.environ.get("CARGO_DOC_PROFILE", "dev")
+    built = subprocess.run(
+        [cargo, *BUILD, "--profile", profile, "--message-format=json-render-diagnostics"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+        check=False,
+    )
+    if built.returncode != 0:
+        sys.exit(f"docs: `cargo {' '.join(BUILD)} --profile {profile}` failed (exit {built.returncode})")
+    libs: dict[str, list[str]] = {}
+    features: list[str] | None = None
+    for line in built.stdout.splitlines():
+        msg = json.loads(line) if line.startswith("{") else {}
+        if msg.get("reason") != "compiler-artifact":
+            continue
+        kinds = msg["target"]["kind"]
+        if "proc-macro" in kinds:
+            libs[msg["package_id"]] = [f for f in msg["filenames"] if f.endswith(".so")]
+        elif {"lib", "rlib"} & set(kinds):
+            # A library built for the target (not one built for the host, for a build script).
+            files = [f for f in msg["filenames"] if f.endswith(".rlib")]
+            if not files or (TRIPLE is not None and f"/{TRIPLE}/" not in files[0]):
+                continue
+            libs[msg["package_id"]] = files
+            if msg["target"]["name"] == "hypermcp":
+                features = msg["features"]
+    meta = json.loads(
+        subprocess.run(
+            [cargo, "metadata", "--format-version", "1", *(["--filter-platform", TRIPLE] if TRIPLE else [])],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            text=True,
+            check=True,
+        ).stdout
+    )
+    pkg = next(p for p in meta["packages"] if p["name"] == "hypermcp" and p["id"] in meta["workspace_members"])
+    node = next(n for n in meta["resolve"]["nodes"] if n["id"] == pkg["id"])
+    if features is None:
+        sys.exit(f"docs: `cargo {' '.join(BUILD)}` built no hypermcp library")
+    argv = [os.environ.get("RUSTDOC", "rustdoc"), "--edition", pkg["edition"], "--crate-type", "lib"]
+    lib = next(t for t in pkg["targets"] if "lib" in t["kind"])
+    src = Path(lib["src_path"]).relative_to(ROOT)  # relative, as cargo passes it: the pages name it
+    argv += ["--crate-name", "hypermcp", str(src), "-o", str(RUST_DOC)]
+    argv += ["--crate-version", pkg["version"]]
+    for feature in features:
+        argv += ["--cfg", f'feature="{feature}"']
+    deps = {Path(f).parent for files in libs.values() for f in files}
+    for folder in sorted(deps):
+        argv += ["-L", f"dependency={folder}"]
+    for dep in node["deps"]:
+        if not any(k["kind"] is None for k in dep["dep_kinds"]):
+            continue  # a dev- or build-dependency
+        if dep["pkg"] not in libs:
+            sys.exit(f"docs: the build gave no library of {dep['pkg']}, which hypermcp uses")
+        argv += ["--extern", f"{dep['name']}={libs[dep['pkg']][0]}"]
+    with open(ROOT / "Cargo.toml", "rb") as f:
+        lints = tomllib.load(f).get("workspace", {}).get("lints", {}).get("rust", {})
+    for lint, level in lints.items():
+        argv += [LEVELS[level if isinstance(level, str) else level["level"]], lint]
+    argv += ["-D", "warnings"]
+    env = {
+        "CARGO_PKG_NAME": pkg["name"],
+        "CARGO_PKG_VERSION": pkg["version"],
+        "CARGO_CRATE_NAME": "hypermcp",
+        "CARGO_MANIFEST_DIR": str(Path(pkg["manifest_path"]).parent),
+    }
+    shutil.rmtree(RUST_DOC, ignore_errors=True)
+    step("rustdoc: the hypermcp crate", argv, **env)
 
 
 class Links(HTMLParser):

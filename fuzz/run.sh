@@ -41,7 +41,7 @@ done
   echo "Written by \`make fuzz\` (fuzz/run.sh) on $(date -u +%Y-%m-%dT%H:%MZ): each target's latest run,"
   echo "$(nproc) cores, $(rustc +nightly --version 2>/dev/null || rustc --version). A crash stops a run (its"
   echo "input is kept in fuzz/artifacts/, fixed, and added to the corpus); the corpora are"
-  echo "minimised after each run and replayed by \`make test\` (core/tests/fuzz_replay.rs). The"
+  echo "minimised after each run and replayed by \`make test\` (core/tests/suite/fuzz_replay.rs). The"
   echo "crashes found so far, and their fixes: [CRASHES.md](CRASHES.md)."
   echo
   echo "| target | run at | seconds | executions | exec/s | coverage (edges) | corpus files |"

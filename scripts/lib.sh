@@ -11,8 +11,10 @@
 #                                 lines; exits 1
 #   run_logged DESC CMD...        runs CMD bounded by STEP_TIMEOUT (s), its output appended to
 #                                 LOG; dies if it fails
-#   pip_venv VENV PINS...         creates the venv VENV if needed and pip-installs PINS into it
-#                                 (through run_logged)
+#   pip_venv VENV PINS...         creates the venv VENV if needed and installs PINS into it
+#                                 (through run_logged): with uv when the repository's .venv has
+#                                 it (the Makefile installs it there; env UV overrides), else
+#                                 with pip
 #   free_port                     prints a free TCP port of 127.0.0.1
 #   start_group LOG CMD           runs CMD (a shell string) in its own process group, output to
 #                                 LOG, stdin from /dev/null; sets GROUP_PID (= the group's id)
@@ -46,10 +48,20 @@ run_logged() {
 
 pip_venv() {
   local venv="$1"; shift
+  local uv="${UV:-$REPO/.venv/bin/uv}"
+  if [ -x "$uv" ]; then
+    # A tenth of pip's CPU time (no pip in the venv: nothing installs into these but this).
+    if [ ! -x "$venv/bin/python" ]; then
+      run_logged "creating the venv $venv" "$uv" venv -q --python python3 "$venv"
+    fi
+    run_logged "uv pip install $*" "$uv" pip install -q --python "$venv/bin/python" "$@"
+    return
+  fi
   if [ ! -x "$venv/bin/python" ]; then
     run_logged "creating the venv $venv" python3 -m venv "$venv"
   fi
-  run_logged "pip install $*" "$venv/bin/python" -m pip install --disable-pip-version-check --no-input -q \
+  # --no-compile: Python compiles what it imports, on first import, not every file installed.
+  run_logged "pip install $*" "$venv/bin/python" -m pip install --disable-pip-version-check --no-input -q --no-compile \
     --timeout 60 --retries 3 "$@"
 }
 

@@ -1,6 +1,6 @@
 //! The fuzz targets' bodies: each takes arbitrary bytes and must neither panic, hang nor
 //! grow without bound, whatever the bytes. `fuzz/` runs them under libFuzzer (`make fuzz`);
-//! `core/tests/fuzz_replay.rs` replays every committed corpus file through them on stable
+//! `core/tests/suite/fuzz_replay.rs` replays every committed corpus file through them on stable
 //! Rust (`make test`). Not part of the API: hidden from the documentation and subject to
 //! change.
 //!

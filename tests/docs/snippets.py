@@ -15,7 +15,8 @@ line before a block says how, as `<!-- test: KEY[=VALUE] ... -->` (shell-quoted 
 - `expect=TEXT`: what ran printed TEXT.
 - `after=NAME`: the block continues the saved file NAME (its text comes first).
 - `check`: type-checked only (Python by pyright, TypeScript and JavaScript by tsc against the
-  package's declarations): for fragments that need a peer the test cannot start.
+  package's declarations; a page's blocks in one run of each): for fragments that need a peer
+  the test cannot start.
 - `peer=python` / `peer=node`: the block is another SDK's code (the migration guide's "theirs"):
   it is saved, run or checked in the page's `peer/` directory, with the Python of
   .peers/docs-venv (FastMCP 2.x, the official Python SDK 1.x) first on PATH, or with the

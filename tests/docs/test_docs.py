@@ -115,14 +115,24 @@ def run(block: Block, argv: list[str], workdir: Path, what: str) -> str:
     return done.stdout
 
 
-def typecheck(block: Block, path: Path, workdir: Path) -> None:
-    if block.lang == "python":
-        config = {"include": [path.name], "pythonVersion": "3.11", "typeCheckingMode": "basic"}
-        (workdir / "pyrightconfig.json").write_text(json.dumps(config))
-        python = str(python_for(block.opts.get("peer")))
-        run(block, [str(VENV / "bin" / "pyright"), "--pythonpath", python, "-p", str(workdir)], workdir, "pyright")
-        return
-    if block.lang in ("js", "ts"):
+def typecheck(checks: list[tuple[Block, Path]]) -> None:
+    """Type-checks a page's `check` blocks, one checker run for each language and directory
+    (a pyright or tsc start costs seconds of CPU; a page has up to fifteen such blocks)."""
+    groups: dict[tuple[str, str | None, Path], list[tuple[Block, Path]]] = {}
+    for block, path in checks:
+        kind = "python" if block.lang == "python" else "ts"
+        groups.setdefault((kind, block.opts.get("peer"), path.parent), []).append((block, path))
+    for (kind, _, workdir), group in groups.items():
+        first = group[0][0]
+        names = [path.name for _, path in group]
+        lines = ", ".join(str(b.line) for b, _ in group)
+        what = f"{'pyright' if kind == 'python' else 'tsc'} (the blocks of lines {lines})"
+        if kind == "python":
+            config = {"include": names, "pythonVersion": "3.11", "typeCheckingMode": "basic"}
+            (workdir / "pyrightconfig.json").write_text(json.dumps(config))
+            python = str(python_for(first.opts.get("peer")))
+            run(first, [str(VENV / "bin" / "pyright"), "--pythonpath", python, "-p", str(workdir)], workdir, what)
+            continue
         config = {
             "compilerOptions": {
                 "target": "es2022",
@@ -137,20 +147,19 @@ def typecheck(block: Block, path: Path, workdir: Path) -> None:
                 "types": ["node"],
                 "typeRoots": [str(ROOT / "node_modules" / "@types")],
             },
-            "files": [path.name],
+            "files": names,
         }
         (workdir / "tsconfig.json").write_text(json.dumps(config))
         run(
-            block,
+            first,
             ["node", str(ROOT / "node_modules" / "typescript" / "bin" / "tsc"), "-p", str(workdir)],
             workdir,
-            "tsc",
+            what,
         )
-        return
-    pytest.fail(f"{block.where}: cannot type-check a {block.info} block")
 
 
-def try_block(block: Block, workdir: Path) -> None:
+def try_block(block: Block, workdir: Path, checks: list[tuple[Block, Path]]) -> None:
+    """Tries one block; a `check` block is added to `checks`, type-checked with the page's others."""
     opts = block.opts
     if "skip" in opts:
         if not opts["skip"]:
@@ -205,7 +214,9 @@ def try_block(block: Block, workdir: Path) -> None:
             out = run(block, [str(HYPERMCP), "inspect", *target], workdir, f"`hypermcp inspect {' '.join(target)}`")
             json.loads(out)
         if "check" in opts:
-            typecheck(block, path, workdir)
+            if block.lang not in ("python", "js", "ts"):
+                pytest.fail(f"{block.where}: cannot type-check a {block.info} block")
+            checks.append((block, path))
         if "run" in opts:
             run(block, command(block, path), workdir, f"the {block.info} block")
         if not {"server", "check", "run", "file"} & opts.keys():
@@ -222,8 +233,10 @@ def try_block(block: Block, workdir: Path) -> None:
 @pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(ROOT)) for p in PAGES])
 def test_code_blocks_run(page: Path, tmp_path: Path) -> None:
     prepare(tmp_path)
+    checks: list[tuple[Block, Path]] = []
     for block in snippets.parse(page):
-        try_block(block, tmp_path)
+        try_block(block, tmp_path, checks)
+    typecheck(checks)
 
 
 def test_rust_blocks_file_is_current() -> None:

@@ -226,7 +226,7 @@ if wants apps && { [ ! -f "$APPSDIR/node_modules/playwright-core/package.json" ]
 fi
 
 # ---------------------------------------------------------------- redis-server and nginx
-# The replica tests (core/tests/http_cluster.rs, tests/scale/) start their own redis-server and
+# The replica tests (core/tests/suite/http_cluster.rs, tests/scale/) start their own redis-server and
 # nginx on loopback ports; Debian's packages provide the binaries (their system services are
 # not used). apt-get update runs only when the install fails (stale package lists).
 if wants scale && { ! command -v redis-server >/dev/null || [ ! -x /usr/sbin/nginx ]; }; then

@@ -617,7 +617,7 @@ test('nothing listening: Client.http rejects at once with ConnectionClosed namin
 });
 
 test('https://, other schemes, bad headers and bad options are clear errors', async () => {
-  // https:// is spoken (core/tests/http_tls.rs connects through TLS); the CA file option
+  // https:// is spoken (core/tests/suite/http_tls.rs connects through TLS); the CA file option
   // reaches the engine, which reads it before connecting.
   let err = await rejection(Client.http('https://127.0.0.1:1/mcp', { caFile: '/nonexistent/ca.pem' }));
   assert.ok(err instanceof ConnectionClosed, String(err));
@@ -841,7 +841,7 @@ test('close() is idempotent, fails pending calls and ends the session', async ()
 // ---- the process lifetime -----------------------------------------------------------------------
 
 /** Runs a module script in a child Node process (argv: the URL); resolves `{code, signal, stdout, stderr, ms}`. */
-function runChild(script, url, limit = 20_000) {
+function runChild(script, url, limit = 20_000, onStdout = (_text) => {}) {
   const started = performance.now();
   const child = spawn(process.execPath, ['--input-type=module', '-e', script, url], {
     cwd: ROOT,
@@ -851,7 +851,10 @@ function runChild(script, url, limit = 20_000) {
   let stderr = '';
   child.stdout.setEncoding('utf8');
   child.stderr.setEncoding('utf8');
-  child.stdout.on('data', (c) => (stdout += c));
+  child.stdout.on('data', (c) => {
+    stdout += c;
+    onStdout(stdout);
+  });
   child.stderr.on('data', (c) => (stderr += c));
   const done = new Promise((resolve) =>
     child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr, ms: performance.now() - started })),
@@ -909,8 +912,14 @@ test('a process exits by itself when its server is killed, without close()', asy
       console.log((await client.callTool('echo', { text: 'up' })).content[0].text);
       client.callTool('slow', { ms: 60000 }).catch((e) => console.log(e.name));
     `;
-    const child = runChild(script, peer.url('/mcp'));
-    await sleep(500);
+    // The server is killed once the child has its first answer (its slow call is then on its
+    // way): on a busy machine the child may take more than the half second this test once
+    // slept to connect, and then failed to connect, not to notice the end.
+    let up = () => {};
+    const connected = new Promise((resolve) => (up = resolve));
+    const child = runChild(script, peer.url('/mcp'), 20_000, (out) => out.startsWith('up\n') && up());
+    await within(connected, 15_000, "the child's first answer");
+    await sleep(300);
     peer.child.kill('SIGKILL');
     const r = await child;
     assert.equal(r.code, 0, r.stderr);

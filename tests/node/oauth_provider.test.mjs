@@ -10,7 +10,7 @@
 // (tests/oauth/py_sdk_server.py), and the official SDK's OAuth client steps up at the Node
 // server (tests/oauth/py_sdk_client.py). With DPoP at the provider, tokens are bound to the
 // client's key and the Node server checks the proofs. The Python suite
-// (tests/python/test_oauth_provider.py) and the Rust one (core/tests/oauth_provider.rs, with
+// (tests/python/test_oauth_provider.py) and the Rust one (core/tests/suite/oauth_provider.rs, with
 // the key rotation) cover the other languages.
 //
 // Needs oidc-provider in <peers>/oauth and the official Python SDK in <peers>/venv (make

@@ -6,7 +6,7 @@
 // to look at a refusal's status and WWW-Authenticate. Only node: imports (no hypermcp).
 //
 // The Python counterpart is tests/python/_oauth.py; the Rust one is in
-// core/tests/oauth_provider.rs.
+// core/tests/suite/oauth_provider.rs.
 
 import { execFileSync, spawn } from 'node:child_process';
 import * as crypto from 'node:crypto';

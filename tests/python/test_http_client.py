@@ -663,7 +663,7 @@ def test_nothing_listening_fails_at_connect_naming_the_url() -> None:
 
 def test_https_and_bad_options_are_clear_errors() -> None:
     async def main() -> None:
-        # https:// is spoken (core/tests/http_tls.rs connects through TLS); ca_file reaches the
+        # https:// is spoken (core/tests/suite/http_tls.rs connects through TLS); ca_file reaches the
         # engine, which reads it before connecting.
         with pytest.raises(ConnectionClosed) as info:
             await within(Client.http("https://127.0.0.1:1/mcp", ca_file="/nonexistent/ca.pem").connect())

@@ -15,7 +15,7 @@ Interop with the official Python SDK (mcp 2.3.0, in the peers venv): its OAuth c
 Python client authorizes at its resource server (tests/oauth/py_sdk_server.py).
 
 The Node suite (tests/node/oauth_provider.test.mjs) and the Rust one
-(core/tests/oauth_provider.rs, with the key rotation) cover the other languages.
+(core/tests/suite/oauth_provider.rs, with the key rotation) cover the other languages.
 
 Needs oidc-provider in <peers>/oauth (make peers), and the official SDK in <peers>/venv for the
 interop tests: skipped without them, unless HYPERMCP_REQUIRE_PEERS=1, which makes that a

@@ -1,4 +1,4 @@
-"""An MCP server on the official Python SDK (`mcp`), over HTTP, for core/tests/http_client.rs.
+"""An MCP server on the official Python SDK (`mcp`), over HTTP, for core/tests/suite/http_client.rs.
 
 Usage: python py_http_server.py streamable|json|sse PORT [SESSION_IDLE_TIMEOUT_SECONDS]
 

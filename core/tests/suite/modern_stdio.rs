@@ -1,0 +1,129 @@
+//! The 2026-07-28 revision over a byte stream (stdio's framing): requests served statelessly
+//! beside a legacy session in the same process, multi round-trip requests, and a
+//! `subscriptions/listen` stream tagged by its request id and ended by `notifications/cancelled`.
+
+use crate::common;
+
+use common::{assert_valid, assert_valid_result, bounded};
+use hypermcp::{CallToolResult, ElicitParams, Server, Tool};
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf};
+
+const MODERN: &str = "2026-07-28";
+
+struct Pipe {
+    lines: Lines<BufReader<ReadHalf<DuplexStream>>>,
+    write: WriteHalf<DuplexStream>,
+}
+
+impl Pipe {
+    fn start(server: Server) -> Pipe {
+        let (ours, theirs) = tokio::io::duplex(1 << 20);
+        let (r, w) = tokio::io::split(theirs);
+        tokio::spawn(async move { server.serve(r, w).await });
+        let (r, w) = tokio::io::split(ours);
+        Pipe { lines: BufReader::new(r).lines(), write: w }
+    }
+
+    async fn send(&mut self, msg: Value) {
+        let mut line = serde_json::to_vec(&msg).unwrap();
+        line.push(b'\n');
+        self.write.write_all(&line).await.unwrap();
+    }
+
+    async fn next(&mut self) -> Value {
+        let line = self.lines.next_line().await.unwrap().expect("a message");
+        serde_json::from_str(&line).unwrap()
+    }
+
+    /// The next response, past the tool list changes a legacy session on the same stream may
+    /// be told of at any time.
+    async fn response(&mut self) -> Value {
+        let mut msg = self.next().await;
+        while msg.get("id").is_none() {
+            assert_eq!(msg["method"], "notifications/tools/list_changed", "{msg}");
+            msg = self.next().await;
+        }
+        msg
+    }
+
+    async fn call(&mut self, id: i64, method: &str, mut params: Value) -> Value {
+        if params.get("_meta").is_none() {
+            params["_meta"] = json!({
+                "io.modelcontextprotocol/protocolVersion": MODERN,
+                "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}
+            });
+        }
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await;
+        let msg = self.response().await;
+        assert_valid_result(MODERN, method, &msg);
+        msg
+    }
+}
+
+fn server() -> Server {
+    let schema = json!({"type": "object", "properties": {"name": {"type": "string"}}});
+    Server::new("stdio-modern", "1.0.0")
+        .tool(Tool::new("echo"), |_a, _c| async { CallToolResult::text("echoed") })
+        .tool(Tool::new("ask"), move |_args, ctx| {
+            let schema = schema.clone();
+            async move {
+                let r = ctx.elicit(ElicitParams::form("Name?", schema)).await?;
+                let name = r.content.and_then(|c| c.get("name").cloned()).unwrap_or_default();
+                Ok::<_, hypermcp::Error>(format!("hi {}", name.as_str().unwrap_or("?")))
+            }
+        })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn both_eras_in_one_process() {
+    bounded(async {
+        let s = server();
+        let mut p = Pipe::start(s.clone());
+        let d = p.call(1, "server/discover", json!({})).await;
+        assert_eq!(d["result"]["supportedVersions"][0], MODERN);
+
+        // A round trip for input.
+        let r = p.call(2, "tools/call", json!({"name": "ask"})).await;
+        assert_eq!(r["result"]["resultType"], "input_required", "{r}");
+        let state = r["result"]["requestState"].clone();
+        let answer = json!({"elicitation_1": {"action": "accept", "content": {"name": "Bo"}}});
+        let r = p.call(3, "tools/call", json!({"name": "ask", "inputResponses": answer, "requestState": state})).await;
+        assert_eq!(r["result"]["content"][0]["text"], "hi Bo");
+
+        // A listen stream: acknowledged, tagged, ended by cancellation (no response).
+        p.send(json!({"jsonrpc": "2.0", "id": 4, "method": "subscriptions/listen", "params": {
+            "notifications": {"toolsListChanged": true},
+            "_meta": {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {}}
+        }}))
+        .await;
+        let ack = p.next().await;
+        assert_valid(MODERN, &ack);
+        assert_eq!(ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 4);
+        s.add_tool(Tool::new("new"), |_a, _c| async { CallToolResult::text("") }).unwrap();
+        let n = p.next().await;
+        assert_eq!(n["method"], "notifications/tools/list_changed");
+        assert_eq!(n["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 4);
+        p.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 4}})).await;
+        s.remove_tool("new");
+        // Nothing more for the cancelled listener: the next line answers the legacy session
+        // that starts now, on the same stream.
+        p.send(json!({"jsonrpc": "2.0", "id": 5, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}
+        }}))
+        .await;
+        let init = p.next().await;
+        assert_eq!(init["id"], 5, "no notification for the cancelled listener came first: {init}");
+        assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
+        p.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+        p.send(json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "echo"}})).await;
+        // (The tool removal may reach the new legacy session as a list_changed first.)
+        let legacy = p.response().await;
+        assert_eq!(legacy["result"]["content"][0]["text"], "echoed");
+        assert!(legacy["result"].get("resultType").is_none(), "legacy results are not stamped: {legacy}");
+        // A modern request still works after the legacy handshake.
+        let r = p.call(7, "tools/call", json!({"name": "echo"})).await;
+        assert_eq!(r["result"]["resultType"], "complete");
+    })
+    .await;
+}
