@@ -200,9 +200,18 @@ export async function clientCredentials(info, ca, options) {
   return (await clientCredentialsResponse(info, ca, options)).access_token;
 }
 
-/** A P-256 key pair for DPoP proofs. */
+/**
+ * A P-256 key pair for DPoP proofs. Made encoded and read back (as provider.mjs's signing keys
+ * are): Node 20 can deadlock exporting a JWK of a KeyObject straight from generateKeyPairSync.
+ */
 export function dpopKey() {
-  const { privateKey, publicKey } = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const pair = crypto.generateKeyPairSync('ec', {
+    namedCurve: 'P-256',
+    privateKeyEncoding: { format: 'der', type: 'pkcs8' },
+    publicKeyEncoding: { format: 'der', type: 'spki' },
+  });
+  const privateKey = crypto.createPrivateKey({ key: pair.privateKey, format: 'der', type: 'pkcs8' });
+  const publicKey = crypto.createPublicKey({ key: pair.publicKey, format: 'der', type: 'spki' });
   const { kty, crv, x, y } = publicKey.export({ format: 'jwk' });
   return { privateKey, jwk: { kty, crv, x, y } };
 }

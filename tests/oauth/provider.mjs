@@ -104,10 +104,21 @@ async function loadProvider(opts) {
   return import(createRequire(pkg).resolve('oidc-provider'));
 }
 
-/** A new P-256 signing key as a private JWK with a fresh kid. */
+/**
+ * A new P-256 signing key as a private JWK with a fresh kid. The pair is made encoded (DER) and
+ * read back into a key of its own before the JWK export: a KeyObject straight from
+ * generateKeyPairSync shares its lock with the key generation job, and Node 20 deadlocks when
+ * a garbage collection during the JWK export destroys that job (the job's destructor takes the
+ * lock the export holds). It hung one start in ~300 of this provider, for good, before it
+ * printed its ready line.
+ */
 function newSigningKey() {
-  const { privateKey } = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const jwk = privateKey.export({ format: 'jwk' });
+  const { privateKey: der } = crypto.generateKeyPairSync('ec', {
+    namedCurve: 'P-256',
+    privateKeyEncoding: { format: 'der', type: 'pkcs8' },
+    publicKeyEncoding: { format: 'der', type: 'spki' },
+  });
+  const jwk = crypto.createPrivateKey({ key: der, format: 'der', type: 'pkcs8' }).export({ format: 'jwk' });
   return { ...jwk, kid: `k-${crypto.randomBytes(6).toString('hex')}`, alg: 'ES256', use: 'sig' };
 }
 
