@@ -12,6 +12,7 @@ use super::peer::{params, Inflight, Peer};
 use super::server::{checked_tool_result, invalid_arguments, Outcome, ServerRole, ServerSession};
 use super::RequestKey;
 use crate::catalogue::{ListKind, ToolEntry};
+use crate::jsonrpc::message::{json_str, JsonStr};
 use crate::jsonrpc::{codes, fastser, RequestId, RpcError};
 use crate::protocol::meta_keys::{CLIENT_CAPABILITIES, CLIENT_INFO, LOG_LEVEL, PREFIX, PROTOCOL_VERSION};
 use crate::protocol::*;
@@ -116,7 +117,8 @@ pub(crate) fn caller_meta<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Opti
         }
         fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
             let mut out = Meta::new();
-            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            // Keys borrowed from the text: a reserved key costs no allocation.
+            while let Some(JsonStr(key)) = map.next_key::<JsonStr<'de>>()? {
                 if matches!(&*key, PROTOCOL_VERSION | CLIENT_CAPABILITIES | CLIENT_INFO | LOG_LEVEL) {
                     map.next_value::<IgnoredAny>()?;
                 } else {
@@ -143,21 +145,52 @@ fn mentions(hay: &[u8], needle: &[u8]) -> bool {
 }
 
 /// The revision's `_meta` keys, borrowed from the request's text (each parsed into its type
-/// once: no `Value` in between).
-#[derive(Deserialize)]
+/// once: no `Value` in between), and whether the caller put keys of its own there.
+#[derive(Default)]
 struct MetaFields<'a> {
-    #[serde(rename = "io.modelcontextprotocol/protocolVersion", default, borrow)]
     version: Option<&'a RawValue>,
-    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default, borrow)]
     capabilities: Option<&'a RawValue>,
-    #[serde(rename = "io.modelcontextprotocol/clientInfo", default, borrow)]
     client_info: Option<&'a RawValue>,
-    #[serde(rename = "io.modelcontextprotocol/logLevel", default, borrow)]
     log_level: Option<&'a RawValue>,
+    others: bool,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for MetaFields<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
+            type Value = MetaFields<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut m = MetaFields::default();
+                while let Some(JsonStr(key)) = map.next_key::<JsonStr<'de>>()? {
+                    let slot = match &*key {
+                        PROTOCOL_VERSION => &mut m.version,
+                        CLIENT_CAPABILITIES => &mut m.capabilities,
+                        CLIENT_INFO => &mut m.client_info,
+                        LOG_LEVEL => &mut m.log_level,
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                            m.others = true;
+                            continue;
+                        }
+                    };
+                    if slot.is_some() {
+                        return Err(serde::de::Error::custom(format_args!("duplicate field `{key}`")));
+                    }
+                    *slot = Some(map.next_value::<&'de RawValue>()?);
+                }
+                Ok(m)
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
 }
 
 /// What a modern request's params are read for before dispatch, in one pass: its `_meta`
-/// keys, and the fields the `Mcp-Name` header mirrors.
+/// keys, the fields the `Mcp-Name` header mirrors, and a call's arguments.
 #[derive(Deserialize)]
 struct MetaEnvelope<'a> {
     #[serde(rename = "_meta", default, borrow)]
@@ -168,6 +201,18 @@ struct MetaEnvelope<'a> {
     uri: Option<&'a RawValue>,
     #[serde(rename = "taskId", default, borrow)]
     task_id: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    arguments: Option<&'a RawValue>,
+}
+
+/// What [`request_context_with`] read of a request's params besides its context, so that the
+/// method need not read them again: a `tools/call`'s name and arguments (borrowed), and
+/// whether its `_meta` holds keys of the caller's own (which the handler then gets).
+#[derive(Default)]
+pub(crate) struct Preparsed<'a> {
+    pub(crate) name: Option<&'a RawValue>,
+    pub(crate) arguments: Option<&'a RawValue>,
+    pub(crate) caller_meta: bool,
 }
 
 /// A `_meta` value parsed into `T`; `None` when absent or null.
@@ -249,11 +294,14 @@ pub fn unsupported_version(requested: &str, supported: &[ProtocolVersion]) -> Rp
         .with_data(serde_json::json!({ "supported": list, "requested": requested }))
 }
 
-/// Decodes a header value that may use the Base64 sentinel (`=?base64?…?=`).
-pub(crate) fn decode_header_value(v: &str) -> Option<String> {
+/// Decodes a header value that may use the Base64 sentinel (`=?base64?…?=`); a plain value
+/// is borrowed.
+pub(crate) fn decode_header_value(v: &str) -> Option<std::borrow::Cow<'_, str>> {
     match v.strip_prefix("=?base64?").and_then(|rest| rest.strip_suffix("?=")) {
-        Some(b64) => crate::util::base64_decode_strict(b64).and_then(|bytes| String::from_utf8(bytes).ok()),
-        None => Some(v.to_string()),
+        Some(b64) => {
+            crate::util::base64_decode_strict(b64).and_then(|bytes| String::from_utf8(bytes).ok()).map(Into::into)
+        }
+        None => Some(v.into()),
     }
 }
 
@@ -269,12 +317,23 @@ fn name_field(method: &str) -> Option<&'static str> {
 
 /// Checks a modern request's `_meta` (and, over HTTP, its headers) and returns its context.
 /// `supported` is every revision the server speaks.
+#[cfg(test)]
 pub(crate) fn request_context(
     method: &str,
     raw: Option<&RawValue>,
     supported: &[ProtocolVersion],
     headers: Option<&RequestHeaders>,
 ) -> Result<RequestContext, RpcError> {
+    request_context_with(method, raw, supported, headers).map(|(ctx, _)| ctx)
+}
+
+/// [`request_context`], with what it read of the params for the method ([`Preparsed`]).
+pub(crate) fn request_context_with<'a>(
+    method: &str,
+    raw: Option<&'a RawValue>,
+    supported: &[ProtocolVersion],
+    headers: Option<&RequestHeaders>,
+) -> Result<(RequestContext, Preparsed<'a>), RpcError> {
     let text = raw.map(|r| r.get()).unwrap_or("{}");
     let env: MetaEnvelope = serde_json::from_str(text).map_err(RpcError::invalid_params)?;
     let Some(meta) = env.meta else {
@@ -294,9 +353,8 @@ pub(crate) fn request_context(
         return Err(RpcError::invalid_params(format!("missing _meta keys: {}", missing.join(", ")))
             .with_data(serde_json::json!({ "missing": missing })));
     }
-    let requested: String = match meta.version.map(|r| serde_json::from_str::<String>(r.get())) {
-        Some(Ok(s)) => s,
-        _ => return Err(RpcError::invalid_params(format!("{PROTOCOL_VERSION} must be a string"))),
+    let Some(requested) = meta.version.and_then(json_str) else {
+        return Err(RpcError::invalid_params(format!("{PROTOCOL_VERSION} must be a string")));
     };
     if let Some(h) = headers {
         match &h.protocol_version {
@@ -328,7 +386,7 @@ pub(crate) fn request_context(
         };
         check_standard_headers(method, named, h)?;
     }
-    Ok(RequestContext {
+    let context = RequestContext {
         version,
         client_capabilities,
         client_info,
@@ -336,7 +394,8 @@ pub(crate) fn request_context(
         input_responses: None,
         request_state: None,
         round: 0,
-    })
+    };
+    Ok((context, Preparsed { name: env.name, arguments: env.arguments, caller_meta: meta.others }))
 }
 
 /// `Mcp-Method` and `Mcp-Name` against the body.
@@ -350,7 +409,7 @@ fn check_standard_headers(method: &str, named: Option<&RawValue>, h: &RequestHea
     }
     let Some(field) = name_field(method) else { return Ok(()) };
     // A name that is not a string: the handler reports it.
-    let Some(body) = named.and_then(|r| serde_json::from_str::<std::borrow::Cow<'_, str>>(r.get()).ok()) else {
+    let Some(body) = named.and_then(json_str) else {
         return Ok(());
     };
     match &h.name {
@@ -512,7 +571,7 @@ impl ServerRole {
         raw: Option<&RawValue>,
         batch: Option<u64>,
     ) {
-        let mut ctx = match request_context(method, raw, &self.config.versions, self.headers.as_ref()) {
+        let (mut ctx, pre) = match request_context_with(method, raw, &self.config.versions, self.headers.as_ref()) {
             Ok(c) => c,
             Err(e) => return peer.write_error(Some(&id), batch, Route::Standalone, &e),
         };
@@ -546,7 +605,7 @@ impl ServerRole {
             "resources/templates/list" if list(ListKind::ResourceTemplates) => {
                 return self.modern_list(peer, &id, ListKind::ResourceTemplates, raw, batch)
             }
-            "tools/call" if caps.tools.is_some() => self.call_tool(peer, id.clone(), raw, batch, Some(&ctx)),
+            "tools/call" if caps.tools.is_some() => self.call_tool(peer, id.clone(), raw, batch, Some((&ctx, &pre))),
             "resources/read" if caps.resources.is_some() => {
                 self.read_resource(peer, id.clone(), raw, batch, Some(&ctx))
             }

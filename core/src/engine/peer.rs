@@ -175,6 +175,20 @@ impl Peer {
             .with_data(serde_json::json!({ "maxBytes": max }))
     }
 
+    /// Handles one message parsed already ([`crate::jsonrpc::parse_message`], as the HTTP
+    /// server's classification of a body does) from `size` bytes: the same as
+    /// [`Peer::handle_message`] of those bytes, without parsing them again.
+    pub fn handle_envelope<R: Role>(&mut self, role: &mut R, size: usize, env: Envelope<'_>, now: Instant) {
+        if self.closed {
+            return;
+        }
+        if size > self.max_message {
+            self.write_error(None, None, Route::Standalone, &self.oversize_error());
+            return;
+        }
+        self.dispatch(role, env, None, now);
+    }
+
     /// Handles one complete message (a line, or an HTTP body).
     pub fn handle_message<R: Role>(&mut self, role: &mut R, bytes: &[u8], now: Instant) {
         if self.closed {

@@ -102,6 +102,22 @@ struct CallToolParams<'a> {
     task: Option<Value>,
 }
 
+impl<'a> CallToolParams<'a> {
+    /// The params from what was read with a 2026-07-28 request's context; `None` when the
+    /// caller's own `_meta` keys need the full read, or the fields do not read.
+    fn preparsed(pre: &modern::Preparsed<'a>) -> Option<Self> {
+        if pre.caller_meta {
+            return None;
+        }
+        let name = crate::jsonrpc::message::json_str(pre.name?)?;
+        let arguments = match pre.arguments {
+            None => None,
+            Some(a) => Some(serde_json::from_str::<Value>(a.get()).ok()?),
+        };
+        Some(CallToolParams { name, arguments, meta: None, task: None })
+    }
+}
+
 /// How many unfinished tasks a 2025-11-25 session is told about (`notifications/tasks/status`);
 /// past that, the oldest are no longer followed (clients poll anyway).
 const MAX_FOLLOWED_TASKS: usize = 256;
@@ -173,6 +189,27 @@ impl ServerSession {
     pub fn handle_http_message(&mut self, bytes: &[u8], headers: RequestHeaders, now: Instant) {
         self.role.headers = Some(headers);
         self.peer.handle_message(&mut self.role, bytes, now);
+        self.role.headers = None;
+    }
+
+    /// [`ServerSession::handle_message`] of a message parsed already
+    /// ([`crate::jsonrpc::parse_message`] of `size` bytes, a single message): an HTTP server
+    /// that parsed a body to classify it hands the engine the result instead of the bytes.
+    pub fn handle_envelope(&mut self, size: usize, env: crate::jsonrpc::Envelope<'_>, now: Instant) {
+        self.peer.handle_envelope(&mut self.role, size, env, now);
+    }
+
+    /// [`ServerSession::handle_http_message`] of a message parsed already, as
+    /// [`ServerSession::handle_envelope`].
+    pub fn handle_http_envelope(
+        &mut self,
+        size: usize,
+        env: crate::jsonrpc::Envelope<'_>,
+        headers: RequestHeaders,
+        now: Instant,
+    ) {
+        self.role.headers = Some(headers);
+        self.peer.handle_envelope(&mut self.role, size, env, now);
         self.role.headers = None;
     }
 
@@ -693,9 +730,17 @@ impl ServerRole {
         id: RequestId,
         raw: Option<&RawValue>,
         batch: Option<u64>,
-        ctx: Option<&Arc<modern::RequestContext>>,
+        stateless: Option<(&Arc<modern::RequestContext>, &modern::Preparsed<'_>)>,
     ) -> Result<(), RpcError> {
-        let p: CallToolParams<'_> = params(raw)?;
+        let ctx = stateless.map(|(c, _)| c);
+        // A 2026-07-28 call's name and arguments were read with its context: its params are
+        // not read again unless its `_meta` holds keys of the caller's own (or the fast read
+        // fails, for the full one to say why).
+        let pre = stateless.and_then(|(_, pre)| CallToolParams::preparsed(pre));
+        let p: CallToolParams<'_> = match pre {
+            Some(p) => p,
+            None => params(raw)?,
+        };
         let Some(entry) = self.registry.tool(&p.name) else {
             return Err(RpcError::invalid_params(format!("Unknown tool: {}", p.name))
                 .with_data(serde_json::json!({ "name": p.name })));

@@ -64,6 +64,37 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValu
     <&RawValue>::deserialize(d).map(Some)
 }
 
+/// A JSON string, borrowed from the input when it holds no escape. (serde's own `Cow<str>`
+/// always makes a copy: an allocation for every method name and key read that way.)
+pub(crate) struct JsonStr<'de>(pub(crate) Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for JsonStr<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Cow<'de, str>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(self, s: &'de str) -> Result<Self::Value, E> {
+                Ok(Cow::Borrowed(s))
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Self::Value, E> {
+                Ok(Cow::Owned(s.to_owned()))
+            }
+            fn visit_string<E: serde::de::Error>(self, s: String) -> Result<Self::Value, E> {
+                Ok(Cow::Owned(s))
+            }
+        }
+        d.deserialize_str(V).map(JsonStr)
+    }
+}
+
+/// The string `raw` holds (borrowed when it has no escape); `None` when it is not a string.
+pub(crate) fn json_str(raw: &RawValue) -> Option<Cow<'_, str>> {
+    serde_json::from_str::<JsonStr<'_>>(raw.get()).ok().map(|s| s.0)
+}
+
 fn fail(id: Option<RequestId>, error: RpcError) -> ParseFailure {
     ParseFailure { id, error }
 }
@@ -187,9 +218,9 @@ pub fn parse_object_str(text: &str) -> Result<Envelope<'_>, ParseFailure> {
     }
     let method = match raw.method {
         None => None,
-        Some(m) => match serde_json::from_str::<Cow<'_, str>>(m.get()) {
-            Ok(m) => Some(m),
-            Err(_) => return Err(fail(id, RpcError::invalid_request("\"method\" must be a string"))),
+        Some(m) => match json_str(m) {
+            Some(m) => Some(m),
+            None => return Err(fail(id, RpcError::invalid_request("\"method\" must be a string"))),
         },
     };
     if let Some(p) = raw.params {

@@ -127,3 +127,53 @@ async fn both_eras_in_one_process() {
     })
     .await;
 }
+
+/// A 2026-07-28 call's name and arguments are read with its context, and its params read in
+/// full only when its `_meta` holds keys of the caller's own: the handler sees the same either
+/// way (the arguments, the caller's keys without the revision's, an escaped name decoded).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_calls_arguments_and_own_meta_reach_the_handler() {
+    bounded(async {
+        let s = Server::new("meta", "1.0.0").tool(Tool::new("show"), |args, ctx| async move {
+            let meta = ctx.meta().map(|m| serde_json::to_value(m).expect("meta serializes"));
+            CallToolResult::text(json!({"args": args, "meta": meta}).to_string())
+        });
+        let mut p = Pipe::start(s);
+        let seen = |r: Value| -> Value {
+            let text = r["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("{r}")).to_string();
+            serde_json::from_str(&text).expect("the tool's JSON")
+        };
+        let meta = |own: Value| {
+            let mut m = json!({
+                "io.modelcontextprotocol/protocolVersion": MODERN,
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+            });
+            m.as_object_mut().unwrap().extend(own.as_object().unwrap().clone());
+            m
+        };
+        // No keys of its own: read with the context.
+        let r = p.call(1, "tools/call", json!({"name": "show", "arguments": {"a": [1, "x"]}, "_meta": meta(json!({}))})).await;
+        assert_eq!(seen(r), json!({"args": {"a": [1, "x"]}, "meta": null}));
+        // Keys of its own: they reach the handler, the revision's do not.
+        let own = json!({"com.example/trace": "t-1", "com.example/other": 2});
+        let r = p.call(2, "tools/call", json!({"name": "show", "arguments": {"b": true}, "_meta": meta(own.clone())})).await;
+        assert_eq!(seen(r), json!({"args": {"b": true}, "meta": own}));
+        // Null arguments; an escaped name.
+        let r = p.call(3, "tools/call", json!({"name": "show", "arguments": null, "_meta": meta(json!({}))})).await;
+        assert_eq!(seen(r), json!({"args": {}, "meta": null}));
+        let raw = r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"sh\u006fw","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+        p.write.write_all(format!("{raw}\n").as_bytes()).await.unwrap();
+        assert_eq!(seen(p.response().await), json!({"args": {}, "meta": null}));
+        // A name that is not a string, a repeated revision key: refused, as before.
+        let params = json!({"name": 7, "_meta": meta(json!({}))});
+        p.send(json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": params})).await;
+        let r = p.response().await;
+        assert_eq!(r["error"]["code"], -32602, "{r}");
+        let dup = r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"show","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"a","version":"1"},"io.modelcontextprotocol/clientInfo":{"name":"b","version":"1"}}}}"#;
+        p.write.write_all(format!("{dup}\n").as_bytes()).await.unwrap();
+        let r = p.response().await;
+        assert_eq!(r["error"]["code"], -32602, "{r}");
+    })
+    .await;
+}

@@ -87,9 +87,10 @@ impl HttpService {
         if let Some(s) = &local {
             s.touch();
         }
-        if let Err(e) = classify(&body, true) {
-            return error_reply(StatusCode::BAD_REQUEST, e.code, e.message);
-        }
+        let single = match classify(&body, true) {
+            Ok((_, single)) => single,
+            Err(e) => return error_reply(StatusCode::BAD_REQUEST, e.code, e.message),
+        };
         if let Err(r) = self.check_entry_scopes(auth.as_ref(), &body) {
             return *r;
         }
@@ -115,7 +116,10 @@ impl HttpService {
                 return Err(Some(waiting));
             }
             i.engine.set_origin(Some(origin));
-            i.engine.handle_message(&body, Instant::now());
+            match single {
+                Some(env) => i.engine.handle_envelope(body.len(), env, Instant::now()),
+                None => i.engine.handle_message(&body, Instant::now()),
+            }
             i.engine.set_origin(None);
             Ok(())
         });

@@ -12,7 +12,7 @@ use super::table::new_session_id;
 use super::HttpService;
 use crate::auth::server::AuthInfo;
 use crate::engine::{Origin, RequestHeaders, State};
-use crate::jsonrpc::codes;
+use crate::jsonrpc::{codes, Envelope};
 use crate::protocol::{Feature, ProtocolVersion};
 use http::{header, HeaderValue, Request, Response, StatusCode};
 use http_body::Body;
@@ -54,7 +54,7 @@ impl HttpService {
         };
         // A request whose version header names 2026-07-28 is served as one whatever its body
         // says (the engine checks the two agree): no need to look for the `_meta` keys.
-        let class = match classify(&body, !modern_header) {
+        let (class, single) = match classify(&body, !modern_header) {
             Ok(c) => c,
             Err(e) => {
                 return error_reply(StatusCode::BAD_REQUEST, e.code, e.message);
@@ -68,7 +68,7 @@ impl HttpService {
         // engine answers them with the versions it speaks).
         if class.modern || (modern_header && class.requests) {
             let origin = Arc::new(Origin { headers: seen, session_id: None, auth });
-            return self.post_modern(headers, &body, &class, origin).await;
+            return self.post_modern(headers, &body, single, &class, origin).await;
         }
         if modern_header {
             // No client-to-server notification is defined over HTTP at 2026-07-28.
@@ -144,7 +144,10 @@ impl HttpService {
             }
             i.input = Some(s.clone());
             i.engine.set_origin(Some(origin));
-            i.engine.handle_message(&body, now);
+            match single {
+                Some(env) => i.engine.handle_envelope(body.len(), env, now),
+                None => i.engine.handle_message(&body, now),
+            }
             i.engine.set_origin(None);
             Some(s)
         });
@@ -263,7 +266,14 @@ impl HttpService {
 
     /// A POST of the stateless revision: a fresh engine session for this one request (no
     /// `Mcp-Session-Id` is read or minted), its headers checked against the body.
-    async fn post_modern(&self, headers: RequestHeaders, body: &[u8], class: &Class, origin: Arc<Origin>) -> Reply {
+    async fn post_modern(
+        &self,
+        headers: RequestHeaders,
+        body: &[u8],
+        single: Option<Envelope<'_>>,
+        class: &Class,
+        origin: Arc<Origin>,
+    ) -> Reply {
         let sh = &self.shared;
         let session = Session::new(sh, None);
         if class.listen && !sh.add_listener(&session) {
@@ -291,7 +301,10 @@ impl HttpService {
             }
             i.input = Some(s.clone());
             i.engine.set_origin(Some(origin));
-            i.engine.handle_http_message(body, headers, now);
+            match single {
+                Some(env) => i.engine.handle_http_envelope(body.len(), env, headers, now),
+                None => i.engine.handle_http_message(body, headers, now),
+            }
             i.engine.set_origin(None);
             s
         });
