@@ -67,12 +67,23 @@ pub(crate) struct IdentityCache(pub(crate) std::sync::OnceLock<Identity>);
 pub(crate) struct Identity {
     /// Its JSON, whatever `identify_in_results` says (`server/discover` always names it).
     pub server: Vec<u8>,
-    /// Its JSON in results: empty when `identify_in_results` is off.
-    pub json: Vec<u8>,
-    /// The same as a value (null when off).
+    /// Whether results carry it (`identify_in_results`).
+    pub in_results: bool,
+    /// Its value in results (null when off).
     pub value: Value,
     /// The stamp of a plain result: `resultType`, and `_meta` with the identity.
     pub plain: Vec<u8>,
+}
+
+impl Identity {
+    /// Its JSON in results: empty when `identify_in_results` is off.
+    pub fn json(&self) -> &[u8] {
+        if self.in_results {
+            &self.server
+        } else {
+            &[]
+        }
+    }
 }
 
 impl Clone for IdentityCache {

@@ -555,10 +555,10 @@ impl ServerRole {
             let value = serde_json::to_value(&*info).unwrap_or(Value::Null);
             let server = serde_json::to_vec(&value).unwrap_or_default();
             if !self.config.identify_in_results {
-                return Identity { server, json: Vec::new(), value: Value::Null, plain: stamp(None, b"") };
+                return Identity { server, in_results: false, value: Value::Null, plain: stamp(None, b"") };
             }
             let plain = stamp(None, &server);
-            Identity { json: server.clone(), server, value, plain }
+            Identity { server, in_results: true, value, plain }
         })
     }
 
@@ -689,7 +689,7 @@ impl ServerRole {
             .and_then(|p| self.registry.list_page(kind, ProtocolVersion::V2026_07_28, p.cursor.as_deref()));
         match page {
             Ok(bytes) => {
-                let fields = stamp(Some(self.config.cache.list(kind)), &self.identity().json);
+                let fields = stamp(Some(self.config.cache.list(kind)), self.identity().json());
                 peer.respond(batch, Route::Standalone, |out| write_stamped(out, id, &fields, &bytes));
             }
             Err(e) => peer.write_error(Some(id), batch, Route::Standalone, &e),
@@ -777,7 +777,7 @@ impl ServerSession {
             Outcome::Json(j) => role.write_modern(peer, id, batch, route, None, &j),
             Outcome::TaskCreated(t) => {
                 let mut fields = b"\"resultType\":\"task\"".to_vec();
-                let identity = &role.identity().json;
+                let identity = role.identity().json();
                 if !identity.is_empty() {
                     fields.extend_from_slice(b",\"_meta\":{\"io.modelcontextprotocol/serverInfo\":");
                     fields.extend_from_slice(identity);

@@ -175,28 +175,24 @@ impl Peer {
             .with_data(serde_json::json!({ "maxBytes": max }))
     }
 
-    /// Handles one message parsed already ([`crate::jsonrpc::parse_message`], as the HTTP
-    /// server's classification of a body does) from `size` bytes: the same as
-    /// [`Peer::handle_message`] of those bytes, without parsing them again.
-    pub fn handle_envelope<R: Role>(&mut self, role: &mut R, size: usize, env: Envelope<'_>, now: Instant) {
-        if self.closed {
-            return;
-        }
-        if size > self.max_message {
-            self.write_error(None, None, Route::Standalone, &self.oversize_error());
-            return;
-        }
-        self.dispatch(role, env, None, now);
-    }
-
     /// Handles one complete message (a line, or an HTTP body).
     pub fn handle_message<R: Role>(&mut self, role: &mut R, bytes: &[u8], now: Instant) {
+        self.handle_parsed(role, bytes, None, now);
+    }
+
+    /// [`Peer::handle_message`] of `bytes`, whose message the caller may have parsed already
+    /// (`parsed`: [`crate::jsonrpc::parse_message`] of these bytes, a single message, as the
+    /// HTTP server's classification of a body does): then it is not parsed again.
+    pub fn handle_parsed<R: Role>(&mut self, role: &mut R, bytes: &[u8], parsed: Option<Envelope<'_>>, now: Instant) {
         if self.closed {
             return;
         }
         if bytes.len() > self.max_message {
             self.write_error(None, None, Route::Standalone, &self.oversize_error());
             return;
+        }
+        if let Some(env) = parsed {
+            return self.dispatch(role, env, None, now);
         }
         match parse_message(bytes) {
             Err(f) => self.write_error(f.id.as_ref(), None, Route::Standalone, &f.error),

@@ -187,29 +187,28 @@ impl ServerSession {
     /// `Mcp-Param-*`), and a request the headers declare modern is served as one even when
     /// its body says nothing of its revision (it is then refused for its missing `_meta`).
     pub fn handle_http_message(&mut self, bytes: &[u8], headers: RequestHeaders, now: Instant) {
-        self.role.headers = Some(headers);
-        self.peer.handle_message(&mut self.role, bytes, now);
-        self.role.headers = None;
+        self.handle_http_parsed(bytes, None, headers, now);
     }
 
-    /// [`ServerSession::handle_message`] of a message parsed already
-    /// ([`crate::jsonrpc::parse_message`] of `size` bytes, a single message): an HTTP server
-    /// that parsed a body to classify it hands the engine the result instead of the bytes.
-    pub fn handle_envelope(&mut self, size: usize, env: crate::jsonrpc::Envelope<'_>, now: Instant) {
-        self.peer.handle_envelope(&mut self.role, size, env, now);
+    /// [`ServerSession::handle_message`] of `bytes`, whose message the caller may have parsed
+    /// already (`parsed`: [`crate::jsonrpc::parse_message`] of these bytes, a single message):
+    /// an HTTP server that parsed a body to classify it hands the engine the result, which is
+    /// not parsed again.
+    pub fn handle_parsed(&mut self, bytes: &[u8], parsed: Option<crate::jsonrpc::Envelope<'_>>, now: Instant) {
+        self.peer.handle_parsed(&mut self.role, bytes, parsed, now);
     }
 
-    /// [`ServerSession::handle_http_message`] of a message parsed already, as
-    /// [`ServerSession::handle_envelope`].
-    pub fn handle_http_envelope(
+    /// [`ServerSession::handle_http_message`] with the message parsed already, as
+    /// [`ServerSession::handle_parsed`].
+    pub fn handle_http_parsed(
         &mut self,
-        size: usize,
-        env: crate::jsonrpc::Envelope<'_>,
+        bytes: &[u8],
+        parsed: Option<crate::jsonrpc::Envelope<'_>>,
         headers: RequestHeaders,
         now: Instant,
     ) {
         self.role.headers = Some(headers);
-        self.peer.handle_envelope(&mut self.role, size, env, now);
+        self.peer.handle_parsed(&mut self.role, bytes, parsed, now);
         self.role.headers = None;
     }
 

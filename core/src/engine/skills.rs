@@ -115,7 +115,7 @@ impl ServerRole {
         let hints = self.config.cache.skills();
         if modern {
             let bytes = serde_json::to_vec(&body).unwrap_or_default();
-            let fields = stamp(Some(hints), &self.identity().json);
+            let fields = stamp(Some(hints), self.identity().json());
             peer.respond(batch, Route::Standalone, |out| write_stamped(out, id, &fields, &bytes));
         } else {
             body.insert("ttlMs".into(), hints.ttl_ms.into());

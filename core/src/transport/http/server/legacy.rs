@@ -116,10 +116,7 @@ impl HttpService {
                 return Err(Some(waiting));
             }
             i.engine.set_origin(Some(origin));
-            match single {
-                Some(env) => i.engine.handle_envelope(body.len(), env, Instant::now()),
-                None => i.engine.handle_message(&body, Instant::now()),
-            }
+            i.engine.handle_parsed(&body, single, Instant::now());
             i.engine.set_origin(None);
             Ok(())
         });

@@ -144,10 +144,7 @@ impl HttpService {
             }
             i.input = Some(s.clone());
             i.engine.set_origin(Some(origin));
-            match single {
-                Some(env) => i.engine.handle_envelope(body.len(), env, now),
-                None => i.engine.handle_message(&body, now),
-            }
+            i.engine.handle_parsed(&body, single, now);
             i.engine.set_origin(None);
             Some(s)
         });
@@ -301,10 +298,7 @@ impl HttpService {
             }
             i.input = Some(s.clone());
             i.engine.set_origin(Some(origin));
-            match single {
-                Some(env) => i.engine.handle_http_envelope(body.len(), env, headers, now),
-                None => i.engine.handle_http_message(body, headers, now),
-            }
+            i.engine.handle_http_parsed(body, single, headers, now);
             i.engine.set_origin(None);
             s
         });
