@@ -102,12 +102,16 @@ fn binding(method: &str, b: &Binding) -> (String, String) {
         _ => b.name.clone(),
     }
     .unwrap_or_default();
+    let empty;
     let args = match (method, &b.arguments) {
-        ("resources/read", _) => Value::Null,
-        (_, None | Some(Value::Null)) => Value::Object(Map::new()),
-        (_, Some(a)) => a.clone(),
+        ("resources/read", _) => &Value::Null,
+        (_, None | Some(Value::Null)) => {
+            empty = Value::Object(Map::new());
+            &empty
+        }
+        (_, Some(a)) => a,
     };
-    (name, request_state::args_digest(&args))
+    (name, request_state::args_digest(args))
 }
 
 /// The capability `method` needs of the client, as the name and the `ClientCapabilities`
@@ -157,9 +161,9 @@ pub(crate) fn key_prefix(method: &str) -> &'static str {
 /// Checks an answer has the shape of its method's result.
 fn check_answer(key: &str, method: &str, v: &Value) -> Result<(), RpcError> {
     let r = match method {
-        "elicitation/create" => serde_json::from_value::<ElicitResult>(v.clone()).map(drop),
-        "sampling/createMessage" => serde_json::from_value::<CreateMessageResult>(v.clone()).map(drop),
-        "roots/list" => serde_json::from_value::<ListRootsResult>(v.clone()).map(drop),
+        "elicitation/create" => ElicitResult::deserialize(v).map(drop),
+        "sampling/createMessage" => CreateMessageResult::deserialize(v).map(drop),
+        "roots/list" => ListRootsResult::deserialize(v).map(drop),
         _ => Ok(()),
     };
     r.map_err(|e| RpcError::invalid_params(format!("inputResponses[{key:?}] is not a valid {method} result: {e}")))

@@ -3,39 +3,42 @@
 
 pub(crate) mod units;
 
-const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+use base64::alphabet;
+use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig, STANDARD, URL_SAFE_NO_PAD};
+use base64::engine::DecodePaddingMode;
+use base64::Engine;
+
+/// Decoding that takes padding or its absence, and stray bits after the last byte.
+const fn lenient(alphabet: &'static alphabet::Alphabet) -> GeneralPurpose {
+    GeneralPurpose::new(
+        alphabet,
+        GeneralPurposeConfig::new()
+            .with_decode_padding_mode(DecodePaddingMode::Indifferent)
+            .with_decode_allow_trailing_bits(true),
+    )
+}
+const LENIENT_STANDARD: GeneralPurpose = lenient(&alphabet::STANDARD);
+const LENIENT_URL: GeneralPurpose = lenient(&alphabet::URL_SAFE);
 
 /// Standard base64 with padding.
 pub(crate) fn base64_encode(data: &[u8]) -> String {
-    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
-    for chunk in data.chunks(3) {
-        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        out.push(ALPHABET[(n >> 18) as usize & 63] as char);
-        out.push(ALPHABET[(n >> 12) as usize & 63] as char);
-        out.push(if chunk.len() > 1 { ALPHABET[(n >> 6) as usize & 63] as char } else { '=' });
-        out.push(if chunk.len() > 2 { ALPHABET[n as usize & 63] as char } else { '=' });
-    }
-    out
+    STANDARD.encode(data)
 }
 
 /// Base64url without padding (RFC 4648 §5), as JOSE and PKCE write it.
 pub(crate) fn base64url_encode(data: &[u8]) -> String {
-    let mut s = base64_encode(data);
-    while s.ends_with('=') {
-        s.pop();
-    }
-    s.chars()
-        .map(|c| match c {
-            '+' => '-',
-            '/' => '_',
-            c => c,
-        })
-        .collect()
+    URL_SAFE_NO_PAD.encode(data)
 }
 
-/// Decodes standard base64 (padding optional); `None` on any invalid character.
+/// Decodes base64 as peers write it: either alphabet (standard or URL-safe), padded or not;
+/// `None` on any character of neither. Whatever the `base64` crate refuses (`=` inside, a
+/// length no encoder makes, both alphabets at once) is read bit by bit, as this function
+/// always has.
 pub(crate) fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    LENIENT_STANDARD.decode(text).or_else(|_| LENIENT_URL.decode(text)).ok().or_else(|| base64_decode_loose(text))
+}
+
+fn base64_decode_loose(text: &str) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(text.len() / 4 * 3);
     let mut acc = 0u32;
     let mut bits = 0;
@@ -69,7 +72,7 @@ pub(crate) fn base64_decode_strict(text: &str) -> Option<Vec<u8>> {
     if pad > 2 || b[..b.len() - pad].iter().any(|c| !(c.is_ascii_alphanumeric() || *c == b'+' || *c == b'/')) {
         return None;
     }
-    base64_decode(text)
+    LENIENT_STANDARD.decode(text).ok()
 }
 
 /// Encodes a list offset as an opaque cursor. Stateless: any session (or replica) can
@@ -98,6 +101,23 @@ mod tests {
         assert_eq!(base64_encode(b"foobar"), "Zm9vYmFy");
         assert_eq!(base64_encode(b"fo"), "Zm8=");
         assert!(base64_decode("a*b").is_none());
+    }
+
+    #[test]
+    fn base64_decoding_takes_what_peers_write() {
+        let bytes = [0xfb, 0xff, 0xbf, 0x41];
+        assert_eq!(base64_encode(&bytes), "+/+/QQ==");
+        assert_eq!(base64url_encode(&bytes), "-_-_QQ");
+        for text in ["+/+/QQ==", "+/+/QQ", "-_-_QQ==", "-_-_QQ", "+_-/QQ", "+/+/Q=Q="] {
+            assert_eq!(base64_decode(text).as_deref(), Some(&bytes[..]), "{text}");
+        }
+        // Stray bits after the last byte are dropped, as before.
+        assert_eq!(base64_decode("QR==").as_deref(), Some(&b"A"[..]));
+        // Strict: the standard alphabet, padded, `=` only at the end.
+        assert_eq!(base64_decode_strict("+/+/QQ==").as_deref(), Some(&bytes[..]));
+        for text in ["+/+/QQ", "-_-_QQ==", "+/+/Q=Q=", "QQ=", "Q===", "a*b="] {
+            assert!(base64_decode_strict(text).is_none(), "{text}");
+        }
     }
 
     #[test]
