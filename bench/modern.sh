@@ -26,6 +26,8 @@
 #   THREADS       httpload threads for more than one connection        [2]
 #   LISTENERS TRIGGERS                 fan-out size and trigger calls   [1000 5]
 #   PEERS         the peers' folder                                    [REPO/.peers]
+#   HYPERMCP_BUILD  the directory of our release binaries (make sets it: target/TRIPLE/PROFILE)
+#                 [${CARGO_TARGET_DIR:-target}/release]
 #   TIMEOUT       httpload timeout, s                                  [30]
 # A system whose program is missing is skipped with a note. Exits 1 if a phase failed.
 set -euo pipefail
@@ -45,7 +47,8 @@ THREADS=${THREADS:-2}
 LISTENERS=${LISTENERS:-1000}
 TRIGGERS=${TRIGGERS:-5}
 TIMEOUT=${TIMEOUT:-30}
-T=${CARGO_TARGET_DIR:-target}/release
+# The release binaries: where make puts them (HYPERMCP_BUILD), else cargo's default place.
+T=${HYPERMCP_BUILD:-${CARGO_TARGET_DIR:-target}/release}
 HTTPLOAD=$T/httpload
 [[ -x $HTTPLOAD ]] || die "$HTTPLOAD not found (cargo build --release -p hypermcp-loadgen)"
 PY=${PY:-.venv/bin/python}
