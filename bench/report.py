@@ -91,6 +91,9 @@ class Results:
         secure = data.get("secure") or {}
         self.secure = secure.get("systems") or {}
         self.secure_config = secure.get("config") or {}
+        eras = data.get("eras") or {}
+        self.eras = eras.get("systems") or {}
+        self.eras_config = eras.get("config") or {}
 
     def sec(self, label: str, config: str) -> dict | None:
         return (self.secure.get(label) or {}).get(config)
@@ -307,10 +310,17 @@ def modern_target_rows(r: Results) -> list[tuple[str, str, str, bool | None]]:
     for lang in language_order(r):
         ours = OURS[lang]
         for n in ("1", "50"):
-            a = (r.h(ours + "-modern", n) or {}).get("calls_per_s")
-            b = (r.h(ours + "-stateless", n) or {}).get("calls_per_s")
+            # Measured in turns (the eras part) when it ran; else the http part's two rows.
+            pair = (r.eras.get(ours) or {}).get(n)
+            if pair:
+                a, b = (pair.get("modern") or {}).get("calls_per_s"), (pair.get("stateless") or {}).get("calls_per_s")
+                how = ", in turns"
+            else:
+                a = (r.h(ours + "-modern", n) or {}).get("calls_per_s")
+                b = (r.h(ours + "-stateless", n) or {}).get("calls_per_s")
+                how = ""
             met = None if not (a and b) else a >= 0.9 * b
-            shown = f"{a:,.0f} vs {b:,.0f} calls/s ({a / b:.0%})" if a and b else "–"
+            shown = f"{a:,.0f} vs {b:,.0f} calls/s ({a / b:.0%}{how})" if a and b else "–"
             rows.append((f"{lang} 2026-07-28 echo, HTTP, {n} conn., vs its legacy stateless", "≥ 90%", shown, met))
     for peer, want in MODERN_RATIOS:
         p = r.by_label.get(peer)
@@ -353,6 +363,44 @@ def secure_target_rows(r: Results) -> list[tuple[str, str, str, bool | None]]:
         desc = f"{lang} echo, HTTP, 50 conn., authenticated (JWT, cached key) vs unauthenticated"
         rows.append((desc, "≥ 90%", shown, met))
     return rows
+
+
+def eras_table(r: Results) -> list[str]:
+    if not r.eras:
+        return []
+    c = r.eras_config
+    merged = (r.d.get("merged") or {}).get("eras")
+    when = f" Measured {merged['date']} at commit `{merged['commit']}`." if merged else ""
+    out = [
+        "#### 2026-07-28 against legacy stateless, echo, in turns",
+        "",
+        "Each hypermcp server four times, side by side: legacy stateless with plain JSON answers "
+        "(`--stateless-json`, `httpload --stateless`) and the server as users run it answering the 2026-07-28 "
+        "echo (`httpload --modern`), each at "
+        f"{' and '.join(str(n) for n in c.get('connections', []))} connection(s); httpload runs them in turns, the "
+        f"order rotating, {c.get('rounds')} round{'s' if c.get('rounds') != 1 else ''} of {c.get('seconds')} s "
+        'each (bench/eras.py). Medians over the quiet rounds; "÷ stateless" divides the medians, "paired" is '
+        f"the median of the ratios taken within each round.{when}",
+        "",
+        "| system | connections | stateless calls/s | 2026-07-28 calls/s | ÷ stateless | paired | "
+        "server CPU µs/call, stateless | 2026-07-28 |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for lang in language_order(r):
+        label = OURS[lang]
+        for n in (str(x) for x in c.get("connections", [])):
+            pair = (r.eras.get(label) or {}).get(n)
+            if not pair:
+                continue
+            st, mo = pair.get("stateless") or {}, pair.get("modern") or {}
+            rel = f"{mo['vs_http']:.1%}" if mo.get("vs_http") else "–"
+            paired = f"{mo['vs_http_paired']:.1%}" if mo.get("vs_http_paired") else "–"
+            out.append(
+                f"| **{label}** | {n} | {num(st.get('calls_per_s'))} | {num(mo.get('calls_per_s'))} | {rel} | "
+                f"{paired} | {num(st.get('server_cpu_us'), 1)} | {num(mo.get('server_cpu_us'), 1)} |"
+            )
+    out.append("")
+    return out
 
 
 def secure_table(r: Results) -> list[str]:
@@ -571,6 +619,7 @@ def markdown(r: Results) -> str:
     for conns, title in HTTP:
         out += http_table(r, conns, title)
     out += secure_table(r)
+    out += eras_table(r)
     out += modern_tables(r)
     out += footprint_table(r)
     eng = d.get("engine") or {}

@@ -18,6 +18,8 @@ Scenarios
            (bench/http.sh around target/release/httpload), for each system's stateful
            mode and its stateless JSON mode where it has one.
   modern   2026-07-28 MRTR round trips and the listen fan-out (bench/modern.sh).
+  eras     hypermcp's servers only: the 2026-07-28 HTTP echo against the legacy stateless
+           one at 1 and 50 connections, in turns (bench/eras.py).
   secure   hypermcp's servers only: the HTTP echo at 50 connections unauthenticated, as an
            OAuth resource server (a JWT on every request, verified against a cached JWKS)
            and over HTTPS, in turns (bench/secure.py).
@@ -418,6 +420,18 @@ class Bench:
         rounds = 1 if self.args.quick else self.args.secure_rounds
         return Secure(TARGET / "httpload", self.args.http_seconds, rounds, say, self.failures.append).run(ours)
 
+    # --------------------------------------------------------------------- eras
+
+    def eras(self, systems_: list[System]) -> dict | None:
+        """bench/eras.py: each hypermcp server's 2026-07-28 echo and legacy stateless echo, in turns."""
+        from eras import Eras
+
+        ours = [(s.label, s.argv()) for s in systems_ if s.ours and s.modern]
+        if not ours:
+            return None
+        rounds = 1 if self.args.quick else self.args.secure_rounds
+        return Eras(TARGET / "httpload", self.args.http_seconds, rounds, say, self.failures.append).run(ours)
+
     # --------------------------------------------------------------------- engine
 
     def engine(self) -> dict | None:
@@ -501,13 +515,15 @@ def main() -> int:
     ap.add_argument("--pin-seq", default=os.environ.get("PIN_SEQ", "0"))
     ap.add_argument("--quick", action="store_true", help="one short run each (a smoke test, not a measurement)")
     ap.add_argument("--only", default="", help="comma-separated system labels")
-    ap.add_argument("--skip", default="", help="comma-separated parts to skip: engine, stdio, http, modern, secure")
+    ap.add_argument(
+        "--skip", default="", help="comma-separated parts to skip: engine, stdio, http, modern, eras, secure"
+    )
     ap.add_argument("--parts", default="", help="comma-separated parts to run (default: all)")
     ap.add_argument(
         "--secure-rounds",
         type=int,
         default=int(os.environ.get("BENCH_SECURE_ROUNDS", 7)),
-        help="rounds of the secure part (each configuration once per round)",
+        help="rounds of the secure and eras parts (each configuration once per round)",
     )
     ap.add_argument(
         "--merge",
@@ -525,7 +541,7 @@ def main() -> int:
     all_systems = systems()
     chosen = [s for s in all_systems if not args.only or s.label in args.only.split(",")]
     skip = set(filter(None, args.skip.split(",")))
-    known = ("engine", "stdio", "http", "modern", "secure")
+    known = ("engine", "stdio", "http", "modern", "eras", "secure")
     wanted = set(filter(None, args.parts.split(",")))
     if (skip | wanted) - set(known):
         ap.error(f"unknown parts {', '.join(sorted((skip | wanted) - set(known)))} (known: {', '.join(known)})")
@@ -569,6 +585,7 @@ def main() -> int:
         "stdio": lambda: bench.stdio(ready),
         "http": lambda: bench.http(ready),
         "modern": lambda: bench.modern(ready),
+        "eras": lambda: bench.eras(ready),
         "secure": lambda: bench.secure(ready),
     }
     out["elapsed_parts_s"] = {}
@@ -601,11 +618,14 @@ def main() -> int:
 
 
 def merge(out: dict, latest_path: Path) -> None:
-    """The parts `out` measured replace those of the results in `latest_path`; each is noted
-    under "merged" with its date and commit (the report says so)."""
+    """The parts `out` measured replace those of the results in `latest_path`, with the earlier
+    run's failures of those parts; each is noted under "merged" with its date and commit (the
+    report says so)."""
     latest = json.loads(latest_path.read_text())
     for part, took in out["elapsed_parts_s"].items():
         latest[part] = out[part]
+        # What the earlier run said of this part went with it (the merge takes a run without failures).
+        latest["failures"] = [f for f in latest.get("failures", []) if not f.startswith(f"{part}:")]
         latest.setdefault("merged", {})[part] = {
             "date": out["date"],
             "commit": out["machine"]["commit"],

@@ -174,12 +174,14 @@ def make_material(d: Path, jwks: JwksServer) -> Material:
     return Material(d / "ca.pem", d / "server.pem", d / "server.key", token, jwks.issuer, jwks.jwks_uri)
 
 
-def summarize(runs: dict[str, list[dict]]) -> dict:
-    """Medians per configuration, and each divided by plain HTTP (`runs["http"]`; run i of every
-    configuration is from round i). Only the quiet rounds count, those during which no run had
-    more than OTHER_MAX CPUs busy outside the server and httpload, when there are at least
-    QUIET_MIN of them (else every round, and `quiet_rounds` says how few were quiet)."""
-    rounds = len(runs["http"])
+def summarize(runs: dict[str, list[dict]], base: str = "http") -> dict:
+    """Medians per configuration, and each divided by the `base` configuration's (plain HTTP;
+    run i of every configuration is from round i). Only the quiet rounds count, those during
+    which no run had more than OTHER_MAX CPUs busy outside the server and httpload, when there
+    are at least QUIET_MIN of them (else every round, and `quiet_rounds` says how few were
+    quiet). The rest of the keys of each configuration's result are named as for plain HTTP
+    (`vs_http`, `vs_http_paired`) whatever the base."""
+    rounds = len(runs[base])
     quiet = [i for i in range(rounds) if all(r[i].get("other_cpus", 0) <= OTHER_MAX for r in runs.values())]
     used = quiet if len(quiet) >= min(QUIET_MIN, rounds) else list(range(rounds))
     res: dict = {}
@@ -193,12 +195,14 @@ def summarize(runs: dict[str, list[dict]]) -> dict:
         res[name].update(runs=rs, rounds_used=used, quiet_rounds=len(quiet))
         if rs[-1].get("tls"):
             res[name]["tls"] = rs[-1]["tls"]
-    base = res["http"]["calls_per_s"]
-    for name in list(runs)[1:]:
-        res[name]["vs_http"] = res[name]["calls_per_s"] / base if base else None
+    base_calls = res[base]["calls_per_s"]
+    for name in runs:
+        if name == base:
+            continue
+        res[name]["vs_http"] = res[name]["calls_per_s"] / base_calls if base_calls else None
         # The same ratio taken within each round (the neighbours' load of that minute).
         res[name]["vs_http_paired"] = statistics.median(
-            runs[name][i]["calls_per_s"] / runs["http"][i]["calls_per_s"] for i in used
+            runs[name][i]["calls_per_s"] / runs[base][i]["calls_per_s"] for i in used
         )
     return res
 
@@ -237,6 +241,9 @@ class Config:
     server_flags: list[str]
     url_scheme: str
     load_flags: list[str]
+    # What the start-up probe (one session's handshake) adds; None: load_flags.
+    probe_flags: list[str] | None = None
+    connections: int = CONNECTIONS
     proc: subprocess.Popen | None = None
     log: Path | None = None
     url: str = ""
@@ -302,19 +309,8 @@ class Secure:
             if probe.returncode == 0 or "401" not in probe.stderr:
                 self.fail(f"{label} http-auth: a request without a token was not refused with 401")
                 return None
-            for r in range(self.rounds):
-                k = r % len(configs)
-                for c in configs[k:] + configs[:k]:
-                    run = self.measure(c)
-                    if run is not None and run.get("other_cpus", 0) > OTHER_MAX:
-                        again = self.measure(c)
-                        if again is not None and again.get("other_cpus", 0) < run["other_cpus"]:
-                            again["noisy_attempt"] = {f: run.get(f) for f in ("calls_per_s", "other_cpus")}
-                            run = again
-                    if run is None:
-                        self.fail(f"{label} {c.name}: httpload failed")
-                        return None
-                    c.runs.append(run)
+            if not self.in_turns(label, configs):
+                return None
             res = summarize({c.name: c.runs for c in configs})
             for c in configs:
                 res[c.name]["command"] = " ".join([*command, "--http", "PORT", *c.server_flags])
@@ -328,6 +324,25 @@ class Secure:
         finally:
             for c in configs:
                 self.stop(c)
+
+    def in_turns(self, label: str, configs: list[Config]) -> bool:
+        """`rounds` rounds, each measuring every configuration once, the order rotating; a run
+        with more than OTHER_MAX CPUs busy elsewhere is measured once more and the quieter
+        attempt kept. False (and a failure said) when a run fails."""
+        for r in range(self.rounds):
+            k = r % len(configs)
+            for c in configs[k:] + configs[:k]:
+                run = self.measure(c)
+                if run is not None and run.get("other_cpus", 0) > OTHER_MAX:
+                    again = self.measure(c)
+                    if again is not None and again.get("other_cpus", 0) < run["other_cpus"]:
+                        again["noisy_attempt"] = {f: run.get(f) for f in ("calls_per_s", "other_cpus")}
+                        run = again
+                if run is None:
+                    self.fail(f"{label} {c.name}: httpload failed")
+                    return False
+                c.runs.append(run)
+        return True
 
     def load(self, c: Config, args: list[str], with_flags: bool = True) -> subprocess.CompletedProcess:
         """httpload against `c` (with its token or CA file unless `with_flags` is false)."""
@@ -351,7 +366,8 @@ class Secure:
                 )
             deadline = time.time() + 20
             while time.time() < deadline and c.proc.poll() is None:
-                if self.load(c, ["--sessions", "1", "--idle-only", "--timeout", "2"]).returncode == 0:
+                probe = ["--sessions", "1", "--idle-only", "--timeout", "2"]
+                if self.load(c, probe + (c.probe_flags or []), with_flags=c.probe_flags is None).returncode == 0:
                     return True
                 time.sleep(0.2)
             if c.proc.poll() is None:
@@ -379,7 +395,8 @@ class Secure:
         and the CPUs busy outside the server and httpload meanwhile."""
         assert c.proc is not None
         t0, m0, w0 = group_cpu_ticks(c.proc.pid), machine_ticks(), time.monotonic()
-        args = ["--json", "--connections", str(CONNECTIONS), "--threads", str(THREADS), "--calls", "100000000"]
+        threads = 1 if c.connections == 1 else THREADS
+        args = ["--json", "--connections", str(c.connections), "--threads", str(threads), "--calls", "100000000"]
         args += ["--duration", str(self.seconds), "--warmup", str(WARMUP), "--runs", "1", "--timeout", "10"]
         proc = self.load(c, args)
         t1, m1, w1 = group_cpu_ticks(c.proc.pid), machine_ticks(), time.monotonic()
