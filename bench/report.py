@@ -327,13 +327,28 @@ def modern_target_rows(r: Results) -> list[tuple[str, str, str, bool | None]]:
         if not p or p.get("missing"):
             continue
         ours = OURS[p["language"]]
-        for what, get in (
-            ("2026-07-28 echo", lambda label: (r.h(label + "-modern", "50") or {}).get("calls_per_s")),
-            ("MRTR round trips", lambda label: (r.mrtr(label, "50") or {}).get("calls_per_s")),
+        # Met or not by calls/s; the servers' CPU ratio beside it (at 50 connections the two CPUs
+        # are shared with httpload, whose own cost per call narrows the calls/s ratio).
+        for what, unit, get, cpu in (
+            (
+                "2026-07-28 echo",
+                "call",
+                lambda label: (r.h(label + "-modern", "50") or {}).get("calls_per_s"),
+                lambda label: (r.h(label + "-modern", "50") or {}).get("server_cpu_us_per_request"),
+            ),
+            (
+                "MRTR round trips",
+                "round trip",
+                lambda label: (r.mrtr(label, "50") or {}).get("calls_per_s"),
+                lambda label: (r.mrtr(label, "50") or {}).get("server_cpu_us_per_round_trip"),
+            ),
         ):
             a, b = get(ours), get(peer)
             met = None if not (a and b) else a >= want * b
             shown = f"{a / b:.1f}× ({a:,.0f} vs {b:,.0f}/s)" if a and b else "–"
+            ca, cb = cpu(ours), cpu(peer)
+            if a and b and ca and cb:
+                shown += f"; server CPU per {unit} {cb / ca:.1f}× less"
             rows.append((f"{ours} ÷ {peer}, {what}, HTTP, 50 conn.", f"≥ {want}×", shown, met))
     for lang in language_order(r):
         ours = OURS[lang]
