@@ -320,7 +320,7 @@ def modern_target_rows(r: Results) -> list[tuple[str, str, str, bool | None]]:
                 b = (r.h(ours + "-stateless", n) or {}).get("calls_per_s")
                 how = ""
             met = None if not (a and b) else a >= 0.9 * b
-            shown = f"{a:,.0f} vs {b:,.0f} calls/s ({a / b:.0%}{how})" if a and b else "–"
+            shown = f"{a:,.0f} vs {b:,.0f} calls/s ({a / b:.1%}{how})" if a and b else "–"
             rows.append((f"{lang} 2026-07-28 echo, HTTP, {n} conn., vs its legacy stateless", "≥ 90%", shown, met))
     for peer, want in MODERN_RATIOS:
         p = r.by_label.get(peer)
