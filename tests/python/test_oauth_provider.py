@@ -331,8 +331,7 @@ def test_a_python_client_registers_gets_a_token_by_authorization_code_and_calls_
         ]
         assert [(e["grant_type"], e["scope"]) for e in events] == [("authorization_code", "mcp:tools")], events
         assert events[0]["client_id"] not in env.info["clients"].values(), "a dynamically registered client"
-        await asyncio.sleep(0.05)
-        assert any('"from python"' in line for line in server.lines), server.output()
+        assert await server.printed('"from python"'), server.output()
         # Without a way to authorize, the server's refusal reaches the app.
         with pytest.raises(Unauthorized):
             await within(Client.http(server.info["url"], ca_file=env.pki.ca).connect(), LIMIT)
@@ -570,8 +569,7 @@ def test_the_python_client_authorizes_at_the_official_sdk_server(env: Env) -> No
         assert [(e["grant_type"], e["client_id"], e["scope"]) for e in events] == [
             ("authorization_code", client_id, "mcp:tools")
         ], events
-        await asyncio.sleep(0.05)
-        calls = [json.loads(line) for line in server.lines if '"called"' in line]
+        calls = [json.loads(line) for line in await server.printed('"called"')]
         assert calls == [
             {
                 "called": "echo",
