@@ -56,10 +56,7 @@ export function freePort() {
 
 /**
  * A child process that prints one JSON line when ready: resolves to {info, child, output(),
- * stop(), lines(), printed()}; rejects (with its stderr) if it exits or stays silent for `ms`.
- * `printed(test, limit)` resolves to the whole lines after the first that pass `test`, once
- * there is one (`[]` after `limit` ms, 10 s by default): a line the child wrote about a call may be read
- * after the call's answer. (The default is
+ * stop()}; rejects (with its stderr) if it exits or stays silent for `ms`. (The default is
  * generous: oidc-provider's start took over 20 s once while `node --test` started every other
  * test file's processes on two cores; only a child that never starts waits that long.)
  */
@@ -70,17 +67,6 @@ export function startChild(argv, { env, ms = 60_000, what = argv.join(' ') } = {
   child.stderr.on('data', (d) => { stderr += d; });
   const output = () => `stdout:\n${stdout}\nstderr:\n${stderr}`;
   const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-  const lines = () => stdout.split('\n').slice(1).filter(Boolean);
-  /** @param {(line: string) => boolean} test */
-  const printed = async (test, limit = 10_000) => {
-    const deadline = Date.now() + limit;
-    for (;;) {
-      const whole = stdout.slice(0, stdout.lastIndexOf('\n') + 1).split('\n').slice(1).filter(Boolean);
-      const found = whole.filter(test);
-      if (found.length > 0 || Date.now() > deadline) return found;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  };
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
@@ -100,7 +86,7 @@ export function startChild(argv, { env, ms = 60_000, what = argv.join(' ') } = {
         ready = true;
         clearTimeout(timer);
         try {
-          resolve({ info: JSON.parse(stdout.slice(0, nl)), child, output, stop, lines, printed });
+          resolve({ info: JSON.parse(stdout.slice(0, nl)), child, output, stop, lines: () => stdout.split('\n').slice(1).filter(Boolean) });
         } catch (e) {
           child.kill('SIGKILL');
           reject(new Error(`${what} printed no JSON line: ${e}\n${output()}`));

@@ -12,7 +12,6 @@ tests/oauth/ (run by the peers venv's python) use the login and consent driver t
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import html
 import http.client
@@ -101,17 +100,6 @@ class Child:
 
     def output(self) -> str:
         return f"{self.what}: stdout:\n{''.join(self.lines)}\nstderr:\n{''.join(self.stderr)}"
-
-    async def printed(self, needle: str, limit: float = 10.0) -> list[str]:
-        """The stdout lines holding ``needle``, once there is one (``[]`` after ``limit``
-        seconds): a thread reads the child's output, so a line the child has written may not
-        have been read yet when the call it reports has been answered."""
-        deadline = time.monotonic() + limit
-        while True:
-            found = [line for line in self.lines if needle in line]
-            if found or time.monotonic() > deadline:
-                return found
-            await asyncio.sleep(0.02)
 
     def stop(self) -> None:
         if self.proc.poll() is None:
