@@ -32,7 +32,7 @@ PEERS = Path(os.environ.get("HYPERMCP_PEERS") or ROOT / ".peers")
 VERSION = tomllib.loads((ROOT / "Cargo.toml").read_text())["workspace"]["package"]["version"]
 INTEROP = ROOT / "tests" / "interop"
 sys.path.insert(0, str(ROOT / "tests" / "python"))
-from _helpers import free_port, wait_for_port  # noqa: E402 (the shared test helpers)
+from _helpers import free_port, listening_url, wait_for_port  # noqa: E402 (the shared test helpers)
 
 # The platform package this machine installs (the only prebuilt engine `make dist` makes).
 PLATFORM_PKG = "hypermcp-linux-x64-gnu"
@@ -348,11 +348,9 @@ def test_the_installed_cli_reaches_servers_of_every_sdk(venv: Path, npm_project:
             bench = json.loads(run([hypermcp, "bench", *_flags_first(target, BENCH)], cwd=outside, env=env).stdout)
             assert bench["calls"] > 0 and bench["errors"] == 0, bench
         for server in (py_sdk, ts_sdk):
-            port = free_port()
-            proc = subprocess.Popen([*server, "--http", str(port)], env=env, stderr=subprocess.DEVNULL)
+            proc = subprocess.Popen([*server, "--http", "0"], env=env, stderr=subprocess.PIPE, text=True)
             try:
-                wait_for_port(port, proc)
-                url = f"http://127.0.0.1:{port}/mcp"
+                url = listening_url(proc)
                 assert "echo(text: string)" in run([hypermcp, "list", url], env=env).stdout
                 assert run([hypermcp, "call", url, "echo", "text=http"], env=env).stdout == "http\n"
                 bench = json.loads(run([hypermcp, "bench", url, *BENCH], env=env).stdout)

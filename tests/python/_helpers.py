@@ -6,8 +6,11 @@ test makes goes through :func:`within` (10 s), so a hang fails instead of blocki
 """
 
 import asyncio
+import queue
+import re
 import socket
 import subprocess
+import threading
 import time
 from collections.abc import Awaitable, Coroutine
 from typing import Any, TypeVar
@@ -87,3 +90,35 @@ def wait_for_port(port: int, proc: "subprocess.Popen[Any]", limit: float = 20.0)
         except OSError:
             time.sleep(0.05)
     raise AssertionError(f"nothing listens on {port} after {limit} s")
+
+
+def listening_url(proc: "subprocess.Popen[str]", limit: float = 20.0) -> str:
+    """The URL in the ``... listening on URL`` line ``proc`` (started with ``stderr=PIPE``,
+    text mode, and port 0) writes once it listens. A thread keeps reading its stderr after
+    that, so the server never blocks on a full pipe.
+
+    With a port the server binds itself there is no window in which another process (the
+    suites run side by side) takes a port :func:`free_port` picked."""
+    assert proc.stderr is not None
+    lines: queue.Queue[str | None] = queue.Queue()
+
+    def read() -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=read, daemon=True).start()
+    seen: list[str] = []
+    deadline = time.monotonic() + limit
+    while (left := deadline - time.monotonic()) > 0:
+        try:
+            line = lines.get(timeout=left)
+        except queue.Empty:
+            break
+        if line is None:
+            raise AssertionError(f"the server exited ({proc.wait(5)}) before listening: {''.join(seen)}")
+        if found := re.search(r"listening on (\S+)", line):
+            return found.group(1)
+        seen.append(line)
+    raise AssertionError(f"the server did not say where it listens after {limit} s: {''.join(seen)}")
