@@ -11,7 +11,6 @@ use crate::server::{Answer, CancelState, Command, Context, PeerInfo, ResourceReq
 use futures_util::future::{AbortHandle, Abortable, BoxFuture};
 use futures_util::stream::FuturesUnordered;
 use futures_util::{FutureExt, StreamExt};
-use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::task::Poll;
@@ -142,8 +141,8 @@ where
     let mut peer_info = Arc::new(PeerInfo::default());
     let mut tasks: FuturesUnordered<Task> = FuturesUnordered::new();
     let mut running: KeyMap<RequestKey, (AbortHandle, Arc<CancelState>)> = KeyMap::default();
-    let mut waiters: HashMap<crate::engine::OutboundId, oneshot::Sender<std::result::Result<Answer, RpcError>>> =
-        HashMap::new();
+    let mut waiters: KeyMap<crate::engine::OutboundId, oneshot::Sender<std::result::Result<Answer, RpcError>>> =
+        KeyMap::default();
     let mut buf = vec![0u8; 64 * 1024];
     let mut out = Vec::with_capacity(64 * 1024);
     let mut eof = false;
@@ -290,7 +289,7 @@ async fn sleep_until(deadline: Option<Instant>) {
 fn drain_commands(
     session: &mut ServerSession,
     commands: &mut mpsc::UnboundedReceiver<Command>,
-    waiters: &mut HashMap<crate::engine::OutboundId, oneshot::Sender<std::result::Result<Answer, RpcError>>>,
+    waiters: &mut KeyMap<crate::engine::OutboundId, oneshot::Sender<std::result::Result<Answer, RpcError>>>,
 ) {
     while let Ok(cmd) = commands.try_recv() {
         apply(session, cmd, waiters);
@@ -300,7 +299,7 @@ fn drain_commands(
 pub(crate) fn apply(
     session: &mut ServerSession,
     cmd: Command,
-    waiters: &mut HashMap<crate::engine::OutboundId, oneshot::Sender<std::result::Result<Answer, RpcError>>>,
+    waiters: &mut KeyMap<crate::engine::OutboundId, oneshot::Sender<std::result::Result<Answer, RpcError>>>,
 ) {
     match cmd {
         Command::Progress { key, progress, total, message, reply } => {

@@ -14,13 +14,12 @@ use super::server::HttpCaller;
 use super::tasks::{intercept, Caller, HostTasks, Later};
 use crate::catalogue::{ListenerId, Registry, RegistryChange};
 use crate::engine::{
-    Event, InputAnswer, OutboundId, Outcome, RequestKey, RequestOptions, ServerConfig, ServerSession, State,
+    Event, InputAnswer, KeyMap, OutboundId, Outcome, RequestKey, RequestOptions, ServerConfig, ServerSession, State,
 };
 use crate::jsonrpc::RpcError;
 use crate::protocol::{ClientCapabilities, Implementation, LoggingLevel, ProtocolVersion};
 use crate::server::{Answer, PeerInfo, Sink};
 use serde_json::Value;
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
@@ -39,7 +38,7 @@ struct Late {
     inbox: Arc<Inbox>,
     /// The requests the task runtime sent the client through this session (the input
     /// requests of a task a `tasks/result` waits for), by id: who waits for the answer.
-    waiters: HashMap<OutboundId, oneshot::Sender<Result<Answer, RpcError>>>,
+    waiters: KeyMap<OutboundId, oneshot::Sender<Result<Answer, RpcError>>>,
     /// Tells the inbox of task changes (`notifications/tasks/status`).
     listener: Option<(Arc<Registry>, ListenerId)>,
 }
@@ -166,7 +165,7 @@ impl HostSession {
                 inbox.push(Item::Change(change.clone()));
             }
         });
-        self.late = Some(Late { inbox, waiters: HashMap::new(), listener: Some((registry, id)) });
+        self.late = Some(Late { inbox, waiters: KeyMap::default(), listener: Some((registry, id)) });
         true
     }
 

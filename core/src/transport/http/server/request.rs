@@ -2,29 +2,57 @@
 //! `MCP-Protocol-Version`), the session named by `Mcp-Session-Id`, and its body, read within
 //! the size limit.
 
-use super::reply::{error_reply, too_large, Refused};
+use super::reply::{error_reply, too_large, Refused, Reply};
 use super::service::BoxError;
+use super::stream::HttpBody;
 use super::HttpService;
+use crate::engine::Origin;
 use crate::protocol::ProtocolVersion;
 use bytes::Bytes;
 use http::{header, Request, StatusCode};
 use http_body::Body;
 use http_body_util::{BodyExt, Limited};
+use std::sync::Arc;
 
 pub(super) fn header_str<B>(req: &Request<B>, name: header::HeaderName) -> Option<&str> {
     req.headers().get(name).and_then(|v| v.to_str().ok())
 }
 
-/// A request's headers as handlers see them (`ctx.headers`). With `verified`, the
-/// `Authorization` and `DPoP` headers are left out: the token was checked, and is not handed
-/// around. (A clone of the map: its values are shared, not copied.)
-pub(super) fn handler_headers<B>(req: &Request<B>, verified: bool) -> http::HeaderMap {
-    let mut h = req.headers().clone();
+/// A request's headers as handlers see them (`ctx.headers`): the request's own map, moved
+/// out of it (not copied). With `verified`, the `Authorization` and `DPoP` headers are left
+/// out: the token was checked, and is not handed around.
+pub(super) fn handler_headers(mut h: http::HeaderMap, verified: bool) -> http::HeaderMap {
     if verified {
         h.remove(header::AUTHORIZATION);
         h.remove("dpop");
     }
     h
+}
+
+/// Gives a request's header map back to its reply once nothing else holds the request's
+/// [`Origin`] (a handler may keep its context): cleared, the map keeps the room the request
+/// needed, and hyper parses the connection's next request into the map of this reply
+/// (`cached_headers`). A fresh reply's map holds six headers; a request with more (a
+/// 2026-07-28 one sends `Mcp-Method`, `Mcp-Name` and `MCP-Protocol-Version` besides the usual
+/// ones) made hyper grow it again, two allocations, on every request. (Not for a stream: an
+/// idle listener's connection keeps the small map.)
+pub(super) fn recycle_headers(r: &mut Reply, origin: Arc<Origin>) {
+    if matches!(r.body(), HttpBody::Sse(_)) {
+        return;
+    }
+    let Ok(origin) = Arc::try_unwrap(origin) else { return };
+    let mut h = origin.headers;
+    h.clear();
+    let mut last = None;
+    for (name, value) in r.headers_mut().drain() {
+        if name.is_some() {
+            last = name;
+        }
+        if let Some(name) = &last {
+            h.append(name.clone(), value);
+        }
+    }
+    *r.headers_mut() = h;
 }
 
 /// Whether an Accept header admits `mime` (`*/*` and `type/*` count).
@@ -92,20 +120,19 @@ impl HttpService {
         req.extensions().get::<super::ClientAddr>().map(|c| c.0)
     }
 
-    /// Reads a body within the size limit.
-    pub(super) async fn read_body<B>(&self, req: Request<B>) -> std::result::Result<Bytes, Refused>
+    /// A request's body (`headers` are its headers), whole, within the size and time limits.
+    pub(super) async fn read_body<B>(&self, headers: &http::HeaderMap, body: B) -> std::result::Result<Bytes, Refused>
     where
         B: Body,
         B::Error: Into<BoxError>,
     {
         let max = self.shared.options.max_body;
-        if let Some(len) = req.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok())
-        {
+        if let Some(len) = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok()) {
             if len > max as u64 {
                 return Err(Box::new(too_large(max)));
             }
         }
-        let read = Limited::new(req.into_body(), max).collect();
+        let read = Limited::new(body, max).collect();
         let read = match self.shared.options.body_read_timeout {
             Some(t) => match tokio::time::timeout(t, read).await {
                 Ok(r) => r,

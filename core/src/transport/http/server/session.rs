@@ -6,13 +6,15 @@
 use super::stream::{Detach, Kind, Mode, Stream};
 use super::table::Shared;
 use crate::catalogue::RegistryChange;
-use crate::engine::{Event, InputAnswer, OutboundId, Outcome, RequestKey, RequestOptions, Route, ServerSession};
+use crate::engine::{
+    Event, InputAnswer, KeyMap, OutboundId, Outcome, RequestKey, RequestOptions, Route, ServerSession,
+};
 use crate::jsonrpc::RpcError;
 use crate::protocol::{ClientCapabilities, Implementation, LoggingLevel, ProtocolVersion};
 use crate::server::{Answer, Command, PeerInfo};
 use bytes::Bytes;
 use serde_json::Value;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::task::Waker;
@@ -50,9 +52,9 @@ pub(crate) struct Inner {
     pub engine: ServerSession,
     peer: Option<Arc<PeerInfo>>,
     /// The stream each request being served answers on.
-    key_stream: HashMap<RequestKey, Arc<Stream>>,
+    key_stream: KeyMap<RequestKey, Arc<Stream>>,
     /// Streams a client may resume (open, or finished but not fully delivered).
-    pub streams: HashMap<u64, Arc<Stream>>,
+    pub streams: KeyMap<u64, Arc<Stream>>,
     pub get_stream: Option<Arc<Stream>>,
     /// The stream of the input being handled (its answers go there).
     pub input: Option<Arc<Stream>>,
@@ -61,8 +63,8 @@ pub(crate) struct Inner {
     /// Standalone messages waiting for a GET stream.
     backlog: VecDeque<Bytes>,
     next_stream: u64,
-    waiters: HashMap<OutboundId, Waiter>,
-    host_ids: HashMap<u64, OutboundId>,
+    waiters: KeyMap<OutboundId, Waiter>,
+    host_ids: KeyMap<u64, OutboundId>,
     next_host_id: u64,
     timer: Option<Instant>,
     pub closed: bool,
@@ -95,7 +97,7 @@ pub struct Session {
     /// Milliseconds since the server's epoch at the last request or disconnect.
     pub(crate) last_seen: AtomicU64,
     /// Rust handlers running for this session (the built-in dispatcher).
-    pub(crate) tasks: Mutex<HashMap<RequestKey, super::dispatch::Running>>,
+    pub(crate) tasks: Mutex<KeyMap<RequestKey, super::dispatch::Running>>,
     /// Registered as a `subscriptions/listen` session ([`Shared::add_listener`]).
     pub(crate) listening: std::sync::atomic::AtomicBool,
     /// With a shared store: the engine's record changes last saved, and when the record's
@@ -131,22 +133,22 @@ impl Session {
             inner: Mutex::new(Inner {
                 engine,
                 peer: None,
-                key_stream: HashMap::new(),
-                streams: HashMap::new(),
+                key_stream: KeyMap::default(),
+                streams: KeyMap::default(),
                 get_stream: None,
                 input: None,
                 legacy: None,
                 backlog: VecDeque::new(),
                 next_stream: 1,
-                waiters: HashMap::new(),
-                host_ids: HashMap::new(),
+                waiters: KeyMap::default(),
+                host_ids: KeyMap::default(),
                 next_host_id: 1,
                 timer: None,
                 closed: false,
                 clustered: false,
             }),
             last_seen: AtomicU64::new(shared.now_ms()),
-            tasks: Mutex::new(HashMap::new()),
+            tasks: Mutex::new(KeyMap::default()),
             listening: std::sync::atomic::AtomicBool::new(false),
             record_saved: AtomicU64::new(0),
             store_touched: AtomicU64::new(0),
@@ -350,8 +352,8 @@ impl Session {
             for s in i.key_stream.values() {
                 s.finish(&mut wakers);
             }
-            i.streams = HashMap::new();
-            i.key_stream = HashMap::new();
+            i.streams = KeyMap::default();
+            i.key_stream = KeyMap::default();
             i.get_stream = None;
             i.legacy = None;
             i.input = None;

@@ -4,7 +4,7 @@
 
 use super::classify::{classify, targets, Class};
 use super::reply::{error_reply, not_found, set_session_header, sse_reply, Reply};
-use super::request::{accepts, handler_headers, header_str};
+use super::request::{accepts, handler_headers, header_str, recycle_headers};
 use super::service::BoxError;
 use super::session::Session;
 use super::stream::{HttpBody, Kind, Mode, SseBody, Stream};
@@ -43,15 +43,16 @@ impl HttpService {
             return *r;
         }
         let headers = request_headers(&req);
-        let seen = handler_headers(&req, auth.is_some());
         let existing = header_str(&req, header::HeaderName::from_static("mcp-session-id")).map(str::to_string);
         let client = self.client_of(&req);
         let modern_header = headers.declares_modern();
         let legacy_version = if modern_header { Ok(None) } else { self.version_header(&req) };
-        let body = match self.read_body(req).await {
+        let (mut parts, body) = req.into_parts();
+        let body = match self.read_body(&parts.headers, body).await {
             Ok(b) => b,
             Err(r) => return *r,
         };
+        let seen = handler_headers(std::mem::take(&mut parts.headers), auth.is_some());
         // A request whose version header names 2026-07-28 is served as one whatever its body
         // says (the engine checks the two agree): no need to look for the `_meta` keys.
         let (class, single) = match classify(&body, !modern_header) {
@@ -143,7 +144,7 @@ impl HttpService {
                 s.lock().mode = Mode::Json;
             }
             i.input = Some(s.clone());
-            i.engine.set_origin(Some(origin));
+            i.engine.set_origin(Some(origin.clone()));
             i.engine.handle_parsed(&body, single, now);
             i.engine.set_origin(None);
             Some(s)
@@ -184,6 +185,7 @@ impl HttpService {
         if admitted {
             set_session_header(&mut r, &session);
         }
+        recycle_headers(&mut r, origin);
         r
     }
 
@@ -297,7 +299,7 @@ impl HttpService {
                 }
             }
             i.input = Some(s.clone());
-            i.engine.set_origin(Some(origin));
+            i.engine.set_origin(Some(origin.clone()));
             i.engine.handle_http_parsed(body, single, headers, now);
             i.engine.set_origin(None);
             s
@@ -316,6 +318,7 @@ impl HttpService {
                 *r.status_mut() = status;
             }
         }
+        recycle_headers(&mut r, origin);
         r
     }
 
