@@ -194,7 +194,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for MetaFields<'a> {
 #[derive(Deserialize)]
 struct MetaEnvelope<'a> {
     #[serde(rename = "_meta", default, borrow)]
-    meta: Option<MetaFields<'a>>,
+    meta: Option<&'a RawValue>,
     #[serde(default, borrow)]
     name: Option<&'a RawValue>,
     #[serde(default, borrow)]
@@ -213,6 +213,45 @@ pub(crate) struct Preparsed<'a> {
     pub(crate) name: Option<&'a RawValue>,
     pub(crate) arguments: Option<&'a RawValue>,
     pub(crate) caller_meta: bool,
+}
+
+/// A request's `_meta`, read: every key parsed and checked, save what depends on the server
+/// (whether it speaks the version, the headers' agreement).
+#[derive(Clone)]
+struct MetaRead {
+    requested: Box<str>,
+    capabilities: ClientCapabilities,
+    client_info: Option<Implementation>,
+    log_level: Option<LoggingLevel>,
+    /// Keys of the caller's own are there too.
+    others: bool,
+}
+
+/// The last `_meta` a thread read, by its exact text. A client of the stateless revision
+/// repeats the same `_meta` (its version, capabilities and identity) in every request, byte
+/// for byte: a clone of the last reading costs a fraction of reading it again (about 2,000
+/// instructions a request for a typical client). Only `_meta` that read without error is
+/// kept, so a hit answers exactly as a reading would.
+struct LastMeta(std::cell::RefCell<Option<(Box<str>, MetaRead)>>);
+
+impl LastMeta {
+    fn get(&self, text: &str) -> Option<MetaRead> {
+        match &*self.0.borrow() {
+            Some((seen, read)) if **seen == *text => Some(read.clone()),
+            _ => None,
+        }
+    }
+
+    fn put(&self, text: &str, read: &MetaRead) {
+        // A thread keeps one, of bounded size, whatever clients send.
+        if text.len() <= 4096 {
+            *self.0.borrow_mut() = Some((text.into(), read.clone()));
+        }
+    }
+}
+
+thread_local! {
+    static LAST_META: LastMeta = const { LastMeta(std::cell::RefCell::new(None)) };
 }
 
 /// A `_meta` value parsed into `T`; `None` when absent or null.
@@ -342,6 +381,44 @@ pub(crate) fn request_context_with<'a>(
             ProtocolVersion::V2026_07_28
         )));
     };
+    let (read, version) = match LAST_META.with(|m| m.get(meta.get())) {
+        Some(read) => {
+            let version = check_version(&read.requested, supported, headers)?;
+            (read, version)
+        }
+        None => {
+            let (read, version) = read_meta(meta.get(), supported, headers)?;
+            LAST_META.with(|m| m.put(meta.get(), &read));
+            (read, version)
+        }
+    };
+    if let Some(h) = headers {
+        let named = match name_field(method) {
+            Some("uri") => env.uri,
+            Some("taskId") => env.task_id,
+            _ => env.name,
+        };
+        check_standard_headers(method, named, h)?;
+    }
+    let context = RequestContext {
+        version,
+        client_capabilities: read.capabilities,
+        client_info: read.client_info,
+        log_level: read.log_level,
+        input_responses: None,
+        request_state: None,
+        round: 0,
+    };
+    Ok((context, Preparsed { name: env.name, arguments: env.arguments, caller_meta: read.others }))
+}
+
+/// Reads a request's `_meta` (`text`), checking it in the order the errors are answered in.
+fn read_meta(
+    text: &str,
+    supported: &[ProtocolVersion],
+    headers: Option<&RequestHeaders>,
+) -> Result<(MetaRead, ProtocolVersion), RpcError> {
+    let meta: MetaFields = serde_json::from_str(text).map_err(RpcError::invalid_params)?;
     let mut missing = Vec::new();
     if meta.version.is_none() {
         missing.push(PROTOCOL_VERSION);
@@ -356,6 +433,25 @@ pub(crate) fn request_context_with<'a>(
     let Some(requested) = meta.version.and_then(json_str) else {
         return Err(RpcError::invalid_params(format!("{PROTOCOL_VERSION} must be a string")));
     };
+    let version = check_version(&requested, supported, headers)?;
+    let capabilities: ClientCapabilities = match meta.capabilities {
+        Some(r) => serde_json::from_str(r.get())
+            .map_err(|e| RpcError::invalid_params(format!("invalid {CLIENT_CAPABILITIES}: {e}")))?,
+        None => ClientCapabilities::default(),
+    };
+    let client_info = meta_value(meta.client_info, CLIENT_INFO)?;
+    let log_level = meta_value(meta.log_level, LOG_LEVEL)?;
+    let read = MetaRead { requested: (*requested).into(), capabilities, client_info, log_level, others: meta.others };
+    Ok((read, version))
+}
+
+/// The revision a request asks for (`requested`, from its `_meta`), checked against its
+/// `MCP-Protocol-Version` header (HTTP) and the revisions the server speaks.
+fn check_version(
+    requested: &str,
+    supported: &[ProtocolVersion],
+    headers: Option<&RequestHeaders>,
+) -> Result<ProtocolVersion, RpcError> {
     if let Some(h) = headers {
         match &h.protocol_version {
             None => return Err(header_mismatch("the MCP-Protocol-Version header is missing")),
@@ -367,35 +463,10 @@ pub(crate) fn request_context_with<'a>(
             Some(_) => {}
         }
     }
-    let version = match requested.parse::<ProtocolVersion>() {
-        Ok(v) if v.era() == Era::Modern && supported.contains(&v) => v,
-        _ => return Err(unsupported_version(&requested, supported)),
-    };
-    let client_capabilities: ClientCapabilities = match meta.capabilities {
-        Some(r) => serde_json::from_str(r.get())
-            .map_err(|e| RpcError::invalid_params(format!("invalid {CLIENT_CAPABILITIES}: {e}")))?,
-        None => ClientCapabilities::default(),
-    };
-    let client_info = meta_value(meta.client_info, CLIENT_INFO)?;
-    let log_level = meta_value(meta.log_level, LOG_LEVEL)?;
-    if let Some(h) = headers {
-        let named = match name_field(method) {
-            Some("uri") => env.uri,
-            Some("taskId") => env.task_id,
-            _ => env.name,
-        };
-        check_standard_headers(method, named, h)?;
+    match requested.parse::<ProtocolVersion>() {
+        Ok(v) if v.era() == Era::Modern && supported.contains(&v) => Ok(v),
+        _ => Err(unsupported_version(requested, supported)),
     }
-    let context = RequestContext {
-        version,
-        client_capabilities,
-        client_info,
-        log_level,
-        input_responses: None,
-        request_state: None,
-        round: 0,
-    };
-    Ok((context, Preparsed { name: env.name, arguments: env.arguments, caller_meta: meta.others }))
 }
 
 /// `Mcp-Method` and `Mcp-Name` against the body.
@@ -862,6 +933,45 @@ mod tests {
         let wrong = RequestHeaders { method: Some("tools/call".into()), ..h("2026-07-28") };
         assert_eq!(code(ok, Some(&wrong)), codes::HEADER_MISMATCH);
         assert!(request_context("tools/list", Some(&raw(ok)), &all, Some(&h("2026-07-28"))).is_ok());
+    }
+
+    /// A thread keeps its last `_meta` reading (`LAST_META`): the same text read again gives
+    /// the same context, and what depends on the server and the headers is checked each time.
+    #[test]
+    fn a_repeated_meta_reads_the_same() {
+        let all = ProtocolVersion::ALL;
+        let ok = r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"x/own":1}}"#;
+        let (a, b) = (raw(ok), raw(ok));
+        let first = request_context_with("tools/list", Some(&a), &all, None).expect("valid");
+        let again = request_context_with("tools/list", Some(&b), &all, None).expect("valid");
+        assert_eq!(first.0, again.0);
+        assert_eq!(again.0.client_info.as_ref().map(|i| i.name.as_str()), Some("c"));
+        assert!(again.0.client_capabilities.elicitation.is_some());
+        assert!(first.1.caller_meta && again.1.caller_meta);
+        // A server that does not speak the revision refuses it, read before or not.
+        let legacy = [ProtocolVersion::V2025_11_25];
+        let e = request_context("tools/list", Some(&raw(ok)), &legacy, None).unwrap_err();
+        assert_eq!(e.code, codes::UNSUPPORTED_PROTOCOL_VERSION);
+        // The header is compared each time.
+        let h = RequestHeaders {
+            protocol_version: Some("2026-07-27".into()),
+            method: Some("tools/list".into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            request_context("tools/list", Some(&raw(ok)), &all, Some(&h)).unwrap_err().code,
+            codes::HEADER_MISMATCH
+        );
+        // A `_meta` that fails to read is refused every time, with the same error.
+        let bad = r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":7}}}"#;
+        let e1 = request_context("tools/list", Some(&raw(bad)), &all, None).unwrap_err();
+        let e2 = request_context("tools/list", Some(&raw(bad)), &all, None).unwrap_err();
+        assert_eq!((e1.code, &e1.message), (codes::INVALID_PARAMS, &e2.message));
+        assert!(e1.message.contains("invalid io.modelcontextprotocol/clientInfo"), "{}", e1.message);
+        // A different `_meta` is read anew.
+        let other = ok.replace(r#""name":"c""#, r#""name":"d""#);
+        let ctx = request_context("tools/list", Some(&raw(&other)), &all, None).expect("valid");
+        assert_eq!(ctx.client_info.map(|i| i.name), Some("d".to_string()));
     }
 
     #[test]
