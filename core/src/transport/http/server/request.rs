@@ -29,19 +29,26 @@ pub(super) fn handler_headers(mut h: http::HeaderMap, verified: bool) -> http::H
     h
 }
 
+/// The most headers a recycled map has room for (what 24 entries cost: ~2.7 KB).
+const KEPT_HEADERS: usize = 24;
+
 /// Gives a request's header map back to its reply once nothing else holds the request's
 /// [`Origin`] (a handler may keep its context): cleared, the map keeps the room the request
 /// needed, and hyper parses the connection's next request into the map of this reply
 /// (`cached_headers`). A fresh reply's map holds six headers; a request with more (a
 /// 2026-07-28 one sends `Mcp-Method`, `Mcp-Name` and `MCP-Protocol-Version` besides the usual
-/// ones) made hyper grow it again, two allocations, on every request. (Not for a stream: an
-/// idle listener's connection keeps the small map.)
+/// ones) made hyper grow it again, two allocations, on every request. Not for a stream (an
+/// idle listener's connection keeps the small map), nor a map grown past [`KEPT_HEADERS`]
+/// (an idle connection keeps what it holds).
 pub(super) fn recycle_headers(r: &mut Reply, origin: Arc<Origin>) {
     if matches!(r.body(), HttpBody::Sse(_)) {
         return;
     }
     let Ok(origin) = Arc::try_unwrap(origin) else { return };
     let mut h = origin.headers;
+    if h.capacity() > KEPT_HEADERS {
+        return;
+    }
     h.clear();
     let mut last = None;
     for (name, value) in r.headers_mut().drain() {
@@ -168,6 +175,38 @@ impl HttpService {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A reply takes the request's header map once nothing else holds the origin: the same
+    /// headers, in a map with the request's room.
+    #[test]
+    fn replies_take_the_request_header_map() {
+        let request = || {
+            let mut h = http::HeaderMap::new();
+            for n in 0..10 {
+                h.insert(header::HeaderName::from_bytes(format!("x-h{n}").as_bytes()).unwrap(), "v".parse().unwrap());
+            }
+            Arc::new(Origin { headers: h, ..Default::default() })
+        };
+        let reply = || {
+            let mut r = Reply::new(HttpBody::Full(None));
+            r.headers_mut().insert(header::CONTENT_TYPE, "application/json".parse().unwrap());
+            r.headers_mut().append("x-two", "1".parse().unwrap());
+            r.headers_mut().append("x-two", "2".parse().unwrap());
+            r
+        };
+        let pairs =
+            |r: &Reply| r.headers().iter().map(|(k, v)| format!("{k}: {}", v.to_str().unwrap())).collect::<Vec<_>>();
+        let mut r = reply();
+        let before = pairs(&r);
+        recycle_headers(&mut r, request());
+        assert_eq!(pairs(&r), before);
+        assert!(r.headers().capacity() >= 10, "{}", r.headers().capacity());
+        // A handler still holds the origin: the reply keeps its own map.
+        let (mut r, origin) = (reply(), request());
+        let _kept = origin.clone();
+        recycle_headers(&mut r, origin);
+        assert_eq!((pairs(&r), r.headers().capacity() < 10), (before, true));
+    }
 
     #[test]
     fn accept_lists() {
