@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -25,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from _helpers import listening_url
 from hypermcp import Client
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,11 +63,7 @@ async def http_server(node: str) -> AsyncIterator[str]:
         text=True,
     )
     try:
-        assert proc.stderr is not None
-        line = await asyncio.wait_for(asyncio.to_thread(proc.stderr.readline), 20)
-        found = re.search(r"listening on (\S+)", line)
-        assert found, f"the v2 server did not start: {line!r}"
-        yield found.group(1)
+        yield await asyncio.to_thread(listening_url, proc)
     finally:
         proc.terminate()
         proc.wait(10)

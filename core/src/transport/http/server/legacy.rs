@@ -69,12 +69,12 @@ impl HttpService {
         };
         // The body is read before any answer, so that a client still sending it gets the
         // answer (a 404 for a session that ended, say) rather than a reset connection.
-        let (mut parts, body) = req.into_parts();
+        let (parts, body) = req.into_parts();
         let body = match self.read_body(&parts.headers, body).await {
             Ok(b) => b,
             Err(r) => return *r,
         };
-        let seen = handler_headers(std::mem::take(&mut parts.headers), auth.is_some());
+        let seen = handler_headers(parts.headers, auth.is_some());
         let local = self.shared.session(&id);
         let elsewhere = match &local {
             Some(_) => None,

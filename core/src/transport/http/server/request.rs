@@ -50,15 +50,7 @@ pub(super) fn recycle_headers(r: &mut Reply, origin: Arc<Origin>) {
         return;
     }
     h.clear();
-    let mut last = None;
-    for (name, value) in r.headers_mut().drain() {
-        if name.is_some() {
-            last = name;
-        }
-        if let Some(name) = &last {
-            h.append(name.clone(), value);
-        }
-    }
+    h.extend(r.headers_mut().drain());
     *r.headers_mut() = h;
 }
 

@@ -47,12 +47,12 @@ impl HttpService {
         let client = self.client_of(&req);
         let modern_header = headers.declares_modern();
         let legacy_version = if modern_header { Ok(None) } else { self.version_header(&req) };
-        let (mut parts, body) = req.into_parts();
+        let (parts, body) = req.into_parts();
         let body = match self.read_body(&parts.headers, body).await {
             Ok(b) => b,
             Err(r) => return *r,
         };
-        let seen = handler_headers(std::mem::take(&mut parts.headers), auth.is_some());
+        let seen = handler_headers(parts.headers, auth.is_some());
         // A request whose version header names 2026-07-28 is served as one whatever its body
         // says (the engine checks the two agree): no need to look for the `_meta` keys.
         let (class, single) = match classify(&body, !modern_header) {
