@@ -152,8 +152,8 @@ pub fn engine_client(data: &[u8]) {
 }
 
 /// The JSON-RPC codec and parser: the bytes as a stream of lines (cut where the first byte
-/// says) and as one message. Asserts that a message that parses parses the same again from
-/// its own serialization.
+/// says) and as one message. Asserts that the one-pass envelope check reads what serde_json
+/// reads, and that a message that parses parses the same again from its own serialization.
 pub fn jsonrpc(data: &[u8]) {
     let Some((&sel, rest)) = data.split_first() else { return };
     let mut codec = crate::jsonrpc::LineCodec::new(1 << 16);
@@ -165,6 +165,10 @@ pub fn jsonrpc(data: &[u8]) {
                 let _ = crate::jsonrpc::parse_message(line);
             }
         }
+    }
+    // The one-pass check reads envelopes exactly as serde_json does.
+    if let Ok(text) = std::str::from_utf8(rest) {
+        crate::jsonrpc::validate::assert_agrees_with_serde(text);
     }
     if crate::jsonrpc::parse_message(rest).is_ok() {
         match serde_json::from_slice::<Value>(rest) {

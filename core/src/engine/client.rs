@@ -5,9 +5,8 @@ use super::client_modern::{self as cm, ClientMode, ModernCall, ResultCache};
 use super::outbox::{Route, Transmit};
 use super::peer::{params, Peer, RequestOptions, Role};
 use super::{Event, Invocation, OutboundId, Request, RequestKey, State};
-use crate::jsonrpc::{codes, RequestId, RpcError, DEFAULT_MAX_MESSAGE_SIZE};
+use crate::jsonrpc::{codes, RawJson, RequestId, RpcError, DEFAULT_MAX_MESSAGE_SIZE};
 use crate::protocol::*;
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -1484,7 +1483,7 @@ impl Role for ClientRole {
         peer: &mut Peer,
         id: RequestId,
         method: &str,
-        raw: Option<&RawValue>,
+        raw: Option<RawJson<'_>>,
         batch: Option<u64>,
         _now: Instant,
     ) {
@@ -1515,7 +1514,7 @@ impl Role for ClientRole {
         }
     }
 
-    fn on_notification(&mut self, peer: &mut Peer, method: &str, raw: Option<&RawValue>) {
+    fn on_notification(&mut self, peer: &mut Peer, method: &str, raw: Option<RawJson<'_>>) {
         let params = raw.and_then(|r| serde_json::from_str(r.get()).ok());
         peer.events.push_back(Event::Notification { method: method.to_string(), params, subscription: None });
     }

@@ -8,11 +8,10 @@ use super::outbox::Route;
 use super::server::{ServerRole, ServerSession};
 use crate::catalogue::{ListKind, RegistryChange};
 use crate::engine::peer::{params, Peer};
-use crate::jsonrpc::{RequestId, RpcError};
+use crate::jsonrpc::{RawJson, RequestId, RpcError};
 use crate::protocol::meta_keys::SUBSCRIPTION_ID;
 use crate::protocol::{ServerCapabilities, SubscriptionFilter};
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 /// One open subscription: what it receives, and the id that tags its messages.
@@ -90,7 +89,7 @@ impl ServerRole {
         &mut self,
         peer: &mut Peer,
         id: RequestId,
-        raw: Option<&RawValue>,
+        raw: Option<RawJson<'_>>,
         ctx: std::sync::Arc<super::modern::RequestContext>,
     ) -> Result<(), RpcError> {
         let p: ListenParams = params(raw)?;

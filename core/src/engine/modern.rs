@@ -12,8 +12,8 @@ use super::peer::{params, Inflight, Peer};
 use super::server::{checked_tool_result, invalid_arguments, Outcome, ServerRole, ServerSession};
 use super::RequestKey;
 use crate::catalogue::{ListKind, ToolEntry};
-use crate::jsonrpc::message::{json_str, JsonStr};
-use crate::jsonrpc::{codes, fastser, RequestId, RpcError};
+use crate::jsonrpc::message::{json_str, json_str_text, JsonStr};
+use crate::jsonrpc::{codes, fastser, RawJson, RequestId, RpcError};
 use crate::protocol::meta_keys::{CLIENT_CAPABILITIES, CLIENT_INFO, LOG_LEVEL, PREFIX, PROTOCOL_VERSION};
 use crate::protocol::*;
 use serde::de::IgnoredAny;
@@ -65,7 +65,7 @@ const MODERN_ONLY: [&str; 2] = ["server/discover", "subscriptions/listen"];
 
 /// Whether a request is to be served statelessly: it is a method only the modern revision
 /// has, or its `_meta` declares a protocol version or client capabilities.
-pub(crate) fn is_modern(method: &str, raw: Option<&RawValue>) -> bool {
+pub(crate) fn is_modern(method: &str, raw: Option<RawJson<'_>>) -> bool {
     if MODERN_ONLY.contains(&method) {
         return true;
     }
@@ -190,8 +190,9 @@ impl<'de: 'a, 'a> Deserialize<'de> for MetaFields<'a> {
 }
 
 /// What a modern request's params are read for before dispatch, in one pass: its `_meta`
-/// keys, the fields the `Mcp-Name` header mirrors, and a call's arguments.
-#[derive(Deserialize)]
+/// keys, the fields the `Mcp-Name` header mirrors, and a call's arguments (each the text of
+/// its JSON value; `null` is absent, as serde reads an `Option`).
+#[derive(Default, Deserialize)]
 struct MetaEnvelope<'a> {
     #[serde(rename = "_meta", default, borrow)]
     meta: Option<&'a RawValue>,
@@ -205,44 +206,101 @@ struct MetaEnvelope<'a> {
     arguments: Option<&'a RawValue>,
 }
 
+/// [`MetaEnvelope`]'s fields as text.
+#[derive(Default, Debug, PartialEq, Eq)]
+struct ParamsRead<'a> {
+    meta: Option<&'a str>,
+    name: Option<&'a str>,
+    uri: Option<&'a str>,
+    task_id: Option<&'a str>,
+    arguments: Option<&'a str>,
+}
+
+impl<'a> ParamsRead<'a> {
+    /// Reads `text`, a request's params (valid JSON: the envelope's parse checked it);
+    /// `last_meta` is the `_meta` this thread read last, which a client usually sends again.
+    fn read(text: &'a str, last_meta: Option<&str>) -> Result<ParamsRead<'a>, RpcError> {
+        match Self::scan(text, last_meta) {
+            Some(p) => Ok(p),
+            None => {
+                let env: MetaEnvelope = serde_json::from_str(text).map_err(RpcError::invalid_params)?;
+                let get = |r: Option<&'a RawValue>| r.map(RawValue::get);
+                Ok(ParamsRead {
+                    meta: get(env.meta),
+                    name: get(env.name),
+                    uri: get(env.uri),
+                    task_id: get(env.task_id),
+                    arguments: get(env.arguments),
+                })
+            }
+        }
+    }
+
+    /// The fast read, by [`members`](crate::jsonrpc::message::members): `None` for anything
+    /// out of the ordinary (params that are not an object, a key with an escape, a field
+    /// twice), which serde then reads, and refuses when it must, as it always did.
+    fn scan(text: &'a str, last_meta: Option<&str>) -> Option<ParamsRead<'a>> {
+        let mut p = ParamsRead::default();
+        let members = crate::jsonrpc::message::members(text)?;
+        for m in members.expecting("_meta", last_meta.unwrap_or("")) {
+            if m.escaped {
+                return None;
+            }
+            let slot = match m.key {
+                "_meta" => &mut p.meta,
+                "name" => &mut p.name,
+                "uri" => &mut p.uri,
+                "taskId" => &mut p.task_id,
+                "arguments" => &mut p.arguments,
+                _ => continue,
+            };
+            if slot.is_some() {
+                return None;
+            }
+            *slot = (m.value != "null").then_some(m.value);
+        }
+        Some(p)
+    }
+}
+
 /// What [`request_context_with`] read of a request's params besides its context, so that the
-/// method need not read them again: a `tools/call`'s name and arguments (borrowed), and
-/// whether its `_meta` holds keys of the caller's own (which the handler then gets).
+/// method need not read them again: a `tools/call`'s name and arguments (their JSON text),
+/// and whether its `_meta` holds keys of the caller's own (which the handler then gets).
 #[derive(Default)]
 pub(crate) struct Preparsed<'a> {
-    pub(crate) name: Option<&'a RawValue>,
-    pub(crate) arguments: Option<&'a RawValue>,
+    pub(crate) name: Option<&'a str>,
+    pub(crate) arguments: Option<&'a str>,
     pub(crate) caller_meta: bool,
 }
 
 /// A request's `_meta`, read: every key parsed and checked, save what depends on the server
-/// (whether it speaks the version, the headers' agreement).
-#[derive(Clone)]
+/// (whether it speaks the version, the headers' agreement), and the context it makes.
 struct MetaRead {
     requested: Box<str>,
-    capabilities: ClientCapabilities,
-    client_info: Option<Implementation>,
-    log_level: Option<LoggingLevel>,
+    /// The request's context before its inputs (if any) are read: shared by every request
+    /// whose `_meta` reads the same.
+    context: Arc<RequestContext>,
     /// Keys of the caller's own are there too.
     others: bool,
 }
 
 /// The last `_meta` a thread read, by its exact text. A client of the stateless revision
 /// repeats the same `_meta` (its version, capabilities and identity) in every request, byte
-/// for byte: a clone of the last reading costs a fraction of reading it again (about 2,000
-/// instructions a request for a typical client). Only `_meta` that read without error is
-/// kept, so a hit answers exactly as a reading would.
-struct LastMeta(std::cell::RefCell<Option<(Box<str>, MetaRead)>>);
+/// for byte: sharing the last reading, and the context made of it, costs a fraction of
+/// reading it again (about 2,000 instructions a request for a typical client, and four
+/// allocations). Only `_meta` that read without error is kept, so a hit answers exactly as
+/// a reading would.
+struct LastMeta(std::cell::RefCell<Option<(Box<str>, std::rc::Rc<MetaRead>)>>);
 
 impl LastMeta {
-    fn get(&self, text: &str) -> Option<MetaRead> {
+    fn get(&self, text: &str) -> Option<std::rc::Rc<MetaRead>> {
         match &*self.0.borrow() {
             Some((seen, read)) if **seen == *text => Some(read.clone()),
             _ => None,
         }
     }
 
-    fn put(&self, text: &str, read: &MetaRead) {
+    fn put(&self, text: &str, read: &std::rc::Rc<MetaRead>) {
         // A thread keeps one, of bounded size, whatever clients send.
         if text.len() <= 4096 {
             *self.0.borrow_mut() = Some((text.into(), read.clone()));
@@ -359,37 +417,39 @@ fn name_field(method: &str) -> Option<&'static str> {
 #[cfg(test)]
 pub(crate) fn request_context(
     method: &str,
-    raw: Option<&RawValue>,
+    raw: Option<RawJson<'_>>,
     supported: &[ProtocolVersion],
     headers: Option<&RequestHeaders>,
 ) -> Result<RequestContext, RpcError> {
-    request_context_with(method, raw, supported, headers).map(|(ctx, _)| ctx)
+    request_context_with(method, raw, supported, headers).map(|(ctx, _)| Arc::unwrap_or_clone(ctx))
 }
 
 /// [`request_context`], with what it read of the params for the method ([`Preparsed`]).
 pub(crate) fn request_context_with<'a>(
     method: &str,
-    raw: Option<&'a RawValue>,
+    raw: Option<RawJson<'a>>,
     supported: &[ProtocolVersion],
     headers: Option<&RequestHeaders>,
-) -> Result<(RequestContext, Preparsed<'a>), RpcError> {
+) -> Result<(Arc<RequestContext>, Preparsed<'a>), RpcError> {
     let text = raw.map(|r| r.get()).unwrap_or("{}");
-    let env: MetaEnvelope = serde_json::from_str(text).map_err(RpcError::invalid_params)?;
+    let env = LAST_META.with(|m| ParamsRead::read(text, m.0.borrow().as_ref().map(|(t, _)| &**t)))?;
     let Some(meta) = env.meta else {
         return Err(RpcError::invalid_params(format!(
             "the request has no _meta: a {} request declares {PROTOCOL_VERSION} and {CLIENT_CAPABILITIES} there",
             ProtocolVersion::V2026_07_28
         )));
     };
-    let (read, version) = match LAST_META.with(|m| m.get(meta.get())) {
+    let read = match LAST_META.with(|m| m.get(meta)) {
         Some(read) => {
-            let version = check_version(&read.requested, supported, headers)?;
-            (read, version)
+            // The same text read the same: only what depends on this server and request
+            // is checked again (the context's version is what this check gives).
+            check_version(&read.requested, supported, headers)?;
+            read
         }
         None => {
-            let (read, version) = read_meta(meta.get(), supported, headers)?;
-            LAST_META.with(|m| m.put(meta.get(), &read));
-            (read, version)
+            let read = std::rc::Rc::new(read_meta(meta, supported, headers)?);
+            LAST_META.with(|m| m.put(meta, &read));
+            read
         }
     };
     if let Some(h) = headers {
@@ -400,16 +460,7 @@ pub(crate) fn request_context_with<'a>(
         };
         check_standard_headers(method, named, h)?;
     }
-    let context = RequestContext {
-        version,
-        client_capabilities: read.capabilities,
-        client_info: read.client_info,
-        log_level: read.log_level,
-        input_responses: None,
-        request_state: None,
-        round: 0,
-    };
-    Ok((context, Preparsed { name: env.name, arguments: env.arguments, caller_meta: read.others }))
+    Ok((read.context.clone(), Preparsed { name: env.name, arguments: env.arguments, caller_meta: read.others }))
 }
 
 /// Reads a request's `_meta` (`text`), checking it in the order the errors are answered in.
@@ -417,7 +468,7 @@ fn read_meta(
     text: &str,
     supported: &[ProtocolVersion],
     headers: Option<&RequestHeaders>,
-) -> Result<(MetaRead, ProtocolVersion), RpcError> {
+) -> Result<MetaRead, RpcError> {
     let meta: MetaFields = serde_json::from_str(text).map_err(RpcError::invalid_params)?;
     let mut missing = Vec::new();
     if meta.version.is_none() {
@@ -441,8 +492,16 @@ fn read_meta(
     };
     let client_info = meta_value(meta.client_info, CLIENT_INFO)?;
     let log_level = meta_value(meta.log_level, LOG_LEVEL)?;
-    let read = MetaRead { requested: (*requested).into(), capabilities, client_info, log_level, others: meta.others };
-    Ok((read, version))
+    let context = Arc::new(RequestContext {
+        version,
+        client_capabilities: capabilities,
+        client_info,
+        log_level,
+        input_responses: None,
+        request_state: None,
+        round: 0,
+    });
+    Ok(MetaRead { requested: (*requested).into(), context, others: meta.others })
 }
 
 /// The revision a request asks for (`requested`, from its `_meta`), checked against its
@@ -470,7 +529,7 @@ fn check_version(
 }
 
 /// `Mcp-Method` and `Mcp-Name` against the body.
-fn check_standard_headers(method: &str, named: Option<&RawValue>, h: &RequestHeaders) -> Result<(), RpcError> {
+fn check_standard_headers(method: &str, named: Option<&str>, h: &RequestHeaders) -> Result<(), RpcError> {
     match &h.method {
         None => return Err(header_mismatch("the Mcp-Method header is missing")),
         Some(m) if m != method => {
@@ -480,7 +539,7 @@ fn check_standard_headers(method: &str, named: Option<&RawValue>, h: &RequestHea
     }
     let Some(field) = name_field(method) else { return Ok(()) };
     // A name that is not a string: the handler reports it.
-    let Some(body) = named.and_then(json_str) else {
+    let Some(body) = named.and_then(json_str_text) else {
         return Ok(());
     };
     match &h.name {
@@ -639,7 +698,7 @@ impl ServerRole {
         peer: &mut Peer,
         id: RequestId,
         method: &str,
-        raw: Option<&RawValue>,
+        raw: Option<RawJson<'_>>,
         batch: Option<u64>,
     ) {
         let (mut ctx, pre) = match request_context_with(method, raw, &self.config.versions, self.headers.as_ref()) {
@@ -651,7 +710,6 @@ impl ServerRole {
                 return peer.write_error(Some(&id), batch, Route::Standalone, &e);
             }
         }
-        let ctx = Arc::new(ctx);
         let caps = self.build_capabilities();
         let list = |kind| match kind {
             ListKind::Tools => caps.tools.is_some(),
@@ -706,7 +764,7 @@ impl ServerRole {
         peer: &mut Peer,
         id: RequestId,
         method: &str,
-        raw: Option<&RawValue>,
+        raw: Option<RawJson<'_>>,
         batch: Option<u64>,
         ctx: &Arc<RequestContext>,
     ) -> Result<(), RpcError> {
@@ -755,7 +813,14 @@ impl ServerRole {
     }
 
     /// A list page from the registry's cached bytes, stamped.
-    fn modern_list(&self, peer: &mut Peer, id: &RequestId, kind: ListKind, raw: Option<&RawValue>, batch: Option<u64>) {
+    fn modern_list(
+        &self,
+        peer: &mut Peer,
+        id: &RequestId,
+        kind: ListKind,
+        raw: Option<RawJson<'_>>,
+        batch: Option<u64>,
+    ) {
         let page = params::<CursorParams>(raw)
             .and_then(|p| self.registry.list_page(kind, ProtocolVersion::V2026_07_28, p.cursor.as_deref()));
         match page {
@@ -883,23 +948,23 @@ mod tests {
     use super::*;
     use crate::jsonrpc::RequestId;
 
-    fn raw(s: &str) -> Box<RawValue> {
-        RawValue::from_string(s.to_string()).expect("json")
+    fn raw(s: &str) -> RawJson<'_> {
+        RawJson::from(serde_json::from_str::<&RawValue>(s).expect("json"))
     }
 
     #[test]
     fn modern_requests_are_told_by_their_meta() {
         assert!(is_modern("server/discover", None));
         assert!(!is_modern("tools/list", None));
-        assert!(!is_modern("tools/call", Some(&raw(r#"{"name":"x","_meta":{"progressToken":1}}"#))));
+        assert!(!is_modern("tools/call", Some(raw(r#"{"name":"x","_meta":{"progressToken":1}}"#))));
         assert!(is_modern(
             "tools/list",
-            Some(&raw(r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#))
+            Some(raw(r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#))
         ));
         // The prefix inside an argument is not a declaration.
         assert!(!is_modern(
             "tools/call",
-            Some(&raw(r#"{"arguments":{"t":"io.modelcontextprotocol/protocolVersion"}}"#))
+            Some(raw(r#"{"arguments":{"t":"io.modelcontextprotocol/protocolVersion"}}"#))
         ));
     }
 
@@ -907,17 +972,17 @@ mod tests {
     fn contexts_are_checked() {
         let all = ProtocolVersion::ALL;
         let ok = r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}},"io.modelcontextprotocol/logLevel":"info"}}"#;
-        let ctx = request_context("tools/list", Some(&raw(ok)), &all, None).expect("valid");
+        let ctx = request_context("tools/list", Some(raw(ok)), &all, None).expect("valid");
         assert_eq!(ctx.version, ProtocolVersion::V2026_07_28);
         assert!(ctx.client_capabilities.sampling.is_some());
         assert_eq!(ctx.log_level, Some(LoggingLevel::Info));
         let code = |s: &str, h: Option<&RequestHeaders>| {
-            request_context("tools/list", Some(&raw(s)), &all, h).unwrap_err().code
+            request_context("tools/list", Some(raw(s)), &all, h).unwrap_err().code
         };
         assert_eq!(code("{}", None), codes::INVALID_PARAMS);
         assert_eq!(code(r#"{"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}"#, None), codes::INVALID_PARAMS);
         let v999 = r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"v999","io.modelcontextprotocol/clientCapabilities":{}}}"#;
-        let e = request_context("tools/list", Some(&raw(v999)), &all, None).unwrap_err();
+        let e = request_context("tools/list", Some(raw(v999)), &all, None).unwrap_err();
         assert_eq!(e.code, codes::UNSUPPORTED_PROTOCOL_VERSION);
         assert_eq!(e.data.as_ref().unwrap()["requested"], "v999");
         assert_eq!(e.data.as_ref().unwrap()["supported"][0], "2026-07-28");
@@ -932,7 +997,39 @@ mod tests {
         assert_eq!(code(ok, Some(&RequestHeaders::default())), codes::HEADER_MISMATCH);
         let wrong = RequestHeaders { method: Some("tools/call".into()), ..h("2026-07-28") };
         assert_eq!(code(ok, Some(&wrong)), codes::HEADER_MISMATCH);
-        assert!(request_context("tools/list", Some(&raw(ok)), &all, Some(&h("2026-07-28"))).is_ok());
+        assert!(request_context("tools/list", Some(raw(ok)), &all, Some(&h("2026-07-28"))).is_ok());
+    }
+
+    /// The fast read of the params finds what serde finds, and leaves the unusual to serde
+    /// (which refuses a field twice, as before).
+    #[test]
+    fn params_read_fast_as_serde_reads() {
+        let serde_read = |text: &str| {
+            let env: MetaEnvelope = serde_json::from_str(text).expect("reads");
+            let get = |r: Option<&RawValue>| r.map(|r| r.get().to_string());
+            [get(env.meta), get(env.name), get(env.uri), get(env.task_id), get(env.arguments)]
+        };
+        let fast_read = |text: &str| {
+            let p = ParamsRead::scan(text, None).expect("fast");
+            let hinted = ParamsRead::scan(text, Some(r#"{"a":[1,{"b":"\""}]}"#)).expect("fast");
+            assert_eq!(p, hinted);
+            let get = |r: Option<&str>| r.map(str::to_string);
+            [get(p.meta), get(p.name), get(p.uri), get(p.task_id), get(p.arguments)]
+        };
+        for text in [
+            "{}",
+            r#"{"name":"echo","arguments":{"text":"}{"},"_meta":{"a":[1,{"b":"\""}]},"other":[]}"#,
+            r#"{ "uri" : "file:///x" , "taskId":"t-1", "name": null, "arguments": null }"#,
+            r#"{"_meta":null,"extra":{"name":"not this one"},"name":"x\u0041"}"#,
+        ] {
+            assert_eq!(fast_read(text), serde_read(text), "{text}");
+        }
+        for unusual in [r#"{"name":"a","name":"b"}"#, r#"{"n\u0061me":"a"}"#, "[1,2]"] {
+            assert!(ParamsRead::scan(unusual, None).is_none(), "{unusual}");
+        }
+        let twice = ParamsRead::read(r#"{"_meta":{},"_meta":{}}"#, Some("{}")).unwrap_err();
+        assert_eq!(twice.code, codes::INVALID_PARAMS);
+        assert!(twice.message.contains("duplicate field"), "{}", twice.message);
     }
 
     /// A thread keeps its last `_meta` reading (`LAST_META`): the same text read again gives
@@ -942,15 +1039,15 @@ mod tests {
         let all = ProtocolVersion::ALL;
         let ok = r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"x/own":1}}"#;
         let (a, b) = (raw(ok), raw(ok));
-        let first = request_context_with("tools/list", Some(&a), &all, None).expect("valid");
-        let again = request_context_with("tools/list", Some(&b), &all, None).expect("valid");
+        let first = request_context_with("tools/list", Some(a), &all, None).expect("valid");
+        let again = request_context_with("tools/list", Some(b), &all, None).expect("valid");
         assert_eq!(first.0, again.0);
         assert_eq!(again.0.client_info.as_ref().map(|i| i.name.as_str()), Some("c"));
         assert!(again.0.client_capabilities.elicitation.is_some());
         assert!(first.1.caller_meta && again.1.caller_meta);
         // A server that does not speak the revision refuses it, read before or not.
         let legacy = [ProtocolVersion::V2025_11_25];
-        let e = request_context("tools/list", Some(&raw(ok)), &legacy, None).unwrap_err();
+        let e = request_context("tools/list", Some(raw(ok)), &legacy, None).unwrap_err();
         assert_eq!(e.code, codes::UNSUPPORTED_PROTOCOL_VERSION);
         // The header is compared each time.
         let h = RequestHeaders {
@@ -959,18 +1056,18 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            request_context("tools/list", Some(&raw(ok)), &all, Some(&h)).unwrap_err().code,
+            request_context("tools/list", Some(raw(ok)), &all, Some(&h)).unwrap_err().code,
             codes::HEADER_MISMATCH
         );
         // A `_meta` that fails to read is refused every time, with the same error.
         let bad = r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":7}}}"#;
-        let e1 = request_context("tools/list", Some(&raw(bad)), &all, None).unwrap_err();
-        let e2 = request_context("tools/list", Some(&raw(bad)), &all, None).unwrap_err();
+        let e1 = request_context("tools/list", Some(raw(bad)), &all, None).unwrap_err();
+        let e2 = request_context("tools/list", Some(raw(bad)), &all, None).unwrap_err();
         assert_eq!((e1.code, &e1.message), (codes::INVALID_PARAMS, &e2.message));
         assert!(e1.message.contains("invalid io.modelcontextprotocol/clientInfo"), "{}", e1.message);
         // A different `_meta` is read anew.
         let other = ok.replace(r#""name":"c""#, r#""name":"d""#);
-        let ctx = request_context("tools/list", Some(&raw(&other)), &all, None).expect("valid");
+        let ctx = request_context("tools/list", Some(raw(&other)), &all, None).expect("valid");
         assert_eq!(ctx.client_info.map(|i| i.name), Some("d".to_string()));
     }
 
@@ -985,8 +1082,8 @@ mod tests {
             params: vec![],
         };
         let encoded = format!("=?base64?{}?=", crate::util::base64_encode("héllo".as_bytes()));
-        assert!(request_context("tools/call", Some(&raw(body)), &all, Some(&h(&encoded))).is_ok());
-        let e = request_context("tools/call", Some(&raw(body)), &all, Some(&h("hello"))).unwrap_err();
+        assert!(request_context("tools/call", Some(raw(body)), &all, Some(&h(&encoded))).is_ok());
+        let e = request_context("tools/call", Some(raw(body)), &all, Some(&h("hello"))).unwrap_err();
         assert_eq!(e.code, codes::HEADER_MISMATCH);
     }
 

@@ -16,10 +16,9 @@ use super::peer::Inflight;
 use super::request_state::{self, StatePayload};
 use super::server::ServerSession;
 use super::{OutboundId, RequestKey, RequestOptions};
-use crate::jsonrpc::{codes, RpcError};
+use crate::jsonrpc::{codes, RawJson, RpcError};
 use crate::protocol::*;
 use serde::{Deserialize, Deserializer};
-use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 use std::time::Instant;
 
@@ -53,7 +52,7 @@ pub struct InputRequired {
 #[derive(Debug, Default)]
 pub(crate) struct Round {
     /// The request's params as received (name and arguments are bound into the state).
-    params: Option<Box<RawValue>>,
+    params: Option<Box<str>>,
     method: &'static str,
     /// Answers the handler used (they are carried to the next round).
     consumed: Vec<String>,
@@ -64,8 +63,8 @@ pub(crate) struct Round {
 }
 
 impl Round {
-    pub(crate) fn new(method: &'static str, params: Option<&RawValue>) -> Box<Round> {
-        Box::new(Round { params: params.map(RawValue::to_owned), method, ..Default::default() })
+    pub(crate) fn new(method: &'static str, params: Option<RawJson<'_>>) -> Box<Round> {
+        Box::new(Round { params: params.map(|p| p.get().into()), method, ..Default::default() })
     }
 }
 
@@ -176,10 +175,10 @@ impl super::server::ServerRole {
     pub(super) fn read_inputs(
         &self,
         method: &'static str,
-        raw: Option<&RawValue>,
-        ctx: &mut RequestContext,
+        raw: Option<RawJson<'_>>,
+        ctx: &mut std::sync::Arc<RequestContext>,
     ) -> Result<(), RpcError> {
-        let text = raw.map_or("", RawValue::get);
+        let text = raw.map_or("", |r| r.get());
         static INPUTS: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
             std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\"inputResponses\""));
         static STATE: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
@@ -188,6 +187,9 @@ impl super::server::ServerRole {
             return Ok(());
         }
         let b: Binding = serde_json::from_str(text).map_err(RpcError::invalid_params)?;
+        // The context may be shared with other requests of the same `_meta`: this one's
+        // inputs go into its own copy.
+        let ctx = std::sync::Arc::make_mut(ctx);
         let mut answers = Map::new();
         if let Some(state) = &b.request_state {
             let Value::String(state) = state else {
@@ -373,7 +375,7 @@ impl ServerSession {
         let b: Binding = round
             .params
             .as_deref()
-            .map(|p| serde_json::from_str(p.get()))
+            .map(serde_json::from_str)
             .transpose()
             .map_err(RpcError::internal)?
             .unwrap_or_default();

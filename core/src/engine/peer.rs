@@ -5,10 +5,9 @@
 use super::outbox::{Outbox, Route};
 use super::{Event, Invocation, KeyMap, OutboundId, Request, RequestKey};
 use crate::catalogue::ToolEntry;
-use crate::jsonrpc::{self, codes, parse_message, Envelope, Frame, Incoming, LineCodec, RequestId, RpcError};
+use crate::jsonrpc::{self, codes, parse_message, Envelope, Frame, Incoming, LineCodec, RawJson, RequestId, RpcError};
 use crate::protocol::{Feature, Meta, ProgressToken, ProtocolVersion};
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
@@ -73,11 +72,11 @@ pub(crate) trait Role {
         peer: &mut Peer,
         id: RequestId,
         method: &str,
-        params: Option<&RawValue>,
+        params: Option<RawJson<'_>>,
         batch: Option<u64>,
         now: Instant,
     );
-    fn on_notification(&mut self, peer: &mut Peer, method: &str, params: Option<&RawValue>);
+    fn on_notification(&mut self, peer: &mut Peer, method: &str, params: Option<RawJson<'_>>);
     /// A request may not be part of a batch (initialize).
     fn batchable(&self, method: &str) -> bool;
 }
@@ -123,7 +122,7 @@ struct ProgressParams {
 }
 
 /// Parses `params` into `T`, rejecting arrays (MCP params are objects) with -32602.
-pub(crate) fn params<'a, T: Deserialize<'a>>(raw: Option<&'a RawValue>) -> Result<T, RpcError> {
+pub(crate) fn params<'a, T: Deserialize<'a>>(raw: Option<RawJson<'a>>) -> Result<T, RpcError> {
     let text = raw.map(|r| r.get()).unwrap_or("{}");
     if text.as_bytes().first() == Some(&b'[') {
         return Err(RpcError::invalid_params("params must be an object"));
@@ -590,7 +589,7 @@ impl Peer {
         true
     }
 
-    fn on_response(&mut self, id: Option<RequestId>, result: Option<&RawValue>, error: Option<RpcError>) {
+    fn on_response(&mut self, id: Option<RequestId>, result: Option<RawJson<'_>>, error: Option<RpcError>) {
         let Some(RequestId::Number(n)) = id else { return };
         if self.forget(n).is_none() {
             return; // late (timed out or cancelled) or never ours: ignored

@@ -9,10 +9,9 @@ use super::outbox::{Route, Transmit};
 use super::peer::{params, Peer, RequestOptions, Role};
 use super::{Event, OutboundId, Request, RequestKey, State};
 use crate::catalogue::{ListKind, Registry, RegistryChange, Resolved};
-use crate::jsonrpc::{RequestId, RpcError};
+use crate::jsonrpc::{RawJson, RequestId, RpcError};
 use crate::protocol::*;
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -109,10 +108,10 @@ impl<'a> CallToolParams<'a> {
         if pre.caller_meta {
             return None;
         }
-        let name = crate::jsonrpc::message::json_str(pre.name?)?;
+        let name = crate::jsonrpc::message::json_str_text(pre.name?)?;
         let arguments = match pre.arguments {
             None => None,
-            Some(a) => Some(serde_json::from_str::<Value>(a.get()).ok()?),
+            Some(a) => Some(serde_json::from_str::<Value>(a).ok()?),
         };
         Some(CallToolParams { name, arguments, meta: None, task: None })
     }
@@ -680,7 +679,7 @@ impl ServerRole {
         }
     }
 
-    fn initialize(&mut self, peer: &mut Peer, id: RequestId, raw: Option<&RawValue>) {
+    fn initialize(&mut self, peer: &mut Peer, id: RequestId, raw: Option<RawJson<'_>>) {
         if self.state != State::Uninitialized {
             peer.write_error(
                 Some(&id),
@@ -714,7 +713,7 @@ impl ServerRole {
         peer.write_result(&id, None, Route::Standalone, &result);
     }
 
-    fn list(&self, peer: &mut Peer, id: RequestId, kind: ListKind, raw: Option<&RawValue>, batch: Option<u64>) {
+    fn list(&self, peer: &mut Peer, id: RequestId, kind: ListKind, raw: Option<RawJson<'_>>, batch: Option<u64>) {
         let v = peer.version.unwrap_or(ProtocolVersion::LATEST_LEGACY);
         let page = params::<CursorParams>(raw).and_then(|p| self.registry.list_page(kind, v, p.cursor.as_deref()));
         match page {
@@ -727,7 +726,7 @@ impl ServerRole {
         &self,
         peer: &mut Peer,
         id: RequestId,
-        raw: Option<&RawValue>,
+        raw: Option<RawJson<'_>>,
         batch: Option<u64>,
         stateless: Option<(&Arc<modern::RequestContext>, &modern::Preparsed<'_>)>,
     ) -> Result<(), RpcError> {
@@ -803,7 +802,7 @@ impl ServerRole {
         peer: &mut Peer,
         id: RequestId,
         method: &str,
-        raw: Option<&RawValue>,
+        raw: Option<RawJson<'_>>,
         batch: Option<u64>,
     ) -> Result<(), RpcError> {
         #[derive(Deserialize)]
@@ -860,7 +859,7 @@ impl ServerRole {
         &self,
         peer: &mut Peer,
         id: RequestId,
-        raw: Option<&RawValue>,
+        raw: Option<RawJson<'_>>,
         batch: Option<u64>,
         ctx: Option<&Arc<modern::RequestContext>>,
     ) -> Result<(), RpcError> {
@@ -901,7 +900,7 @@ impl ServerRole {
         &self,
         peer: &mut Peer,
         id: RequestId,
-        raw: Option<&RawValue>,
+        raw: Option<RawJson<'_>>,
         batch: Option<u64>,
         ctx: Option<&Arc<modern::RequestContext>>,
     ) -> Result<(), RpcError> {
@@ -937,7 +936,7 @@ impl ServerRole {
         &self,
         peer: &mut Peer,
         id: RequestId,
-        raw: Option<&RawValue>,
+        raw: Option<RawJson<'_>>,
         batch: Option<u64>,
         ctx: Option<&Arc<modern::RequestContext>>,
     ) -> Result<(), RpcError> {
@@ -969,7 +968,7 @@ impl ServerRole {
         Ok(())
     }
 
-    fn subscription(&mut self, peer: &mut Peer, raw: Option<&RawValue>, subscribe: bool) -> Result<(), RpcError> {
+    fn subscription(&mut self, peer: &mut Peer, raw: Option<RawJson<'_>>, subscribe: bool) -> Result<(), RpcError> {
         let p: UriParams = params(raw)?;
         if subscribe {
             if self.registry.resolve(&p.uri).is_none() && super::skills::skill_file(&self.registry, &p.uri).is_none() {
@@ -992,7 +991,7 @@ impl Role for ServerRole {
         peer: &mut Peer,
         id: RequestId,
         method: &str,
-        raw: Option<&RawValue>,
+        raw: Option<RawJson<'_>>,
         batch: Option<u64>,
         _now: Instant,
     ) {
@@ -1073,7 +1072,7 @@ impl Role for ServerRole {
         }
     }
 
-    fn on_notification(&mut self, peer: &mut Peer, method: &str, raw: Option<&RawValue>) {
+    fn on_notification(&mut self, peer: &mut Peer, method: &str, raw: Option<RawJson<'_>>) {
         match method {
             "notifications/initialized" => {
                 if self.state == State::Initializing {

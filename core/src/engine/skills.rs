@@ -9,10 +9,9 @@ use super::outbox::Route;
 use super::peer::{params, Peer};
 use super::server::ServerRole;
 use crate::catalogue::skills::{self, read_contents, DirectoryError, SkillFile, SKILLS_EXTENSION};
-use crate::jsonrpc::{RequestId, RpcError};
+use crate::jsonrpc::{RawJson, RequestId, RpcError};
 use crate::protocol::ReadResourceResult;
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
 #[derive(Deserialize)]
@@ -50,7 +49,7 @@ impl ServerRole {
         peer: &mut Peer,
         id: &RequestId,
         method: &str,
-        raw: Option<&RawValue>,
+        raw: Option<RawJson<'_>>,
         batch: Option<u64>,
         modern: bool,
     ) -> Option<Result<(), RpcError>> {

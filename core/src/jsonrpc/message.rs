@@ -1,7 +1,8 @@
 //! Parsing one JSON-RPC message (or batch) into borrowed envelopes, with the error that
 //! JSON-RPC 2.0 prescribes for each kind of bad input.
 
-use super::{RequestId, RpcError};
+use super::validate::{self, Fields};
+use super::{RawJson, RequestId, RpcError};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -17,9 +18,9 @@ pub struct Envelope<'a> {
     /// The method, for requests and notifications.
     pub method: Option<Cow<'a, str>>,
     /// Raw `params`.
-    pub params: Option<&'a RawValue>,
+    pub params: Option<RawJson<'a>>,
     /// Raw `result`, for responses.
-    pub result: Option<&'a RawValue>,
+    pub result: Option<RawJson<'a>>,
     /// The `error` object, for error responses.
     pub error: Option<RpcError>,
 }
@@ -92,7 +93,158 @@ impl<'de> Deserialize<'de> for JsonStr<'de> {
 
 /// The string `raw` holds (borrowed when it has no escape); `None` when it is not a string.
 pub(crate) fn json_str(raw: &RawValue) -> Option<Cow<'_, str>> {
-    serde_json::from_str::<JsonStr<'_>>(raw.get()).ok().map(|s| s.0)
+    json_str_text(raw.get())
+}
+
+/// [`json_str`] of a value's text, which must be valid JSON (a `RawValue`'s, or a value
+/// [`Members`] found in one). A string without escapes is its bytes between the quotes,
+/// found with one `memchr`: valid JSON has no bare quote or control byte inside a string.
+pub(crate) fn json_str_text(text: &str) -> Option<Cow<'_, str>> {
+    let inner = text.strip_prefix('"')?.strip_suffix('"')?;
+    if memchr::memchr(b'\\', inner.as_bytes()).is_none() {
+        return Some(Cow::Borrowed(inner));
+    }
+    serde_json::from_str::<JsonStr<'_>>(text).ok().map(|s| s.0)
+}
+
+/// The members of a JSON object, read from text already known to be valid JSON (a
+/// `RawValue`'s), in order: each key as written between its quotes and its value's text.
+/// It only finds where things end (strings with `memchr`, brackets by depth), a few
+/// instructions a byte where a serde pass parses every token; it checks nothing, so it
+/// must never see unvalidated text (it stays in bounds and stops whatever it is given).
+#[derive(Clone)]
+pub(crate) struct Members<'a, 'k> {
+    text: &'a str,
+    at: usize,
+    known: Option<(&'k str, &'k str)>,
+}
+
+/// One member found by [`Members`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Member<'a> {
+    /// The key as written (escapes not decoded).
+    pub(crate) key: &'a str,
+    /// Whether the key holds an escape (then `key` is not its decoded value).
+    pub(crate) escaped: bool,
+    /// The value's JSON text.
+    pub(crate) value: &'a str,
+}
+
+/// The members of `text`, or `None` when it is not an object.
+pub(crate) fn members(text: &str) -> Option<Members<'_, 'static>> {
+    let at = skip_ws(text.as_bytes(), 0);
+    (text.as_bytes().get(at) == Some(&b'{')).then_some(Members { text, at: at + 1, known: None })
+}
+
+impl<'a> Members<'a, '_> {
+    /// A value this key is expected to hold (an object's text, such as the `_meta` a client
+    /// sent last time): when the member's text starts with it, the member is that value, and
+    /// is taken with one comparison instead of a walk (in valid text an object ends at its
+    /// closing brace, so no other value starts with the whole of it).
+    pub(crate) fn expecting<'k>(self, key: &'k str, value: &'k str) -> Members<'a, 'k> {
+        let known = value.starts_with('{').then_some((key, value));
+        Members { text: self.text, at: self.at, known }
+    }
+}
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r') {
+        i += 1;
+    }
+    i
+}
+
+/// The index of the first `"` or `\\` at or after `j`, eight bytes at a time (the strings
+/// of a request are short: a call of `memchr` costs more than the search).
+fn quote_or_backslash(b: &[u8], mut j: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    while let Some(chunk) = b.get(j..j + 8) {
+        let w = u64::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7]]);
+        let (q, s) = (w ^ (ONES * b'"' as u64), w ^ (ONES * b'\\' as u64));
+        // A zero byte of q or s sets its high bit here; a borrow can set the high bit of a
+        // later byte too, never of an earlier one, so the lowest bit set is the first match.
+        let found = ((q.wrapping_sub(ONES) & !q) | (s.wrapping_sub(ONES) & !s)) & HIGH;
+        if found != 0 {
+            return Some(j + (found.trailing_zeros() / 8) as usize);
+        }
+        j += 8;
+    }
+    (j..b.len()).find(|&k| matches!(b[k], b'"' | b'\\'))
+}
+
+/// The index of the quote closing the string whose opening quote is at `i`, and whether
+/// the string holds an escape (`b.len()` when it never closes).
+fn string_end(b: &[u8], i: usize) -> (usize, bool) {
+    let (mut j, mut escaped) = (i + 1, false);
+    while let Some(k) = quote_or_backslash(b, j) {
+        if b[k] == b'"' {
+            return (k, escaped);
+        }
+        escaped = true;
+        j = k + 2;
+    }
+    (b.len(), escaped)
+}
+
+/// The index just past the value starting at `i`.
+fn value_end(b: &[u8], i: usize) -> usize {
+    match b.get(i) {
+        Some(b'"') => (string_end(b, i).0 + 1).min(b.len()),
+        Some(b'{' | b'[') => {
+            let (mut depth, mut j) = (0usize, i);
+            while j < b.len() {
+                match b[j] {
+                    b'"' => j = string_end(b, j).0,
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return j + 1;
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+            b.len()
+        }
+        _ => {
+            let mut j = i;
+            while j < b.len() && !matches!(b[j], b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r') {
+                j += 1;
+            }
+            j
+        }
+    }
+}
+
+impl<'a> Iterator for Members<'a, '_> {
+    type Item = Member<'a>;
+
+    fn next(&mut self) -> Option<Member<'a>> {
+        let b = self.text.as_bytes();
+        let mut i = skip_ws(b, self.at);
+        if b.get(i) == Some(&b',') {
+            i = skip_ws(b, i + 1);
+        }
+        if b.get(i) != Some(&b'"') {
+            // The closing brace (or, never in valid text, anything else): the end.
+            self.at = b.len();
+            return None;
+        }
+        let (close, escaped) = string_end(b, i);
+        let key = self.text.get(i + 1..close)?;
+        let colon = skip_ws(b, close + 1);
+        let start = skip_ws(b, colon + 1);
+        let end = match self.known {
+            Some((k, v)) if k == key && b[start.min(b.len())..].starts_with(v.as_bytes()) => start + v.len(),
+            _ => value_end(b, start),
+        };
+        let value = self.text.get(start..end)?;
+        self.at = end;
+        Some(Member { key, escaped, value })
+    }
 }
 
 fn fail(id: Option<RequestId>, error: RpcError) -> ParseFailure {
@@ -159,6 +311,13 @@ pub fn parse_message(bytes: &[u8]) -> Result<Incoming<'_>, ParseFailure> {
         }
     };
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace()).copied();
+    if first == Some(b'{') {
+        // Most messages: checked and read in one pass (whatever it leaves, serde_json reads
+        // below, and refuses with the error it deserves).
+        if let Some(fields) = validate::envelope(text) {
+            return check_fields(fields).map(Incoming::Single);
+        }
+    }
     if !depth_ok(bytes) {
         return Err(fail(None, RpcError::parse_error(format!("nesting deeper than {MAX_DEPTH} levels"))));
     }
@@ -188,6 +347,9 @@ fn classify(e: serde_json::Error) -> ParseFailure {
 /// known to be UTF-8: serde_json then does not check every field's bytes again (a third of
 /// the cost of parsing a small request).
 pub fn parse_object_str(text: &str) -> Result<Envelope<'_>, ParseFailure> {
+    if let Some(fields) = validate::envelope(text) {
+        return check_fields(fields);
+    }
     let raw: RawEnvelope<'_> = match serde_json::from_str(text) {
         Ok(r) => r,
         Err(e) => {
@@ -196,6 +358,21 @@ pub fn parse_object_str(text: &str) -> Result<Envelope<'_>, ParseFailure> {
             return Err(classify(e));
         }
     };
+    fn json(r: Option<&RawValue>) -> Option<RawJson<'_>> {
+        r.map(RawJson::from)
+    }
+    check_fields(Fields {
+        jsonrpc: json(raw.jsonrpc),
+        id: json(raw.id),
+        method: json(raw.method),
+        params: json(raw.params),
+        result: json(raw.result),
+        error: json(raw.error),
+    })
+}
+
+/// The JSON-RPC rules over an object's members, read.
+fn check_fields(raw: Fields<'_>) -> Result<Envelope<'_>, ParseFailure> {
     let id = match raw.id {
         None => None,
         // An error response about a message whose id could not be read: JSON-RPC gives it
@@ -218,7 +395,7 @@ pub fn parse_object_str(text: &str) -> Result<Envelope<'_>, ParseFailure> {
     }
     let method = match raw.method {
         None => None,
-        Some(m) => match json_str(m) {
+        Some(m) => match json_str_text(m.get()) {
             Some(m) => Some(m),
             None => return Err(fail(id, RpcError::invalid_request("\"method\" must be a string"))),
         },
@@ -285,6 +462,122 @@ mod tests {
             parse_message(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}").err().unwrap().error.code,
             codes::PARSE_ERROR
         );
+    }
+
+    /// The members serde finds, in order: each key decoded and its value's text.
+    fn serde_members(text: &str) -> Vec<(String, String)> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Vec<(String, String)>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut out = Vec::new();
+                while let Some(JsonStr(k)) = map.next_key::<JsonStr<'de>>()? {
+                    out.push((k.into_owned(), map.next_value::<&RawValue>()?.get().to_string()));
+                }
+                Ok(out)
+            }
+        }
+        let mut de = serde_json::Deserializer::from_str(text);
+        serde::Deserializer::deserialize_map(&mut de, V).expect("an object")
+    }
+
+    /// `members` finds what serde finds in every valid object: nesting, strings holding
+    /// brackets, quotes and escapes, numbers, literals, whitespace everywhere.
+    #[test]
+    fn members_split_an_object_as_serde_reads_it() {
+        let objects = [
+            "{}",
+            " { } ",
+            r#"{"a":1}"#,
+            r#"{"name":"echo","arguments":{"text":"hi"},"_meta":{"v":"2026-07-28","c":{}}}"#,
+            "{ \"a\" :\t[1, {\"b\": [true, false, null]}, \"]}\\\"{\"] ,\n \"c\" : -1.5e+3 , \"d\":null}",
+            r#"{"s":"a\\","t":"\"","u":"\u00e9}","e":{},"f":[],"g":[[[]]],"h":{"i":{"j":"}"}}}"#,
+            r#"{"k\"ey":1,"z":"{[\\\"]}"}"#,
+            r#"{"x":0,"y":true,"w":"é ü 😀"}"#,
+        ];
+        for text in objects {
+            let ours: Vec<(String, String)> = members(text)
+                .expect("an object")
+                .map(|m| {
+                    let key = if m.escaped {
+                        json_str_text(&format!("\"{}\"", m.key)).expect("a key").into_owned()
+                    } else {
+                        m.key.to_string()
+                    };
+                    (key, m.value.to_string())
+                })
+                .collect();
+            assert_eq!(ours, serde_members(text), "{text}");
+        }
+        assert!(members("[1]").is_none() && members("\"{}\"").is_none() && members("").is_none());
+        let escaped = members(r#"{"a\nb":1,"c":2}"#).unwrap().map(|m| m.escaped).collect::<Vec<_>>();
+        assert_eq!(escaped, [true, false]);
+    }
+
+    /// A key's expected value is taken whole when the text holds exactly it, and walked
+    /// otherwise.
+    #[test]
+    fn members_take_an_expected_value_whole() {
+        let text = r#"{"_meta":{"a":1},"x":{"a":1},"name":"n"}"#;
+        fn pairs<'a>(m: Members<'a, '_>) -> Vec<(&'a str, &'a str)> {
+            m.map(|m| (m.key, m.value)).collect()
+        }
+        let want = vec![("_meta", r#"{"a":1}"#), ("x", r#"{"a":1}"#), ("name", "\"n\"")];
+        assert_eq!(pairs(members(text).unwrap().expecting("_meta", r#"{"a":1}"#)), want);
+        assert_eq!(pairs(members(text).unwrap().expecting("_meta", r#"{"a":2}"#)), want);
+        let longer = r#"{"_meta":{"a":1,"b":[]},"name":"n"}"#;
+        let got = pairs(members(longer).unwrap().expecting("_meta", r#"{"a":1}"#));
+        assert_eq!(got, vec![("_meta", r#"{"a":1,"b":[]}"#), ("name", "\"n\"")]);
+        // Only an object is expected (a number could be the start of a longer one).
+        let n = r#"{"_meta":12,"name":"n"}"#;
+        assert_eq!(pairs(members(n).unwrap().expecting("_meta", "1"))[0], ("_meta", "12"));
+    }
+
+    /// The eight-at-a-time search finds the first quote or backslash wherever it is.
+    #[test]
+    fn quote_or_backslash_finds_the_first() {
+        for len in 0..24 {
+            for at in 0..len {
+                for (c, other) in [(b'"', b'\\'), (b'\\', b'"')] {
+                    for from in 0..=at {
+                        let mut v = vec![b'a'; len];
+                        v[at] = c;
+                        if at + 1 < len {
+                            v[at + 1] = other;
+                        }
+                        assert_eq!(quote_or_backslash(&v, from), Some(at), "{v:?} from {from}");
+                    }
+                }
+                let mut v: Vec<u8> = (0..len as u8).map(|i| i.wrapping_mul(37) | 0x80).collect();
+                v[at] = b'"';
+                assert_eq!(quote_or_backslash(&v, 0), Some(at));
+            }
+            assert_eq!(quote_or_backslash(&vec![0x01; len], 0), None);
+            assert_eq!(quote_or_backslash(&vec![b'"' - 1; len], 0), None);
+        }
+    }
+
+    /// Text that is not valid JSON (never handed to it) still ends the walk, in bounds.
+    #[test]
+    fn members_stop_on_any_text() {
+        for text in ["{", "{\"", "{\"a", "{\"a\":", "{\"a\":\"\\", "{\"a\":[{", "{\"a\":1,", "{\"\\", "{\"a\":}}]]"] {
+            let n = members(text).map_or(0, |m| m.count());
+            assert!(n <= 1, "{text}");
+        }
+    }
+
+    #[test]
+    fn json_str_text_reads_plain_and_escaped_strings() {
+        assert_eq!(json_str_text(r#""tools/call""#).as_deref(), Some("tools/call"));
+        assert!(matches!(json_str_text(r#""plain""#), Some(Cow::Borrowed("plain"))));
+        assert_eq!(json_str_text(r#""a\"b\u00e9""#).as_deref(), Some("a\"bé"));
+        assert_eq!(json_str_text(r#""""#).as_deref(), Some(""));
+        assert_eq!(json_str_text("1"), None);
+        assert_eq!(json_str_text("null"), None);
+        assert_eq!(json_str_text("\""), None);
     }
 
     #[test]

@@ -9,11 +9,13 @@ mod error;
 pub(crate) mod fastser;
 mod id;
 pub(crate) mod message;
+pub(crate) mod validate;
 
 pub use codec::{Frame, LineCodec, DEFAULT_MAX_MESSAGE_SIZE};
 pub use error::{codes, RpcError};
 pub use id::RequestId;
 pub use message::{parse_message, Envelope, Incoming, ParseFailure};
+pub use validate::RawJson;
 
 /// Appends `{"jsonrpc":"2.0","id":<id>,"result":<result>}` to `out` (no newline).
 pub fn write_result_raw(out: &mut Vec<u8>, id: &RequestId, result: &[u8]) {
