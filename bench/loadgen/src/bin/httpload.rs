@@ -20,7 +20,7 @@
 use hypermcp_loadgen::async_http::{AsyncConn, Tls};
 use hypermcp_loadgen::check::input_required;
 use hypermcp_loadgen::http::{
-    check_echo, exchange, Answer, Conn, Expect, Failure, ResponseParser, Url, PROTOCOL_VERSION,
+    exchange, Answer, Conn, Expect, Failure, KnownAnswer, ResponseParser, Url, PROTOCOL_VERSION,
 };
 use hypermcp_loadgen::request::{
     mrtr_retry, Requests, ELICITATION_CAPABILITIES, INITIALIZE, INITIALIZED, MODERN_VERSION,
@@ -563,6 +563,8 @@ struct ThreadOut {
     init: Option<Duration>,
     /// HTTP requests answered (handshakes, warm-up and measured calls).
     requests: u64,
+    /// The answer its connection last checked in full.
+    known: KnownAnswer,
 }
 
 impl ThreadOut {
@@ -578,6 +580,8 @@ impl ThreadOut {
 struct Shared {
     cfg: Config,
     req: Requests,
+    /// The text every answer carries, and as a JSON string.
+    expected: String,
     text_json: String,
     warmup_tickets: AtomicU64,
     /// Measured calls (sessions mode: sessions).
@@ -601,6 +605,7 @@ impl Shared {
             } else {
                 Requests::new(&cfg.tool, &cfg.text)
             },
+            expected: expected_text(cfg),
             text_json: serde_json::to_string(&expected_text(cfg)).expect("string serializes"),
             warmup_tickets: AtomicU64::new(0),
             call_tickets: AtomicU64::new(0),
@@ -663,7 +668,7 @@ impl Phase<'_> {
     /// point spinning through the tickets).
     fn record(&self, sh: &Shared, out: &mut ThreadOut, id: u64, sent: Instant, r: Result<Answer, Failure>) -> bool {
         match r {
-            Ok(a) => match check_echo(&a.message, id, &expected_text(&sh.cfg), &sh.text_json) {
+            Ok(a) => match out.known.check(&a.message, id, &sh.expected, &sh.text_json) {
                 Ok(()) => {
                     if self.measure {
                         out.latencies.push(a.at.duration_since(sent).as_nanos() as u64);
