@@ -109,7 +109,7 @@ pub(crate) fn json_str_text(text: &str) -> Option<Cow<'_, str>> {
 
 /// The members of a JSON object, read from text already known to be valid JSON (a
 /// `RawValue`'s), in order: each key as written between its quotes and its value's text.
-/// It only finds where things end (strings with `memchr`, brackets by depth), a few
+/// It only finds where things end (strings eight bytes at a time, brackets by depth), a few
 /// instructions a byte where a serde pass parses every token; it checks nothing, so it
 /// must never see unvalidated text (it stays in bounds and stops whatever it is given).
 #[derive(Clone)]
@@ -132,7 +132,7 @@ pub(crate) struct Member<'a> {
 
 /// The members of `text`, or `None` when it is not an object.
 pub(crate) fn members(text: &str) -> Option<Members<'_, 'static>> {
-    let at = skip_ws(text.as_bytes(), 0);
+    let at = validate::ws(text.as_bytes(), 0);
     (text.as_bytes().get(at) == Some(&b'{')).then_some(Members { text, at: at + 1, known: None })
 }
 
@@ -147,37 +147,12 @@ impl<'a> Members<'a, '_> {
     }
 }
 
-fn skip_ws(b: &[u8], mut i: usize) -> usize {
-    while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r') {
-        i += 1;
-    }
-    i
-}
-
-/// The index of the first `"` or `\\` at or after `j`, eight bytes at a time (the strings
-/// of a request are short: a call of `memchr` costs more than the search).
-fn quote_or_backslash(b: &[u8], mut j: usize) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    while let Some(chunk) = b.get(j..j + 8) {
-        let w = u64::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7]]);
-        let (q, s) = (w ^ (ONES * b'"' as u64), w ^ (ONES * b'\\' as u64));
-        // A zero byte of q or s sets its high bit here; a borrow can set the high bit of a
-        // later byte too, never of an earlier one, so the lowest bit set is the first match.
-        let found = ((q.wrapping_sub(ONES) & !q) | (s.wrapping_sub(ONES) & !s)) & HIGH;
-        if found != 0 {
-            return Some(j + (found.trailing_zeros() / 8) as usize);
-        }
-        j += 8;
-    }
-    (j..b.len()).find(|&k| matches!(b[k], b'"' | b'\\'))
-}
-
 /// The index of the quote closing the string whose opening quote is at `i`, and whether
 /// the string holds an escape (`b.len()` when it never closes).
 fn string_end(b: &[u8], i: usize) -> (usize, bool) {
     let (mut j, mut escaped) = (i + 1, false);
-    while let Some(k) = quote_or_backslash(b, j) {
+    // In valid text the first byte a string cannot hold as it is, is `"` or `\`.
+    while let Some(k) = validate::special(b, j) {
         if b[k] == b'"' {
             return (k, escaped);
         }
@@ -224,9 +199,9 @@ impl<'a> Iterator for Members<'a, '_> {
 
     fn next(&mut self) -> Option<Member<'a>> {
         let b = self.text.as_bytes();
-        let mut i = skip_ws(b, self.at);
+        let mut i = validate::ws(b, self.at);
         if b.get(i) == Some(&b',') {
-            i = skip_ws(b, i + 1);
+            i = validate::ws(b, i + 1);
         }
         if b.get(i) != Some(&b'"') {
             // The closing brace (or, never in valid text, anything else): the end.
@@ -235,8 +210,8 @@ impl<'a> Iterator for Members<'a, '_> {
         }
         let (close, escaped) = string_end(b, i);
         let key = self.text.get(i + 1..close)?;
-        let colon = skip_ws(b, close + 1);
-        let start = skip_ws(b, colon + 1);
+        let colon = validate::ws(b, close + 1);
+        let start = validate::ws(b, colon + 1);
         let end = match self.known {
             Some((k, v)) if k == key && b[start.min(b.len())..].starts_with(v.as_bytes()) => start + v.len(),
             _ => value_end(b, start),
@@ -534,30 +509,6 @@ mod tests {
         // Only an object is expected (a number could be the start of a longer one).
         let n = r#"{"_meta":12,"name":"n"}"#;
         assert_eq!(pairs(members(n).unwrap().expecting("_meta", "1"))[0], ("_meta", "12"));
-    }
-
-    /// The eight-at-a-time search finds the first quote or backslash wherever it is.
-    #[test]
-    fn quote_or_backslash_finds_the_first() {
-        for len in 0..24 {
-            for at in 0..len {
-                for (c, other) in [(b'"', b'\\'), (b'\\', b'"')] {
-                    for from in 0..=at {
-                        let mut v = vec![b'a'; len];
-                        v[at] = c;
-                        if at + 1 < len {
-                            v[at + 1] = other;
-                        }
-                        assert_eq!(quote_or_backslash(&v, from), Some(at), "{v:?} from {from}");
-                    }
-                }
-                let mut v: Vec<u8> = (0..len as u8).map(|i| i.wrapping_mul(37) | 0x80).collect();
-                v[at] = b'"';
-                assert_eq!(quote_or_backslash(&v, 0), Some(at));
-            }
-            assert_eq!(quote_or_backslash(&vec![0x01; len], 0), None);
-            assert_eq!(quote_or_backslash(&vec![b'"' - 1; len], 0), None);
-        }
     }
 
     /// Text that is not valid JSON (never handed to it) still ends the walk, in bounds.

@@ -130,7 +130,8 @@ pub(crate) fn assert_agrees_with_serde(text: &str) {
     }
 }
 
-fn ws(b: &[u8], mut i: usize) -> usize {
+/// The index of the first byte at or after `i` that is not JSON whitespace.
+pub(crate) fn ws(b: &[u8], mut i: usize) -> usize {
     while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r') {
         i += 1;
     }
@@ -252,7 +253,7 @@ fn string(b: &[u8], i: usize) -> Option<(usize, bool)> {
 /// `\` or a control character (below 0x20). Eight bytes at a time: a byte's high bit is
 /// set in `found` when it matches; a borrow can set the high bit of a later byte too, never
 /// of an earlier one, so the lowest bit set is the first match.
-fn special(b: &[u8], mut j: usize) -> Option<usize> {
+pub(crate) fn special(b: &[u8], mut j: usize) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     while let Some(c) = b.get(j..j + 8) {
