@@ -12,6 +12,7 @@
 //! error.
 
 use super::message::MAX_DEPTH;
+use std::ops::Range;
 
 /// The text of one JSON value that has been checked (by this module or by serde_json):
 /// a message's `params` or `result`, handed around without being parsed.
@@ -52,55 +53,31 @@ pub(crate) struct Fields<'a> {
 pub(crate) fn envelope(text: &str) -> Option<Fields<'_>> {
     let b = text.as_bytes();
     let mut f = Fields::default();
-    let mut j = ws(b, 0);
-    if b.get(j) != Some(&b'{') {
+    let open = ws(b, 0);
+    if b.get(open) != Some(&b'{') {
         return None;
     }
-    j = ws(b, j + 1);
-    if b.get(j) == Some(&b'}') {
-        j += 1;
-    } else {
-        loop {
-            if b.get(j) != Some(&b'"') {
-                return None;
-            }
-            let (key_end, escaped) = string(b, j)?;
-            if escaped {
-                return None;
-            }
-            let key = &b[j + 1..key_end - 1];
-            j = ws(b, key_end);
-            if b.get(j) != Some(&b':') {
-                return None;
-            }
-            let start = ws(b, j + 1);
-            let end = value(b, start, 1)?;
-            let slot = match key {
-                b"jsonrpc" => &mut f.jsonrpc,
-                b"id" => &mut f.id,
-                b"method" => &mut f.method,
-                b"params" => &mut f.params,
-                b"result" => &mut f.result,
-                b"error" => &mut f.error,
-                _ => &mut None,
-            };
-            if slot.is_some() {
-                return None;
-            }
-            // In bounds and on character boundaries: both are ASCII bytes of the text.
-            *slot = Some(RawJson::checked(text.get(start..end)?));
-            j = ws(b, end);
-            match b.get(j) {
-                Some(b',') => j = ws(b, j + 1),
-                Some(b'}') => {
-                    j += 1;
-                    break;
-                }
-                _ => return None,
-            }
+    let end = object(b, open, 1, |key, escaped, value| {
+        if escaped {
+            return None;
         }
-    }
-    (ws(b, j) == b.len()).then_some(f)
+        let slot = match &b[key] {
+            b"jsonrpc" => &mut f.jsonrpc,
+            b"id" => &mut f.id,
+            b"method" => &mut f.method,
+            b"params" => &mut f.params,
+            b"result" => &mut f.result,
+            b"error" => &mut f.error,
+            _ => return Some(()),
+        };
+        if slot.is_some() {
+            return None;
+        }
+        // In bounds and on character boundaries: both ends are ASCII bytes of the text.
+        *slot = Some(RawJson::checked(text.get(value)?));
+        Some(())
+    })?;
+    (ws(b, end) == b.len()).then_some(f)
 }
 
 /// Whether `text` is one valid JSON value (whitespace around it allowed), nested at most
@@ -142,7 +119,7 @@ pub(crate) fn ws(b: &[u8], mut i: usize) -> usize {
 fn value(b: &[u8], i: usize, depth: usize) -> Option<usize> {
     match *b.get(i)? {
         b'"' => string(b, i).map(|(end, _)| end),
-        b'{' if depth < MAX_DEPTH => object(b, i, depth + 1),
+        b'{' if depth < MAX_DEPTH => object(b, i, depth + 1, |_, _, _| Some(())),
         b'[' if depth < MAX_DEPTH => array(b, i, depth + 1),
         b't' => literal(b, i, b"true"),
         b'f' => literal(b, i, b"false"),
@@ -156,7 +133,15 @@ fn literal(b: &[u8], i: usize, word: &[u8]) -> Option<usize> {
     b[i..].starts_with(word).then_some(i + word.len())
 }
 
-fn object(b: &[u8], i: usize, depth: usize) -> Option<usize> {
+/// The end of the object at `i` (at `depth`), each member handed to `on_member`: its key
+/// between the quotes, whether the key holds an escape, and its value's bytes; `None` from
+/// it stops the check (the text is left to serde_json).
+fn object(
+    b: &[u8],
+    i: usize,
+    depth: usize,
+    mut on_member: impl FnMut(Range<usize>, bool, Range<usize>) -> Option<()>,
+) -> Option<usize> {
     let mut j = ws(b, i + 1);
     if b.get(j) == Some(&b'}') {
         return Some(j + 1);
@@ -165,11 +150,16 @@ fn object(b: &[u8], i: usize, depth: usize) -> Option<usize> {
         if b.get(j) != Some(&b'"') {
             return None;
         }
-        j = ws(b, string(b, j)?.0);
+        let (key_end, escaped) = string(b, j)?;
+        let key = j + 1..key_end - 1;
+        j = ws(b, key_end);
         if b.get(j) != Some(&b':') {
             return None;
         }
-        j = ws(b, value(b, ws(b, j + 1), depth)?);
+        let start = ws(b, j + 1);
+        let end = value(b, start, depth)?;
+        on_member(key, escaped, start..end)?;
+        j = ws(b, end);
         match b.get(j)? {
             b',' => j = ws(b, j + 1),
             b'}' => return Some(j + 1),
