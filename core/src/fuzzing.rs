@@ -252,7 +252,7 @@ pub fn request_state(data: &[u8]) {
 }
 
 /// The HTTP server path: the bytes are what a client sends on one connection (request
-/// heads, bodies in any framing, several requests), served by hyper and [`HttpService`]
+/// heads, bodies in any framing, several requests), served by the server's HTTP/1.1 connection code and [`HttpService`]
 /// over an in-memory pipe on a paused clock (timeouts cost no real time).
 ///
 /// [`HttpService`]: crate::http::HttpService
@@ -273,14 +273,9 @@ pub fn http(data: &[u8]) -> Vec<u8> {
             let service = crate::http::HttpService::new(&server(), crate::http::HttpOptions::default());
             let (mut client, conn) = tokio::io::duplex(1 << 20);
             let served = tokio::spawn(async move {
-                let svc = service.clone();
-                let conn = hyper::server::conn::http1::Builder::new().half_close(true).serve_connection(
-                    hyper_util::rt::TokioIo::new(conn),
-                    hyper::service::service_fn(move |req| {
-                        let svc = svc.clone();
-                        async move { Ok::<_, std::convert::Infallible>(svc.handle(req).await) }
-                    }),
-                );
+                let (_stop, stop) = tokio::sync::watch::channel(false);
+                let config = crate::transport::http::server::h1::Config { half_close: true, client: None };
+                let conn = crate::transport::http::server::h1::serve(conn, service.clone(), stop, config);
                 let _ = tokio::time::timeout(Duration::from_secs(60), conn).await;
                 service.close_all();
             });

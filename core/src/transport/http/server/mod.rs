@@ -14,12 +14,14 @@
 // the MCP endpoint), `legacy` (HTTP+SSE), `request` (the checks of a request), `reply` (the
 // replies made up here), `classify` (what a POST body holds), `table` (the session table),
 // `session` (one session), `stream` (its SSE streams), `events` (the event store),
-// `dispatch` (the Rust dispatcher), `options`, and `serve` (running on a socket).
+// `dispatch` (the Rust dispatcher), `options`, `serve` (running on a socket) and `h1`
+// (HTTP/1.1 on one connection).
 mod classify;
 mod cluster;
 mod dispatch;
 mod events;
 mod guard;
+pub(crate) mod h1;
 mod legacy;
 mod options;
 mod reply;

@@ -5,7 +5,6 @@
 use super::options::HttpOptions;
 use super::HttpService;
 use crate::error::{Error, Result};
-use std::convert::Infallible;
 use std::future::Future;
 use std::time::Duration;
 
@@ -39,10 +38,7 @@ pub(crate) async fn serve_with(
     tls: Option<tokio_rustls::TlsAcceptor>,
     shutdown: impl Future<Output = ()>,
 ) {
-    use hyper_util::rt::TokioTimer;
     let handshake_timeout = service.options().header_read_timeout.unwrap_or(Duration::from_secs(30));
-    let mut http1 = hyper::server::conn::http1::Builder::new();
-    http1.keep_alive(true).timer(TokioTimer::new()).header_read_timeout(service.options().header_read_timeout);
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let mut conns = tokio::task::JoinSet::new();
     let mut shutdown = std::pin::pin!(shutdown);
@@ -91,12 +87,11 @@ pub(crate) async fn serve_with(
                 let _ = tcp.set_nodelay(true);
                 let svc = service.clone();
                 let stop = stop_rx.clone();
-                let http1 = http1.clone();
-                let client = ClientAddr(peer.ip());
+                let config = super::h1::Config { half_close: false, client: Some(ClientAddr(peer.ip())) };
                 match &tls {
                     None => {
                         conns.spawn(async move {
-                            serve_connection(http1, tcp, svc, stop, client).await;
+                            super::h1::serve(tcp, svc, stop, config).await;
                             drop(permit);
                         });
                     }
@@ -106,7 +101,7 @@ pub(crate) async fn serve_with(
                             // A client that never finishes the handshake is dropped like one
                             // that never sends its headers.
                             if let Ok(Ok(tls)) = tokio::time::timeout(handshake_timeout, acceptor.accept(tcp)).await {
-                                serve_connection(http1, tls, svc, stop, client).await;
+                                super::h1::serve(tls, svc, stop, config).await;
                             }
                             drop(permit);
                         });
@@ -131,35 +126,6 @@ pub(crate) async fn serve_with(
 /// session quota per client ([`HttpOptions::max_sessions_per_client`]) counts by it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ClientAddr(pub std::net::IpAddr);
-
-/// Serves HTTP/1.1 on one connection (TCP, or TLS over it) until it ends, or gracefully once
-/// `stop` is set.
-async fn serve_connection<T>(
-    http1: hyper::server::conn::http1::Builder,
-    io: T,
-    svc: HttpService,
-    mut stop: tokio::sync::watch::Receiver<bool>,
-    client: ClientAddr,
-) where
-    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
-{
-    let conn = http1.serve_connection(
-        hyper_util::rt::TokioIo::new(io),
-        hyper::service::service_fn(move |mut req: hyper::Request<hyper::body::Incoming>| {
-            let svc = svc.clone();
-            req.extensions_mut().insert(client);
-            async move { Ok::<_, Infallible>(svc.handle(req).await) }
-        }),
-    );
-    let mut conn = std::pin::pin!(conn);
-    tokio::select! {
-        _ = conn.as_mut() => {}
-        _ = async { let _ = stop.wait_for(|s| *s).await; } => {
-            conn.as_mut().graceful_shutdown();
-            let _ = conn.await;
-        }
-    }
-}
 
 /// The TLS acceptor of `options` (`tls_cert` and `tls_key`), or `None` for plain HTTP. Fails
 /// with a message naming the file when one is missing, unreadable or holds no certificate or
