@@ -126,6 +126,57 @@ impl ServerRole {
     }
 }
 
+impl Listen {
+    /// The notification (method and params) `change` is for this subscription, if any.
+    fn message(&self, change: &RegistryChange) -> Option<(&'static str, Value)> {
+        if let Some(params) = task_notification(&self.filter, &self.owner, change, &self.id) {
+            return Some(("notifications/tasks", params));
+        }
+        let (method, uri) = notification(&self.filter, change)?;
+        let mut params = json!({ "_meta": { SUBSCRIPTION_ID: self.id } });
+        if let Some(uri) = uri {
+            params["uri"] = Value::String(uri);
+        }
+        Some((method, params))
+    }
+
+    /// The answer that ends it (the server's graceful close).
+    fn end_result(&self) -> Value {
+        json!({ "resultType": "complete", "_meta": { SUBSCRIPTION_ID: self.id } })
+    }
+}
+
+/// A subscription taken out of its session ([`ServerSession::detach_listen`]): what a
+/// transport keeps of an acknowledged listener, instead of the whole session, to write its
+/// notifications and its end.
+pub struct DetachedListen {
+    listen: Listen,
+    request: RequestId,
+}
+
+impl std::fmt::Debug for DetachedListen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DetachedListen").field("request", &self.request).finish_non_exhaustive()
+    }
+}
+
+impl DetachedListen {
+    /// The notification (JSON-RPC text) `change` is for this subscription, if any.
+    pub fn notification(&self, change: &RegistryChange) -> Option<Vec<u8>> {
+        let (method, params) = self.listen.message(change)?;
+        let mut out = Vec::new();
+        crate::jsonrpc::write_notification(&mut out, method, Some(&params));
+        Some(out)
+    }
+
+    /// The response (JSON-RPC text) that ends the subscription: the server's graceful close.
+    pub fn end(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        crate::jsonrpc::write_result(&mut out, &self.request, &self.listen.end_result());
+        out
+    }
+}
+
 impl ServerSession {
     /// Sends `change` on every subscription that asked for it.
     pub(super) fn notify_listens(&mut self, change: &RegistryChange) {
@@ -135,25 +186,31 @@ impl ServerSession {
         let peer = &mut self.peer;
         self.role.listens.retain(|k, _| peer.inflight.contains_key(k));
         for (key, l) in &self.role.listens {
-            if let Some(params) = task_notification(&l.filter, &l.owner, change, &l.id) {
-                peer.notify(Route::Related(*key), "notifications/tasks", Some(&params));
-                continue;
+            if let Some((method, params)) = l.message(change) {
+                peer.notify(Route::Related(*key), method, Some(&params));
             }
-            let Some((method, uri)) = notification(&l.filter, change) else { continue };
-            let mut params = json!({ "_meta": { SUBSCRIPTION_ID: l.id } });
-            if let Some(uri) = uri {
-                params["uri"] = Value::String(uri);
-            }
-            peer.notify(Route::Related(*key), method, Some(&params));
         }
+    }
+
+    /// Takes the session's one open subscription out of it: the session no longer answers
+    /// or notifies it (the caller does, from what is returned). `None` unless exactly one
+    /// subscription is open.
+    pub fn detach_listen(&mut self) -> Option<DetachedListen> {
+        let peer = &mut self.peer;
+        self.role.listens.retain(|k, _| peer.inflight.contains_key(k));
+        if self.role.listens.len() != 1 {
+            return None;
+        }
+        let (key, listen) = self.role.listens.drain().next()?;
+        let inf = self.peer.end(key)?;
+        Some(DetachedListen { listen, request: inf.id })
     }
 
     /// Answers every open subscription (the server ends them: their graceful close).
     pub(super) fn end_listens(&mut self) {
         for (key, l) in std::mem::take(&mut self.role.listens) {
             let Some(inf) = self.peer.end(key) else { continue };
-            let result = json!({ "resultType": "complete", "_meta": { SUBSCRIPTION_ID: l.id } });
-            self.peer.write_result(&inf.id, None, Route::Reply(key), &result);
+            self.peer.write_result(&inf.id, None, Route::Reply(key), &l.end_result());
         }
     }
 

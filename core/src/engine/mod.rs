@@ -11,6 +11,7 @@ mod client;
 mod client_modern;
 mod config;
 mod listen;
+pub use listen::DetachedListen;
 mod modern;
 mod mrtr;
 mod outbox;

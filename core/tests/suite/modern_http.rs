@@ -404,6 +404,9 @@ async fn listen_streams_acknowledge_filter_and_end() {
         let mut prompts_only = ts.send(listen(json!({"promptsListChanged": true}), 2)).await;
         prompts_only.message().await.expect("ack");
         assert_eq!(ts.service.listener_count(), 2);
+        // Acknowledged listeners keep no request in progress (their sessions ended): a
+        // graceful shutdown does not wait on them.
+        assert_eq!(ts.service.in_flight(), 0);
 
         s.add_prompt(Prompt::new("later"), |_a, _c| async { Ok(GetPromptResult::messages(vec![])) }).unwrap();
         s.add_tool(Tool::new("later"), |_a, _c| async { CallToolResult::text("") }).unwrap();

@@ -249,13 +249,7 @@ impl Shared {
     /// of it; each session that must hear of it hears of it once, from the replica that
     /// claimed it first.
     fn apply_change(self: &Arc<Self>, id: String, change: RegistryChange) {
-        for l in self.listener_sessions() {
-            l.with(|i| {
-                if !i.closed {
-                    i.engine.registry_changed(&change);
-                }
-            });
-        }
+        self.tell_listeners(&change);
         let sessions: Vec<Arc<Session>> = self.sessions().values().cloned().collect();
         let told: Vec<Arc<Session>> = sessions.into_iter().filter(|s| s.lock().engine.would_notify(&change)).collect();
         if told.is_empty() {

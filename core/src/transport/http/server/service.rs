@@ -98,8 +98,15 @@ impl HttpService {
     /// Ends every open `subscriptions/listen` stream (2026-07-28) with its response, the
     /// server's graceful end of a subscription; clients listen again to resume.
     pub fn close_listeners(&self) {
-        for s in self.shared.take_listeners() {
-            s.close();
+        let mut wakers = Vec::new();
+        for l in self.shared.take_listeners() {
+            match l {
+                super::table::Listener::Session(s) => s.close(),
+                super::table::Listener::Lean(l) => l.end(&mut wakers),
+            }
+        }
+        for w in wakers {
+            w.wake();
         }
     }
 

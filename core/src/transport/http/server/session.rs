@@ -596,6 +596,13 @@ enum Reply {
 const MAX_STREAMS: usize = 64;
 
 impl Inner {
+    /// Lets go of the stream of the input being handled and of what routes to it (a
+    /// listener takes it over: the session's end no longer ends it).
+    pub(crate) fn release_input(&mut self) {
+        self.key_stream = KeyMap::default();
+        self.input = None;
+    }
+
     /// Routes every message the engine wrote, then collects its events.
     fn route(&mut self, shared: &Shared, after: &mut After) {
         while let Some(t) = self.engine.poll_transmit() {

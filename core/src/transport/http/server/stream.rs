@@ -305,7 +305,8 @@ impl Body for SseBody {
         {
             let mut q = self.stream.lock();
             if !q.frames.is_empty() {
-                let data = q.frames.split().freeze();
+                // Taken whole (not split off): an idle stream keeps no buffer behind.
+                let data = std::mem::take(&mut q.frames).freeze();
                 drop(q);
                 if let (Some(d), Some(sleep)) = (self.keep_alive, &mut self.idle) {
                     sleep.as_mut().reset(tokio::time::Instant::now() + d);

@@ -8,7 +8,7 @@ use super::request::{accepts, handler_headers, header_str, recycle_headers};
 use super::service::BoxError;
 use super::session::Session;
 use super::stream::{HttpBody, Kind, Mode, SseBody, Stream};
-use super::table::new_session_id;
+use super::table::{new_session_id, LeanListener};
 use super::HttpService;
 use crate::auth::server::AuthInfo;
 use crate::engine::{Origin, RequestHeaders, State};
@@ -307,6 +307,10 @@ impl HttpService {
         if class.listen && session.lock().engine.listen_count() == 0 {
             sh.remove_listener(&session);
             session.listening.store(false, std::sync::atomic::Ordering::Release);
+        } else if class.listen {
+            if let Some(r) = self.keep_lean(&session, &stream) {
+                return r;
+            }
         }
         let mut r = match self.answer(&session, stream, None, sh.options.json_response && !class.listen).await {
             Ok(r) => r,
@@ -320,6 +324,30 @@ impl HttpService {
         }
         recycle_headers(&mut r, origin);
         r
+    }
+
+    /// An acknowledged `subscriptions/listen` request: its subscription is taken out of the
+    /// session into a [`LeanListener`] that alone feeds the stream, and the session ends; the
+    /// stream is the reply. `None` when there is no one subscription to take (the session
+    /// answers as any other).
+    fn keep_lean(&self, session: &Arc<Session>, stream: &Arc<Stream>) -> Option<Reply> {
+        let sh = &self.shared;
+        let listen = session.with(|i| {
+            let listen = i.engine.detach_listen()?;
+            // The stream is the listener's now: the session's end must not end it.
+            i.release_input();
+            Some(listen)
+        })?;
+        let lean = Arc::new(LeanListener { listen, stream: stream.clone(), shared: Arc::downgrade(sh) });
+        sh.keep_lean(session, lean.clone());
+        session.close();
+        {
+            let mut q = stream.lock();
+            if q.mode != Mode::Sse {
+                stream.start_sse(&mut q, None);
+            }
+        }
+        Some(sse_reply(SseBody::new(stream.clone(), lean, sh.options.keep_alive, b": keep-alive\n\n")))
     }
 
     /// 403 `insufficient_scope` when a request of `body` uses a tool, resource or prompt whose

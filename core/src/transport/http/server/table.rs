@@ -29,9 +29,10 @@ pub(crate) struct Shared {
     listener: Mutex<Option<ListenerId>>,
     /// Stateless sessions alive (each is one POST being answered).
     pub stateless_live: AtomicUsize,
-    /// The sessions of open `subscriptions/listen` requests (2026-07-28), by address: they
-    /// are not in the session table, yet registry changes must reach them.
-    listeners: Mutex<HashMap<usize, Weak<Session>>>,
+    /// The open `subscriptions/listen` requests (2026-07-28), by address: not in the session
+    /// table, yet registry changes must reach them. A request's session while it is being
+    /// handled; its [`LeanListener`] once acknowledged.
+    listeners: Mutex<HashMap<usize, Listening>>,
     /// The replicas' shared store, once joined (the `store` option).
     pub(super) cluster: OnceLock<super::cluster::Cluster>,
     /// Held while connecting to the store.
@@ -198,7 +199,7 @@ impl Shared {
         }
     }
 
-    fn listeners(&self) -> std::sync::MutexGuard<'_, HashMap<usize, Weak<Session>>> {
+    fn listeners(&self) -> std::sync::MutexGuard<'_, HashMap<usize, Listening>> {
         self.listeners.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -209,7 +210,7 @@ impl Shared {
         if l.len() >= self.config.max_listeners {
             return false;
         }
-        l.insert(Arc::as_ptr(session) as usize, Arc::downgrade(session));
+        l.insert(Arc::as_ptr(session) as usize, Listening::Session(Arc::downgrade(session)));
         session.listening.store(true, Ordering::Release);
         true
     }
@@ -219,19 +220,53 @@ impl Shared {
         self.listeners().remove(&(session as *const Session as usize));
     }
 
-    /// Every listener session, forgotten.
-    pub(super) fn take_listeners(&self) -> Vec<Arc<Session>> {
-        self.listeners().drain().filter_map(|(_, w)| w.upgrade()).collect()
+    /// Keeps `lean` in the place of `session` (whose subscription it took).
+    pub(super) fn keep_lean(&self, session: &Session, lean: Arc<LeanListener>) {
+        let mut l = self.listeners();
+        l.remove(&(session as *const Session as usize));
+        session.listening.store(false, Ordering::Release);
+        l.insert(Arc::as_ptr(&lean) as usize, Listening::Lean(lean));
     }
 
-    /// The sessions of the open `subscriptions/listen` streams.
-    pub(super) fn listener_sessions(&self) -> Vec<Arc<Session>> {
-        self.listeners().values().filter_map(Weak::upgrade).collect()
+    /// Every listener, forgotten.
+    pub(super) fn take_listeners(&self) -> Vec<Listener> {
+        self.listeners().drain().filter_map(|(_, l)| l.upgrade()).collect()
     }
 
     /// Open `subscriptions/listen` streams.
     pub(super) fn listener_count(&self) -> usize {
         self.listeners().len()
+    }
+
+    /// Tells every listener of `change`: the sessions through their engine, the lean ones
+    /// directly (those whose reader fell too far behind are dropped).
+    pub(super) fn tell_listeners(&self, change: &RegistryChange) {
+        let all: Vec<Listener> = self.listeners().values().filter_map(Listening::upgrade).collect();
+        let mut wakers = Vec::new();
+        let mut gone = Vec::new();
+        for l in all {
+            match l {
+                Listener::Session(s) => s.with(|i| {
+                    if !i.closed {
+                        i.engine.registry_changed(change);
+                    }
+                }),
+                Listener::Lean(l) => {
+                    if !l.tell(change, &mut wakers) {
+                        gone.push(Arc::as_ptr(&l) as usize);
+                    }
+                }
+            }
+        }
+        if !gone.is_empty() {
+            let mut l = self.listeners();
+            for k in gone {
+                l.remove(&k);
+            }
+        }
+        for w in wakers {
+            w.wake();
+        }
     }
 
     /// Forwards a registry change (list_changed, resource updates) to every session, and to
@@ -241,8 +276,8 @@ impl Shared {
         if self.change_made(change) {
             return;
         }
-        let mut all: Vec<Arc<Session>> = self.sessions().values().cloned().collect();
-        all.extend(self.listeners().values().filter_map(Weak::upgrade));
+        self.tell_listeners(change);
+        let all: Vec<Arc<Session>> = self.sessions().values().cloned().collect();
         for s in all {
             s.with(|i| {
                 if !i.closed {
@@ -375,4 +410,59 @@ pub(super) fn new_session_id() -> Arc<str> {
         s.push_str(&format!("{x:02x}"));
     }
     Arc::from(s)
+}
+
+/// An entry of the listener table.
+pub(super) enum Listening {
+    /// A `subscriptions/listen` request being handled: its session.
+    Session(Weak<Session>),
+    /// An acknowledged one.
+    Lean(Arc<LeanListener>),
+}
+
+/// A listener, alive.
+pub(super) enum Listener {
+    Session(Arc<Session>),
+    Lean(Arc<LeanListener>),
+}
+
+impl Listening {
+    fn upgrade(&self) -> Option<Listener> {
+        match self {
+            Listening::Session(w) => w.upgrade().map(Listener::Session),
+            Listening::Lean(l) => Some(Listener::Lean(l.clone())),
+        }
+    }
+}
+
+/// An acknowledged `subscriptions/listen` stream of the 2026-07-28 revision: its
+/// subscription, taken out of the request's session (which then ends), and the stream it
+/// is sent on. An idle listener costs this, its stream and its connection.
+pub(crate) struct LeanListener {
+    pub listen: crate::engine::DetachedListen,
+    pub stream: Arc<super::stream::Stream>,
+    pub shared: Weak<Shared>,
+}
+
+impl LeanListener {
+    /// Sends `change` when the subscription asked for it. False when the stream is gone
+    /// (ended, or its reader fell too far behind and it was dropped).
+    fn tell(&self, change: &RegistryChange, wakers: &mut Vec<std::task::Waker>) -> bool {
+        let Some(msg) = self.listen.notification(change) else { return true };
+        self.stream.push(msg.into(), false, wakers).is_ok()
+    }
+
+    /// Ends the subscription with its answer (the server's graceful close).
+    pub(super) fn end(&self, wakers: &mut Vec<std::task::Waker>) {
+        let _ = self.stream.push(self.listen.end().into(), true, wakers);
+        self.stream.finish(wakers);
+    }
+}
+
+impl super::stream::Detach for LeanListener {
+    fn detached(&self, _stream: &Arc<super::stream::Stream>, _delivered: bool) {
+        if let Some(sh) = self.shared.upgrade() {
+            sh.listeners().remove(&(self as *const LeanListener as usize));
+        }
+    }
 }
