@@ -557,7 +557,7 @@ fn parse_head(buf: &mut BytesMut) -> std::result::Result<Option<Head>, StatusCod
     };
     let mut headers = HeaderMap::with_capacity(count);
     for &(n0, n1, v0, v1) in &at[..count] {
-        let name = HeaderName::from_bytes(&head[n0 as usize..n1 as usize]).map_err(|_| bad)?;
+        let name = header_name(&head[n0 as usize..n1 as usize]).map_err(|_| bad)?;
         let value = HeaderValue::from_maybe_shared(head.slice(v0 as usize..v1 as usize)).map_err(|_| bad)?;
         headers.append(name, value);
     }
@@ -574,6 +574,26 @@ fn parse_head(buf: &mut BytesMut) -> std::result::Result<Option<Head>, StatusCod
     *req.version_mut() = version;
     *req.headers_mut() = headers;
     Ok(Some(Head { req, framing, keep_alive, expect_continue }))
+}
+
+/// The header names MCP requests carry that `http` does not know: a request's are taken
+/// from here (a copy of a static name) instead of made (lowercased into an allocation each).
+static MCP_NAMES: [HeaderName; 5] = [
+    HeaderName::from_static("mcp-protocol-version"),
+    HeaderName::from_static("mcp-session-id"),
+    HeaderName::from_static("mcp-method"),
+    HeaderName::from_static("mcp-name"),
+    HeaderName::from_static("last-event-id"),
+];
+
+/// A header name from its bytes (any case).
+fn header_name(name: &[u8]) -> std::result::Result<HeaderName, http::header::InvalidHeaderName> {
+    if name.len() >= 8 {
+        if let Some(known) = MCP_NAMES.iter().find(|k| k.as_str().as_bytes().eq_ignore_ascii_case(name)) {
+            return Ok(known.clone());
+        }
+    }
+    HeaderName::from_bytes(name)
 }
 
 /// The framing of a request body (RFC 9112 §6.3). A request with both `Transfer-Encoding`
@@ -696,6 +716,18 @@ mod tests {
         let (_, h) = head("POST / HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 1\r\n\r\n").unwrap().unwrap();
         assert!(h.expect_continue);
         assert!(head("POST / HTTP/1.1\r\nContent-Le").unwrap().is_none());
+    }
+
+    #[test]
+    fn mcp_header_names_in_any_case() {
+        let (_, h) = head("POST / HTTP/1.1\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nmcp-name: echo\r\nX-Other: 1\r\n\r\n").unwrap().unwrap();
+        let headers = h.req.headers();
+        assert_eq!(headers["mcp-protocol-version"], "2026-07-28");
+        assert_eq!(headers["mcp-method"], "tools/call");
+        assert_eq!(headers["mcp-name"], "echo");
+        assert_eq!(headers["x-other"], "1");
+        assert_eq!(header_name(b"Last-Event-ID").unwrap(), "last-event-id");
+        assert!(header_name(b"bad name").is_err());
     }
 
     #[test]
