@@ -34,12 +34,12 @@ const KEPT_HEADERS: usize = 24;
 
 /// Gives a request's header map back to its reply once nothing else holds the request's
 /// [`Origin`] (a handler may keep its context): cleared, the map keeps the room the request
-/// needed, and hyper parses the connection's next request into the map of this reply
-/// (`cached_headers`). A fresh reply's map holds six headers; a request with more (a
-/// 2026-07-28 one sends `Mcp-Method`, `Mcp-Name` and `MCP-Protocol-Version` besides the usual
-/// ones) made hyper grow it again, two allocations, on every request. Not for a stream (an
-/// idle listener's connection keeps the small map), nor a map grown past [`KEPT_HEADERS`]
-/// (an idle connection keeps what it holds).
+/// needed, and the connection reads its next request into the map of this reply (our
+/// HTTP/1.1 code and hyper's, as `cached_headers`, both do). A fresh reply's map holds six
+/// headers; a request with more (a 2026-07-28 one sends `Mcp-Method`, `Mcp-Name` and
+/// `MCP-Protocol-Version` besides the usual ones) would grow it again, two allocations, on
+/// every request. Not for a stream (an idle listener's connection keeps no map), nor a map
+/// grown past [`KEPT_HEADERS`] (an idle connection keeps what it holds).
 pub(super) fn recycle_headers(r: &mut Reply, origin: Arc<Origin>) {
     if matches!(r.body(), HttpBody::Sse(_)) {
         return;
