@@ -30,10 +30,7 @@ impl RequestId {
     /// Writes the id as JSON.
     pub fn write_json(&self, out: &mut Vec<u8>) {
         match self {
-            RequestId::Number(n) => {
-                let mut buf = itoa_buf(*n);
-                out.extend_from_slice(buf.as_bytes_mut());
-            }
+            RequestId::Number(n) => write_i64(out, *n),
             RequestId::String(s) => {
                 super::fastser::write_str(out, s);
             }
@@ -76,21 +73,10 @@ impl fmt::Display for RequestId {
     }
 }
 
-struct ItoaBuf {
-    bytes: [u8; 20],
-    start: usize,
-}
-
-impl ItoaBuf {
-    fn as_bytes_mut(&mut self) -> &[u8] {
-        &self.bytes[self.start..]
-    }
-}
-
-fn itoa_buf(n: i64) -> ItoaBuf {
+/// Appends `n` in decimal (JSON's integer form; the HTTP server's lengths too).
+pub(crate) fn write_i64(out: &mut Vec<u8>, n: i64) {
     let mut bytes = [0u8; 20];
     let mut i = bytes.len();
-    let neg = n < 0;
     let mut v = n.unsigned_abs();
     loop {
         i -= 1;
@@ -100,11 +86,10 @@ fn itoa_buf(n: i64) -> ItoaBuf {
             break;
         }
     }
-    if neg {
-        i -= 1;
-        bytes[i] = b'-';
+    if n < 0 {
+        out.push(b'-');
     }
-    ItoaBuf { bytes, start: i }
+    out.extend_from_slice(&bytes[i..]);
 }
 
 #[cfg(test)]

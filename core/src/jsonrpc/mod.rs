@@ -8,6 +8,7 @@ mod codec;
 mod error;
 pub(crate) mod fastser;
 mod id;
+pub(crate) use id::write_i64;
 pub(crate) mod message;
 pub(crate) mod validate;
 

@@ -428,7 +428,7 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Conn<T> {
         if !no_content {
             if whole.is_some() {
                 out.extend_from_slice(b"content-length: ");
-                decimal(&mut out, len as u64);
+                crate::jsonrpc::write_i64(&mut out, len as i64);
                 out.extend_from_slice(b"\r\n");
             } else if v11 {
                 out.extend_from_slice(b"transfer-encoding: chunked\r\n");
@@ -669,21 +669,6 @@ fn status_line(out: &mut Vec<u8>, status: StatusCode) {
     out.extend_from_slice(b"\r\n");
 }
 
-/// Appends `n` in decimal.
-fn decimal(out: &mut Vec<u8>, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[i..]);
-}
-
 /// Appends the `date` header (the HTTP date, made once a second per thread).
 fn date_header(out: &mut Vec<u8>) {
     thread_local! {
@@ -781,24 +766,29 @@ mod tests {
         assert_eq!(chunk_size(b""), None);
         assert_eq!(chunk_size(b"xyz"), None);
         assert_eq!(chunk_size(b"1234567890abcdef0"), None);
-        for n in [0u64, 7, 10, 1234, u64::MAX] {
-            let mut out = Vec::new();
-            decimal(&mut out, n);
-            assert_eq!(out, n.to_string().as_bytes());
-        }
         let mut out = Vec::new();
         status_line(&mut out, StatusCode::NOT_FOUND);
         assert_eq!(out, b"HTTP/1.1 404 Not Found\r\n");
     }
 
+    /// A connection served by a fresh test server: the client's end, the serving task and
+    /// the graceful-stop switch.
+    fn connect(
+        options: super::super::HttpOptions,
+        half_close: bool,
+    ) -> (tokio::io::DuplexStream, tokio::task::JoinHandle<()>, tokio::sync::watch::Sender<bool>) {
+        let server = crate::Server::new("h1-test", "1.0.0");
+        let svc = HttpService::new(&server, options);
+        let (client, conn) = tokio::io::duplex(1 << 16);
+        let (stop_tx, stop) = tokio::sync::watch::channel(false);
+        let served = tokio::spawn(serve(conn, svc, stop, Config { half_close, client: None }));
+        (client, served, stop_tx)
+    }
+
     /// Writes `input` on one connection to a served [`HttpService`], shuts the write side
     /// and returns all the server wrote.
     async fn exchange(options: super::super::HttpOptions, input: &[u8]) -> String {
-        let server = crate::Server::new("h1-test", "1.0.0");
-        let svc = HttpService::new(&server, options);
-        let (mut client, conn) = tokio::io::duplex(1 << 16);
-        let (_stop, stop) = tokio::sync::watch::channel(false);
-        let served = tokio::spawn(serve(conn, svc, stop, Config { half_close: true, client: None }));
+        let (mut client, served, _stop) = connect(options, true);
         // The server may answer and close before it all went (a head past the limit).
         let _ = client.write_all(input).await;
         let _ = client.shutdown().await;
@@ -864,11 +854,7 @@ mod tests {
         assert!(out.starts_with("HTTP/1.1 200 OK\r\n"), "{out}");
         assert!(out.contains(r#""id":7"#), "{out}");
         // The head alone: 100 Continue, then the body, then the answer.
-        let server = crate::Server::new("h1-test", "1.0.0");
-        let svc = HttpService::new(&server, Default::default());
-        let (mut client, conn) = tokio::io::duplex(1 << 16);
-        let (_stop, stop) = tokio::sync::watch::channel(false);
-        let served = tokio::spawn(serve(conn, svc, stop, Config { half_close: true, client: None }));
+        let (mut client, served, _stop) = connect(Default::default(), true);
         client.write_all(head.as_bytes()).await.unwrap();
         let mut buf = [0u8; 64];
         let n = client.read(&mut buf).await.unwrap();
@@ -930,11 +916,7 @@ mod tests {
     async fn a_body_that_does_not_come_gets_408() {
         let options =
             super::super::HttpOptions { body_read_timeout: Some(Duration::from_secs(2)), ..Default::default() };
-        let server = crate::Server::new("h1-test", "1.0.0");
-        let svc = HttpService::new(&server, options);
-        let (mut client, conn) = tokio::io::duplex(1 << 16);
-        let (_stop, stop) = tokio::sync::watch::channel(false);
-        let served = tokio::spawn(serve(conn, svc, stop, Config { half_close: false, client: None }));
+        let (mut client, served, _stop) = connect(options, false);
         client.write_all(b"POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Length: 10\r\n\r\nabc").await.unwrap();
         let mut out = Vec::new();
         client.read_to_end(&mut out).await.unwrap();
@@ -948,20 +930,14 @@ mod tests {
     async fn idle_connections_close_at_the_header_timeout_and_on_stop() {
         let options =
             super::super::HttpOptions { header_read_timeout: Some(Duration::from_secs(5)), ..Default::default() };
-        let server = crate::Server::new("h1-test", "1.0.0");
-        let svc = HttpService::new(&server, options);
-        let (mut client, conn) = tokio::io::duplex(1 << 16);
-        let (_stop, stop) = tokio::sync::watch::channel(false);
-        let served = tokio::spawn(serve(conn, svc.clone(), stop, Config { half_close: false, client: None }));
+        let (mut client, served, _stop) = connect(options.clone(), false);
         client.write_all(b"GET / HTTP/1.1\r\nHo").await.unwrap();
         let mut out = Vec::new();
         client.read_to_end(&mut out).await.unwrap();
         assert!(out.is_empty(), "a half-sent head is dropped without an answer");
         served.await.unwrap();
 
-        let (mut client, conn) = tokio::io::duplex(1 << 16);
-        let (stop_tx, stop) = tokio::sync::watch::channel(false);
-        let served = tokio::spawn(serve(conn, svc, stop, Config { half_close: false, client: None }));
+        let (mut client, served, stop_tx) = connect(options, false);
         client.write_all(b"GET /elsewhere HTTP/1.1\r\nHost: localhost\r\n\r\n").await.unwrap();
         let mut buf = [0u8; 512];
         let n = client.read(&mut buf).await.unwrap();
