@@ -436,6 +436,9 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Conn<T> {
         }
         if close {
             out.extend_from_slice(b"connection: close\r\n");
+        } else if !v11 {
+            // An HTTP/1.0 client that asked to keep the connection is told it is kept.
+            out.extend_from_slice(b"connection: keep-alive\r\n");
         }
         out.extend_from_slice(b"\r\n");
         // The map has the room a request needed (the service moves the request's map into its
@@ -904,6 +907,10 @@ mod tests {
         assert!(out.starts_with("HTTP/1.1 404 Not Found\r\n"), "{out}");
         assert!(out.contains("content-length: 9\r\n"), "{out}");
         assert!(out.ends_with("\r\n\r\n"), "no body after the head: {out}");
+        let kept = b"GET /elsewhere HTTP/1.0\r\nHost: localhost\r\nConnection: keep-alive\r\n\r\nGET /elsewhere HTTP/1.0\r\nHost: localhost\r\n\r\n";
+        let out = exchange(Default::default(), kept).await;
+        assert_eq!(statuses(&out), ["404", "404"], "{out}");
+        assert!(out.contains("connection: keep-alive\r\n"), "{out}");
         let out =
             exchange(Default::default(), b"GET /elsewhere HTTP/1.0\r\nHost: localhost\r\n\r\nGET / HTTP/1.0\r\n\r\n")
                 .await;
