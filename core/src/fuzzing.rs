@@ -252,8 +252,9 @@ pub fn request_state(data: &[u8]) {
 }
 
 /// The HTTP server path: the bytes are what a client sends on one connection (request
-/// heads, bodies in any framing, several requests), served by the server's HTTP/1.1 connection code and [`HttpService`]
-/// over an in-memory pipe on a paused clock (timeouts cost no real time).
+/// heads, bodies in any framing, several requests), served by the server's HTTP/1.1
+/// connection code and [`HttpService`] over an in-memory pipe on a paused clock (timeouts
+/// cost no real time).
 ///
 /// [`HttpService`]: crate::http::HttpService
 /// Returns what the server wrote (its first MiB).

@@ -32,8 +32,6 @@ const READ_CHUNK: usize = 8 * 1024;
 /// Most bytes read ahead (the next requests of a pipelining client) while an answer is
 /// made or streams; past it the connection reads no more until the answer is out.
 const MAX_AHEAD: usize = 64 * 1024;
-/// Most header fields a kept header map may have room for (what 24 cost: ~2.7 KB).
-const KEPT_HEADERS: usize = 24;
 /// Most bytes of a chunk-size line or of the trailers of a chunked body.
 const MAX_CHUNK_LINE: usize = 4 * 1024;
 
@@ -383,7 +381,7 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Conn<T> {
 
     /// Answers a head that could not be read (no body; the connection then closes).
     async fn refuse(&mut self, status: StatusCode) -> std::io::Result<()> {
-        crate::metrics::refused(status.as_u16());
+        super::reply::refused(status, status.canonical_reason().unwrap_or("a bad request head"));
         let mut out = Vec::with_capacity(128);
         status_line(&mut out, status);
         out.extend_from_slice(b"content-length: 0\r\nconnection: close\r\n");
@@ -401,6 +399,7 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Conn<T> {
         let status = parts.status;
         let no_content =
             status.is_informational() || status == StatusCode::NO_CONTENT || status == StatusCode::NOT_MODIFIED;
+        let send_body = !head_only && !no_content;
         let (whole, stream) = match body {
             HttpBody::Empty | HttpBody::Full(None) => (Some(Bytes::new()), None),
             HttpBody::Full(Some(b)) => (Some(b), None),
@@ -411,7 +410,7 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Conn<T> {
             close = true;
         }
         let len = whole.as_ref().map_or(0, Bytes::len);
-        let mut out = Vec::with_capacity(256 + parts.headers.len() * 48 + if head_only { 0 } else { len });
+        let mut out = Vec::with_capacity(256 + parts.headers.len() * 48 + if send_body { len } else { 0 });
         status_line(&mut out, status);
         for (name, value) in &parts.headers {
             if name == header::CONTENT_LENGTH || name == header::TRANSFER_ENCODING || name == header::CONNECTION {
@@ -445,21 +444,19 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Conn<T> {
         // reply): the connection's next request is read into it. Not when the answer streams:
         // a waiting connection keeps nothing it does not need.
         let mut kept = parts.headers;
-        if stream.is_none() && kept.capacity() <= KEPT_HEADERS {
+        if stream.is_none() && kept.capacity() <= super::request::KEPT_HEADERS {
             kept.clear();
             self.headers = Some(kept);
         }
-        if let Some(b) = &whole {
-            if !head_only && !no_content {
-                out.extend_from_slice(b);
-            }
+        if let (Some(b), true) = (&whole, send_body) {
+            out.extend_from_slice(b);
         }
         if self.write(&out).await.is_err() {
             return Step::End;
         }
         drop(out);
         match stream {
-            Some(body) if !head_only && !no_content => Step::Stream { body, chunked: v11, close },
+            Some(body) if send_body => Step::Stream { body, chunked: v11, close },
             _ if self.carry_on(close).await => Step::Next,
             _ => Step::End,
         }

@@ -18,7 +18,7 @@ pub(super) fn not_found() -> Reply {
 
 /// Counts and logs a request refused with `status` (limits hit at info, a full server at
 /// warn, the rest at debug).
-fn refused(status: StatusCode, why: &str) {
+pub(super) fn refused(status: StatusCode, why: &str) {
     crate::metrics::refused(status.as_u16());
     let status = status.as_u16();
     match status {

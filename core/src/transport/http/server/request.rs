@@ -30,7 +30,7 @@ pub(super) fn handler_headers(mut h: http::HeaderMap, verified: bool) -> http::H
 }
 
 /// The most headers a recycled map has room for (what 24 entries cost: ~2.7 KB).
-const KEPT_HEADERS: usize = 24;
+pub(super) const KEPT_HEADERS: usize = 24;
 
 /// Gives a request's header map back to its reply once nothing else holds the request's
 /// [`Origin`] (a handler may keep its context): cleared, the map keeps the room the request

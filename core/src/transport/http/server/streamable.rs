@@ -304,13 +304,13 @@ impl HttpService {
             i.engine.set_origin(None);
             s
         });
-        if class.listen && session.lock().engine.listen_count() == 0 {
-            sh.remove_listener(&session);
-            session.listening.store(false, std::sync::atomic::Ordering::Release);
-        } else if class.listen {
+        if class.listen {
             if let Some(r) = self.keep_lean(&session, &stream) {
                 return r;
             }
+            // Refused (no subscription opened): the session is no listener.
+            sh.remove_listener(&session);
+            session.listening.store(false, std::sync::atomic::Ordering::Release);
         }
         let mut r = match self.answer(&session, stream, None, sh.options.json_response && !class.listen).await {
             Ok(r) => r,
@@ -328,8 +328,8 @@ impl HttpService {
 
     /// An acknowledged `subscriptions/listen` request: its subscription is taken out of the
     /// session into a [`LeanListener`] that alone feeds the stream, and the session ends; the
-    /// stream is the reply. `None` when there is no one subscription to take (the session
-    /// answers as any other).
+    /// stream is the reply. `None` when the request opened no subscription (the session
+    /// answers its refusal as any other).
     fn keep_lean(&self, session: &Arc<Session>, stream: &Arc<Stream>) -> Option<Reply> {
         let sh = &self.shared;
         let listen = session.with(|i| {
