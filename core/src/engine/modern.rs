@@ -672,12 +672,6 @@ struct CursorParams {
 }
 
 impl ServerRole {
-    /// The server's identity for modern results: JSON bytes and value (empty and null when
-    /// the configuration says not to send it).
-    pub(super) fn identity_value(&self) -> &Value {
-        &self.identity().value
-    }
-
     /// Made once per configuration (shared by its sessions).
     pub(super) fn identity(&self) -> &Identity {
         self.config.identity.0.get_or_init(|| {

@@ -56,8 +56,8 @@ pub(crate) struct Round {
     method: &'static str,
     /// Answers the handler used (they are carried to the next round).
     consumed: Vec<String>,
-    /// What it asked and was not answered, in the order asked.
-    pending: Vec<(String, Value)>,
+    /// What it asked and was not answered, in the order asked: key, method, params.
+    pending: Vec<(String, &'static str, Option<Value>)>,
     /// Requests made so far (default keys are numbered by it).
     calls: u32,
 }
@@ -265,12 +265,12 @@ impl ServerSession {
                  resources/read can)",
             ));
         };
-        if !matches!(method, "elicitation/create" | "sampling/createMessage" | "roots/list") {
+        let Some(method) = input_method(method) else {
             return Err(RpcError::invalid_request(format!(
                 "a 2026-07-28 request can ask the client only for elicitation/create, sampling/createMessage or \
                  roots/list, not {method}"
             )));
-        }
+        };
         if let Some((_, required)) =
             missing_client_capability(method, params.as_ref(), &ctx.client_capabilities, ctx.version)
         {
@@ -290,15 +290,9 @@ impl ServerSession {
             }
             return Ok(InputAnswer::Answered(answer.clone()));
         }
-        let mut request = json!({ "method": method });
-        if let Some(p) = params {
-            request["params"] = p;
-        } else {
-            request["params"] = json!({});
-        }
-        match round.pending.iter_mut().find(|(k, _)| *k == name) {
-            Some(slot) => slot.1 = request,
-            None => round.pending.push((name, request)),
+        match round.pending.iter_mut().find(|(k, ..)| *k == name) {
+            Some(slot) => (slot.1, slot.2) = (method, params),
+            None => round.pending.push((name, method, params)),
         }
         Ok(InputAnswer::Required)
     }
@@ -312,8 +306,9 @@ impl ServerSession {
         ctx: &RequestContext,
         own: InputRequired,
     ) {
+        let mut inf = inf;
+        let result = self.input_required_result(&mut inf, ctx, own);
         let (id, batch, route) = (&inf.id, inf.batch, Route::Reply(key));
-        let result = self.input_required_result(&inf, ctx, own);
         match result {
             Ok(body) => {
                 let peer = &mut self.peer;
@@ -329,13 +324,15 @@ impl ServerSession {
         }
     }
 
+    /// The `input_required` result's JSON: what the handler asked in this round (taken out
+    /// of it), and the round's sealed state.
     fn input_required_result(
         &self,
-        inf: &Inflight,
+        inf: &mut Inflight,
         ctx: &RequestContext,
         own: InputRequired,
     ) -> Result<Vec<u8>, RpcError> {
-        let Some(round) = inf.round.as_ref() else {
+        let Some(round) = inf.round.as_mut() else {
             return Err(RpcError::internal(
                 "the handler returned input_required, which only tools/call, prompts/get and resources/read may",
             ));
@@ -348,13 +345,24 @@ impl ServerSession {
                 ctx.round + 1
             )));
         }
-        let mut requests = Map::new();
-        for (k, v) in &round.pending {
-            requests.insert(k.clone(), v.clone());
+        // Each input request's JSON by key (the handler's own win over the same key asked
+        // through the context), in key order.
+        let mut requests: Vec<(String, Vec<u8>)> = Vec::with_capacity(round.pending.len() + own.requests.len());
+        for (k, method, params) in std::mem::take(&mut round.pending) {
+            let mut json = Vec::with_capacity(96);
+            json.extend_from_slice(b"{\"method\":\"");
+            json.extend_from_slice(method.as_bytes());
+            json.extend_from_slice(b"\",\"params\":");
+            match params {
+                Some(p) => write_json(&mut json, &p)?,
+                None => json.extend_from_slice(b"{}"),
+            }
+            json.push(b'}');
+            requests.push((k, json));
         }
         for (k, v) in own.requests {
             let method = v.get("method").and_then(Value::as_str).unwrap_or("");
-            if !matches!(method, "elicitation/create" | "sampling/createMessage" | "roots/list") {
+            if input_method(method).is_none() {
                 return Err(RpcError::internal(format!(
                     "inputRequests[{k:?}] has method {method:?}; input requests are elicitation/create, \
                      sampling/createMessage or roots/list"
@@ -365,13 +373,19 @@ impl ServerSession {
             {
                 return Err(missing_capability(required));
             }
-            requests.insert(k, v);
+            let mut json = Vec::new();
+            write_json(&mut json, &v)?;
+            match requests.iter_mut().find(|(have, _)| *have == k) {
+                Some(slot) => slot.1 = json,
+                None => requests.push((k, json)),
+            }
         }
         if requests.is_empty() && own.state.is_none() {
             return Err(RpcError::internal(
                 "the handler ended the call with input_required but asked for nothing and kept no state",
             ));
         }
+        requests.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let b: Binding = round
             .params
             .as_deref()
@@ -396,15 +410,47 @@ impl ServerSession {
         };
         let keys = cfg.keys().map_err(RpcError::internal)?;
         let state = request_state::seal(&keys, &payload).map_err(RpcError::internal)?;
-        let mut result = json!({ "resultType": "input_required", "requestState": state });
+        // The members in the order a JSON object map would write them (sorted by name).
+        let identity = role.identity().json();
+        let size = state.len() + identity.len() + requests.iter().map(|(k, v)| k.len() + v.len() + 4).sum::<usize>();
+        let mut out = Vec::with_capacity(size + 128);
+        out.push(b'{');
+        if !identity.is_empty() {
+            out.extend_from_slice(b"\"_meta\":{\"io.modelcontextprotocol/serverInfo\":");
+            out.extend_from_slice(identity);
+            out.extend_from_slice(b"},");
+        }
         if !requests.is_empty() {
-            result["inputRequests"] = Value::Object(requests);
+            out.extend_from_slice(b"\"inputRequests\":{");
+            for (i, (k, json)) in requests.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                crate::jsonrpc::fastser::write_str(&mut out, k);
+                out.push(b':');
+                out.extend_from_slice(json);
+            }
+            out.extend_from_slice(b"},");
         }
-        let identity = &self.role.identity_value();
-        if !identity.is_null() {
-            result["_meta"] = json!({ meta_keys::SERVER_INFO: identity });
-        }
-        serde_json::to_vec(&result).map_err(RpcError::internal)
+        out.extend_from_slice(b"\"requestState\":");
+        crate::jsonrpc::fastser::write_str(&mut out, &state);
+        out.extend_from_slice(b",\"resultType\":\"input_required\"}");
+        Ok(out)
+    }
+}
+
+/// `value`'s JSON appended to `out`.
+fn write_json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) -> Result<(), RpcError> {
+    crate::jsonrpc::fastser::to_writer(out, value).map_err(RpcError::internal)
+}
+
+/// The methods a 2026-07-28 request may ask the client for input with.
+fn input_method(method: &str) -> Option<&'static str> {
+    match method {
+        "elicitation/create" => Some("elicitation/create"),
+        "sampling/createMessage" => Some("sampling/createMessage"),
+        "roots/list" => Some("roots/list"),
+        _ => None,
     }
 }
 

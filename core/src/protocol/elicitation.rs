@@ -65,6 +65,33 @@ impl ElicitParams {
     pub fn is_url(&self) -> bool {
         matches!(self, ElicitParams::Url { .. })
     }
+
+    /// The params as a JSON value, what `serde_json::to_value` makes of them, with the
+    /// schema and `_meta` moved in instead of copied member by member.
+    pub(crate) fn into_value(self) -> Value {
+        let mut m = Map::new();
+        let meta = match self {
+            ElicitParams::Url { mode, message, url, elicitation_id, meta } => {
+                m.insert("mode".into(), Value::String(mode));
+                m.insert("message".into(), Value::String(message));
+                m.insert("url".into(), Value::String(url));
+                m.insert("elicitationId".into(), Value::String(elicitation_id));
+                meta
+            }
+            ElicitParams::Form { mode, message, requested_schema, meta } => {
+                if let Some(mode) = mode {
+                    m.insert("mode".into(), Value::String(mode));
+                }
+                m.insert("message".into(), Value::String(message));
+                m.insert("requestedSchema".into(), requested_schema);
+                meta
+            }
+        };
+        if let Some(meta) = meta {
+            m.insert("_meta".into(), Value::Object(meta));
+        }
+        Value::Object(m)
+    }
 }
 
 /// What the user did with an elicitation.
@@ -90,4 +117,38 @@ pub struct ElicitResult {
     /// Metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn into_value_is_what_serde_makes() {
+        let mut meta = Map::new();
+        meta.insert("io.modelcontextprotocol/related-task".into(), json!({"taskId": "t1"}));
+        let schema = json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]});
+        let cases = [
+            ElicitParams::form("Name?", schema.clone()),
+            ElicitParams::Form {
+                mode: Some("form".into()),
+                message: "Name?".into(),
+                requested_schema: schema,
+                meta: Some(meta.clone()),
+            },
+            ElicitParams::url("Sign in", "https://example.com/a", "e1"),
+            ElicitParams::Url {
+                mode: "url".into(),
+                message: "Sign in".into(),
+                url: "https://example.com/a".into(),
+                elicitation_id: "e1".into(),
+                meta: Some(meta),
+            },
+        ];
+        for p in cases {
+            let serde = serde_json::to_value(&p).unwrap();
+            assert_eq!(p.into_value(), serde);
+        }
+    }
 }

@@ -401,7 +401,7 @@ impl Context {
     /// Asks the user for input through the client (form or URL mode). See
     /// [`Context::request`] for how this works at 2026-07-28.
     pub async fn elicit(&self, params: ElicitParams) -> Result<ElicitResult> {
-        let v = self.request("elicitation/create", Some(serde_json::to_value(params)?), None).await?;
+        let v = self.request("elicitation/create", Some(params.into_value()), None).await?;
         Ok(serde_json::from_value(v)?)
     }
 
