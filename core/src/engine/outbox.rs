@@ -35,9 +35,16 @@ pub(crate) struct Outbox {
     index: VecDeque<(Route, usize)>,
 }
 
+/// The buffer's capacity when a message starts it.
+const FIRST_CAPACITY: usize = 256;
+
 impl Outbox {
     /// Starts a message; write its JSON into the returned buffer, then call `finish`.
     pub(crate) fn begin(&mut self) -> &mut Vec<u8> {
+        // Most messages fit: one allocation instead of a few doublings from 8 bytes.
+        if self.buf.capacity() == 0 {
+            self.buf.reserve(FIRST_CAPACITY);
+        }
         &mut self.buf
     }
 
@@ -64,6 +71,12 @@ impl Outbox {
 
     pub(crate) fn pop(&mut self) -> Option<Transmit> {
         let (route, end) = self.index.pop_front()?;
+        if self.index.is_empty() && self.start == 0 {
+            // The only message: handed over as it is, not copied.
+            let mut bytes = std::mem::take(&mut self.buf);
+            bytes.truncate(end - 1);
+            return Some(Transmit { route, bytes });
+        }
         let bytes = self.buf[self.start..end - 1].to_vec();
         self.start = end;
         if self.index.is_empty() {

@@ -533,9 +533,10 @@ fn parse_head(buf: &mut BytesMut, kept: &mut Option<HeaderMap>) -> std::result::
     // Where the path, and each field's name and value, lie in `buf`.
     let mut at = [(0u32, 0u32, 0u32, 0u32); MAX_HEADERS];
     let (len, method, path, version, count) = {
-        let mut fields = [httparse::EMPTY_HEADER; MAX_HEADERS];
-        let mut parsed = httparse::Request::new(&mut fields);
-        let len = match parsed.parse(buf) {
+        // Left uninitialised: httparse writes the fields it finds (no 3 KiB to fill first).
+        let mut fields = [const { std::mem::MaybeUninit::<httparse::Header<'_>>::uninit() }; MAX_HEADERS];
+        let mut parsed = httparse::Request::new(&mut []);
+        let len = match parsed.parse_with_uninit_headers(buf, &mut fields) {
             Ok(httparse::Status::Complete(n)) => n,
             Ok(httparse::Status::Partial) => return Ok(None),
             Err(httparse::Error::TooManyHeaders) => return Err(StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE),

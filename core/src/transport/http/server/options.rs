@@ -257,8 +257,11 @@ fn split_host(s: &str) -> (&str, Option<&str>) {
 
 /// Whether `value` (`host[:port]`) matches one pattern (`host` = any port).
 fn host_matches(pattern: &str, value: &str) -> bool {
-    let (ph, pp) = split_host(pattern);
-    let (vh, vp) = split_host(value);
+    split_matches(split_host(pattern), split_host(value))
+}
+
+/// [`host_matches`] of a pattern and a value already split.
+fn split_matches((ph, pp): (&str, Option<&str>), (vh, vp): (&str, Option<&str>)) -> bool {
     ph.eq_ignore_ascii_case(vh) && (pp.is_none() || pp == vp)
 }
 
@@ -300,10 +303,11 @@ impl HttpOptions {
     /// Checks `Host` and `Origin` against the allow-lists; `Err` says what was refused.
     pub(crate) fn check_dns_rebinding(&self, host: Option<&str>, origin: Option<&str>) -> Result<(), String> {
         if !self.allowed_hosts.is_empty() {
-            match host {
-                Some(h) if self.allowed_hosts.iter().any(|p| host_matches(p, h)) => {}
-                Some(h) => return Err(format!("Host header {h:?} is not allowed")),
-                None => return Err("the Host header is missing".into()),
+            let Some(h) = host else { return Err("the Host header is missing".into()) };
+            // The value split once, not once per pattern.
+            let value = split_host(h);
+            if !self.allowed_hosts.iter().any(|p| split_matches(split_host(p), value)) {
+                return Err(format!("Host header {h:?} is not allowed"));
             }
         }
         let Some(origin) = origin else { return Ok(()) };
