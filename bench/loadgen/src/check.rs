@@ -417,23 +417,62 @@ impl<'de> Deserialize<'de> for Key<'de> {
 /// `input_required` result whose `inputRequests` are all `elicitation/create`. Returns
 /// their keys and the `requestState` to echo, if any.
 pub fn input_required(message: &[u8], id: u64) -> Result<(Vec<String>, Option<String>), String> {
-    let v: Value = serde_json::from_slice(message).map_err(|e| format!("invalid JSON ({e})"))?;
-    if v.get("id").and_then(Value::as_u64) != Some(id) {
+    // Read typed, borrowing the strings and skipping the requests' params: a value tree of
+    // the whole answer cost more than the rest of the client's work on it.
+    #[derive(serde::Deserialize)]
+    struct Message<'a> {
+        id: Option<u64>,
+        #[serde(borrow)]
+        result: Option<Result_<'a>>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Result_<'a> {
+        #[serde(rename = "resultType", borrow)]
+        result_type: Option<std::borrow::Cow<'a, str>>,
+        #[serde(rename = "inputRequests", borrow)]
+        input_requests: Option<BTreeMap<std::borrow::Cow<'a, str>, Request<'a>>>,
+        #[serde(rename = "requestState", default, deserialize_with = "string_or_other")]
+        request_state: Option<String>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Request<'a> {
+        #[serde(borrow)]
+        method: Option<std::borrow::Cow<'a, str>>,
+    }
+    /// `requestState` when a string (anything else counts as none, as before).
+    fn string_or_other<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+        Ok(match Value::deserialize(d)? {
+            Value::String(s) => Some(s),
+            _ => None,
+        })
+    }
+    let whole = || match serde_json::from_slice::<Value>(message) {
+        Ok(v) => shorten(&v.to_string()),
+        Err(_) => shorten(&String::from_utf8_lossy(message)),
+    };
+    let m: Message = match serde_json::from_slice(message) {
+        Ok(m) => m,
+        Err(e) => {
+            // Not the shape read here (say, a member of another type): the value's own words.
+            return match serde_json::from_slice::<Value>(message) {
+                Err(e) => Err(format!("invalid JSON ({e})")),
+                Ok(_) => Err(format!("unexpected answer ({e}): {}", whole())),
+            };
+        }
+    };
+    if m.id != Some(id) {
         return Err(format!("not the response to {id}: {}", shorten(&String::from_utf8_lossy(message))));
     }
-    let result = v.get("result").ok_or_else(|| format!("no result: {}", shorten(&v.to_string())))?;
-    if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
-        return Err(format!("expected resultType input_required: {}", shorten(&v.to_string())));
+    let result = m.result.ok_or_else(|| format!("no result: {}", whole()))?;
+    if result.result_type.as_deref() != Some("input_required") {
+        return Err(format!("expected resultType input_required: {}", whole()));
     }
-    let requests = result.get("inputRequests").and_then(Value::as_object).filter(|r| !r.is_empty());
-    let requests = requests.ok_or_else(|| format!("no inputRequests: {}", shorten(&v.to_string())))?;
-    if let Some((k, _)) =
-        requests.iter().find(|(_, r)| r.get("method").and_then(Value::as_str) != Some("elicitation/create"))
-    {
-        return Err(format!("input request {k:?} is not an elicitation: {}", shorten(&v.to_string())));
+    let requests = result.input_requests.filter(|r| !r.is_empty());
+    let requests = requests.ok_or_else(|| format!("no inputRequests: {}", whole()))?;
+    if let Some((k, _)) = requests.iter().find(|(_, r)| r.method.as_deref() != Some("elicitation/create")) {
+        return Err(format!("input request {k:?} is not an elicitation: {}", whole()));
     }
-    let state = result.get("requestState").and_then(Value::as_str).map(str::to_owned);
-    Ok((requests.keys().cloned().collect(), state))
+    Ok((requests.into_keys().map(|k| k.into_owned()).collect(), result.request_state))
 }
 
 #[cfg(test)]

@@ -103,21 +103,36 @@ fn modern_meta(capabilities: &str) -> String {
 /// The retry of a 2026-07-28 `tools/call` of `tool` (no arguments) that answers each
 /// elicitation of `keys` with `accept` and `{"name": name}`, echoing `state` if any.
 pub fn mrtr_retry(out: &mut Vec<u8>, id: u64, tool: &str, keys: &[String], state: Option<&str>, name: &str) {
-    let answer = serde_json::json!({ "action": "accept", "content": { "name": name } });
-    let responses: serde_json::Map<String, serde_json::Value> =
-        keys.iter().map(|k| (k.clone(), answer.clone())).collect();
-    let mut params = serde_json::json!({ "name": tool, "arguments": {}, "inputResponses": responses });
-    if let Some(state) = state {
-        params["requestState"] = state.into();
-    }
-    let mut params = serde_json::to_string(&params).expect("JSON serializes");
-    params.pop();
+    // Written straight into `out` (no value tree), members in the order serde_json's map
+    // wrote them: arguments, inputResponses, name, requestState.
+    let string = |out: &mut Vec<u8>, s: &str| serde_json::to_writer(&mut *out, s).expect("a string serializes");
+    let mut digits = [0u8; 20];
     out.clear();
-    out.extend_from_slice(
-        format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":").as_bytes(),
-    );
-    out.extend_from_slice(params.as_bytes());
-    out.extend_from_slice(format!(",{}}}}}", modern_meta(ELICITATION_CAPABILITIES)).as_bytes());
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    out.extend_from_slice(decimal(id, &mut digits));
+    out.extend_from_slice(b",\"method\":\"tools/call\",\"params\":{\"arguments\":{},\"inputResponses\":{");
+    let mut sorted: Vec<&String> = keys.iter().collect();
+    sorted.sort_unstable();
+    sorted.dedup();
+    for (i, k) in sorted.into_iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        string(out, k);
+        out.extend_from_slice(b":{\"action\":\"accept\",\"content\":{\"name\":");
+        string(out, name);
+        out.extend_from_slice(b"}}");
+    }
+    out.extend_from_slice(b"},\"name\":");
+    string(out, tool);
+    if let Some(state) = state {
+        out.extend_from_slice(b",\"requestState\":");
+        string(out, state);
+    }
+    static META: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| modern_meta(ELICITATION_CAPABILITIES));
+    out.push(b',');
+    out.extend_from_slice(META.as_bytes());
+    out.extend_from_slice(b"}}");
 }
 
 /// A 2026-07-28 `subscriptions/listen` request for `notifications/tools/list_changed`.
