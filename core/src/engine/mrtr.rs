@@ -313,6 +313,7 @@ impl ServerSession {
             Ok(body) => {
                 let peer = &mut self.peer;
                 peer.respond(batch, route, |out| {
+                    out.reserve(body.len() + 64);
                     out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
                     id.write_json(out);
                     out.extend_from_slice(b",\"result\":");
