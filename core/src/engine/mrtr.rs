@@ -63,8 +63,8 @@ pub(crate) struct Round {
 }
 
 impl Round {
-    pub(crate) fn new(method: &'static str, params: Option<RawJson<'_>>) -> Box<Round> {
-        Box::new(Round { params: params.map(|p| p.get().into()), method, ..Default::default() })
+    pub(crate) fn new(method: &'static str, params: Option<RawJson<'_>>) -> Round {
+        Round { params: params.map(|p| p.get().into()), method, ..Default::default() }
     }
 }
 
@@ -92,6 +92,41 @@ struct Binding {
     input_responses: Option<Value>,
     #[serde(rename = "requestState", deserialize_with = "present")]
     request_state: Option<Value>,
+}
+
+impl Binding {
+    /// The binding members of a request's params (valid JSON text, as every request's is by
+    /// the time it is served): each read on its own, the rest (`_meta` above all) stepped
+    /// over by a scan instead of parsed. Whatever the scan does not take as it is (not an
+    /// object, an escaped or repeated key) is left to serde, errors included.
+    fn read(text: &str) -> Result<Binding, serde_json::Error> {
+        let Some(members) = crate::jsonrpc::message::members(text) else { return serde_json::from_str(text) };
+        let mut b = Binding::default();
+        let mut seen = 0u8;
+        for m in members {
+            let bit = match m.key {
+                "name" => 1,
+                "uri" => 2,
+                "arguments" => 4,
+                "inputResponses" => 8,
+                "requestState" => 16,
+                _ if m.escaped => return serde_json::from_str(text),
+                _ => continue,
+            };
+            if seen & bit != 0 {
+                return serde_json::from_str(text);
+            }
+            seen |= bit;
+            match bit {
+                1 => b.name = serde_json::from_str(m.value)?,
+                2 => b.uri = serde_json::from_str(m.value)?,
+                4 => b.arguments = serde_json::from_str(m.value)?,
+                8 => b.input_responses = Some(serde_json::from_str(m.value)?),
+                _ => b.request_state = Some(serde_json::from_str(m.value)?),
+            }
+        }
+        Ok(b)
+    }
 }
 
 /// What a state is bound to: the method, the tool / prompt / resource, the arguments.
@@ -186,7 +221,7 @@ impl super::server::ServerRole {
         if INPUTS.find(text.as_bytes()).is_none() && STATE.find(text.as_bytes()).is_none() {
             return Ok(());
         }
-        let b: Binding = serde_json::from_str(text).map_err(RpcError::invalid_params)?;
+        let b = Binding::read(text).map_err(RpcError::invalid_params)?;
         // The context may be shared with other requests of the same `_meta`: this one's
         // inputs go into its own copy.
         let ctx = std::sync::Arc::make_mut(ctx);
@@ -387,13 +422,8 @@ impl ServerSession {
             ));
         }
         requests.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let b: Binding = round
-            .params
-            .as_deref()
-            .map(serde_json::from_str)
-            .transpose()
-            .map_err(RpcError::internal)?
-            .unwrap_or_default();
+        let b: Binding =
+            round.params.as_deref().map(Binding::read).transpose().map_err(RpcError::internal)?.unwrap_or_default();
         let (name, args) = binding(round.method, &b);
         let answers: Map<String, Value> = match &ctx.input_responses {
             Some(given) => round.consumed.iter().filter_map(|k| Some((k.clone(), given.get(k)?.clone()))).collect(),
@@ -464,4 +494,42 @@ pub(crate) fn legacy_input_required(v: ProtocolVersion) -> RpcError {
              elicit / sample / list_roots instead: they work in both eras)"
         ),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `Binding::read` takes what serde's reading of the whole params takes.
+    #[test]
+    fn binding_read_is_serdes() {
+        let texts = [
+            r#"{}"#,
+            r#"{"name":"ask","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#,
+            r#"{"_meta":{"a":[1,{"b":"}"}]},"name":"x","arguments":{"k":[1,2,{"z":null}]},"requestState":"hm1.abc","inputResponses":{"elicitation_1":{"action":"accept"}}}"#,
+            r#"{"uri":"file:///a","requestState":null,"inputResponses":null}"#,
+            r#"{"name":null,"arguments":null}"#,
+            r#"{"na\u006de":"escaped","arguments":{}}"#,
+            r#"{"name":"one","name":"two"}"#,
+            r#"{"name":5}"#,
+            r#"{"requestState":7,"other":{"deep":[[[]]]}}"#,
+            r#"[1]"#,
+            r#" { "name" : "spaced" , "arguments" : { "b" : 2 , "a" : 1 } } "#,
+        ];
+        for text in texts {
+            let ours = Binding::read(text);
+            let serde: Result<Binding, _> = serde_json::from_str(text);
+            match (ours, serde) {
+                (Ok(a), Ok(b)) => {
+                    assert_eq!(a.name, b.name, "{text}");
+                    assert_eq!(a.uri, b.uri, "{text}");
+                    assert_eq!(a.arguments, b.arguments, "{text}");
+                    assert_eq!(a.input_responses, b.input_responses, "{text}");
+                    assert_eq!(a.request_state, b.request_state, "{text}");
+                }
+                (Err(_), Err(_)) => {}
+                (a, b) => panic!("{text}: ours {:?}, serde {:?}", a.is_ok(), b.is_ok()),
+            }
+        }
+    }
 }

@@ -72,9 +72,11 @@ impl Outbox {
     pub(crate) fn pop(&mut self) -> Option<Transmit> {
         let (route, end) = self.index.pop_front()?;
         if self.index.is_empty() && self.start == 0 {
-            // The only message: handed over as it is, not copied.
+            // The only message: handed over, not copied (its spare room given back: it may
+            // be held a while, as a stream's event).
             let mut bytes = std::mem::take(&mut self.buf);
             bytes.truncate(end - 1);
+            bytes.shrink_to_fit();
             return Some(Transmit { route, bytes });
         }
         let bytes = self.buf[self.start..end - 1].to_vec();
