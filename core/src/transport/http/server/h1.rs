@@ -21,7 +21,10 @@ use bytes::{Buf, Bytes, BytesMut};
 use http::{header, HeaderMap, HeaderName, HeaderValue, Method, Request, Response, StatusCode, Version};
 use http_body_util::Full;
 use std::io::Write as _;
+use std::pin::Pin;
+use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::time::Sleep;
 
 /// Most bytes of a request head (request line and headers); past it the answer is 431.
 const MAX_HEAD: usize = 64 * 1024;
@@ -41,7 +44,7 @@ pub(crate) struct Config {
     /// Keep answering what was asked once the client shut its side down (`false`: a client
     /// that closes is gone, and what it asked is cancelled, as hyper does by default).
     pub half_close: bool,
-    /// The client's address, put in each request's extensions.
+    /// The client's address, handed to the service with each request.
     pub client: Option<ClientAddr>,
 }
 
@@ -51,7 +54,7 @@ pub(crate) async fn serve<T>(io: T, svc: HttpService, mut stop: tokio::sync::wat
 where
     T: AsyncRead + AsyncWrite + Unpin,
 {
-    let mut conn = Conn { io, buf: BytesMut::new(), eof: false, half_close: config.half_close, headers: None };
+    let mut conn = Conn { io, buf: BytesMut::new(), eof: false, half_close: config.half_close, kept: None };
     loop {
         // A request, up to the head of its answer, runs in a box of its own: the task keeps
         // only what it holds longest, an answer that streams (the state of every idle
@@ -60,6 +63,8 @@ where
             Step::Next => {}
             Step::End => return,
             Step::Stream { body, chunked, close } => {
+                // An answer that streams (an idle listener) keeps nothing for later meanwhile.
+                conn.kept = None;
                 if conn.stream(body, chunked).await.is_err() {
                     return;
                 }
@@ -69,6 +74,25 @@ where
             }
         }
     }
+}
+
+/// The timer of the header timeout `t`, due at least `t` from now and at most an eighth of
+/// `t` later. One timer serves a connection's requests: it is moved (taken out of the
+/// runtime's timer wheel and put back, under its lock) only when less than `t` is left, not
+/// for every request.
+fn head_timer(timer: &mut Option<Pin<Box<Sleep>>>, t: Duration) -> Pin<&mut Sleep> {
+    let now = tokio::time::Instant::now();
+    let due = now + t;
+    let timer = match timer {
+        Some(s) => {
+            if s.deadline() < due {
+                s.as_mut().reset(due + t / 8);
+            }
+            s
+        }
+        None => timer.insert(Box::pin(tokio::time::sleep_until(due + t / 8))),
+    };
+    timer.as_mut()
 }
 
 /// What became of one request.
@@ -93,12 +117,18 @@ where
     T: AsyncRead + AsyncWrite + Unpin,
 {
     let head = match svc.options().header_read_timeout {
-        Some(t) => match tokio::time::timeout(t, conn.read_head(stop)).await {
-            Ok(h) => h,
-            // A client that never finishes its head (or, kept alive, never starts the next
-            // one) is let go, as hyper does.
-            Err(_) => return Step::End,
-        },
+        Some(t) => {
+            let mut timer = conn.kept.as_mut().and_then(|k| k.timer.take());
+            let head = tokio::select! {
+                biased;
+                h = conn.read_head(stop) => h,
+                // A client that never finishes its head (or, kept alive, never starts the
+                // next one) is let go, as hyper does.
+                () = head_timer(&mut timer, t) => return Step::End,
+            };
+            conn.kept.get_or_insert_with(Default::default).timer = timer;
+            head
+        }
         None => conn.read_head(stop).await,
     };
     let head = match head {
@@ -109,7 +139,7 @@ where
             return Step::End;
         }
     };
-    let Head { mut req, framing, keep_alive, expect_continue } = head;
+    let Head { req, framing, keep_alive, expect_continue } = head;
     let mut close = !keep_alive;
     let max = svc.options().max_body;
     let body = match framing {
@@ -151,12 +181,9 @@ where
     };
     let head_only = req.method() == Method::HEAD;
     let v11 = req.version() == Version::HTTP_11;
-    if let Some(client) = config.client {
-        req.extensions_mut().insert(client);
-    }
     let req = req.map(|()| Full::new(body));
     let resp = {
-        let mut answer = std::pin::pin!(svc.handle(req));
+        let mut answer = std::pin::pin!(svc.handle_from(req, config.client));
         loop {
             tokio::select! {
                 biased;
@@ -206,8 +233,18 @@ struct Conn<T> {
     /// The client shut its side down.
     eof: bool,
     half_close: bool,
+    /// What it keeps from one request to the next (dropped while an answer streams).
+    kept: Option<Box<Kept>>,
+}
+
+/// What a connection keeps between requests: boxed, so that a connection whose answer
+/// streams (an idle listener) holds a pointer's worth of it.
+#[derive(Default)]
+struct Kept {
     /// The last answer's header map, cleared: the next request's headers go into it.
     headers: Option<HeaderMap>,
+    /// The header timeout's timer ([`head_timer`]).
+    timer: Option<Pin<Box<Sleep>>>,
 }
 
 impl<T: AsyncRead + AsyncWrite + Unpin> Conn<T> {
@@ -232,7 +269,9 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Conn<T> {
     ) -> std::result::Result<Option<Head>, StatusCode> {
         loop {
             if !self.buf.is_empty() {
-                if let Some(head) = parse_head(&mut self.buf, &mut self.headers)? {
+                if let Some(head) =
+                    parse_head(&mut self.buf, &mut self.kept.get_or_insert_with(Default::default).headers)?
+                {
                     return Ok(Some(head));
                 }
                 if self.buf.len() >= MAX_HEAD {
@@ -446,7 +485,7 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Conn<T> {
         let mut kept = parts.headers;
         if stream.is_none() && kept.capacity() <= super::request::KEPT_HEADERS {
             kept.clear();
-            self.headers = Some(kept);
+            self.kept.get_or_insert_with(Default::default).headers = Some(kept);
         }
         if let (Some(b), true) = (&whole, send_body) {
             out.extend_from_slice(b);
@@ -691,7 +730,6 @@ fn date_header(out: &mut Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     /// The head parsed from `text`, with the bytes it took.
     fn head(text: &str) -> std::result::Result<Option<(usize, Head)>, StatusCode> {
@@ -950,5 +988,30 @@ mod tests {
         stop_tx.send(true).unwrap();
         served.await.unwrap();
         assert_eq!(client.read(&mut buf).await.unwrap(), 0, "closed between requests on stop");
+    }
+
+    /// One timer serves a kept-alive connection's requests: each wait for a head still gets
+    /// the whole timeout (and at most an eighth more), however many requests came before.
+    #[tokio::test(start_paused = true)]
+    async fn the_header_timeout_counts_from_each_wait() {
+        let t = Duration::from_secs(8);
+        let options = super::super::HttpOptions { header_read_timeout: Some(t), ..Default::default() };
+        let (mut client, served, _stop) = connect(options, false);
+        let mut buf = [0u8; 512];
+        for _ in 0..3 {
+            client.write_all(b"GET /elsewhere HTTP/1.1\r\nHost: localhost\r\n\r\n").await.unwrap();
+            let n = client.read(&mut buf).await.unwrap();
+            assert!(buf[..n].starts_with(b"HTTP/1.1 404"), "{}", String::from_utf8_lossy(&buf[..n]));
+            // Just short of the timeout since the last answer: the connection is still open.
+            tokio::time::sleep(t - Duration::from_millis(100)).await;
+        }
+        client.write_all(b"GET /elsewhere HTTP/1.1\r\nHost: localhost\r\n\r\n").await.unwrap();
+        let n = client.read(&mut buf).await.unwrap();
+        assert!(buf[..n].starts_with(b"HTTP/1.1 404"));
+        let idle = tokio::time::Instant::now();
+        assert_eq!(client.read(&mut buf).await.unwrap(), 0, "closed when idle past the timeout");
+        let waited = idle.elapsed();
+        assert!(waited >= t && waited <= t + t / 8 + Duration::from_millis(10), "{waited:?}");
+        served.await.unwrap();
     }
 }

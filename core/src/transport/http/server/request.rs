@@ -104,8 +104,9 @@ impl HttpService {
 
     /// The client's address: from the trusted proxy's header when
     /// [`HttpOptions::client_address_header`](super::HttpOptions::client_address_header) names
-    /// one (the last address of a list), else the connection's peer ([`super::ClientAddr`]).
-    pub(super) fn client_of<B>(&self, req: &Request<B>) -> Option<std::net::IpAddr> {
+    /// one (the last address of a list), else the connection's peer (`peer`, or a
+    /// [`super::ClientAddr`] in the request's extensions).
+    pub(super) fn client_of<B>(&self, req: &Request<B>, peer: Option<super::ClientAddr>) -> Option<std::net::IpAddr> {
         if let Some(name) = &self.shared.options.client_address_header {
             let v = req.headers().get_all(name.as_str()).iter().filter_map(|v| v.to_str().ok()).next_back()?;
             let last = v.rsplit(',').next()?.trim();
@@ -116,7 +117,7 @@ impl HttpService {
                 h.parse().ok()
             });
         }
-        req.extensions().get::<super::ClientAddr>().map(|c| c.0)
+        peer.or_else(|| req.extensions().get::<super::ClientAddr>().copied()).map(|c| c.0)
     }
 
     /// A request's body (`headers` are its headers), whole, within the size and time limits.

@@ -121,8 +121,9 @@ pub(crate) async fn serve_with(
     let _ = tokio::time::timeout(Duration::from_secs(5), async { while conns.join_next().await.is_some() {} }).await;
 }
 
-/// The address of the client that sent a request: [`serve_http`] puts it in each request's
-/// extensions; an app serving [`HttpService`] with a stack of its own may insert it too. The
+/// The address of the client that sent a request: [`serve_http`] hands it to the service
+/// with each request; an app serving [`HttpService`] with a stack of its own may insert it in
+/// the request's extensions. The
 /// session quota per client ([`HttpOptions::max_sessions_per_client`]) counts by it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ClientAddr(pub std::net::IpAddr);

@@ -115,8 +115,20 @@ impl HttpService {
         self.shared.sweep();
     }
 
-    /// Answers one HTTP request.
+    /// Answers one HTTP request (the client's address, when the app knows it, in its
+    /// extensions as a [`super::ClientAddr`]).
     pub async fn handle<B>(&self, req: Request<B>) -> Response<HttpBody>
+    where
+        B: Body,
+        B::Error: Into<BoxError>,
+    {
+        self.handle_from(req, None).await
+    }
+
+    /// [`HttpService::handle`] of a request from `peer` (our own connections' address,
+    /// handed over directly rather than in the request's extensions, which cost three
+    /// allocations a request).
+    pub(super) async fn handle_from<B>(&self, req: Request<B>, peer: Option<super::ClientAddr>) -> Response<HttpBody>
     where
         B: Body,
         B::Error: Into<BoxError>,
@@ -174,7 +186,7 @@ impl HttpService {
         }
         let mut resp = if path == o.path {
             match *req.method() {
-                Method::POST => self.post(req, auth).await,
+                Method::POST => self.post(req, auth, peer).await,
                 Method::GET => self.get(req).await,
                 Method::DELETE => self.delete(req).await,
                 _ => {
@@ -185,7 +197,7 @@ impl HttpService {
             }
         } else if o.legacy_paths().is_some_and(|(sse, _)| path == sse) {
             if req.method() == Method::GET {
-                self.legacy_get(self.client_of(&req))
+                self.legacy_get(self.client_of(&req, peer))
             } else {
                 let mut r = error_reply(StatusCode::METHOD_NOT_ALLOWED, -32000, "Method not allowed");
                 r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET"));

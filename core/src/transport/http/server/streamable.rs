@@ -23,7 +23,12 @@ use std::task::Poll;
 use std::time::Instant;
 
 impl HttpService {
-    pub(super) async fn post<B>(&self, req: Request<B>, auth: Option<Arc<AuthInfo>>) -> Reply
+    pub(super) async fn post<B>(
+        &self,
+        req: Request<B>,
+        auth: Option<Arc<AuthInfo>>,
+        peer: Option<super::ClientAddr>,
+    ) -> Reply
     where
         B: Body,
         B::Error: Into<BoxError>,
@@ -44,7 +49,7 @@ impl HttpService {
         }
         let headers = request_headers(&req);
         let existing = header_str(&req, header::HeaderName::from_static("mcp-session-id")).map(str::to_string);
-        let client = self.client_of(&req);
+        let client = self.client_of(&req, peer);
         let modern_header = headers.declares_modern();
         let legacy_version = if modern_header { Ok(None) } else { self.version_header(&req) };
         let (parts, body) = req.into_parts();
