@@ -145,7 +145,7 @@ fn binding(method: &str, b: &Binding) -> (String, String) {
         }
         (_, Some(a)) => a,
     };
-    (name, request_state::args_digest(args))
+    (name, request_state::args_binding(args))
 }
 
 /// The capability `method` needs of the client, as the name and the `ClientCapabilities`

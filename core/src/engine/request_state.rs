@@ -147,7 +147,8 @@ pub struct StatePayload {
     /// The tool or prompt name, or the resource URI.
     #[serde(rename = "n")]
     pub name: String,
-    /// Base64 of the SHA-256 of the canonical JSON of the arguments.
+    /// The arguments it is bound to: [`args_binding`] (their canonical JSON after `=` when
+    /// short, else [`args_digest`]).
     #[serde(rename = "a")]
     pub args: String,
     /// The server's audience.
@@ -170,6 +171,45 @@ pub struct StatePayload {
 /// The digest a state binds the arguments by: SHA-256 of their canonical JSON (object keys
 /// sorted at every level, whatever order the client sent them in), base64.
 pub fn args_digest(args: &Value) -> String {
+    digest_of(&canonical_json(args))
+}
+
+/// What a state binds the arguments by: their canonical JSON itself after `=` when it is no
+/// longer than a digest (most calls' arguments; the state is sealed, so they stay
+/// confidential, and no SHA-256 is computed), else [`args_digest`]. A digest never starts
+/// with `=`, so the two cannot be taken for each other.
+pub fn args_binding(args: &Value) -> String {
+    let bytes = canonical_json(args);
+    if bytes.len() < SHORT_ARGS {
+        let mut s = String::with_capacity(bytes.len() + 1);
+        s.push('=');
+        s.push_str(std::str::from_utf8(&bytes).unwrap_or_default());
+        s
+    } else {
+        digest_of(&bytes)
+    }
+}
+
+/// Arguments whose canonical JSON is shorter than this are bound by that JSON.
+const SHORT_ARGS: usize = 44;
+
+/// Base64 of the SHA-256 of `bytes`.
+fn digest_of(bytes: &[u8]) -> String {
+    crate::util::base64_encode(&Sha256::digest(bytes))
+}
+
+/// Whether a state's binding `sealed` names the arguments `expected` (an [`args_binding`]):
+/// the same text, or, for a state sealed before short arguments were bound by their JSON,
+/// the digest of that JSON.
+fn same_args(sealed: &str, expected: &str) -> bool {
+    sealed == expected
+        || expected
+            .strip_prefix('=')
+            .is_some_and(|json| !sealed.starts_with('=') && sealed == digest_of(json.as_bytes()))
+}
+
+/// The canonical JSON of `args`: object keys sorted at every level.
+fn canonical_json(args: &Value) -> Vec<u8> {
     fn canonical(v: &Value, out: &mut Vec<u8>) {
         match v {
             Value::Object(m) => {
@@ -203,7 +243,7 @@ pub fn args_digest(args: &Value) -> String {
     }
     let mut bytes = Vec::new();
     canonical(args, &mut bytes);
-    crate::util::base64_encode(&Sha256::digest(&bytes))
+    bytes
 }
 
 /// The additional data every seal authenticates: the format and the key id.
@@ -281,7 +321,7 @@ pub fn open(keys: &StateKeys, text: &str, expect: &StatePayload, now_ms: u64) ->
     if p.method != expect.method || p.name != expect.name {
         return Err(StateError::Mismatch(format!("it was issued for {} of {:?}", p.method, p.name)));
     }
-    if p.args != expect.args {
+    if !same_args(&p.args, &expect.args) {
         return Err(StateError::Mismatch("it was issued for other arguments".into()));
     }
     if now_ms > p.expires_ms {
@@ -412,5 +452,30 @@ mod tests {
         assert!(StateKeys::from_base64(&["not base64!"], "x").unwrap_err().contains("not valid base64"));
         assert!(StateKeys::from_base64::<&str>(&[], "x").is_err());
         assert_eq!(args_digest(&json!({"b": 1, "a": 2})), args_digest(&json!({"a": 2, "b": 1})));
+    }
+
+    #[test]
+    fn short_arguments_are_bound_by_their_json() {
+        assert_eq!(args_binding(&json!({})), "={}");
+        assert_eq!(args_binding(&json!({"b": 1, "a": [2, {"d": 3, "c": "x"}]})), r#"={"a":[2,{"c":"x","d":3}],"b":1}"#);
+        assert_eq!(args_binding(&json!({"b": 1, "a": 2})), args_binding(&json!({"a": 2, "b": 1})));
+        // Past a digest's length: the digest.
+        let long = json!({"text": "a string long enough to make the JSON longer than a digest"});
+        assert_eq!(args_binding(&long), args_digest(&long));
+        assert!(!args_binding(&long).starts_with('='));
+        // A state sealed when short arguments were bound by their digest still opens; a
+        // binding never matches another arguments' one in either form.
+        let short = json!({"city": "Paris"});
+        let (now, was) = (args_binding(&short), args_digest(&short));
+        assert!(same_args(&now, &now) && same_args(&was, &now));
+        assert!(!same_args(&now, &args_binding(&json!({"city": "Rome"}))));
+        assert!(!same_args(&was, &args_binding(&json!({"city": "Rome"}))));
+        assert!(!same_args(&args_digest(&long), &now) && !same_args(&now, &args_digest(&long)));
+        let keys = StateKeys::new(&[[7; 32]]).unwrap();
+        let old = seal(&keys, &StatePayload { args: was, ..payload() }).unwrap();
+        assert!(open(&keys, &old, &StatePayload { args: now.clone(), ..expect() }, 5_000).is_ok());
+        let new = seal(&keys, &StatePayload { args: now, ..payload() }).unwrap();
+        let rome = StatePayload { args: args_binding(&json!({"city": "Rome"})), ..expect() };
+        assert!(matches!(open(&keys, &new, &rome, 5_000), Err(StateError::Mismatch(_))));
     }
 }
