@@ -94,6 +94,16 @@ class Results:
         eras = data.get("eras") or {}
         self.eras = eras.get("systems") or {}
         self.eras_config = eras.get("config") or {}
+        rivals = data.get("rivals") or {}
+        self.rivals = rivals.get("pairs") or {}
+        self.rivals_config = rivals.get("config") or {}
+
+    def rival(self, ours: str, peer: str, scenario: str) -> tuple[dict, dict] | None:
+        """(ours, the peer's) medians of `scenario` measured in turns, when the rivals part ran."""
+        s = (self.rivals.get(f"{ours}|{peer}") or {}).get(scenario)
+        if not s or ours not in s or peer not in s:
+            return None
+        return s[ours], s[peer]
 
     def sec(self, label: str, config: str) -> dict | None:
         return (self.secure.get(label) or {}).get(config)
@@ -344,11 +354,20 @@ def modern_target_rows(r: Results) -> list[tuple[str, str, str, bool | None]]:
             ),
         ):
             a, b = get(ours), get(peer)
-            met = None if not (a and b) else a >= want * b
-            shown = f"{a / b:.1f}× ({a:,.0f} vs {b:,.0f}/s)" if a and b else "–"
             ca, cb = cpu(ours), cpu(peer)
+            # Measured in turns (the rivals part) when it ran; the one-after-the-other figures
+            # of the http and modern parts beside them.
+            turns = r.rival(ours, peer, "echo" if unit == "call" else "mrtr")
+            if turns:
+                (ta, tb), alone = turns, f"; {a / b:.1f}× one after the other" if a and b else ""
+                a, b = ta.get("calls_per_s"), tb.get("calls_per_s")
+                ca, cb = ta.get("server_cpu_us"), tb.get("server_cpu_us")
+            met = None if not (a and b) else a >= want * b
+            shown = f"{a / b:.1f}× ({a:,.0f} vs {b:,.0f}/s{', in turns' if turns else ''})" if a and b else "–"
             if a and b and ca and cb:
                 shown += f"; server CPU per {unit} {cb / ca:.1f}× less"
+            if turns:
+                shown += alone
             rows.append((f"{ours} ÷ {peer}, {what}, HTTP, 50 conn.", f"≥ {want}×", shown, met))
     for lang in language_order(r):
         ours = OURS[lang]
@@ -378,6 +397,43 @@ def secure_target_rows(r: Results) -> list[tuple[str, str, str, bool | None]]:
         desc = f"{lang} echo, HTTP, 50 conn., authenticated (JWT, cached key) vs unauthenticated"
         rows.append((desc, "≥ 90%", shown, met))
     return rows
+
+
+def rivals_table(r: Results) -> list[str]:
+    if not r.rivals:
+        return []
+    c = r.rivals_config
+    merged = (r.d.get("merged") or {}).get("rivals")
+    when = f" Measured {merged['date']} at commit `{merged['commit']}`." if merged else ""
+    out = [
+        "#### hypermcp against rmcp, 2026-07-28, in turns",
+        "",
+        "The two Rust servers side by side, two processes each (the 2026-07-28 echo, `httpload --modern`; MRTR "
+        f"round trips of `ask`, `httpload --mrtr`), at {c.get('connections')} connections; httpload runs the four "
+        f"in turns, the order rotating, {c.get('rounds')} round{'s' if c.get('rounds') != 1 else ''} of "
+        f'{c.get("seconds")} s each (bench/rivals.py). Medians over the quiet rounds; "ours ÷ it" divides the '
+        'medians, "paired" is the median of the ratios taken within each round. Server CPU is per HTTP request '
+        f"(an MRTR round trip is two).{when}",
+        "",
+        "| scenario | system | calls/s | p50 µs | p99 µs | server CPU µs/request | ours ÷ it | paired |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for key in r.rivals:
+        ours, peer = key.split("|")
+        for scenario, title in (("echo", "2026-07-28 echo"), ("mrtr", "MRTR round trips")):
+            got = r.rival(ours, peer, scenario)
+            if not got:
+                continue
+            a, b = got
+            rel = f"{a['vs_http']:.2f}×" if a.get("vs_http") else "–"
+            paired = f"{a['vs_http_paired']:.2f}×" if a.get("vs_http_paired") else "–"
+            for name, m, x, y in ((f"**{ours}**", a, "–", "–"), (peer, b, rel, paired)):
+                out.append(
+                    f"| {title} | {name} | {num(m.get('calls_per_s'))} | {lat(m.get('p50_us'))} | "
+                    f"{lat(m.get('p99_us'))} | {num(m.get('server_cpu_us'), 1)} | {x} | {y} |"
+                )
+    out.append("")
+    return out
 
 
 def eras_table(r: Results) -> list[str]:
@@ -636,6 +692,7 @@ def markdown(r: Results) -> str:
     out += secure_table(r)
     out += eras_table(r)
     out += modern_tables(r)
+    out += rivals_table(r)
     out += footprint_table(r)
     eng = d.get("engine") or {}
     if eng:

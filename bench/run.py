@@ -20,6 +20,8 @@ Scenarios
   modern   2026-07-28 MRTR round trips and the listen fan-out (bench/modern.sh).
   eras     hypermcp's servers only: the 2026-07-28 HTTP echo against the legacy stateless
            one at 1 and 50 connections, in turns (bench/eras.py).
+  rivals   hypermcp-rust and rmcp side by side: the 2026-07-28 echo and MRTR round trips
+           at 50 connections, in turns (bench/rivals.py; issue 13's "3x rmcp").
   secure   hypermcp's servers only: the HTTP echo at 50 connections unauthenticated, as an
            OAuth resource server (a JWT on every request, verified against a cached JWKS)
            and over HTTPS, in turns (bench/secure.py).
@@ -56,6 +58,9 @@ TARGET = Path(os.environ.get("HYPERMCP_BUILD") or Path(os.environ.get("CARGO_TAR
 PEERS = Path(os.environ.get("PEERS", ROOT / ".peers"))
 SERVERS = ROOT / "bench" / "servers"
 RESULTS = ROOT / "bench" / "results"
+# The (ours, peer) pairs the rivals part measures in turns: issue 13 wants hypermcp-rust at
+# least 3x rmcp, the nearest of the ratios it sets.
+RIVALS = (("hypermcp-rust", "rmcp"),)
 
 
 @dataclass
@@ -432,6 +437,19 @@ class Bench:
         rounds = 1 if self.args.quick else self.args.secure_rounds
         return Eras(TARGET / "httpload", self.args.http_seconds, rounds, say, self.failures.append).run(ours)
 
+    # --------------------------------------------------------------------- rivals
+
+    def rivals(self, systems_: list[System]) -> dict | None:
+        """bench/rivals.py: hypermcp-rust and rmcp side by side, the 2026-07-28 echo and MRTR."""
+        from rivals import Rivals
+
+        by = {s.label: s for s in systems_}
+        pairs = [(ours, by[ours].argv(), peer, by[peer].argv()) for ours, peer in RIVALS if ours in by and peer in by]
+        if not pairs:
+            return None
+        rounds = 1 if self.args.quick else self.args.secure_rounds
+        return Rivals(TARGET / "httpload", self.args.http_seconds, rounds, say, self.failures.append).run(pairs)
+
     # --------------------------------------------------------------------- engine
 
     def engine(self) -> dict | None:
@@ -516,14 +534,16 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="one short run each (a smoke test, not a measurement)")
     ap.add_argument("--only", default="", help="comma-separated system labels")
     ap.add_argument(
-        "--skip", default="", help="comma-separated parts to skip: engine, stdio, http, modern, eras, secure"
+        "--skip",
+        default="",
+        help="comma-separated parts to skip: engine, stdio, http, modern, eras, rivals, secure",
     )
     ap.add_argument("--parts", default="", help="comma-separated parts to run (default: all)")
     ap.add_argument(
         "--secure-rounds",
         type=int,
         default=int(os.environ.get("BENCH_SECURE_ROUNDS", 7)),
-        help="rounds of the secure and eras parts (each configuration once per round)",
+        help="rounds of the secure, eras and rivals parts (each configuration once per round)",
     )
     ap.add_argument(
         "--merge",
@@ -541,7 +561,7 @@ def main() -> int:
     all_systems = systems()
     chosen = [s for s in all_systems if not args.only or s.label in args.only.split(",")]
     skip = set(filter(None, args.skip.split(",")))
-    known = ("engine", "stdio", "http", "modern", "eras", "secure")
+    known = ("engine", "stdio", "http", "modern", "eras", "rivals", "secure")
     wanted = set(filter(None, args.parts.split(",")))
     if (skip | wanted) - set(known):
         ap.error(f"unknown parts {', '.join(sorted((skip | wanted) - set(known)))} (known: {', '.join(known)})")
@@ -586,6 +606,7 @@ def main() -> int:
         "http": lambda: bench.http(ready),
         "modern": lambda: bench.modern(ready),
         "eras": lambda: bench.eras(ready),
+        "rivals": lambda: bench.rivals(ready),
         "secure": lambda: bench.secure(ready),
     }
     out["elapsed_parts_s"] = {}
