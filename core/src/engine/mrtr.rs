@@ -63,8 +63,10 @@ pub(crate) struct Round {
 }
 
 impl Round {
-    pub(crate) fn new(method: &'static str, params: Option<RawJson<'_>>) -> Round {
-        Round { params: params.map(|p| p.get().into()), method, ..Default::default() }
+    /// Boxed: an in-flight entry holds a pointer's worth of it (a listen stream is an
+    /// in-flight request too, and a server may hold thousands).
+    pub(crate) fn new(method: &'static str, params: Option<RawJson<'_>>) -> Box<Round> {
+        Box::new(Round { params: params.map(|p| p.get().into()), method, ..Default::default() })
     }
 }
 

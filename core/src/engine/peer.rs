@@ -44,7 +44,7 @@ pub(crate) struct Inflight {
     /// The context of a request served statelessly (2026-07-28).
     pub modern: Option<Arc<super::modern::RequestContext>>,
     /// Its multi round-trip bookkeeping (modern calls that may end with `input_required`).
-    pub round: Option<super::mrtr::Round>,
+    pub round: Option<Box<super::mrtr::Round>>,
 }
 
 struct Pending {
@@ -361,7 +361,7 @@ impl Peer {
     }
 
     /// Attaches the multi round-trip bookkeeping of a modern call.
-    pub(crate) fn set_round(&mut self, key: RequestKey, round: super::mrtr::Round) {
+    pub(crate) fn set_round(&mut self, key: RequestKey, round: Box<super::mrtr::Round>) {
         if let Some(inf) = self.inflight.get_mut(&key) {
             inf.round = Some(round);
         }
