@@ -120,7 +120,8 @@ pub struct HttpOptions {
     pub client_address_header: Option<String>,
     /// [`serve_http`](super::serve_http) closes a connection that takes longer than this to
     /// send a request's headers, or stays idle this long between requests (slow-client
-    /// protection). `None`: never. Default 30 s.
+    /// protection; at most an eighth longer, as a connection's one timer is moved only when
+    /// less than this is left). `None`: never. Default 30 s.
     #[serde(alias = "headerReadTimeout", deserialize_with = "units::optional_duration")]
     pub header_read_timeout: Option<Duration>,
     /// Require an OAuth access token on the MCP endpoints (the server as an OAuth 2.1
