@@ -399,12 +399,17 @@ def secure_target_rows(r: Results) -> list[tuple[str, str, str, bool | None]]:
     return rows
 
 
+def measured_when(r: Results, part: str) -> str:
+    """When and at which commit a part merged from a later run was measured (or nothing)."""
+    merged = (r.d.get("merged") or {}).get(part)
+    return f" Measured {merged['date']} at commit `{merged['commit']}`." if merged else ""
+
+
 def rivals_table(r: Results) -> list[str]:
     if not r.rivals:
         return []
     c = r.rivals_config
-    merged = (r.d.get("merged") or {}).get("rivals")
-    when = f" Measured {merged['date']} at commit `{merged['commit']}`." if merged else ""
+    when = measured_when(r, "rivals")
     out = [
         "#### hypermcp against rmcp, 2026-07-28, in turns",
         "",
@@ -440,8 +445,7 @@ def eras_table(r: Results) -> list[str]:
     if not r.eras:
         return []
     c = r.eras_config
-    merged = (r.d.get("merged") or {}).get("eras")
-    when = f" Measured {merged['date']} at commit `{merged['commit']}`." if merged else ""
+    when = measured_when(r, "eras")
     out = [
         "#### 2026-07-28 against legacy stateless, echo, in turns",
         "",
@@ -479,8 +483,7 @@ def secure_table(r: Results) -> list[str]:
         return []
     c = r.secure_config
     tok = c.get("token") or {}
-    merged = (r.d.get("merged") or {}).get("secure")
-    when = f" Measured {merged['date']} at commit `{merged['commit']}`." if merged else ""
+    when = measured_when(r, "secure")
     tls = next((m["https"].get("tls") for m in r.secure.values() if (m.get("https") or {}).get("tls")), None)
     # Rounds in which no run had more than 0.3 CPUs busy elsewhere (every round counts when too
     # few were quiet).
