@@ -25,6 +25,11 @@ pub(crate) fn base64_encode(data: &[u8]) -> String {
     STANDARD.encode(data)
 }
 
+/// Standard base64 with padding, appended to `out`.
+pub(crate) fn base64_encode_into(data: &[u8], out: &mut String) {
+    STANDARD.encode_string(data, out)
+}
+
 /// Base64url without padding (RFC 4648 §5), as JOSE and PKCE write it.
 pub(crate) fn base64url_encode(data: &[u8]) -> String {
     URL_SAFE_NO_PAD.encode(data)
