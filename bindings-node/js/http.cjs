@@ -28,6 +28,20 @@ const native = require('./native.cjs');
 const E = require('./events.cjs');
 
 /**
+ * `value` and everything in it, frozen.
+ * @template T
+ * @param {T} value
+ * @returns {T}
+ */
+function deepFreeze(value) {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/**
  * @typedef {import('./server.cjs').Server<any>} Server
  * @typedef {import('./types/server').HttpOptions} HttpOptions
  * @typedef {import('./events.cjs').NativeEvent} NativeEvent
@@ -101,6 +115,14 @@ class HttpHost {
       this.native.setTasks(server._taskRuntime);
     }
     this.path = this.native.path;
+    /**
+     * The 2026-07-28 request contexts held for the native side, by slot: `poll`'s events name
+     * one by its slot, or give it with its slot to keep (`[slot, context]`). Requests whose
+     * `_meta` read the same share one, so it is parsed once; frozen, a handler cannot change
+     * another client's.
+     * @type {object[]}
+     */
+    this._contexts = [];
   }
 
   /** Everything the I/O thread queued: one JSON text, one pass. */
@@ -163,6 +185,12 @@ class HttpHost {
    * @param {NativeEvent[]} events
    */
   _events(key, events) {
+    for (const ev of events) {
+      if (!E.CALLS.has(ev[E.KIND])) continue;
+      const c = ev[E.CONTEXT];
+      if (typeof c === 'number') ev[E.CONTEXT] = this._contexts[c];
+      else if (Array.isArray(c)) ev[E.CONTEXT] = this._contexts[c[0]] = deepFreeze(c[1]);
+    }
     let conn = this._conns.get(key);
     // A connection is made for the first call: most sessions only initialize, and a
     // connection per session would cost more than the engine's whole session.

@@ -3,8 +3,8 @@
 //! milliseconds, and the wake-up of Node's loop.
 
 use crate::errors::option_err;
-use hypermcp::engine::Event;
-use hypermcp::transport::host::events::AsJson;
+use hypermcp::engine::{Event, RequestContext};
+use hypermcp::transport::host::events::{kind, visit, AsJson, Field};
 use hypermcp::transport::host::TimeUnit;
 use napi::bindgen_prelude::Unknown;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
@@ -83,6 +83,62 @@ pub fn events_json<'a>(events: impl IntoIterator<Item = &'a Event>) -> String {
         out.push(']');
     }
     out
+}
+
+/// The 2026-07-28 request contexts JS holds, by slot. The engine shares one context between
+/// the requests whose `_meta` read the same, so most calls an HTTP server hands over carry
+/// the same few: an event names the slot of one JS already holds (a number) instead of
+/// carrying it again, and gives `[slot, context]` for one it does not. Holding the `Arc`
+/// keeps that context as it was (the engine copies a shared context before changing it) and
+/// its address from being reused.
+#[derive(Default)]
+pub struct ContextSlots {
+    held: [Option<Arc<RequestContext>>; CONTEXT_SLOTS],
+    next: usize,
+}
+
+/// Contexts JS holds at once (the engine keeps the last `_meta` read per worker thread).
+const CONTEXT_SLOTS: usize = 8;
+
+impl ContextSlots {
+    fn write(&mut self, c: &Arc<RequestContext>, out: &mut Vec<u8>) {
+        if let Some(i) = self.held.iter().position(|h| h.as_ref().is_some_and(|h| Arc::ptr_eq(h, c))) {
+            out.extend_from_slice(i.to_string().as_bytes());
+            return;
+        }
+        let i = self.next;
+        self.next = (i + 1) % CONTEXT_SLOTS;
+        self.held[i] = Some(c.clone());
+        out.push(b'[');
+        out.extend_from_slice(i.to_string().as_bytes());
+        out.push(b',');
+        let _ = serde_json::to_writer(&mut *out, &**c);
+        out.push(b']');
+    }
+}
+
+/// Events as [`events_json`] writes them, appended to `out`, but with each request context
+/// as `slots` says (its slot, or `[slot, context]`): what `HttpServer.poll` hands JS.
+pub fn events_json_slotted(events: &[Event], slots: &mut ContextSlots, out: &mut Vec<u8>) {
+    if events.is_empty() {
+        out.extend_from_slice(b"[]");
+        return;
+    }
+    for (i, ev) in events.iter().enumerate() {
+        out.extend_from_slice(if i == 0 { b"[[" } else { b",[" });
+        let _ = serde_json::to_writer(&mut *out, kind(ev).name());
+        visit(ev, |f| {
+            out.push(b',');
+            match f {
+                Field::Context(c) => slots.write(c, out),
+                f => {
+                    let _ = serde_json::to_writer(&mut *out, &f);
+                }
+            }
+        });
+        out.push(b']');
+    }
+    out.push(b']');
 }
 
 /// Parses options, or a payload JS built, from JSON text; a refusal is an `OptionError`.

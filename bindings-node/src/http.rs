@@ -3,7 +3,7 @@
 //! it calls one thread-safe function (no arguments), and JS takes everything queued at that
 //! moment as one JSON text with `poll`.
 
-use crate::bridge::{events_json, parse_json, Wake, WakeFn, UNIT};
+use crate::bridge::{events_json_slotted, parse_json, ContextSlots, Wake, WakeFn, UNIT};
 use crate::errors::{option_err, state_err};
 use crate::server::{Registry, ServerSession};
 use hypermcp::transport::host::options::http_options;
@@ -12,12 +12,15 @@ use napi::bindgen_prelude::Buffer;
 use napi::{Env, Status};
 use napi_derive::napi;
 use std::fmt::Write as _;
+use std::sync::Mutex;
 
 /// The HTTP server of one `Server`: the engine's service, and what wakes Node's loop.
 #[napi]
 pub struct HttpServer {
     host: HostHttpServer,
     wake: Wake,
+    /// The request contexts JS holds (`poll`'s events name them by slot).
+    contexts: Mutex<ContextSlots>,
 }
 
 #[napi]
@@ -46,7 +49,7 @@ impl HttpServer {
         let options = parse_json(&env, &options, "HTTP options")?;
         let host = HostHttpServer::new(config, registry.inner.clone(), options, UNIT, signal)
             .map_err(|e| option_err(&env, e))?;
-        Ok(HttpServer { host, wake })
+        Ok(HttpServer { host, wake, contexts: Mutex::default() })
     }
 
     /// Lets the server's task runtime take what is its own in every session.
@@ -116,8 +119,9 @@ impl HttpServer {
     }
 
     /// Everything queued, as JSON text of an array (empty string when nothing is):
-    /// `["e", session, [events]]` (events as `ServerSession.pollEvents`; the session's handle
-    /// comes from `session(key)`), `["c", session]` (closed),
+    /// `["e", session, [events]]` (events as `ServerSession.pollEvents`, but a 2026-07-28
+    /// request context is the number of a slot JS keeps, or `[slot, context]` to keep in it;
+    /// read in order; the session's handle comes from `session(key)`), `["c", session]` (closed),
     /// `["h", request, status, [name, value, ...]]`, `["d", request, text]` (a body chunk),
     /// `["x", request]` (end), `["s"]` (stopped).
     #[napi]
@@ -127,10 +131,16 @@ impl HttpServer {
             return Ok(String::new());
         }
         let mut out = String::with_capacity(256);
+        let mut contexts = self.contexts.lock().unwrap_or_else(|e| e.into_inner());
         for item in items {
             out.push(if out.is_empty() { '[' } else { ',' });
             let _ = match item {
-                HostItem::Events { session, events } => write!(out, "[\"e\",{session},{}]", events_json(&events)),
+                HostItem::Events { session, events } => {
+                    let mut text = Vec::with_capacity(256);
+                    events_json_slotted(&events, &mut contexts, &mut text);
+                    // Every piece of it is JSON text: UTF-8.
+                    write!(out, "[\"e\",{session},{}]", std::str::from_utf8(&text).unwrap_or("[]"))
+                }
                 HostItem::Closed(session) => write!(out, "[\"c\",{session}]"),
                 HostItem::Head { request, status, headers } => {
                     let flat: Vec<String> = headers

@@ -451,6 +451,68 @@ test('identifyInResults: false: 2026-07-28 results carry no serverInfo, server/d
   }
 });
 
+test('2026-07-28 calls each see their own client (contexts shared by equal _meta are frozen), inputs too', async () => {
+  const server = new Server({ name: 'ctx-test', version: '1.0.0' });
+  const seen = [];
+  server.tool('who', { inputSchema: { type: 'object' } }, (_args, ctx) => {
+    const caps = ctx.clientCapabilities;
+    // The context a call sees may be shared with other calls of the same _meta: read-only.
+    assert.throws(() => { caps.sampling = {}; }, TypeError);
+    assert.throws(() => { ctx.clientInfo.name = 'changed'; }, TypeError);
+    seen.push(ctx.clientInfo.name);
+    return `${ctx.clientInfo.name} ${ctx.protocolVersion} ${Object.keys(caps).join(',') || '-'}`;
+  });
+  server.tool('ask', { inputSchema: { type: 'object' } }, async (_args, ctx) => {
+    const r = await ctx.elicit('Name?', { type: 'object', properties: { name: { type: 'string' } } });
+    return `hello ${r.content.name}`;
+  });
+  const h = await server.startHttp({ port: 0 });
+  const call = async (id, name, client, caps, extra = {}) => {
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': caps,
+      'io.modelcontextprotocol/clientInfo': { name: client, version: '1' },
+    };
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': name,
+    };
+    const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {}, ...extra, _meta: meta } });
+    const text = await (await within(fetch(h.url, { method: 'POST', headers, body }))).text();
+    const json = text.startsWith('{') ? text : text.split('\n').filter((l) => l.startsWith('data:')).at(-1).slice(5);
+    return JSON.parse(json).result;
+  };
+  try {
+    // Alternating clients, each many times, some at once: every call sees its own.
+    const clients = [['a', {}], ['b', { elicitation: {} }], ['a', {}], ['c', { roots: {} }]];
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => call(i, 'who', clients[i % 4][0], clients[i % 4][1])),
+    );
+    results.forEach((r, i) => {
+      const [name, caps] = clients[i % 4];
+      assert.equal(r.content[0].text, `${name} 2026-07-28 ${Object.keys(caps).join(',') || '-'}`, `call ${i}`);
+    });
+    assert.equal(seen.length, 40);
+    // An MRTR retry's context carries its inputs (a context of its own), then plain calls
+    // of the same _meta see none.
+    const caps = { elicitation: {} };
+    const first = await call(100, 'ask', 'b', caps);
+    assert.equal(first.resultType, 'input_required');
+    const [key] = Object.keys(first.inputRequests);
+    const done = await call(101, 'ask', 'b', caps, {
+      inputResponses: { [key]: { action: 'accept', content: { name: 'Ada' } } },
+      requestState: first.requestState,
+    });
+    assert.equal(done.content[0].text, 'hello Ada');
+    assert.equal((await call(102, 'who', 'b', caps)).content[0].text, 'b 2026-07-28 elicitation');
+  } finally {
+    await within(h.stop(), 15_000, 'stop');
+  }
+});
+
 test('HTTP options are checked: unknown names and wrong types are TypeErrors', async () => {
   const server = makeServer();
   await assert.rejects(server.startHttp({ port: 0, jsonResponses: true }), TypeError);

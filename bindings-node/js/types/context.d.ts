@@ -37,7 +37,10 @@ export interface ContextRequestOptions {
   key?: string;
 }
 
-/** What a 2026-07-28 request declares about itself (`ctx` reads it; null in a legacy session). */
+/**
+ * What a 2026-07-28 request declares about itself (`ctx` reads it; null in a legacy session).
+ * Over HTTP, requests whose `_meta` read the same share one, frozen (read-only).
+ */
 export interface RequestContext {
   /** The revision it speaks. */
   protocolVersion: ProtocolVersion;
@@ -158,9 +161,9 @@ export declare class Context<L = unknown> {
    * extension, or the tool is not in manual mode).
    */
   startTask(): Promise<boolean>;
-  /** The client's `{name, version, ...}` (null before the handshake). */
+  /** The client's `{name, version, ...}` (null before the handshake). Read-only at 2026-07-28 over HTTP. */
   readonly clientInfo: Implementation | null;
-  /** The capabilities the client declared. */
+  /** The capabilities the client declared. Read-only at 2026-07-28 over HTTP. */
   readonly clientCapabilities: ClientCapabilities;
   /**
    * The settings of extension `id` when the client declared it (with this request at
