@@ -13,13 +13,14 @@
 use super::modern::{missing_capability, RequestContext};
 use super::outbox::Route;
 use super::peer::Inflight;
-use super::request_state::{self, StatePayload};
+use super::request_state;
 use super::server::ServerSession;
 use super::{OutboundId, RequestKey, RequestOptions};
 use crate::jsonrpc::{codes, RawJson, RpcError};
 use crate::protocol::*;
 use serde::{Deserialize, Deserializer};
 use serde_json::{json, Map, Value};
+use std::fmt::Write as _;
 use std::time::Instant;
 
 /// What became of a request for input.
@@ -233,19 +234,16 @@ impl super::server::ServerRole {
                 return Err(RpcError::invalid_params("requestState must be a string"));
             };
             let (name, args) = binding(method, &b);
-            let expect = StatePayload {
-                method: method.to_string(),
-                name,
-                args,
-                audience: self.audience().to_string(),
-                ..Default::default()
-            };
+            let expect = request_state::Expected { method, name: &name, args: &args, audience: self.audience() };
             let keys = self.config.request_state.keys().map_err(RpcError::internal)?;
-            let opened = request_state::open(&keys, state, &expect, request_state::unix_ms())
+            let (opened_answers, user, round) =
+                request_state::open_with(&keys, state, &expect, request_state::unix_ms(), |p| {
+                    (p.answers, p.user, p.round)
+                })
                 .map_err(|e| RpcError::invalid_params(e.to_string()))?;
-            answers = opened.answers;
-            ctx.request_state = opened.user;
-            ctx.round = opened.round;
+            answers = opened_answers;
+            ctx.request_state = user;
+            ctx.round = round;
         }
         match b.input_responses {
             None => {}
@@ -318,7 +316,14 @@ impl ServerSession {
         round.calls += 1;
         let name = match input_key {
             Some(k) => k.to_string(),
-            None => format!("{}_{}", key_prefix(method), round.calls),
+            None => {
+                let prefix = key_prefix(method);
+                let mut name = String::with_capacity(prefix.len() + 4);
+                name.push_str(prefix);
+                name.push('_');
+                let _ = write!(name, "{}", round.calls);
+                name
+            }
         };
         if let Some(answer) = ctx.input_responses.as_ref().and_then(|a| a.get(&name)) {
             check_answer(&name, method, answer)?;
@@ -431,18 +436,18 @@ impl ServerSession {
             Some(given) => round.consumed.iter().filter_map(|k| Some((k.clone(), given.get(k)?.clone()))).collect(),
             None => Map::new(),
         };
-        let payload = StatePayload {
-            method: round.method.to_string(),
-            name,
-            args,
-            audience: role.config.request_state.audience.clone().unwrap_or_else(|| role.config.info.name.clone()),
+        let payload = request_state::Sealing {
+            method: round.method,
+            name: &name,
+            args: &args,
+            audience: role.config.request_state.audience.as_deref().unwrap_or(&role.config.info.name),
             expires_ms: request_state::unix_ms().saturating_add(cfg.ttl.as_millis() as u64),
-            answers,
-            user: own.state,
+            answers: &answers,
+            user: own.state.as_deref(),
             round: ctx.round + 1,
         };
         let keys = cfg.keys().map_err(RpcError::internal)?;
-        let state = request_state::seal(&keys, &payload).map_err(RpcError::internal)?;
+        let state = request_state::seal_borrowed(&keys, &payload).map_err(RpcError::internal)?;
         // The members in the order a JSON object map would write them (sorted by name).
         let identity = role.identity().json();
         let size = state.len() + identity.len() + requests.iter().map(|(k, v)| k.len() + v.len() + 4).sum::<usize>();

@@ -32,6 +32,7 @@ use chacha20poly1305::{XChaCha20Poly1305, XNonce};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
+use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -272,8 +273,46 @@ fn aad(prefix: &str, kid: &[u8]) -> [u8; PREFIX.len() + KID_LEN] {
     v
 }
 
+/// What [`seal`] writes, borrowed: the same members as [`StatePayload`], in its order.
+#[derive(Serialize)]
+pub(crate) struct Sealing<'a> {
+    #[serde(rename = "m")]
+    pub method: &'a str,
+    #[serde(rename = "n")]
+    pub name: &'a str,
+    #[serde(rename = "a")]
+    pub args: &'a str,
+    #[serde(rename = "aud")]
+    pub audience: &'a str,
+    #[serde(rename = "exp")]
+    pub expires_ms: u64,
+    #[serde(rename = "ans", skip_serializing_if = "Map::is_empty")]
+    pub answers: &'a Map<String, Value>,
+    #[serde(rename = "u", skip_serializing_if = "Option::is_none")]
+    pub user: Option<&'a str>,
+    #[serde(rename = "r")]
+    pub round: u32,
+}
+
 /// Seals `payload` with the first key.
 pub fn seal(keys: &StateKeys, payload: &StatePayload) -> Result<String, String> {
+    seal_borrowed(
+        keys,
+        &Sealing {
+            method: &payload.method,
+            name: &payload.name,
+            args: &payload.args,
+            audience: &payload.audience,
+            expires_ms: payload.expires_ms,
+            answers: &payload.answers,
+            user: payload.user.as_deref(),
+            round: payload.round,
+        },
+    )
+}
+
+/// [`seal`] of a borrowed payload.
+pub(crate) fn seal_borrowed(keys: &StateKeys, payload: &Sealing<'_>) -> Result<String, String> {
     let key = keys.sealing();
     let mut raw = Vec::with_capacity(KID_LEN + NONCE_LEN + 160);
     raw.extend_from_slice(&key.id);
@@ -326,6 +365,58 @@ impl std::fmt::Display for StateError {
 /// Opens a sealed state and checks it was issued for `expect` (method, name, arguments,
 /// audience) and is not past its expiry at `now_ms`.
 pub fn open(keys: &StateKeys, text: &str, expect: &StatePayload, now_ms: u64) -> Result<StatePayload, StateError> {
+    let expected =
+        Expected { method: &expect.method, name: &expect.name, args: &expect.args, audience: &expect.audience };
+    open_with(keys, text, &expected, now_ms, |p| StatePayload {
+        method: p.method.into_owned(),
+        name: p.name.into_owned(),
+        args: p.args.into_owned(),
+        audience: p.audience.into_owned(),
+        expires_ms: p.expires_ms,
+        answers: p.answers,
+        user: p.user,
+        round: p.round,
+    })
+}
+
+/// What a state must have been issued for, borrowed (as [`open`] reads it from its `expect`).
+pub(crate) struct Expected<'a> {
+    pub method: &'a str,
+    pub name: &'a str,
+    pub args: &'a str,
+    pub audience: &'a str,
+}
+
+/// A state's payload as opened: the strings that are only compared borrowed from the
+/// plaintext where they can be.
+#[derive(Deserialize)]
+pub(crate) struct Opened<'a> {
+    #[serde(rename = "m", borrow)]
+    pub method: Cow<'a, str>,
+    #[serde(rename = "n", borrow)]
+    pub name: Cow<'a, str>,
+    #[serde(rename = "a", borrow)]
+    pub args: Cow<'a, str>,
+    #[serde(rename = "aud", borrow)]
+    pub audience: Cow<'a, str>,
+    #[serde(rename = "exp")]
+    pub expires_ms: u64,
+    #[serde(rename = "ans", default)]
+    pub answers: Map<String, Value>,
+    #[serde(rename = "u", default)]
+    pub user: Option<String>,
+    #[serde(rename = "r", default)]
+    pub round: u32,
+}
+
+/// [`open`] against a borrowed `expect`, handing the checked payload to `take`.
+pub(crate) fn open_with<T>(
+    keys: &StateKeys,
+    text: &str,
+    expect: &Expected<'_>,
+    now_ms: u64,
+    take: impl FnOnce(Opened<'_>) -> T,
+) -> Result<T, StateError> {
     let (prefix, nonce_len) = if text.starts_with(PREFIX) {
         (PREFIX, NONCE_LEN)
     } else if text.starts_with(PREFIX_V1) {
@@ -349,20 +440,20 @@ pub fn open(keys: &StateKeys, text: &str, expect: &StatePayload, now_ms: u64) ->
         key.v1.decrypt_in_place_detached(XNonce::from_slice(nonce), &aad, plain, (&*tag).into())
     };
     opened.map_err(|_| StateError::Tampered)?;
-    let p: StatePayload = serde_json::from_slice(plain).map_err(|_| StateError::Malformed)?;
+    let p: Opened<'_> = serde_json::from_slice(plain).map_err(|_| StateError::Malformed)?;
     if p.audience != expect.audience {
         return Err(StateError::Mismatch(format!("it was issued by server {:?}", p.audience)));
     }
     if p.method != expect.method || p.name != expect.name {
         return Err(StateError::Mismatch(format!("it was issued for {} of {:?}", p.method, p.name)));
     }
-    if !same_args(&p.args, &expect.args) {
+    if !same_args(&p.args, expect.args) {
         return Err(StateError::Mismatch("it was issued for other arguments".into()));
     }
     if now_ms > p.expires_ms {
         return Err(StateError::Expired);
     }
-    Ok(p)
+    Ok(take(p))
 }
 
 /// How `requestState` is sealed: keys, lifetime and audience.
