@@ -157,7 +157,7 @@ fn object(
             return None;
         }
         let start = ws(b, j + 1);
-        let end = value(b, start, depth)?;
+        let end = if &b[key.clone()] == b"_meta" { meta_value(b, start, depth)? } else { value(b, start, depth)? };
         on_member(key, escaped, start..end)?;
         j = ws(b, end);
         match b.get(j)? {
@@ -166,6 +166,47 @@ fn object(
             _ => return None,
         }
     }
+}
+
+/// The last `_meta` object checked on this thread, and the deepest it may be met again at.
+struct LastMeta {
+    bytes: Vec<u8>,
+    depth: usize,
+}
+
+thread_local! {
+    static LAST_META: std::cell::RefCell<LastMeta> =
+        const { std::cell::RefCell::new(LastMeta { bytes: Vec::new(), depth: 0 }) };
+}
+
+/// Most bytes of a `_meta` object kept for [`meta_value`].
+const MAX_KEPT_META: usize = 4096;
+
+/// The end of a `_meta` member's value at `i` (at `depth`), as [`value`] finds it. A client
+/// sends the same `_meta` with every request (a 2026-07-28 one: its revision, capabilities
+/// and identity), so the last object checked on this thread is kept: a value that starts
+/// with those very bytes is that object (in valid text an object ends at its own closing
+/// brace), and is taken with one comparison instead of a second check. Met no deeper than
+/// it was checked, it also keeps within [`MAX_DEPTH`]. Anything else is checked as any
+/// value is, and kept in its place.
+fn meta_value(b: &[u8], i: usize, depth: usize) -> Option<usize> {
+    let known = LAST_META.with(|m| {
+        let m = m.borrow();
+        (!m.bytes.is_empty() && depth <= m.depth && b[i..].starts_with(&m.bytes)).then(|| i + m.bytes.len())
+    });
+    if known.is_some() {
+        return known;
+    }
+    let end = value(b, i, depth)?;
+    if b[i] == b'{' && end - i <= MAX_KEPT_META {
+        LAST_META.with(|m| {
+            let mut m = m.borrow_mut();
+            m.bytes.clear();
+            m.bytes.extend_from_slice(&b[i..end]);
+            m.depth = depth;
+        });
+    }
+    Some(end)
 }
 
 fn array(b: &[u8], i: usize, depth: usize) -> Option<usize> {
@@ -425,6 +466,45 @@ mod tests {
             assert!(envelope(text).is_none(), "{text}");
         }
         assert!(envelope("{}").is_some());
+    }
+
+    /// A `_meta` met again is taken by comparison, and the check still agrees with serde_json
+    /// on everything around it, on a `_meta` that only starts like the last one, and on depth.
+    #[test]
+    fn a_meta_met_again_is_compared_not_checked() {
+        let meta = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}"#;
+        let msg = |m: &str, rest: &str| {
+            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo","_meta":{m}}}{rest}}}"#)
+        };
+        let open = &meta[..meta.len() - 1];
+        let cases = [
+            msg(meta, ""),
+            msg(meta, ""),
+            // After the kept object, the rest is checked as ever.
+            msg(meta, ",x"),
+            msg(meta, r#","y":[1,]"#),
+            msg(meta, r#","y":[1,2]"#),
+            // Starts like the kept one but is another value (or none).
+            msg(open, ""),
+            msg(&format!(r#"{open},"z":1}}"#), ""),
+            msg(&format!(r#"{open},"z":01}}"#), ""),
+            msg(meta, ""),
+            msg("[1]", ""),
+            msg("{\"a\":\"\u{1}\"}", ""),
+            msg(meta, ""),
+        ];
+        for text in &cases {
+            assert_eq!(envelope(text).is_some(), serde_valid(text), "{text}");
+            assert_agrees_with_serde(text);
+        }
+        LAST_META.with(|m| assert_eq!(m.borrow().bytes, meta.as_bytes(), "the last one met is kept"));
+        // Kept from a shallow place, it is not taken deeper than MAX_DEPTH allows.
+        let nested =
+            |inner: usize, m: &str| format!("{}{{\"_meta\":{m}}}{}", "{\"k\":".repeat(inner), "}".repeat(inner));
+        let deep = format!("{{\"d\":{}1{}}}", "[".repeat(MAX_DEPTH - 3), "]".repeat(MAX_DEPTH - 3));
+        assert!(is_valid(&nested(0, &deep)), "checked at depth 1");
+        assert!(!is_valid(&nested(5, &deep)), "too deep once nested further");
+        assert!(is_valid(&nested(0, &deep)), "and still taken where it fits");
     }
 
     /// The eight-at-a-time search finds the first special byte wherever it is.
