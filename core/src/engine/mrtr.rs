@@ -198,12 +198,23 @@ pub(crate) fn key_prefix(method: &str) -> &'static str {
 /// Checks an answer has the shape of its method's result.
 fn check_answer(key: &str, method: &str, v: &Value) -> Result<(), RpcError> {
     let r = match method {
+        "elicitation/create" if v.as_object().is_some_and(elicit_result_shape) => Ok(()),
         "elicitation/create" => ElicitResult::deserialize(v).map(drop),
         "sampling/createMessage" => CreateMessageResult::deserialize(v).map(drop),
         "roots/list" => ListRootsResult::deserialize(v).map(drop),
         _ => Ok(()),
     };
     r.map_err(|e| RpcError::invalid_params(format!("inputResponses[{key:?}] is not a valid {method} result: {e}")))
+}
+
+/// Whether `o` is what serde reads as an [`ElicitResult`], checked without building one: an
+/// `action` naming one of the three, `content` and `_meta` objects or null when present
+/// (other members are ignored, as serde ignores them).
+fn elicit_result_shape(o: &Map<String, Value>) -> bool {
+    let object_or_null = |k: &str| o.get(k).is_none_or(|v| v.is_object() || v.is_null());
+    matches!(o.get("action").and_then(Value::as_str), Some("accept" | "decline" | "cancel"))
+        && object_or_null("content")
+        && object_or_null("_meta")
 }
 
 impl super::server::ServerRole {
@@ -506,6 +517,36 @@ pub(crate) fn legacy_input_required(v: ProtocolVersion) -> RpcError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The shape check of an elicitation answer takes exactly what serde's reading takes.
+    #[test]
+    fn elicit_result_shape_is_serdes() {
+        for v in [
+            json!({"action": "accept", "content": {"name": "Ada"}}),
+            json!({"action": "decline"}),
+            json!({"action": "cancel", "content": null, "_meta": {"a": 1}}),
+            json!({"action": "accept", "content": {}, "extra": [1, 2]}),
+            json!({"action": "Accept"}),
+            json!({"action": "accept", "content": "text"}),
+            json!({"action": "accept", "content": [1]}),
+            json!({"action": "accept", "_meta": 3}),
+            json!({"action": 1}),
+            json!({"content": {}}),
+            json!({}),
+        ] {
+            let serde = ElicitResult::deserialize(&v).is_ok();
+            assert_eq!(elicit_result_shape(v.as_object().unwrap()), serde, "{v}");
+            assert_eq!(check_answer("k", "elicitation/create", &v).is_ok(), serde, "{v}");
+        }
+        // Not an object: serde decides, as before.
+        for v in [json!(["accept"]), json!("accept"), json!(null)] {
+            assert_eq!(
+                check_answer("k", "elicitation/create", &v).is_ok(),
+                ElicitResult::deserialize(&v).is_ok(),
+                "{v}"
+            );
+        }
+    }
 
     /// `Binding::read` takes what serde's reading of the whole params takes.
     #[test]
