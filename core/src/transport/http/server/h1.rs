@@ -50,20 +50,36 @@ pub(crate) struct Config {
 
 /// Serves `io` until the client closes, an answer says `Connection: close`, the
 /// connection breaks, or `stop` is set while no request is in progress.
-pub(crate) async fn serve<T>(io: T, svc: HttpService, mut stop: tokio::sync::watch::Receiver<bool>, config: Config)
+pub(crate) async fn serve<T>(io: T, svc: HttpService, stop: tokio::sync::watch::Receiver<bool>, config: Config)
 where
     T: AsyncRead + AsyncWrite + Unpin,
 {
-    let mut conn = Conn { io, buf: BytesMut::new(), eof: false, half_close: config.half_close, kept: None };
+    let conn = Conn { io, buf: BytesMut::new(), eof: false, half_close: config.half_close, kept: None };
+    let mut held = Some((conn, stop));
+    // A request, up to the head of its answer, runs in a box of its own: the task keeps only
+    // what it holds longest, an answer that streams (the state of every idle listener). The
+    // box serves the connection's requests one after the other, and is let go while an
+    // answer streams.
+    let mut slot: Option<Pin<Box<Option<_>>>> = None;
     loop {
-        // A request, up to the head of its answer, runs in a box of its own: the task keeps
-        // only what it holds longest, an answer that streams (the state of every idle
-        // listener).
-        match Box::pin(exchange(&mut conn, &svc, &mut stop, config)).await {
+        let Some((conn, stop)) = held.take() else { return };
+        let request = owned_exchange(conn, &svc, stop, config);
+        let boxed = match &mut slot {
+            Some(b) => {
+                b.set(Some(request));
+                b
+            }
+            None => slot.insert(Box::pin(Some(request))),
+        };
+        let Some(running) = boxed.as_mut().as_pin_mut() else { return };
+        let (mut conn, stop, step) = running.await;
+        boxed.set(None);
+        match step {
             Step::Next => {}
             Step::End => return,
             Step::Stream { body, chunked, close } => {
                 // An answer that streams (an idle listener) keeps nothing for later meanwhile.
+                slot = None;
                 conn.kept = None;
                 if conn.stream(body, chunked).await.is_err() {
                     return;
@@ -73,7 +89,23 @@ where
                 }
             }
         }
+        held = Some((conn, stop));
     }
+}
+
+/// [`exchange`] owning what it borrows of the connection's, handed back with its outcome (so
+/// that one box can hold each request's in turn).
+async fn owned_exchange<T>(
+    mut conn: Conn<T>,
+    svc: &HttpService,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+    config: Config,
+) -> (Conn<T>, tokio::sync::watch::Receiver<bool>, Step)
+where
+    T: AsyncRead + AsyncWrite + Unpin,
+{
+    let step = exchange(&mut conn, svc, &mut stop, config).await;
+    (conn, stop, step)
 }
 
 /// The timer of the header timeout `t`, due at least `t` from now and at most an eighth of
