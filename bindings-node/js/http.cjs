@@ -117,9 +117,10 @@ class HttpHost {
     this.path = this.native.path;
     /**
      * The 2026-07-28 request contexts held for the native side, by slot: `poll`'s events name
-     * one by its slot, or give it with its slot to keep (`[slot, context]`). Requests whose
-     * `_meta` read the same share one, so it is parsed once; frozen, a handler cannot change
-     * another client's.
+     * one by its slot, or give it with its slot to keep (`[slot, context]`); a retry's context,
+     * which holds the client's answers, comes inline and is not kept. Requests whose `_meta`
+     * read the same share one, so it is parsed once; frozen, a handler cannot change another
+     * client's.
      * @type {object[]}
      */
     this._contexts = [];

@@ -88,7 +88,8 @@ pub fn events_json<'a>(events: impl IntoIterator<Item = &'a Event>) -> String {
 /// The 2026-07-28 request contexts JS holds, by slot. The engine shares one context between
 /// the requests whose `_meta` read the same, so most calls an HTTP server hands over carry
 /// the same few: an event names the slot of one JS already holds (a number) instead of
-/// carrying it again, and gives `[slot, context]` for one it does not. Holding the `Arc`
+/// carrying it again, and gives `[slot, context]` for one it does not (a multi round-trip
+/// retry's context, which holds the client's answers, goes inline, kept nowhere). Holding the `Arc`
 /// keeps that context as it was (the engine copies a shared context before changing it) and
 /// its address from being reused.
 #[derive(Default)]
@@ -102,6 +103,12 @@ const CONTEXT_SLOTS: usize = 8;
 
 impl ContextSlots {
     fn write(&mut self, c: &Arc<RequestContext>, out: &mut Vec<u8>) {
+        // A retry's context is its own (the engine copies it to add the inputs) and carries
+        // the client's answers: it goes inline and is kept by neither side.
+        if c.input_responses.is_some() || c.request_state.is_some() || c.round != 0 {
+            let _ = serde_json::to_writer(&mut *out, &**c);
+            return;
+        }
         if let Some(i) = self.held.iter().position(|h| h.as_ref().is_some_and(|h| Arc::ptr_eq(h, c))) {
             out.extend_from_slice(i.to_string().as_bytes());
             return;

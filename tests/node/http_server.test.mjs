@@ -462,7 +462,9 @@ test('2026-07-28 calls each see their own client (contexts shared by equal _meta
     seen.push(ctx.clientInfo.name);
     return `${ctx.clientInfo.name} ${ctx.protocolVersion} ${Object.keys(caps).join(',') || '-'}`;
   });
+  const shared = [];
   server.tool('ask', { inputSchema: { type: 'object' } }, async (_args, ctx) => {
+    shared.push(Object.isFrozen(ctx.clientCapabilities));
     const r = await ctx.elicit('Name?', { type: 'object', properties: { name: { type: 'string' } } });
     return `hello ${r.content.name}`;
   });
@@ -507,6 +509,9 @@ test('2026-07-28 calls each see their own client (contexts shared by equal _meta
       requestState: first.requestState,
     });
     assert.equal(done.content[0].text, 'hello Ada');
+    // The first attempt's context is shared (frozen); the retry's, which holds the client's
+    // answers, is its own and kept by no one.
+    assert.deepEqual(shared, [true, false]);
     assert.equal((await call(102, 'who', 'b', caps)).content[0].text, 'b 2026-07-28 elicitation');
   } finally {
     await within(h.stop(), 15_000, 'stop');
