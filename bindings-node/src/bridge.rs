@@ -4,7 +4,7 @@
 
 use crate::errors::option_err;
 use hypermcp::engine::{Event, RequestContext};
-use hypermcp::transport::host::events::{kind, visit, AsJson, Field};
+use hypermcp::transport::host::events::{write_context, write_json};
 use hypermcp::transport::host::TimeUnit;
 use napi::bindgen_prelude::Unknown;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
@@ -73,16 +73,14 @@ pub fn output(take: impl FnOnce(&mut Vec<u8>)) -> Option<napi::bindgen_prelude::
 
 /// Events as JSON text of an array of `[kind, field, ...]` arrays (the layout:
 /// `events.cjs`), or an empty string when there are none.
-pub fn events_json<'a>(events: impl IntoIterator<Item = &'a Event>) -> String {
-    let mut out = String::new();
-    for ev in events {
-        out.push(if out.is_empty() { '[' } else { ',' });
-        out.push_str(&serde_json::to_string(&AsJson(ev)).unwrap_or_default());
+pub fn events_json(events: &[Event]) -> String {
+    if events.is_empty() {
+        return String::new();
     }
-    if !out.is_empty() {
-        out.push(']');
-    }
-    out
+    let mut out = Vec::with_capacity(256);
+    write_events(events, None, &mut out);
+    // Every piece of it is JSON text: UTF-8.
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// The 2026-07-28 request contexts JS holds, by slot. The engine shares one context between
@@ -100,50 +98,42 @@ pub struct ContextSlots {
 
 /// Contexts JS holds at once (the engine keeps the last `_meta` read per worker thread).
 const CONTEXT_SLOTS: usize = 8;
+const _: () = assert!(CONTEXT_SLOTS <= 10, "a slot is written as one digit");
 
 impl ContextSlots {
     fn write(&mut self, c: &Arc<RequestContext>, out: &mut Vec<u8>) {
         // A retry's context is its own (the engine copies it to add the inputs) and carries
         // the client's answers: it goes inline and is kept by neither side.
         if c.input_responses.is_some() || c.request_state.is_some() || c.round != 0 {
-            let _ = serde_json::to_writer(&mut *out, &**c);
-            return;
+            return write_context(c, out);
         }
+        // A slot is one digit.
         if let Some(i) = self.held.iter().position(|h| h.as_ref().is_some_and(|h| Arc::ptr_eq(h, c))) {
-            out.extend_from_slice(i.to_string().as_bytes());
+            out.push(b'0' + i as u8);
             return;
         }
         let i = self.next;
         self.next = (i + 1) % CONTEXT_SLOTS;
         self.held[i] = Some(c.clone());
-        out.push(b'[');
-        out.extend_from_slice(i.to_string().as_bytes());
-        out.push(b',');
-        let _ = serde_json::to_writer(&mut *out, &**c);
+        out.extend_from_slice(&[b'[', b'0' + i as u8, b',']);
+        write_context(c, out);
         out.push(b']');
     }
 }
 
-/// Events as [`events_json`] writes them, appended to `out`, but with each request context
-/// as `slots` says (its slot, or `[slot, context]`): what `HttpServer.poll` hands JS.
-pub fn events_json_slotted(events: &[Event], slots: &mut ContextSlots, out: &mut Vec<u8>) {
-    if events.is_empty() {
-        out.extend_from_slice(b"[]");
-        return;
-    }
+/// Events as [`events_json`] writes them (`[]` when there are none), appended to `out`;
+/// with `slots`, each request context as they say (its slot, or `[slot, context]`): what
+/// `HttpServer.poll` hands JS.
+pub fn write_events(events: &[Event], mut slots: Option<&mut ContextSlots>, out: &mut Vec<u8>) {
+    out.push(b'[');
     for (i, ev) in events.iter().enumerate() {
-        out.extend_from_slice(if i == 0 { b"[[" } else { b",[" });
-        let _ = serde_json::to_writer(&mut *out, kind(ev).name());
-        visit(ev, |f| {
+        if i > 0 {
             out.push(b',');
-            match f {
-                Field::Context(c) => slots.write(c, out),
-                f => {
-                    let _ = serde_json::to_writer(&mut *out, &f);
-                }
-            }
-        });
-        out.push(b']');
+        }
+        match slots.as_deref_mut() {
+            Some(slots) => write_json(ev, out, |c, out| slots.write(c, out)),
+            None => write_json(ev, out, write_context),
+        }
     }
     out.push(b']');
 }

@@ -3,7 +3,7 @@
 //! it calls one thread-safe function (no arguments), and JS takes everything queued at that
 //! moment as one JSON text with `poll`.
 
-use crate::bridge::{events_json_slotted, parse_json, ContextSlots, Wake, WakeFn, UNIT};
+use crate::bridge::{parse_json, write_events, ContextSlots, Wake, WakeFn, UNIT};
 use crate::errors::{option_err, state_err};
 use crate::server::{Registry, ServerSession};
 use hypermcp::transport::host::options::http_options;
@@ -137,7 +137,7 @@ impl HttpServer {
             let _ = match item {
                 HostItem::Events { session, events } => {
                     let mut text = Vec::with_capacity(256);
-                    events_json_slotted(&events, &mut contexts, &mut text);
+                    write_events(&events, Some(&mut contexts), &mut text);
                     // Every piece of it is JSON text: UTF-8.
                     write!(out, "[\"e\",{session},{}]", std::str::from_utf8(&text).unwrap_or("[]"))
                 }

@@ -236,26 +236,28 @@ impl serde::Serialize for Field<'_> {
     }
 }
 
-/// An event as the JSON array `[kind, field, ...]` (for hosts that take JSON text).
-#[derive(Debug)]
-pub struct AsJson<'a>(pub &'a Event);
-
-impl serde::Serialize for AsJson<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeSeq;
-        let mut seq = s.serialize_seq(None)?;
-        seq.serialize_element(kind(self.0).name())?;
-        let mut failed = None;
-        visit(self.0, |f| {
-            if failed.is_none() {
-                failed = seq.serialize_element(&f).err();
+/// An event as the JSON array `[kind, field, ...]`, appended to `out` (for hosts that take
+/// JSON text). A request context is written by `context`: [`write_context`] writes it whole;
+/// a host that keeps contexts it was given may name one instead (the context is shared
+/// between requests whose `_meta` read the same).
+pub fn write_json(ev: &Event, out: &mut Vec<u8>, mut context: impl FnMut(&Arc<RequestContext>, &mut Vec<u8>)) {
+    out.push(b'[');
+    let _ = serde_json::to_writer(&mut *out, kind(ev).name());
+    visit(ev, |f| {
+        out.push(b',');
+        match f {
+            Field::Context(c) => context(c, out),
+            f => {
+                let _ = serde_json::to_writer(&mut *out, &f);
             }
-        });
-        match failed {
-            Some(e) => Err(e),
-            None => seq.end(),
         }
-    }
+    });
+    out.push(b']');
+}
+
+/// A request context as JSON, whole (for [`write_json`]).
+pub fn write_context(c: &Arc<RequestContext>, out: &mut Vec<u8>) {
+    let _ = serde_json::to_writer(out, &**c);
 }
 
 /// Typed params as JSON.
@@ -308,6 +310,11 @@ mod tests {
             let mut n = 0;
             visit(ev, |_| n += 1);
             assert_eq!(n, layout(kind(ev).name()).len(), "{ev:?}");
+            // As JSON text: the kind, then each field, in one array.
+            let mut out = Vec::new();
+            write_json(ev, &mut out, write_context);
+            let v: Vec<Value> = serde_json::from_slice(&out).unwrap();
+            assert_eq!((v[0].as_str(), v.len()), (Some(kind(ev).name()), n + 1), "{ev:?}");
         }
         // The kinds' constants name their places in the table.
         for (i, (name, _)) in LAYOUTS.iter().enumerate() {
