@@ -328,11 +328,10 @@ impl ServerSession {
         let name = match input_key {
             Some(k) => k.to_string(),
             None => {
+                // One allocation, its size known (`format!` grows its string as it goes).
                 let prefix = key_prefix(method);
                 let mut name = String::with_capacity(prefix.len() + 4);
-                name.push_str(prefix);
-                name.push('_');
-                let _ = write!(name, "{}", round.calls);
+                let _ = write!(name, "{prefix}_{}", round.calls);
                 name
             }
         };

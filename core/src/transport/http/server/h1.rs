@@ -50,19 +50,17 @@ pub(crate) struct Config {
 
 /// Serves `io` until the client closes, an answer says `Connection: close`, the
 /// connection breaks, or `stop` is set while no request is in progress.
-pub(crate) async fn serve<T>(io: T, svc: HttpService, stop: tokio::sync::watch::Receiver<bool>, config: Config)
+pub(crate) async fn serve<T>(io: T, svc: HttpService, mut stop: tokio::sync::watch::Receiver<bool>, config: Config)
 where
     T: AsyncRead + AsyncWrite + Unpin,
 {
-    let conn = Conn { io, buf: BytesMut::new(), eof: false, half_close: config.half_close, kept: None };
-    let mut held = Some((conn, stop));
+    let mut conn = Conn { io, buf: BytesMut::new(), eof: false, half_close: config.half_close, kept: None };
     // A request, up to the head of its answer, runs in a box of its own: the task keeps only
     // what it holds longest, an answer that streams (the state of every idle listener). The
     // box serves the connection's requests one after the other, and is let go while an
     // answer streams.
     let mut slot: Option<Pin<Box<Option<_>>>> = None;
     loop {
-        let Some((conn, stop)) = held.take() else { return };
         let request = owned_exchange(conn, &svc, stop, config);
         let boxed = match &mut slot {
             Some(b) => {
@@ -72,7 +70,8 @@ where
             None => slot.insert(Box::pin(Some(request))),
         };
         let Some(running) = boxed.as_mut().as_pin_mut() else { return };
-        let (mut conn, stop, step) = running.await;
+        let step;
+        (conn, stop, step) = running.await;
         boxed.set(None);
         match step {
             Step::Next => {}
@@ -89,7 +88,6 @@ where
                 }
             }
         }
-        held = Some((conn, stop));
     }
 }
 
