@@ -405,6 +405,15 @@ def measured_when(r: Results, part: str) -> str:
     return f" Measured {merged['date']} at commit `{merged['commit']}`." if merged else ""
 
 
+def in_turns(c: dict, script: str) -> str:
+    """How a part measured in turns ran (bench/secure.py's rounds), for its table's text."""
+    rounds = c.get("rounds")
+    return (
+        f"the order rotating, {rounds} round{'s' if rounds != 1 else ''} of {c.get('seconds')} s each "
+        f"(bench/{script}). Medians over the quiet rounds"
+    )
+
+
 def rivals_table(r: Results) -> list[str]:
     if not r.rivals:
         return []
@@ -415,10 +424,8 @@ def rivals_table(r: Results) -> list[str]:
         "",
         "The two Rust servers side by side, two processes each (the 2026-07-28 echo, `httpload --modern`; MRTR "
         f"round trips of `ask`, `httpload --mrtr`), at {c.get('connections')} connections; httpload runs the four "
-        f"in turns, the order rotating, {c.get('rounds')} round{'s' if c.get('rounds') != 1 else ''} of "
-        f'{c.get("seconds")} s each (bench/rivals.py). Medians over the quiet rounds; "ours ÷ it" divides the '
-        'medians, "paired" is the median of the ratios taken within each round. Server CPU is per HTTP request '
-        f"(an MRTR round trip is two).{when}",
+        f'in turns, {in_turns(c, "rivals.py")}; "ours ÷ it" divides the medians, "paired" is the median of '
+        f"the ratios taken within each round. Server CPU is per HTTP request (an MRTR round trip is two).{when}",
         "",
         "| scenario | system | calls/s | p50 µs | p99 µs | server CPU µs/request | ours ÷ it | paired |",
         "|---|---|---:|---:|---:|---:|---:|---:|",
@@ -452,10 +459,9 @@ def eras_table(r: Results) -> list[str]:
         "Each hypermcp server four times, side by side: legacy stateless with plain JSON answers "
         "(`--stateless-json`, `httpload --stateless`) and the server as users run it answering the 2026-07-28 "
         "echo (`httpload --modern`), each at "
-        f"{' and '.join(str(n) for n in c.get('connections', []))} connection(s); httpload runs them in turns, the "
-        f"order rotating, {c.get('rounds')} round{'s' if c.get('rounds') != 1 else ''} of {c.get('seconds')} s "
-        'each (bench/eras.py). Medians over the quiet rounds; "÷ stateless" divides the medians, "paired" is '
-        f"the median of the ratios taken within each round.{when}",
+        f"{' and '.join(str(n) for n in c.get('connections', []))} connection(s); httpload runs them in turns, "
+        f'{in_turns(c, "eras.py")}; "÷ stateless" divides the medians, "paired" is the median of the ratios '
+        f"taken within each round.{when}",
         "",
         "| system | connections | stateless calls/s | 2026-07-28 calls/s | ÷ stateless | paired | "
         "server CPU µs/call, stateless | 2026-07-28 |",
@@ -502,10 +508,8 @@ def secure_table(r: Results) -> list[str]:
         "as the option does by default against the JWKS, fetched once and cached: signature, iss, aud, exp, nbf, "
         "the scope `mcp`); HTTPS "
         f"({tls or 'TLS'}, an {c.get('tls_key')} certificate). A session per connection; httpload runs a "
-        f"server's configurations in turns, the order rotating, {c.get('rounds')} "
-        f"round{'s' if c.get('rounds') != 1 else ''} of "
-        f'{c.get("seconds")} s each (bench/secure.py). Medians over the quiet rounds{quiet}; "÷ plain HTTP" '
-        f"divides them by the plain HTTP figure of the same server.{when}",
+        f'server\'s configurations in turns, {in_turns(c, "secure.py")}{quiet}; "÷ plain HTTP" divides them by '
+        f"the plain HTTP figure of the same server.{when}",
         "",
         "| system | configuration | calls/s | p50 µs | p99 µs | max µs | server CPU µs/call | client CPU µs/call "
         "| ÷ plain HTTP |",
