@@ -31,7 +31,8 @@ pub struct ClientConfig {
     pub mode: ClientMode,
     /// How long the `server/discover` probe may go unanswered before an auto client takes
     /// the server for a legacy one (some legacy servers ignore requests sent before
-    /// `initialize`).
+    /// `initialize`). A modern-only client has nothing to fall back to: its probe waits for
+    /// the request timeout.
     pub probe_timeout: Duration,
     /// Bound on the `input_required` rounds of one modern request.
     pub max_input_rounds: u32,
@@ -259,7 +260,13 @@ impl ClientSession {
 
     fn send_probe(&mut self, now: Instant) -> OutboundId {
         let params = Value::Object(Map::from_iter([("_meta".to_string(), Value::Object(self.role.meta.clone()))]));
-        let opts = RequestOptions { timeout: Some(self.role.config.probe_timeout), ..Default::default() };
+        // The short probe timeout tells a silent legacy server apart; a modern-only client has
+        // nothing to fall back to, so its probe waits as long as any request (over HTTP it may
+        // hold an OAuth authorization, a user's login included).
+        let opts = match self.role.config.mode {
+            ClientMode::Modern => RequestOptions::default(),
+            _ => RequestOptions { timeout: Some(self.role.config.probe_timeout), ..Default::default() },
+        };
         let id = self.peer.send_request("server/discover", Some(params), &opts, now);
         self.role.probes += 1;
         self.role.opening = Some(Opening::Probe(id));
@@ -853,8 +860,6 @@ impl ClientSession {
                 };
                 self.fail_open(open, RpcError { message: why, ..e })
             }
-            // Not an era question: the server wants an authorization the client lacks.
-            Err(e) if e.code == codes::UNAUTHORIZED => self.fail_open(open, e),
             // Not an era question: the server wants an authorization the client lacks.
             Err(e) if e.code == codes::UNAUTHORIZED => self.fail_open(open, e),
             Err(e) if mode == ClientMode::Auto => {

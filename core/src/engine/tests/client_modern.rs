@@ -122,6 +122,26 @@ fn a_silent_server_is_legacy_after_the_probe_timeout() {
 }
 
 #[test]
+fn a_modern_client_waits_for_discovery_as_long_as_for_any_request() {
+    // Nothing to fall back to: a slow answer (an OAuth login held the request) is awaited for
+    // the request timeout (60 s by default), not the auto mode's 10 s probe.
+    let t0 = Instant::now();
+    let mut c = ClientSession::new(Arc::new(config(ClientMode::Modern, json!({}))));
+    let open = c.initialize(t0);
+    let probe = one_line(&mut c);
+    assert_eq!(probe["method"], "server/discover");
+    assert_eq!(c.next_deadline(), Some(t0 + Duration::from_secs(60)));
+    let later = t0 + Duration::from_secs(30);
+    c.handle_timeout(later);
+    assert!(events(&mut c).is_empty(), "not timed out at 30 s");
+    assert_eq!(probe["id"], json!(open.0));
+    send(&mut c, ok(probe["id"].clone(), discover_result()), later);
+    let ev = events(&mut c);
+    assert!(matches!(ev.as_slice(), [Event::Initialized]), "{ev:?}");
+    assert!(c.is_modern());
+}
+
+#[test]
 fn a_modern_client_reports_a_legacy_server_clearly() {
     let t0 = Instant::now();
     let mut c = ClientSession::new(Arc::new(config(ClientMode::Modern, json!({}))));
