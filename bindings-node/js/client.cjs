@@ -255,6 +255,10 @@ class Client extends ClientDriver {
         // a client with an onLog handler asks for every level.
         options.onLog ? 'debug' : undefined,
         pingInterval,
+        // Over HTTP the server/discover probe waits as long as any request (an HTTP server
+        // answers it at once, legacy or not; behind OAuth it holds the authorization, a
+        // user's login included), not the 10 s that tell a silent stdio server is legacy.
+        transport instanceof HttpTransport,
       );
     const reconnect =
       options.reconnect == null || options.reconnect === false

@@ -21,7 +21,8 @@ pub struct ClientSession {
 #[napi]
 impl ClientSession {
     /// `capabilities` as JSON text; `timeout`: the default request timeout in ms (null: none);
-    /// `mode`: `auto` (default), `modern` or `legacy`.
+    /// `mode`: `auto` (default), `modern` or `legacy`; `http`: the connection is HTTP (the
+    /// `server/discover` probe then waits as long as any request).
     #[napi(constructor)]
     #[allow(clippy::too_many_arguments)] // the JS constructor's positional arguments, in order
     pub fn new(
@@ -34,10 +35,21 @@ impl ClientSession {
         mode: Option<String>,
         log_level: Option<String>,
         ping_interval: Option<f64>,
+        http: Option<bool>,
     ) -> napi::Result<Self> {
         let capabilities = capabilities.map(|c| parse_json(&env, &c, "client capabilities")).transpose()?;
-        let settings =
-            ClientSettings { name, version, capabilities, protocol_version, timeout, mode, log_level, ping_interval };
+        let http = http.unwrap_or(false);
+        let settings = ClientSettings {
+            name,
+            version,
+            capabilities,
+            protocol_version,
+            timeout,
+            mode,
+            log_level,
+            ping_interval,
+            http,
+        };
         let cfg = settings.into_config(UNIT).map_err(|e| option_err(&env, e))?;
         Ok(ClientSession { inner: engine::ClientSession::new(Arc::new(cfg)) })
     }

@@ -20,10 +20,11 @@ pub struct ClientSession {
 #[pymethods]
 impl ClientSession {
     /// `name`/`version` of this client, its `capabilities` (dict), the legacy
-    /// `protocol_version` to ask for, the default `timeout` in seconds (None: no timeout) and
-    /// the `mode` (`auto`, the default; `modern`; `legacy`).
+    /// `protocol_version` to ask for, the default `timeout` in seconds (None: no timeout),
+    /// the `mode` (`auto`, the default; `modern`; `legacy`) and `http`: the connection is
+    /// HTTP (the `server/discover` probe then waits as long as any request).
     #[new]
-    #[pyo3(signature = (name, version, capabilities=None, protocol_version=None, timeout=None, mode=None, log_level=None, ping_interval=None))]
+    #[pyo3(signature = (name, version, capabilities=None, protocol_version=None, timeout=None, mode=None, log_level=None, ping_interval=None, http=false))]
     #[allow(clippy::too_many_arguments)] // the Python constructor's keyword arguments
     fn new(
         py: Python<'_>,
@@ -35,6 +36,7 @@ impl ClientSession {
         mode: Option<String>,
         log_level: Option<String>,
         ping_interval: Option<f64>,
+        http: bool,
     ) -> PyResult<Self> {
         let settings = ClientSettings {
             name,
@@ -45,6 +47,7 @@ impl ClientSession {
             mode,
             log_level,
             ping_interval,
+            http,
         };
         let cfg = settings.into_config(UNIT).map_err(|e| option_err(py, e))?;
         Ok(ClientSession { inner: engine::ClientSession::new(Arc::new(cfg)), out: Vec::new() })

@@ -222,6 +222,7 @@ class ClientSession:
         mode: str | None = None,
         log_level: str | None = None,
         ping_interval: float | None = None,
+        http: bool = False,
     ) -> Self: ...
     @property
     def modern(self) -> bool: ...

@@ -26,6 +26,7 @@ class _HttpConnection(_ClientConnection):
     engine on its I/O thread as a byte stream this loop drives."""
 
     network_transport = "tcp"
+    _http = True
 
     def __init__(
         self,

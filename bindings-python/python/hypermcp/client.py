@@ -137,6 +137,10 @@ class _ClientConnection:
 
     #: ``network.transport`` of the OpenTelemetry conventions (``pipe``: stdio).
     network_transport: str | None = "pipe"
+    #: An HTTP connection: the ``server/discover`` probe of the auto mode waits as long as any
+    #: request (an HTTP server answers it at once, legacy or not; behind OAuth it holds the
+    #: authorization, a user's login included), instead of 10 s.
+    _http: bool = False
 
     async def start(self, client: Client) -> None:
         """Opens the transport; then delivers input with ``client._feed`` / ``client._eof``."""
@@ -403,7 +407,15 @@ class Client(ClientDriver):
 
         def new_session() -> _core.ClientSession:
             return _core.ClientSession(
-                name, client_version, capabilities, protocol_version, timeout, mode, log_level, ping_interval
+                name,
+                client_version,
+                capabilities,
+                protocol_version,
+                timeout,
+                mode,
+                log_level,
+                ping_interval,
+                http=conn._http,
             )
 
         session = new_session()

@@ -60,6 +60,8 @@ pub struct ClientOptions {
     extensions: Map<String, Value>,
     reconnect: Option<crate::engine::Reconnect>,
     on_connection: Option<reconnect::ConnectionFn>,
+    /// Over HTTP: the probe waits as long as any request ([`ClientConfig::probe_as_request`]).
+    pub(crate) over_http: bool,
 }
 
 impl std::fmt::Debug for ClientOptions {
@@ -85,6 +87,7 @@ impl Default for ClientOptions {
             extensions: Map::new(),
             reconnect: None,
             on_connection: None,
+            over_http: false,
         }
     }
 }
@@ -187,6 +190,9 @@ impl ClientOptions {
         c.log_level = self.log_level.or(self.notification.as_ref().map(|_| LoggingLevel::Debug));
         c.request_timeout = self.timeout;
         c.ping_interval = self.ping_interval.filter(|d| !d.is_zero());
+        if self.over_http {
+            c.probe_as_request();
+        }
         if self.sampling.is_some() {
             c.capabilities.sampling = Some(Map::from_iter([("tools".to_string(), json!({}))]));
         }
@@ -1063,5 +1069,21 @@ where
                 session.handle_timeout(Instant::now());
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn over_http_the_probe_waits_as_long_as_any_request() {
+        // A silent stdio server is a legacy one after 10 s; an HTTP server answers at once,
+        // and behind OAuth the probe holds the authorization (Client::http sets over_http).
+        let stdio = ClientOptions::default();
+        assert_eq!(stdio.config().probe_timeout, Duration::from_secs(10));
+        let mut http = ClientOptions { timeout: Some(Duration::from_secs(90)), ..ClientOptions::default() };
+        http.over_http = true;
+        assert_eq!(http.config().probe_timeout, Duration::from_secs(90));
     }
 }

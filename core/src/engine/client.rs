@@ -32,7 +32,7 @@ pub struct ClientConfig {
     /// How long the `server/discover` probe may go unanswered before an auto client takes
     /// the server for a legacy one (some legacy servers ignore requests sent before
     /// `initialize`). A modern-only client has nothing to fall back to: its probe waits for
-    /// the request timeout.
+    /// the request timeout. Over HTTP see [`ClientConfig::probe_as_request`].
     pub probe_timeout: Duration,
     /// Bound on the `input_required` rounds of one modern request.
     pub max_input_rounds: u32,
@@ -56,6 +56,16 @@ pub struct ClientConfig {
 }
 
 impl ClientConfig {
+    /// The probe waits as long as any request: for connections where a silent server is no
+    /// sign of a legacy one. Over HTTP a legacy server answers `server/discover` at once (an
+    /// error, or an HTTP status the transport turns into one), while behind OAuth the probe
+    /// holds the whole authorization, a user's login included, which the 10 s probe timeout
+    /// would take for a legacy server.
+    pub fn probe_as_request(&mut self) {
+        // No request timeout: a year is "no timeout".
+        self.probe_timeout = self.request_timeout.unwrap_or(Duration::from_secs(365 * 24 * 3600));
+    }
+
     /// Defaults: auto mode (2026-07-28 when the server speaks it, else `initialize` asking
     /// for 2025-11-25), every revision accepted, 60 s timeout, 10 s probe, 16 input rounds,
     /// cached results.

@@ -313,6 +313,9 @@ pub struct ClientSettings {
     /// Legacy sessions: the keep-alive ping interval, in the binding's unit (`None`: no
     /// pings); see [`ClientConfig::ping_interval`].
     pub ping_interval: Option<f64>,
+    /// The connection is HTTP: the `server/discover` probe waits as long as any request
+    /// ([`ClientConfig::probe_as_request`]).
+    pub http: bool,
 }
 
 impl ClientSettings {
@@ -364,6 +367,9 @@ impl ClientSettings {
                 OptionError(format!("timeout must be a non-negative number of {}, not {t}", unit.name()))
             })?),
         };
+        if self.http {
+            cfg.probe_as_request();
+        }
         Ok(cfg)
     }
 }
@@ -423,6 +429,7 @@ mod tests {
             mode: None,
             log_level: None,
             ping_interval: None,
+            http: false,
         };
         let cfg = settings("2025-03-26").into_config(TimeUnit::Seconds).expect("legacy revision");
         assert_eq!(cfg.request_timeout, Some(Duration::from_secs(2)));
@@ -434,5 +441,11 @@ mod tests {
         assert_eq!(settings("2025-06-18").into_config(TimeUnit::Seconds).expect("pinned").mode, ClientMode::Legacy);
         assert_eq!(mode("legacy").expect("legacy").mode, ClientMode::Legacy);
         assert!(mode("stateless").unwrap_err().0.contains("unknown client mode"));
+        // The probe: 10 s, except over HTTP, where it waits as long as any request.
+        assert_eq!(mode("auto").expect("auto").probe_timeout, Duration::from_secs(10));
+        let http = ClientSettings { mode: Some("auto".into()), http: true, ..settings("2025-11-25") };
+        assert_eq!(http.into_config(TimeUnit::Seconds).expect("http").probe_timeout, Duration::from_secs(2));
+        let untimed = ClientSettings { timeout: None, http: true, ..settings("2025-11-25") };
+        assert!(untimed.into_config(TimeUnit::Seconds).expect("no timeout").probe_timeout > Duration::from_secs(3600));
     }
 }

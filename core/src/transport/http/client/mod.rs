@@ -80,6 +80,8 @@ impl Client {
     /// With [`ClientOptions::reconnect`], a session that ends (the server restarted, its
     /// session expired, nothing listens any more) is replaced by a new one under the policy.
     pub async fn http(url: &str, http: HttpClientOptions, options: ClientOptions) -> Result<Client> {
+        let mut options = options;
+        options.over_http = true;
         if let Some(policy) = options.reconnect_policy() {
             let target = url.to_string();
             let connector: crate::client::Connector = Arc::new(move || {
