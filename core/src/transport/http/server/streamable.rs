@@ -536,16 +536,24 @@ fn accepted() -> Reply {
 /// that it fails the comparison.
 pub(super) fn request_headers<B>(req: &Request<B>) -> RequestHeaders {
     let text = |v: &HeaderValue| v.to_str().map(str::to_string).unwrap_or_else(|_| "\u{fffd}".to_string());
-    let h = req.headers();
-    let mut out = RequestHeaders {
-        protocol_version: h.get("mcp-protocol-version").map(text),
-        method: h.get("mcp-method").map(text),
-        name: h.get("mcp-name").map(text),
-        params: Vec::new(),
-    };
-    for (name, value) in h {
-        if let Some(param) = name.as_str().strip_prefix("mcp-param-") {
-            out.params.push((param.to_string(), text(value)));
+    let mut out = RequestHeaders { protocol_version: None, method: None, name: None, params: Vec::new() };
+    // One pass over the headers (their names are lowercase), where three lookups would hash
+    // a name each. A name sent twice counts by its first value, as a lookup would find it.
+    for (name, value) in req.headers() {
+        let Some(rest) = name.as_str().strip_prefix("mcp-") else { continue };
+        let slot = match rest {
+            "protocol-version" => &mut out.protocol_version,
+            "method" => &mut out.method,
+            "name" => &mut out.name,
+            _ => {
+                if let Some(param) = rest.strip_prefix("param-") {
+                    out.params.push((param.to_string(), text(value)));
+                }
+                continue;
+            }
+        };
+        if slot.is_none() {
+            *slot = Some(text(value));
         }
     }
     out
@@ -577,5 +585,37 @@ fn refusal_status(body: &[u8]) -> Option<StatusCode> {
         | codes::PARSE_ERROR => Some(StatusCode::BAD_REQUEST),
         codes::METHOD_NOT_FOUND => Some(StatusCode::NOT_FOUND),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn request_headers_read_in_one_pass_as_lookups_would() {
+        let req = Request::builder()
+            .header("Content-Type", "application/json")
+            .header("MCP-Protocol-Version", "2026-07-28")
+            .header("Mcp-Method", "tools/call")
+            .header("mcp-method", "second")
+            .header("Mcp-Name", "ask")
+            .header("Mcp-Param-City", "Paris")
+            .header("mcp-param-city", "Rome")
+            .header("Mcp-Param-Days", "3")
+            .header("Mcp-Other", "ignored")
+            .header("X-Mcp-Name", "not ours")
+            .body(())
+            .unwrap();
+        let h = request_headers(&req);
+        let lookup = |name: &str| req.headers().get(name).map(|v| v.to_str().unwrap().to_string());
+        assert_eq!(h.protocol_version, lookup("mcp-protocol-version"));
+        assert_eq!(h.method, lookup("mcp-method"));
+        assert_eq!(h.method.as_deref(), Some("tools/call"), "the first value");
+        assert_eq!(h.name.as_deref(), Some("ask"));
+        let params: Vec<(&str, &str)> = h.params.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        assert_eq!(params, [("city", "Paris"), ("city", "Rome"), ("days", "3")]);
+        let none = request_headers(&Request::builder().body(()).unwrap());
+        assert_eq!((none.protocol_version, none.method, none.name, none.params.len()), (None, None, None, 0));
     }
 }
