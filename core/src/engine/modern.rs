@@ -30,10 +30,11 @@ pub struct RequestContext {
     /// The revision it speaks.
     #[serde(rename = "protocolVersion")]
     pub version: ProtocolVersion,
-    /// The client's capabilities for this request.
-    pub client_capabilities: ClientCapabilities,
-    /// The client's name and version, when it said.
-    pub client_info: Option<Implementation>,
+    /// The client's capabilities for this request (shared: a retry's context, which adds
+    /// its inputs, copies no more than a pointer of them).
+    pub client_capabilities: Arc<ClientCapabilities>,
+    /// The client's name and version, when it said (shared as the capabilities are).
+    pub client_info: Option<Arc<Implementation>>,
     /// The lowest level of log messages it wants; `None`: no log messages at all.
     pub log_level: Option<LoggingLevel>,
     /// The client's answers to input requests: those of this attempt (`inputResponses`)
@@ -312,6 +313,12 @@ thread_local! {
     static LAST_META: LastMeta = const { LastMeta(std::cell::RefCell::new(None)) };
 }
 
+/// Runs `f` with the `_meta` text this thread read last (which a client sends again with
+/// each request: a scan of its params takes it by one comparison).
+pub(crate) fn with_last_meta<R>(f: impl FnOnce(Option<&str>) -> R) -> R {
+    LAST_META.with(|m| f(m.0.borrow().as_ref().map(|(t, _)| &**t)))
+}
+
 /// A `_meta` value parsed into `T`; `None` when absent or null.
 fn meta_value<'a, T: Deserialize<'a>>(raw: Option<&'a RawValue>, key: &str) -> Result<Option<T>, RpcError> {
     match raw {
@@ -490,11 +497,11 @@ fn read_meta(
             .map_err(|e| RpcError::invalid_params(format!("invalid {CLIENT_CAPABILITIES}: {e}")))?,
         None => ClientCapabilities::default(),
     };
-    let client_info = meta_value(meta.client_info, CLIENT_INFO)?;
+    let client_info = meta_value::<Implementation>(meta.client_info, CLIENT_INFO)?.map(Arc::new);
     let log_level = meta_value(meta.log_level, LOG_LEVEL)?;
     let context = Arc::new(RequestContext {
         version,
-        client_capabilities: capabilities,
+        client_capabilities: Arc::new(capabilities),
         client_info,
         log_level,
         input_responses: None,
@@ -1062,7 +1069,7 @@ mod tests {
         // A different `_meta` is read anew.
         let other = ok.replace(r#""name":"c""#, r#""name":"d""#);
         let ctx = request_context("tools/list", Some(raw(&other)), &all, None).expect("valid");
-        assert_eq!(ctx.client_info.map(|i| i.name), Some("d".to_string()));
+        assert_eq!(ctx.client_info.map(|i| i.name.clone()), Some("d".to_string()));
     }
 
     #[test]

@@ -20,6 +20,7 @@ use crate::jsonrpc::{codes, RawJson, RpcError};
 use crate::protocol::*;
 use serde::{Deserialize, Deserializer};
 use serde_json::{json, Map, Value};
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::time::Instant;
 
@@ -87,56 +88,92 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct Binding {
-    name: Option<String>,
-    uri: Option<String>,
+struct Binding<'a> {
+    #[serde(borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    uri: Option<Cow<'a, str>>,
     arguments: Option<Value>,
     #[serde(rename = "inputResponses", deserialize_with = "present")]
     input_responses: Option<Value>,
-    #[serde(rename = "requestState", deserialize_with = "present")]
-    request_state: Option<Value>,
+    #[serde(rename = "requestState", deserialize_with = "state_field")]
+    request_state: Option<StateField<'a>>,
 }
 
-impl Binding {
+/// `requestState` as sent: a string (borrowed from the params when it holds no escape, as
+/// a sealed state never does), or another JSON value (refused).
+#[derive(Debug, PartialEq)]
+enum StateField<'a> {
+    Text(Cow<'a, str>),
+    NotText,
+}
+
+fn state_field<'de, D: Deserializer<'de>>(d: D) -> Result<Option<StateField<'static>>, D::Error> {
+    Ok(Some(match Value::deserialize(d)? {
+        Value::String(s) => StateField::Text(Cow::Owned(s)),
+        _ => StateField::NotText,
+    }))
+}
+
+impl<'a> Binding<'a> {
     /// The binding members of a request's params (valid JSON text, as every request's is by
-    /// the time it is served): each read on its own, the rest (`_meta` above all) stepped
-    /// over by a scan instead of parsed. Whatever the scan does not take as it is (not an
-    /// object, an escaped or repeated key) is left to serde, errors included.
-    fn read(text: &str) -> Result<Binding, serde_json::Error> {
+    /// the time it is served): each read on its own, the rest stepped over by a scan instead
+    /// of parsed (`_meta`, when it is the one this thread read last, by one comparison).
+    /// Strings are borrowed when they hold no escape. Whatever the scan does not take as it
+    /// is (not an object, an escaped or repeated key, a name that is not a string) is left to
+    /// serde, errors included.
+    fn read(text: &'a str) -> Result<Binding<'a>, serde_json::Error> {
         let Some(members) = crate::jsonrpc::message::members(text) else { return serde_json::from_str(text) };
-        let mut b = Binding::default();
-        let mut seen = 0u8;
-        for m in members {
-            let bit = match m.key {
-                "name" => 1,
-                "uri" => 2,
-                "arguments" => 4,
-                "inputResponses" => 8,
-                "requestState" => 16,
-                _ if m.escaped => return serde_json::from_str(text),
-                _ => continue,
-            };
-            if seen & bit != 0 {
-                return serde_json::from_str(text);
+        super::modern::with_last_meta(|known| {
+            let mut b = Binding::default();
+            let mut seen = 0u8;
+            for m in members.expecting("_meta", known.unwrap_or("")) {
+                let bit = match m.key {
+                    "name" => 1,
+                    "uri" => 2,
+                    "arguments" => 4,
+                    "inputResponses" => 8,
+                    "requestState" => 16,
+                    _ if m.escaped => return serde_json::from_str(text),
+                    _ => continue,
+                };
+                if seen & bit != 0 {
+                    return serde_json::from_str(text);
+                }
+                seen |= bit;
+                // A string, or null (absent); anything else is serde's to refuse.
+                let string = |v: &'a str| match crate::jsonrpc::message::json_str_text(v) {
+                    Some(s) => Ok(Some(s)),
+                    None if v == "null" => Ok(None),
+                    None => Err(()),
+                };
+                match bit {
+                    1 => match string(m.value) {
+                        Ok(s) => b.name = s,
+                        Err(()) => return serde_json::from_str(text),
+                    },
+                    2 => match string(m.value) {
+                        Ok(s) => b.uri = s,
+                        Err(()) => return serde_json::from_str(text),
+                    },
+                    4 => b.arguments = serde_json::from_str(m.value)?,
+                    8 => b.input_responses = Some(serde_json::from_str(m.value)?),
+                    _ => {
+                        let text = crate::jsonrpc::message::json_str_text(m.value);
+                        b.request_state = Some(text.map_or(StateField::NotText, StateField::Text));
+                    }
+                }
             }
-            seen |= bit;
-            match bit {
-                1 => b.name = serde_json::from_str(m.value)?,
-                2 => b.uri = serde_json::from_str(m.value)?,
-                4 => b.arguments = serde_json::from_str(m.value)?,
-                8 => b.input_responses = Some(serde_json::from_str(m.value)?),
-                _ => b.request_state = Some(serde_json::from_str(m.value)?),
-            }
-        }
-        Ok(b)
+            Ok(b)
+        })
     }
 }
 
 /// What a state is bound to: the method, the tool / prompt / resource, the arguments.
-fn binding(method: &str, b: &Binding) -> (String, String) {
+fn binding<'b>(method: &str, b: &'b Binding<'_>) -> (&'b str, String) {
     let name = match method {
-        "resources/read" => b.uri.clone(),
-        _ => b.name.clone(),
+        "resources/read" => b.uri.as_deref(),
+        _ => b.name.as_deref(),
     }
     .unwrap_or_default();
     let empty;
@@ -241,11 +278,11 @@ impl super::server::ServerRole {
         let ctx = std::sync::Arc::make_mut(ctx);
         let mut answers = Map::new();
         if let Some(state) = &b.request_state {
-            let Value::String(state) = state else {
+            let StateField::Text(state) = state else {
                 return Err(RpcError::invalid_params("requestState must be a string"));
             };
             let (name, args) = binding(method, &b);
-            let expect = request_state::Expected { method, name: &name, args: &args, audience: self.audience() };
+            let expect = request_state::Expected { method, name, args: &args, audience: self.audience() };
             let keys = self.config.request_state.keys().map_err(RpcError::internal)?;
             let (opened_answers, user, round) =
                 request_state::open_with(&keys, state, &expect, request_state::unix_ms(), |p| {
@@ -448,7 +485,7 @@ impl ServerSession {
         };
         let payload = request_state::Sealing {
             method: round.method,
-            name: &name,
+            name,
             args: &args,
             audience: role.config.request_state.audience.as_deref().unwrap_or(&role.config.info.name),
             expires_ms: request_state::unix_ms().saturating_add(cfg.ttl.as_millis() as u64),
@@ -562,6 +599,9 @@ mod tests {
             r#"{"requestState":7,"other":{"deep":[[[]]]}}"#,
             r#"[1]"#,
             r#" { "name" : "spaced" , "arguments" : { "b" : 2 , "a" : 1 } } "#,
+            r#"{"name":"quo\"te","uri":"a\u0041","requestState":"st\u0061te","inputResponses":{}}"#,
+            r#"{"uri":["not","a","string"]}"#,
+            r#"{"requestState":{"an":"object"},"name":"n"}"#,
         ];
         for text in texts {
             let ours = Binding::read(text);

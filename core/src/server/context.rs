@@ -256,7 +256,7 @@ impl Context {
     /// handshake before).
     pub fn client_info(&self) -> Option<&Implementation> {
         match &self.request {
-            Some(r) => r.client_info.as_ref(),
+            Some(r) => r.client_info.as_deref(),
             None => self.peer.client.as_ref(),
         }
     }
