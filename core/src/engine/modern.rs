@@ -241,26 +241,10 @@ impl<'a> ParamsRead<'a> {
     /// out of the ordinary (params that are not an object, a key with an escape, a field
     /// twice), which serde then reads, and refuses when it must, as it always did.
     fn scan(text: &'a str, last_meta: Option<&str>) -> Option<ParamsRead<'a>> {
-        let mut p = ParamsRead::default();
-        let members = crate::jsonrpc::message::members(text)?;
-        for m in members.expecting("_meta", last_meta.unwrap_or("")) {
-            if m.escaped {
-                return None;
-            }
-            let slot = match m.key {
-                "_meta" => &mut p.meta,
-                "name" => &mut p.name,
-                "uri" => &mut p.uri,
-                "taskId" => &mut p.task_id,
-                "arguments" => &mut p.arguments,
-                _ => continue,
-            };
-            if slot.is_some() {
-                return None;
-            }
-            *slot = (m.value != "null").then_some(m.value);
-        }
-        Some(p)
+        let keys = ["_meta", "name", "uri", "taskId", "arguments"];
+        let [meta, name, uri, task_id, arguments] =
+            crate::jsonrpc::message::pick(text, keys, last_meta)?.map(|v| v.filter(|v| *v != "null"));
+        Some(ParamsRead { meta, name, uri, task_id, arguments })
     }
 }
 

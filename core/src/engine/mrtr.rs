@@ -123,48 +123,25 @@ impl<'a> Binding<'a> {
     /// is (not an object, an escaped or repeated key, a name that is not a string) is left to
     /// serde, errors included.
     fn read(text: &'a str) -> Result<Binding<'a>, serde_json::Error> {
-        let Some(members) = crate::jsonrpc::message::members(text) else { return serde_json::from_str(text) };
-        super::modern::with_last_meta(|known| {
-            let mut b = Binding::default();
-            let mut seen = 0u8;
-            for m in members.expecting("_meta", known.unwrap_or("")) {
-                let bit = match m.key {
-                    "name" => 1,
-                    "uri" => 2,
-                    "arguments" => 4,
-                    "inputResponses" => 8,
-                    "requestState" => 16,
-                    _ if m.escaped => return serde_json::from_str(text),
-                    _ => continue,
-                };
-                if seen & bit != 0 {
-                    return serde_json::from_str(text);
-                }
-                seen |= bit;
-                // A string, or null (absent); anything else is serde's to refuse.
-                let string = |v: &'a str| match crate::jsonrpc::message::json_str_text(v) {
-                    Some(s) => Ok(Some(s)),
-                    None if v == "null" => Ok(None),
-                    None => Err(()),
-                };
-                match bit {
-                    1 => match string(m.value) {
-                        Ok(s) => b.name = s,
-                        Err(()) => return serde_json::from_str(text),
-                    },
-                    2 => match string(m.value) {
-                        Ok(s) => b.uri = s,
-                        Err(()) => return serde_json::from_str(text),
-                    },
-                    4 => b.arguments = serde_json::from_str(m.value)?,
-                    8 => b.input_responses = Some(serde_json::from_str(m.value)?),
-                    _ => {
-                        let text = crate::jsonrpc::message::json_str_text(m.value);
-                        b.request_state = Some(text.map_or(StateField::NotText, StateField::Text));
-                    }
-                }
-            }
-            Ok(b)
+        use crate::jsonrpc::message::{json_str_text, pick};
+        let keys = ["name", "uri", "arguments", "inputResponses", "requestState"];
+        let Some([name, uri, arguments, inputs, state]) =
+            super::modern::with_last_meta(|known| pick(text, keys, known))
+        else {
+            return serde_json::from_str(text);
+        };
+        // A string, or null (absent); anything else is serde's to refuse.
+        let string = |v: Option<&'a str>| match v {
+            None | Some("null") => Some(None),
+            Some(v) => json_str_text(v).map(Some),
+        };
+        let (Some(name), Some(uri)) = (string(name), string(uri)) else { return serde_json::from_str(text) };
+        Ok(Binding {
+            name,
+            uri,
+            arguments: arguments.map(serde_json::from_str).transpose()?.flatten(),
+            input_responses: inputs.map(serde_json::from_str).transpose()?,
+            request_state: state.map(|v| json_str_text(v).map_or(StateField::NotText, StateField::Text)),
         })
     }
 }

@@ -424,50 +424,28 @@ impl<'a> Opened<'a> {
     }
 
     fn scan(text: &'a str) -> Option<Opened<'a>> {
-        use crate::jsonrpc::message::{json_str_text, members};
-        let (mut method, mut name, mut args, mut audience, mut expires_ms) = (None, None, None, None, None);
-        let (mut answers, mut user, mut round) = (Map::new(), None, 0u32);
-        let mut seen = 0u8;
-        for m in members(text)? {
-            if m.escaped {
-                return None;
-            }
-            let bit = match m.key {
-                "m" => 1,
-                "n" => 2,
-                "a" => 4,
-                "aud" => 8,
-                "exp" => 16,
-                "ans" => 32,
-                "u" => 64,
-                "r" => 128,
-                _ => continue, // serde ignores members it does not know, too
-            };
-            if seen & bit != 0 {
-                return None;
-            }
-            seen |= bit;
-            match bit {
-                1 => method = Some(json_str_text(m.value)?),
-                2 => name = Some(json_str_text(m.value)?),
-                4 => args = Some(json_str_text(m.value)?),
-                8 => audience = Some(json_str_text(m.value)?),
-                16 => expires_ms = Some(m.value.parse::<u64>().ok()?),
-                32 => answers = serde_json::from_str(m.value).ok()?,
-                64 if m.value == "null" => user = None,
-                64 => user = Some(json_str_text(m.value)?.into_owned()),
-                _ => round = m.value.parse::<u32>().ok()?,
-            }
-        }
+        use crate::jsonrpc::message::{json_str_text, pick};
+        // Members not named here are ignored, as serde ignores them.
+        let [method, name, args, audience, expires_ms, answers, user, round] =
+            pick(text, ["m", "n", "a", "aud", "exp", "ans", "u", "r"], None)?;
         Some(Opened {
-            method: method?,
-            name: name?,
-            args: args?,
-            audience: audience?,
-            expires_ms: expires_ms?,
-            answers,
-            user,
-            round,
+            method: json_str_text(method?)?,
+            name: json_str_text(name?)?,
+            args: json_str_text(args?)?,
+            audience: json_str_text(audience?)?,
+            expires_ms: expires_ms?.parse().ok()?,
+            answers: match answers {
+                Some(a) => serde_json::from_str(a).ok()?,
+                None => Map::new(),
+            },
+            user: match user {
+                None | Some("null") => None,
+                Some(u) => Some(json_str_text(u)?.into_owned()),
+            },
+            round: match round {
+                Some(r) => r.parse().ok()?,
+                None => 0,
+            },
         })
     }
 }

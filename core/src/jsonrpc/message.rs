@@ -147,6 +147,29 @@ impl<'a> Members<'a, '_> {
     }
 }
 
+/// The values (their JSON text) of `keys` among the members of the object `text` (valid
+/// JSON), in the order of `keys`; `known_meta`, a `_meta` text this thread read before, is
+/// taken by one comparison ([`Members::expecting`]). `None` for what a scan should leave to
+/// serde: `text` is not an object, a key holds an escape, or one of `keys` comes twice.
+pub(crate) fn pick<'a, const N: usize>(
+    text: &'a str,
+    keys: [&str; N],
+    known_meta: Option<&str>,
+) -> Option<[Option<&'a str>; N]> {
+    let mut found = [None; N];
+    for m in members(text)?.expecting("_meta", known_meta.unwrap_or("")) {
+        if m.escaped {
+            return None;
+        }
+        if let Some(i) = keys.iter().position(|k| *k == m.key) {
+            if found[i].replace(m.value).is_some() {
+                return None;
+            }
+        }
+    }
+    Some(found)
+}
+
 /// The index of the quote closing the string whose opening quote is at `i`, and whether
 /// the string holds an escape (`b.len()` when it never closes).
 fn string_end(b: &[u8], i: usize) -> (usize, bool) {
