@@ -38,7 +38,6 @@ impl ClientSession {
         http: Option<bool>,
     ) -> napi::Result<Self> {
         let capabilities = capabilities.map(|c| parse_json(&env, &c, "client capabilities")).transpose()?;
-        let http = http.unwrap_or(false);
         let settings = ClientSettings {
             name,
             version,
@@ -48,7 +47,7 @@ impl ClientSession {
             mode,
             log_level,
             ping_interval,
-            http,
+            http: http.unwrap_or(false),
         };
         let cfg = settings.into_config(UNIT).map_err(|e| option_err(&env, e))?;
         Ok(ClientSession { inner: engine::ClientSession::new(Arc::new(cfg)) })
