@@ -13,22 +13,43 @@ processes run side by side:
                               2026-07-28 echo (`httpload --modern`: `_meta` and the `Mcp-*`
                               headers on every call);
 
-at 1 and 50 keep-alive connections, and `httpload` measures them in turns, the order rotating
-each round (bench/secure.py's rounds: a busy moment falls on every configuration alike). The
-figures are medians over the quiet rounds; "÷ stateless" divides the 2026-07-28 median by the
-stateless one at the same connection count, and the paired ratio is the median of the ratios
-taken within each round.
+at 1 and 50 keep-alive connections, and `httpload` measures them in turns: each round runs the
+two of a connection count back to back, which of the two goes first and which connection count
+goes first alternating from round to round, so that the two runs of a pair share the
+neighbours' load of that moment and neither era always follows the other (bench/secure.py's
+rounds otherwise: a noisy run is measured again). At 1 connection the rate is one round trip's
+latency, client and server on the same two CPUs, and a 1.5 s run of the same server moves by
+20% from one round to the next, so this part runs more rounds (bench/run.py's
+`--eras-rounds`, 15 by default) than the other parts in turns. The figures are medians over the
+quiet rounds; "÷ stateless" divides the 2026-07-28 median by the stateless one at the same
+connection count, and the paired ratio is the median of the ratios taken within each round.
+
+Beside the rates, a figure the neighbours cannot move: the server's instructions per echo in
+each era, counted by valgrind's callgrind (when `valgrind` is installed; `make bench-peers`
+installs it). The server runs under callgrind twice per era, answering CALLGRIND_CALLS[0] and
+then CALLGRIND_CALLS[1] echoes at 1 connection, start-up and shut-down alike in both; the
+difference of the two totals divided by the difference of the counts is the cost of one echo,
+every thread's user-space instructions (the kernel's share, the socket calls, is not counted).
 """
 
 from __future__ import annotations
 
+import os
+import re
+import shutil
+import signal
+import subprocess
 import tempfile
 import time
 from pathlib import Path
 
-from secure import Config, Secure, summarize
+from secure import Config, Secure, free_port, summarize
 
 CONNECTION_COUNTS = (1, 50)
+# Echoes of the two callgrind runs per era (their difference is what is counted), by language:
+# the interpreted servers run 50 times slower under callgrind than the Rust one.
+CALLGRIND_CALLS = {"hypermcp-rust": (2000, 400)}
+CALLGRIND_CALLS_DEFAULT = (1000, 200)
 
 
 class Eras(Secure):
@@ -40,6 +61,8 @@ class Eras(Secure):
                 "connections": list(CONNECTION_COUNTS),
                 "seconds": self.seconds,
                 "rounds": self.rounds,
+                "order": "pairs",
+                "callgrind": bool(shutil.which("valgrind")),
             },
             "systems": {},
         }
@@ -47,9 +70,19 @@ class Eras(Secure):
             for label, command in systems:
                 res = self.eras(label, command, Path(tmp))
                 if res is not None:
+                    if out["config"]["callgrind"]:
+                        res["instructions"] = self.instructions(label, command, Path(tmp))
                     out["systems"][label] = res
         out["elapsed_s"] = round(time.time() - started, 1)
         return out
+
+    def order(self, r: int, configs: list[Config]) -> list[Config]:
+        """Round `r`: the two of each connection count back to back; which goes first within a
+        pair flips every round, which pair goes first every other round."""
+        pairs = [[c for c in configs if c.connections == n] for n in CONNECTION_COUNTS]
+        if (r // 2) % 2:
+            pairs.reverse()
+        return [c for pair in pairs for c in (pair if r % 2 == 0 else pair[::-1])]
 
     def eras(self, label: str, command: list[str], tmp: Path) -> dict | None:
         configs = []
@@ -87,3 +120,76 @@ class Eras(Secure):
         finally:
             for c in configs:
                 self.stop(c)
+
+    def instructions(self, label: str, command: list[str], tmp: Path) -> dict | None:
+        """Instructions per echo of the server in each era, under callgrind (None and a line
+        said when a run fails: the rates above stand without it)."""
+        calls = CALLGRIND_CALLS.get(label, CALLGRIND_CALLS_DEFAULT)
+        res: dict = {"calls": list(calls)}
+        for era, server_flags, load_flags in (
+            ("stateless", ["--stateless-json"], ["--stateless"]),
+            ("modern", [], ["--modern"]),
+        ):
+            totals = []
+            for n in calls:
+                total = self.callgrind(label, command, server_flags, load_flags, n, tmp / f"{label}-{era}-{n}.cg")
+                if total is None:
+                    return None
+                totals.append(total)
+            res[era] = round((totals[0] - totals[1]) / (calls[0] - calls[1]))
+        res["ratio"] = res["modern"] / res["stateless"]
+        self.say(
+            f"  instructions per echo (callgrind): stateless {res['stateless']:,}, "
+            f"2026-07-28 {res['modern']:,} ({res['ratio']:.1%})"
+        )
+        return res
+
+    def callgrind(
+        self, label: str, command: list[str], server_flags: list[str], load_flags: list[str], calls: int, out: Path
+    ) -> int | None:
+        """The total instructions of one server process under callgrind that answered the
+        handshake probe and then `calls` echoes at 1 connection."""
+        port = free_port()
+        url = f"http://127.0.0.1:{port}/mcp"
+        log = out.with_suffix(".log")
+        argv = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *command, "--http", str(port)]
+        with log.open("w") as f:
+            proc = subprocess.Popen(
+                [*argv, *server_flags],
+                stdin=subprocess.DEVNULL,
+                stdout=f,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        try:
+            deadline = time.time() + 120
+            probe = ["--sessions", "1", "--idle-only", "--timeout", "10", *load_flags]
+            while time.time() < deadline and proc.poll() is None:
+                if self.load_url(url, probe).returncode == 0:
+                    break
+                time.sleep(0.5)
+            else:
+                self.say(f"    {label}: no answer under callgrind: {log.read_text(errors='replace')[-400:]}")
+                return None
+            run = ["--connections", "1", "--threads", "1", "--calls", str(calls), "--warmup", "0", "--runs", "1"]
+            load = self.load_url(url, [*run, "--timeout", "30", *load_flags])
+            if load.returncode != 0:
+                self.say(f"    {label}: httpload under callgrind: {load.stderr.strip()[-400:]}")
+                return None
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGINT)
+                try:
+                    proc.wait(120)
+                except subprocess.TimeoutExpired:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+        text = out.read_text(errors="replace") if out.exists() else ""
+        m = re.search(r"^(?:summary|totals): (\d+)", text, re.M)
+        if not m:
+            self.say(f"    {label}: no callgrind totals: {log.read_text(errors='replace')[-400:]}")
+            return None
+        return int(m.group(1))
+
+    def load_url(self, url: str, args: list[str]) -> subprocess.CompletedProcess:
+        return subprocess.run([str(self.httpload), "--url", url, *args], capture_output=True, text=True, timeout=600)

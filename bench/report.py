@@ -414,6 +414,19 @@ def in_turns(c: dict, script: str) -> str:
     )
 
 
+def eras_turns(c: dict) -> str:
+    """How the eras part ran: pairs back to back (bench/eras.py) since it says `order`; before,
+    secure.py's rotation."""
+    if c.get("order") != "pairs":
+        return in_turns(c, "eras.py")
+    rounds = c.get("rounds")
+    return (
+        f"each round the stateless and 2026-07-28 runs of a connection count back to back, which goes first "
+        f"alternating, {rounds} round{'s' if rounds != 1 else ''} of {c.get('seconds')} s each (bench/eras.py). "
+        "Medians over the quiet rounds"
+    )
+
+
 def rivals_table(r: Results) -> list[str]:
     if not r.rivals:
         return []
@@ -460,7 +473,7 @@ def eras_table(r: Results) -> list[str]:
         "(`--stateless-json`, `httpload --stateless`) and the server as users run it answering the 2026-07-28 "
         "echo (`httpload --modern`), each at "
         f"{' and '.join(str(n) for n in c.get('connections', []))} connection(s); httpload runs them in turns, "
-        f'{in_turns(c, "eras.py")}; "÷ stateless" divides the medians, "paired" is the median of the ratios '
+        f'{eras_turns(c)}; "÷ stateless" divides the medians, "paired" is the median of the ratios '
         f"taken within each round.{when}",
         "",
         "| system | connections | stateless calls/s | 2026-07-28 calls/s | ÷ stateless | paired | "
@@ -481,6 +494,24 @@ def eras_table(r: Results) -> list[str]:
                 f"{paired} | {num(st.get('server_cpu_us'), 1)} | {num(mo.get('server_cpu_us'), 1)} |"
             )
     out.append("")
+    counted = [(lang, (r.eras.get(OURS[lang]) or {}).get("instructions")) for lang in language_order(r)]
+    counted = [(lang, i) for lang, i in counted if i]
+    if counted:
+        out += [
+            "The same two echoes counted rather than timed: each server's instructions per echo under "
+            "valgrind's callgrind, at 1 connection (two runs per era, of the two numbers of echoes shown; "
+            "the difference of their totals over the difference of the counts). Every thread of the server "
+            "is counted, in user space only (the socket calls' kernel work is not); no neighbour moves these.",
+            "",
+            "| system | echoes per run | stateless instructions/echo | 2026-07-28 | ÷ stateless |",
+            "|---|---:|---:|---:|---:|",
+        ]
+        for lang, i in counted:
+            out.append(
+                f"| **{OURS[lang]}** | {' − '.join(f'{n:,}' for n in i['calls'])} | {num(i['stateless'])} | "
+                f"{num(i['modern'])} | {i['ratio']:.1%} |"
+            )
+        out.append("")
     return out
 
 

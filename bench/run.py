@@ -434,7 +434,7 @@ class Bench:
         ours = [(s.label, s.argv()) for s in systems_ if s.ours and s.modern]
         if not ours:
             return None
-        rounds = 1 if self.args.quick else self.args.secure_rounds
+        rounds = 1 if self.args.quick else self.args.eras_rounds
         return Eras(TARGET / "httpload", self.args.http_seconds, rounds, say, self.failures.append).run(ours)
 
     # --------------------------------------------------------------------- rivals
@@ -543,7 +543,13 @@ def main() -> int:
         "--secure-rounds",
         type=int,
         default=int(os.environ.get("BENCH_SECURE_ROUNDS", 7)),
-        help="rounds of the secure, eras and rivals parts (each configuration once per round)",
+        help="rounds of the secure and rivals parts (each configuration once per round)",
+    )
+    ap.add_argument(
+        "--eras-rounds",
+        type=int,
+        default=int(os.environ.get("BENCH_ERAS_ROUNDS", 15)),
+        help="rounds of the eras part (its 1-connection rate is a latency, noisier than the rest)",
     )
     ap.add_argument(
         "--merge",

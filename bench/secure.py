@@ -325,13 +325,17 @@ class Secure:
             for c in configs:
                 self.stop(c)
 
+    def order(self, r: int, configs: list[Config]) -> list[Config]:
+        """The configurations in the order round `r` measures them: rotating."""
+        k = r % len(configs)
+        return configs[k:] + configs[:k]
+
     def in_turns(self, label: str, configs: list[Config]) -> bool:
-        """`rounds` rounds, each measuring every configuration once, the order rotating; a run
-        with more than OTHER_MAX CPUs busy elsewhere is measured once more and the quieter
-        attempt kept. False (and a failure said) when a run fails."""
+        """`rounds` rounds, each measuring every configuration once in `order`; a run with more
+        than OTHER_MAX CPUs busy elsewhere is measured once more and the quieter attempt kept.
+        False (and a failure said) when a run fails."""
         for r in range(self.rounds):
-            k = r % len(configs)
-            for c in configs[k:] + configs[:k]:
+            for c in self.order(r, configs):
                 run = self.measure(c)
                 if run is not None and run.get("other_cpus", 0) > OTHER_MAX:
                     again = self.measure(c)

@@ -7,11 +7,14 @@
 #   .peers/bench/tools-venv       matplotlib, for the report's chart (bench/report.py)
 #   .peers/bench/rmcp-target      the rmcp server (bench/servers/rmcp/, official Rust SDK), built
 #                                 --release --locked; binary release/rmcp-bench-server
+#   valgrind                      Debian's, with apt-get when missing and this runs as root: the
+#                                 eras part counts instructions per echo with callgrind
+#                                 (bench/eras.py; without it that part times the echoes only)
 # Idempotent: a marker file in each venv records its pins, and nothing is reinstalled while it
 # matches; cargo rebuilds only what changed. A warm run takes about a second. Prints one line per
 # peer; on failure, the failed step's log goes to stderr and the exit status is 1.
-# Needs: python3 (with venv + pip), Node 20 + npm, cargo. Network: PyPI, npm and crates.io only,
-# each step limited to BENCH_PEERS_STEP_TIMEOUT seconds (default 900).
+# Needs: python3 (with venv + pip), Node 20 + npm, cargo. Network: PyPI, npm and crates.io (and
+# the Debian archive for valgrind when it is missing), each step limited to BENCH_PEERS_STEP_TIMEOUT seconds (default 900).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -122,5 +125,19 @@ fi
 [ -x "$RMCP_BIN" ] || die "the rmcp build left no $RMCP_BIN"
 RMCP_VERSION="$(sed -n '/^name = "rmcp"$/{n;s/^version = "\(.*\)"$/\1/p;}' "$REPO/bench/servers/rmcp/Cargo.lock")"
 echo "rmcp: ${RMCP_VERSION:-?} built, $(rel "$RMCP_BIN")"
+
+# --------------------------------------------------------------------------- valgrind
+if command -v valgrind >/dev/null; then
+  echo "valgrind: $(valgrind --version)"
+elif [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  export DEBIAN_FRONTEND=noninteractive
+  if ! timeout "$STEP_TIMEOUT" apt-get install -y -q --no-install-recommends valgrind >>"$LOG" 2>&1; then
+    run_logged "apt-get update" apt-get update -q
+    run_logged "apt-get install valgrind" apt-get install -y -q --no-install-recommends valgrind
+  fi
+  echo "valgrind: installed $(valgrind --version)"
+else
+  echo "valgrind: not installed (not root, or no apt-get): the eras part will not count instructions"
+fi
 
 rm -f "$LOG"
