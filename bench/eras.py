@@ -163,7 +163,8 @@ class Eras(Secure):
             )
         try:
             deadline = time.time() + 120
-            probe = ["--sessions", "1", "--idle-only", "--timeout", "10", *load_flags]
+            # A legacy handshake, which both serve (as the four above are probed).
+            probe = ["--sessions", "1", "--idle-only", "--timeout", "10"]
             while time.time() < deadline and proc.poll() is None:
                 if self.load_url(url, probe).returncode == 0:
                     break
