@@ -1,0 +1,327 @@
+"""This build of hypermcp against an earlier revision's, in turns, on the legacy scenarios.
+
+    python3 bench/versus.py --old REV [--langs rust,python,node] [--rounds 9] [--seconds 1.5]
+
+Issue 13 wants "the existing stdio and HTTP figures unchanged within noise" after the
+2026-07-28 work. The report's runs cannot show it: a run's figures move by 20-30% with the
+machine's neighbours from one hour to the next, and the earlier reports were made on another
+VM. So this script runs the two builds side by side. It checks REV out (a git worktree in
+WORK, by default bench/results/versus-REV/tree), builds what the languages need there the
+way that revision's Makefile does (the Rust `bench_server` with `cargo build --release`; the
+Python wheel with maturin into WORK/venv; the Node addon with `npm run build`), and then, for
+each language, measures REV's benchmark server and this checkout's (the release builds
+`make bench-build` makes: target/x86_64-unknown-linux-gnu/release, .venv, the Node addon) in
+turns, ROUNDS rounds, which build goes first flipping every round:
+
+  stdio          the echo over stdio, sequential (`loadgen`, server and loadgen on CPU 0,
+                 as bench/run.py pins its sequential runs);
+  http-1         the echo over Streamable HTTP with a session, 1 connection (`httpload`);
+  http-50        the same at 50 connections;
+  stateless-50   the legacy stateless echo (`--stateless-json`, `httpload --stateless`) at 50.
+
+The figures are medians; "new ÷ old" divides them, "paired" is the median of the ratios
+taken within each round. With valgrind installed the Rust servers' instructions per echo are
+counted too (callgrind, as bench/eras.py counts them): stdio, HTTP session, HTTP stateless.
+Results: bench/results/versus-REV-DATE.json and .md (printed too).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RELEASE = ROOT / "target" / "x86_64-unknown-linux-gnu" / "release"
+HTTPLOAD = RELEASE / "httpload"
+LOADGEN = RELEASE / "loadgen"
+SCENARIOS = ("stdio", "http-1", "http-50", "stateless-50")
+CALLGRIND_CALLS = (2000, 400)
+
+
+def say(*a: object) -> None:
+    print(*a, file=sys.stderr, flush=True)
+
+
+def run(argv: list[str], cwd: Path, env: dict | None = None, what: str = "") -> None:
+    say(f"  {what or ' '.join(argv)}")
+    p = subprocess.run(argv, cwd=cwd, env={**os.environ, **(env or {})}, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"versus: {what or argv[0]} failed:\n{(p.stdout + p.stderr)[-3000:]}")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Builds:
+    """REV's servers, built in WORK; this checkout's, as `make bench-build` left them."""
+
+    def __init__(self, rev: str, work: Path, target: Path) -> None:
+        self.rev, self.work, self.target = rev, work, target
+        self.tree = work / "tree"
+
+    def checkout(self) -> None:
+        if not (self.tree / ".git").exists():
+            say(f"checking out {self.rev} in {self.tree}")
+            run(["git", "worktree", "add", "--force", "--detach", str(self.tree), self.rev], ROOT)
+
+    def old(self, lang: str) -> list[str]:
+        env = {"CARGO_TARGET_DIR": str(self.target)}
+        if lang == "rust":
+            run(["cargo", "build", "--release", "-p", "hypermcp-loadgen", "--bin", "bench_server"], self.tree, env)
+            return [str(self.target / "release" / "bench_server")]
+        if lang == "python":
+            venv = self.work / "venv"
+            wheels = self.work / "wheels"
+            shutil.rmtree(wheels, ignore_errors=True)
+            maturin = ROOT / ".venv" / "bin" / "maturin"
+            run([str(maturin), "build", "--release", "-o", str(wheels)], self.tree, env, "maturin build --release")
+            if not (venv / "bin" / "python").exists():
+                run([sys.executable, "-m", "venv", str(venv)], self.tree)
+            wheel = next(wheels.glob("hypermcp-*.whl"))
+            pip = [str(venv / "bin" / "pip"), "install", "-q", "--force-reinstall", "--no-deps", str(wheel)]
+            run(pip, self.tree)
+            return [str(venv / "bin" / "python"), str(self.tree / "bench" / "servers" / "hypermcp_server.py")]
+        npm = ["npm", "install", "--no-fund", "--no-audit", "--loglevel=error", "--ignore-scripts"]
+        run(npm, self.tree)
+        run(["npm", "run", "build", "--silent"], self.tree, env, "npm run build")
+        return ["node", str(self.tree / "bench" / "servers" / "hypermcp_server.mjs")]
+
+    @staticmethod
+    def new(lang: str) -> list[str]:
+        return {
+            "rust": [str(RELEASE / "bench_server")],
+            "python": [str(ROOT / ".venv" / "bin" / "python"), str(ROOT / "bench" / "servers" / "hypermcp_server.py")],
+            "node": ["node", str(ROOT / "bench" / "servers" / "hypermcp_server.mjs")],
+        }[lang]
+
+
+class Http:
+    """A benchmark server over HTTP, until stopped."""
+
+    def __init__(self, command: list[str], flags: list[str]) -> None:
+        port = free_port()
+        self.url = f"http://127.0.0.1:{port}/mcp"
+        self.proc = subprocess.Popen(
+            [*command, "--http", str(port), *flags],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        deadline = time.time() + 30
+        while time.time() < deadline and self.proc.poll() is None:
+            probe = [str(HTTPLOAD), "--url", self.url, "--sessions", "1", "--idle-only", "--timeout", "2"]
+            if subprocess.run(probe, capture_output=True).returncode == 0:
+                return
+            time.sleep(0.2)
+        self.stop()
+        sys.exit(f"versus: {' '.join(command)} did not answer at {self.url}")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+
+
+def json_line(p: subprocess.CompletedProcess, what: str) -> dict:
+    lines = [x for x in p.stdout.splitlines() if x.startswith("{")]
+    if p.returncode != 0 or not lines:
+        sys.exit(f"versus: {what}: exit {p.returncode}: {p.stderr.strip()[-1000:]}")
+    return json.loads(lines[-1])
+
+
+def httpload(url: str, connections: int, seconds: float, extra: list[str]) -> float:
+    argv = [str(HTTPLOAD), "--url", url, "--json", "--connections", str(connections)]
+    argv += ["--threads", "1" if connections == 1 else "2", "--calls", "100000000", "--duration", str(seconds)]
+    argv += ["--warmup", "1000", "--runs", "1", "--timeout", "10", *extra]
+    return json_line(subprocess.run(argv, capture_output=True, text=True, timeout=300), "httpload")["calls_per_s"]
+
+
+def stdio(command: list[str], calls: int) -> float:
+    pin = ["taskset", "-c", "0"] if shutil.which("taskset") else []
+    argv = [*pin, str(LOADGEN), "--json", "--calls", str(calls), "--warmup", str(max(calls // 5, 2000))]
+    argv += ["--runs", "1", "--", *command]
+    return json_line(subprocess.run(argv, capture_output=True, text=True, timeout=600), "loadgen")["calls_per_s"]
+
+
+def in_turns(lang: str, commands: dict[str, list[str]], rounds: int, seconds: float) -> dict:
+    # Enough stdio calls for about `seconds` each: a first short run finds the rate.
+    calls = int(max(stdio(commands["new"], 5000) * seconds, 5000))
+    servers = {
+        (build, kind): Http(cmd, flags)
+        for build, cmd in commands.items()
+        for kind, flags in (("session", []), ("stateless", ["--stateless-json"]))
+    }
+    runs: dict[str, dict[str, list[float]]] = {s: {"old": [], "new": []} for s in SCENARIOS}
+    try:
+        for r in range(rounds):
+            order = ["old", "new"] if r % 2 == 0 else ["new", "old"]
+            for s in SCENARIOS:
+                for build in order:
+                    if s == "stdio":
+                        x = stdio(commands[build], calls)
+                    elif s == "stateless-50":
+                        x = httpload(servers[(build, "stateless")].url, 50, seconds, ["--stateless"])
+                    else:
+                        x = httpload(servers[(build, "session")].url, int(s.split("-")[1]), seconds, [])
+                    runs[s][build].append(x)
+            say(f"  {lang}: round {r + 1}/{rounds}")
+    finally:
+        for srv in servers.values():
+            srv.stop()
+    out = {}
+    for s, rs in runs.items():
+        old, new = statistics.median(rs["old"]), statistics.median(rs["new"])
+        paired = statistics.median(b / a for a, b in zip(rs["old"], rs["new"], strict=True))
+        out[s] = {"old": old, "new": new, "ratio": new / old, "paired": paired, "runs": rs}
+    return out
+
+
+def callgrind_total(command: list[str], kind: str, calls: int, out: Path) -> int:
+    """Instructions of one server process under callgrind that answered `calls` echoes."""
+    vg = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
+    if kind == "stdio":
+        argv = [str(LOADGEN), "--calls", str(calls), "--warmup", "0", "--runs", "1", "--timeout", "60"]
+        p = subprocess.run([*argv, "--", *vg, *command], capture_output=True, text=True, timeout=900)
+        if p.returncode != 0:
+            sys.exit(f"versus: loadgen under callgrind: {p.stderr.strip()[-1000:]}")
+    else:
+        port = free_port()
+        flags = ["--stateless-json"] if kind == "stateless" else []
+        proc = subprocess.Popen(
+            [*vg, *command, "--http", str(port), *flags],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        url = f"http://127.0.0.1:{port}/mcp"
+        try:
+            deadline = time.time() + 120
+            probe = [str(HTTPLOAD), "--url", url, "--sessions", "1", "--idle-only", "--timeout", "10"]
+            while subprocess.run(probe, capture_output=True).returncode != 0:
+                if time.time() > deadline or proc.poll() is not None:
+                    sys.exit(f"versus: {' '.join(command)} did not answer under callgrind")
+                time.sleep(0.5)
+            load = [str(HTTPLOAD), "--url", url, "--connections", "1", "--calls", str(calls), "--warmup", "0"]
+            load += ["--runs", "1", "--timeout", "30", *(["--stateless"] if kind == "stateless" else [])]
+            p = subprocess.run(load, capture_output=True, text=True, timeout=900)
+            if p.returncode != 0:
+                sys.exit(f"versus: httpload under callgrind: {p.stderr.strip()[-1000:]}")
+        finally:
+            os.killpg(proc.pid, signal.SIGINT)
+            proc.wait(120)
+    m = re.search(r"^(?:summary|totals): (\d+)", out.read_text(errors="replace"), re.M)
+    if not m:
+        sys.exit(f"versus: no callgrind totals in {out}")
+    return int(m.group(1))
+
+
+def instructions(commands: dict[str, list[str]], work: Path) -> dict:
+    out: dict = {"calls": list(CALLGRIND_CALLS)}
+    for kind in ("stdio", "session", "stateless"):
+        out[kind] = {}
+        for build, cmd in commands.items():
+            a, b = (callgrind_total(cmd, kind, n, work / f"cg-{build}-{kind}-{n}.out") for n in CALLGRIND_CALLS)
+            out[kind][build] = round((a - b) / (CALLGRIND_CALLS[0] - CALLGRIND_CALLS[1]))
+        out[kind]["ratio"] = out[kind]["new"] / out[kind]["old"]
+        say(f"  rust {kind}: {out[kind]['old']:,} -> {out[kind]['new']:,} instructions per echo")
+    return out
+
+
+def report(res: dict) -> str:
+    head = res["head"]
+    lines = [
+        f"# {res['old_rev']} against {head}, in turns",
+        "",
+        f"{res['date']}; {res['rounds']} rounds of {res['seconds']} s, which build goes first flipping "
+        'every round (bench/versus.py). Medians; "new ÷ old" divides them, "paired" is the median of '
+        "the ratios within each round.",
+        "",
+        "| language | scenario | old calls/s | new calls/s | new ÷ old | paired |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for lang, scen in res["langs"].items():
+        for s, m in scen.items():
+            lines.append(f"| {lang} | {s} | {m['old']:,.0f} | {m['new']:,.0f} | {m['ratio']:.1%} | {m['paired']:.1%} |")
+    ins = res.get("instructions")
+    if ins:
+        lines += [
+            "",
+            f"The Rust server's instructions per echo under callgrind (runs of {ins['calls'][0]:,} and "
+            f"{ins['calls'][1]:,} echoes at 1 connection, the difference over the difference; every thread, "
+            "user space):",
+            "",
+            "| scenario | old | new | new ÷ old |",
+            "|---|---:|---:|---:|",
+        ]
+        for kind in ("stdio", "session", "stateless"):
+            m = ins[kind]
+            lines.append(f"| {kind} | {m['old']:,} | {m['new']:,} | {m['ratio']:.1%} |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--old", required=True, help="the earlier revision (a commit or tag)")
+    ap.add_argument("--langs", default="rust,python,node")
+    ap.add_argument("--rounds", type=int, default=9)
+    ap.add_argument("--seconds", type=float, default=1.5)
+    ap.add_argument("--work", type=Path, help="where REV is checked out and built (default bench/results/versus-REV)")
+    ap.add_argument("--target-dir", type=Path, help="cargo's target folder for REV (default WORK/target)")
+    args = ap.parse_args()
+    rev = subprocess.run(["git", "rev-parse", "--short=8", args.old], cwd=ROOT, capture_output=True, text=True)
+    if rev.returncode != 0:
+        sys.exit(f"versus: no revision {args.old!r}")
+    old_rev = rev.stdout.strip()
+    head = subprocess.run(["git", "rev-parse", "--short=8", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    work = (args.work or ROOT / "bench" / "results" / f"versus-{old_rev}").resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    for tool in (HTTPLOAD, LOADGEN):
+        if not tool.exists():
+            sys.exit(f"versus: {tool} is missing: run `make bench-build` first")
+    builds = Builds(old_rev, work, (args.target_dir or work / "target").resolve())
+    builds.checkout()
+    res: dict = {
+        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "old_rev": old_rev,
+        "head": head.stdout.strip(),
+        "rounds": args.rounds,
+        "seconds": args.seconds,
+        "langs": {},
+    }
+    for lang in args.langs.split(","):
+        say(f"{lang}: building {old_rev}")
+        commands = {"old": builds.old(lang), "new": builds.new(lang)}
+        say(f"{lang}: {old_rev} and this checkout in turns")
+        res["langs"][lang] = in_turns(lang, commands, args.rounds, args.seconds)
+        if lang == "rust" and shutil.which("valgrind"):
+            res["instructions"] = instructions(commands, work)
+    stamp = res["date"].replace("-", "").replace(":", "")
+    out = ROOT / "bench" / "results" / f"versus-{old_rev}-{stamp}"
+    out.with_suffix(".json").write_text(json.dumps(res, indent=1) + "\n")
+    text = report(res)
+    out.with_suffix(".md").write_text(text)
+    print(text)
+    say(f"results: {out.with_suffix('.json').relative_to(ROOT)} and .md")
+
+
+if __name__ == "__main__":
+    main()
