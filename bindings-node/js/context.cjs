@@ -18,7 +18,20 @@
  * @typedef {import('./types/protocol').Meta} Meta
  */
 
+const { types } = require('node:util');
 const { MissingRequiredClientCapability } = require('./errors.cjs');
+const native = require('./native.cjs');
+
+/**
+ * An HTTP request's origin from the native value an HTTP server's event hands over
+ * (`HttpServer.takeOrigins`); an origin already read is returned as it is.
+ * @param {unknown} o
+ * @returns {import('./types/context').Origin | null}
+ */
+function readOrigin(o) {
+  if (o !== null && o !== undefined && types.isExternal(o)) return JSON.parse(native.originJson(/** @type {any} */ (o)));
+  return /** @type {import('./types/context').Origin | null} */ (o ?? null);
+}
 
 /** @type {readonly string[]} */
 const LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
@@ -55,7 +68,8 @@ class Context {
    * @param {import('./types/protocol').ProgressToken | null} progressToken
    * @param {Meta | null} meta
    * @param {import('./types/context').RequestContext | null} [request] a 2026-07-28 request's own context
-   * @param {import('./types/context').Origin | null} [origin] the HTTP request it came in
+   * @param {import('./types/context').Origin | object | null} [origin] the HTTP request it came
+   *   in: itself, or the native value holding it (an HTTP server's calls; see `readOrigin`)
    */
   constructor(conn, key, requestId, progressToken, meta, request = null, origin = null) {
     this._conn = conn;
@@ -188,13 +202,13 @@ class Context {
    * stdio). A verified token's `Authorization` and `DPoP` headers are left out (see `auth`).
    */
   get headers() {
-    if (this._headers === null) this._headers = new Headers(this._origin?.headers ?? []);
+    if (this._headers === null) this._headers = new Headers(this._originRead()?.headers ?? []);
     return this._headers;
   }
 
   /** The `Mcp-Session-Id` of a legacy HTTP session (null over stdio, stateless, 2026-07-28). */
   get sessionId() {
-    return this._origin?.sessionId ?? null;
+    return this._originRead()?.sessionId ?? null;
   }
 
   /**
@@ -204,9 +218,20 @@ class Context {
    * @returns {import('./types/context').AuthInfo | null}
    */
   get auth() {
-    const a = this._origin?.auth;
+    const a = this._originRead()?.auth;
     if (!a) return null;
     return { subject: a.subject ?? null, clientId: a.client_id ?? null, scopes: a.scopes ?? [], expiresAt: a.expires_at ?? null, claims: a.claims ?? {} };
+  }
+
+  /**
+   * The HTTP request's origin, read from the native value on first use (most handlers never
+   * look at the headers: they are not made JS objects for them).
+   * @returns {import('./types/context').Origin | null}
+   */
+  _originRead() {
+    const o = this._origin;
+    if (o !== null && types.isExternal(o)) this._origin = readOrigin(o);
+    return /** @type {import('./types/context').Origin | null} */ (this._origin);
   }
 
   /** The Server serving this request. */
@@ -329,4 +354,4 @@ class Context {
   }
 }
 
-module.exports = { Context, InputRequired, LEVELS };
+module.exports = { Context, InputRequired, LEVELS, readOrigin };

@@ -124,6 +124,8 @@ class HttpHost {
      * @type {object[]}
      */
     this._contexts = [];
+    /** @type {object[] | null} the origins of the poll being handled (`takeOrigins`) */
+    this._origins = null;
   }
 
   /** Everything the I/O thread queued: one JSON text, one pass. */
@@ -137,6 +139,8 @@ class HttpHost {
       report(err);
       return;
     }
+    // The origins this poll's calls name by index, taken at the first that does.
+    this._origins = null;
     for (const item of items) {
       try {
         switch (item[0]) {
@@ -191,6 +195,9 @@ class HttpHost {
       const c = ev[E.CONTEXT];
       if (typeof c === 'number') ev[E.CONTEXT] = this._contexts[c];
       else if (Array.isArray(c)) ev[E.CONTEXT] = this._contexts[c[0]] = deepFreeze(c[1]);
+      // The HTTP request's origin, held natively: ctx reads it only if the handler asks.
+      const o = ev[E.ORIGIN];
+      if (typeof o === 'number') ev[E.ORIGIN] = (this._origins ??= this.native.takeOrigins())[o] ?? null;
     }
     let conn = this._conns.get(key);
     // A connection is made for the first call: most sessions only initialize, and a

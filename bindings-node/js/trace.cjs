@@ -12,7 +12,7 @@
 const { AsyncLocalStorage } = require('node:async_hooks');
 const native = require('./native.cjs');
 const { McpError, RequestTimeout } = require('./errors.cjs');
-const { InputRequired } = require('./context.cjs');
+const { InputRequired, readOrigin } = require('./context.cjs');
 
 /** The `_meta` keys of a trace. */
 const KEYS = ['traceparent', 'tracestate', 'baggage'];
@@ -173,7 +173,8 @@ class ServerScope {
     if (otelApi !== null) {
       const name = kind === 'tool' ? ev[E.TOOL_NAME] : kind === 'prompt' ? ev[E.PROMPT_NAME] : null;
       const [spanName, attributes] = describe(METHODS[kind], name, kind === 'resource' ? ev[E.RESOURCE_URI] : null);
-      const origin = ev[E.ORIGIN];
+      // Read (and kept read for the handler's ctx) only when spans are made.
+      const origin = (ev[E.ORIGIN] = readOrigin(ev[E.ORIGIN]));
       attributes['jsonrpc.request.id'] = String(ev[E.ID]);
       attributes['network.transport'] = origin == null ? 'pipe' : 'tcp';
       const protocolVersion = ev[E.CONTEXT]?.protocolVersion ?? session.protocolVersion;

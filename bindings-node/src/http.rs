@@ -6,13 +6,14 @@
 use crate::bridge::{parse_json, write_events, ContextSlots, Wake, WakeFn, UNIT};
 use crate::errors::{option_err, state_err};
 use crate::server::{Registry, ServerSession};
+use hypermcp::engine::Origin;
 use hypermcp::transport::host::options::http_options;
 use hypermcp::transport::host::{HostHttpServer, HostItem};
-use napi::bindgen_prelude::Buffer;
+use napi::bindgen_prelude::{Buffer, External};
 use napi::{Env, Status};
 use napi_derive::napi;
 use std::fmt::Write as _;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// The HTTP server of one `Server`: the engine's service, and what wakes Node's loop.
 #[napi]
@@ -120,8 +121,9 @@ impl HttpServer {
 
     /// Everything queued, as JSON text of an array (empty string when nothing is):
     /// `["e", session, [events]]` (events as `ServerSession.pollEvents`, but a 2026-07-28
-    /// request context is the number of a slot JS keeps, or `[slot, context]` to keep in it;
-    /// read in order; the session's handle comes from `session(key)`), `["c", session]` (closed),
+    /// request context is the number of a slot JS keeps, or `[slot, context]` to keep in it,
+    /// read in order; an HTTP request's origin is its index in what `takeOrigins` gives
+    /// after this poll; the session's handle comes from `session(key)`), `["c", session]` (closed),
     /// `["h", request, status, [name, value, ...]]`, `["d", request, text]` (a body chunk),
     /// `["x", request]` (end), `["s"]` (stopped).
     #[napi]
@@ -132,6 +134,9 @@ impl HttpServer {
         }
         let mut out = String::with_capacity(256);
         let mut contexts = self.contexts.lock().unwrap_or_else(|e| e.into_inner());
+        // The origins of the last poll JS did not take (events it had no use for): the
+        // indices of this poll's count from 0.
+        contexts.take_origins();
         for item in items {
             out.push(if out.is_empty() { '[' } else { ',' });
             let _ = match item {
@@ -167,6 +172,16 @@ impl HttpServer {
         }
         out.push(']');
         Ok(out)
+    }
+
+    /// The HTTP requests' origins the events of the last `poll` name by index (an event's
+    /// `origin` field is the index): each an external value holding the origin until JS lets
+    /// it go; `originJson` writes one out. Taken once: a second take gives what polls since
+    /// have named.
+    #[napi(ts_return_type = "ExternalObject<'Origin'>[]")]
+    pub fn take_origins(&self) -> Vec<External<Arc<Origin>>> {
+        let mut contexts = self.contexts.lock().unwrap_or_else(|e| e.into_inner());
+        contexts.take_origins().into_iter().map(External::new).collect()
     }
 
     /// The handle of a session named by `poll`, or null once it closed.

@@ -62,6 +62,13 @@ pub fn event_layouts() -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
+/// An HTTP request's origin `HttpServer.takeOrigins` handed out, as JSON text: `{headers:
+/// [[name, value], ...], sessionId, auth}`.
+#[napi(ts_args_type = "origin: ExternalObject<'Origin'>")]
+pub fn origin_json(origin: &napi::bindgen_prelude::External<std::sync::Arc<hypermcp::engine::Origin>>) -> String {
+    serde_json::to_string(&***origin).unwrap_or_default()
+}
+
 /// Protocol revisions this release speaks.
 #[napi]
 pub fn protocol_versions() -> Vec<String> {

@@ -893,6 +893,43 @@ test('the auth option makes an OAuth resource server', async () => {
   }
 });
 
+test('each call reads its own request: origins are held natively and read on first use, during or after the handler', async () => {
+  const server = new Server({ name: 'origins', version: '1.0.0' });
+  /** @type {Map<string, import('hypermcp').Context>} */
+  const kept = new Map();
+  server.tool('mark', { description: 'keeps its ctx', inputSchema: { type: 'object', properties: { n: { type: 'string' } } } }, (args, ctx) => {
+    const n = String(args.n);
+    kept.set(n, ctx);
+    // Every other call reads its headers while it runs; the rest only after it returned.
+    return Number(n) % 2 === 0 ? ctx.headers.get('x-n') : 'later';
+  });
+  const running = await server.startHttp({ port: 0, stateless: true, jsonResponse: true });
+  try {
+    const call = async (/** @type {number} */ n) => {
+      const r = await fetch(running.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': LATEST, 'x-n': String(n) },
+        body: JSON.stringify({ jsonrpc: '2.0', id: n, method: 'tools/call', params: { name: 'mark', arguments: { n: String(n) } } }),
+      });
+      return /** @type {any} */ (await r.json()).result.content[0].text;
+    };
+    // 40 at once: the I/O thread hands them over in batches, each call naming its origin by
+    // its place in its batch.
+    const texts = await within(Promise.all(Array.from({ length: 40 }, (_, n) => call(n))));
+    texts.forEach((t, n) => assert.equal(t, n % 2 === 0 ? String(n) : 'later', `call ${n}`));
+    // After the handlers returned, and after later polls took other origins: still their own.
+    await within(call(100));
+    for (let n = 0; n < 40; n++) {
+      const ctx = /** @type {import('hypermcp').Context} */ (kept.get(String(n)));
+      assert.equal(ctx.headers.get('x-n'), String(n), `call ${n}`);
+      assert.equal(ctx.sessionId, null);
+      assert.equal(ctx.auth, null);
+    }
+  } finally {
+    await running.stop();
+  }
+});
+
 test('handlers see the request (ctx.auth, ctx.headers, ctx.sessionId); entries need their scopes; the app verifies tokens', async () => {
   /** @type {string[]} */
   const seen = [];

@@ -240,13 +240,26 @@ impl serde::Serialize for Field<'_> {
 /// JSON text). A request context is written by `context`: [`write_context`] writes it whole;
 /// a host that keeps contexts it was given may name one instead (the context is shared
 /// between requests whose `_meta` read the same).
-pub fn write_json(ev: &Event, out: &mut Vec<u8>, mut context: impl FnMut(&Arc<RequestContext>, &mut Vec<u8>)) {
+pub fn write_json(ev: &Event, out: &mut Vec<u8>, context: impl FnMut(&Arc<RequestContext>, &mut Vec<u8>)) {
+    write_json_with(ev, out, context, write_origin);
+}
+
+/// [`write_json`], the HTTP request's origin written by `origin`: [`write_origin`] writes it
+/// whole; a host may hand it over another way and write what names it (the origin holds
+/// every header of the request, which most handlers never read).
+pub fn write_json_with(
+    ev: &Event,
+    out: &mut Vec<u8>,
+    mut context: impl FnMut(&Arc<RequestContext>, &mut Vec<u8>),
+    mut origin: impl FnMut(&Arc<Origin>, &mut Vec<u8>),
+) {
     out.push(b'[');
     let _ = serde_json::to_writer(&mut *out, kind(ev).name());
     visit(ev, |f| {
         out.push(b',');
         match f {
             Field::Context(c) => context(c, out),
+            Field::Origin(o) => origin(o, out),
             f => {
                 let _ = serde_json::to_writer(&mut *out, &f);
             }
@@ -258,6 +271,11 @@ pub fn write_json(ev: &Event, out: &mut Vec<u8>, mut context: impl FnMut(&Arc<Re
 /// A request context as JSON, whole (for [`write_json`]).
 pub fn write_context(c: &Arc<RequestContext>, out: &mut Vec<u8>) {
     let _ = serde_json::to_writer(out, &**c);
+}
+
+/// An HTTP request's origin as JSON, whole (for [`write_json_with`]).
+pub fn write_origin(o: &Arc<Origin>, out: &mut Vec<u8>) {
+    let _ = serde_json::to_writer(out, &**o);
 }
 
 /// Typed params as JSON.
