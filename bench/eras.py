@@ -147,50 +147,64 @@ class Eras(Secure):
     def callgrind(
         self, label: str, command: list[str], server_flags: list[str], load_flags: list[str], calls: int, out: Path
     ) -> int | None:
-        """The total instructions of one server process under callgrind that answered the
-        handshake probe and then `calls` echoes at 1 connection."""
-        port = free_port()
-        url = f"http://127.0.0.1:{port}/mcp"
-        log = out.with_suffix(".log")
-        argv = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *command, "--http", str(port)]
-        with log.open("w") as f:
-            proc = subprocess.Popen(
-                [*argv, *server_flags],
-                stdin=subprocess.DEVNULL,
-                stdout=f,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        try:
-            deadline = time.time() + 120
-            # A legacy handshake, which both serve (as the four above are probed).
-            probe = ["--sessions", "1", "--idle-only", "--timeout", "10"]
-            while time.time() < deadline and proc.poll() is None:
-                if self.load_url(url, probe).returncode == 0:
-                    break
-                time.sleep(0.5)
-            else:
-                self.say(f"    {label}: no answer under callgrind: {log.read_text(errors='replace')[-400:]}")
-                return None
-            run = ["--connections", "1", "--threads", "1", "--calls", str(calls), "--warmup", "0", "--runs", "1"]
-            load = self.load_url(url, [*run, "--timeout", "30", *load_flags])
-            if load.returncode != 0:
-                self.say(f"    {label}: httpload under callgrind: {load.stderr.strip()[-400:]}")
-                return None
-        finally:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGINT)
-                try:
-                    proc.wait(120)
-                except subprocess.TimeoutExpired:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                    proc.wait()
-        text = out.read_text(errors="replace") if out.exists() else ""
-        m = re.search(r"^(?:summary|totals): (\d+)", text, re.M)
-        if not m:
-            self.say(f"    {label}: no callgrind totals: {log.read_text(errors='replace')[-400:]}")
+        total = callgrind_http(self.httpload, command, server_flags, load_flags, calls, out)
+        if isinstance(total, str):
+            self.say(f"    {label}: {total}")
             return None
-        return int(m.group(1))
+        return total
 
-    def load_url(self, url: str, args: list[str]) -> subprocess.CompletedProcess:
-        return subprocess.run([str(self.httpload), "--url", url, *args], capture_output=True, text=True, timeout=600)
+
+def callgrind_http(
+    httpload: Path, command: list[str], server_flags: list[str], load_flags: list[str], calls: int, out: Path
+) -> int | str:
+    """The total instructions of one HTTP server process under callgrind (`command --http
+    PORT server_flags`) that answered a handshake probe and then `calls` echoes at 1
+    connection (`httpload load_flags`); or why there is none. (bench/versus.py counts with it
+    too.)"""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    log = out.with_suffix(".log")
+
+    def load(args: list[str]) -> subprocess.CompletedProcess:
+        return subprocess.run([str(httpload), "--url", url, *args], capture_output=True, text=True, timeout=600)
+
+    argv = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *command, "--http", str(port)]
+    with log.open("w") as f:
+        proc = subprocess.Popen(
+            [*argv, *server_flags],
+            stdin=subprocess.DEVNULL,
+            stdout=f,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        deadline = time.time() + 120
+        # A legacy handshake, which every benchmark server serves (as the timed ones are probed).
+        probe = ["--sessions", "1", "--idle-only", "--timeout", "10"]
+        while time.time() < deadline and proc.poll() is None:
+            if load(probe).returncode == 0:
+                break
+            time.sleep(0.5)
+        else:
+            return f"no answer under callgrind: {log.read_text(errors='replace')[-400:]}"
+        run = ["--connections", "1", "--threads", "1", "--calls", str(calls), "--warmup", "0", "--runs", "1"]
+        done = load([*run, "--timeout", "30", *load_flags])
+        if done.returncode != 0:
+            return f"httpload under callgrind: {done.stderr.strip()[-400:]}"
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGINT)
+            try:
+                proc.wait(120)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+    total = callgrind_summary(out)
+    return total if total is not None else f"no callgrind totals: {log.read_text(errors='replace')[-400:]}"
+
+
+def callgrind_summary(out: Path) -> int | None:
+    """The total instructions a callgrind output file records."""
+    text = out.read_text(errors="replace") if out.exists() else ""
+    m = re.search(r"^(?:summary|totals): (\d+)", text, re.M)
+    return int(m.group(1)) if m else None

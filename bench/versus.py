@@ -30,15 +30,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from eras import callgrind_http, callgrind_summary
+from secure import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 RELEASE = ROOT / "target" / "x86_64-unknown-linux-gnu" / "release"
@@ -57,12 +58,6 @@ def run(argv: list[str], cwd: Path, env: dict | None = None, what: str = "") -> 
     p = subprocess.run(argv, cwd=cwd, env={**os.environ, **(env or {})}, capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit(f"versus: {what or argv[0]} failed:\n{(p.stdout + p.stderr)[-3000:]}")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Builds:
@@ -196,42 +191,21 @@ def in_turns(lang: str, commands: dict[str, list[str]], rounds: int, seconds: fl
 
 def callgrind_total(command: list[str], kind: str, calls: int, out: Path) -> int:
     """Instructions of one server process under callgrind that answered `calls` echoes."""
+    if kind != "stdio":
+        flags = (["--stateless-json"], ["--stateless"]) if kind == "stateless" else ([], [])
+        total = callgrind_http(HTTPLOAD, command, *flags, calls, out)
+        if isinstance(total, str):
+            sys.exit(f"versus: {' '.join(command)}: {total}")
+        return total
     vg = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
-    if kind == "stdio":
-        argv = [str(LOADGEN), "--calls", str(calls), "--warmup", "0", "--runs", "1", "--timeout", "60"]
-        p = subprocess.run([*argv, "--", *vg, *command], capture_output=True, text=True, timeout=900)
-        if p.returncode != 0:
-            sys.exit(f"versus: loadgen under callgrind: {p.stderr.strip()[-1000:]}")
-    else:
-        port = free_port()
-        flags = ["--stateless-json"] if kind == "stateless" else []
-        proc = subprocess.Popen(
-            [*vg, *command, "--http", str(port), *flags],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        url = f"http://127.0.0.1:{port}/mcp"
-        try:
-            deadline = time.time() + 120
-            probe = [str(HTTPLOAD), "--url", url, "--sessions", "1", "--idle-only", "--timeout", "10"]
-            while subprocess.run(probe, capture_output=True).returncode != 0:
-                if time.time() > deadline or proc.poll() is not None:
-                    sys.exit(f"versus: {' '.join(command)} did not answer under callgrind")
-                time.sleep(0.5)
-            load = [str(HTTPLOAD), "--url", url, "--connections", "1", "--calls", str(calls), "--warmup", "0"]
-            load += ["--runs", "1", "--timeout", "30", *(["--stateless"] if kind == "stateless" else [])]
-            p = subprocess.run(load, capture_output=True, text=True, timeout=900)
-            if p.returncode != 0:
-                sys.exit(f"versus: httpload under callgrind: {p.stderr.strip()[-1000:]}")
-        finally:
-            os.killpg(proc.pid, signal.SIGINT)
-            proc.wait(120)
-    m = re.search(r"^(?:summary|totals): (\d+)", out.read_text(errors="replace"), re.M)
-    if not m:
+    argv = [str(LOADGEN), "--calls", str(calls), "--warmup", "0", "--runs", "1", "--timeout", "60"]
+    p = subprocess.run([*argv, "--", *vg, *command], capture_output=True, text=True, timeout=900)
+    if p.returncode != 0:
+        sys.exit(f"versus: loadgen under callgrind: {p.stderr.strip()[-1000:]}")
+    total = callgrind_summary(out)
+    if total is None:
         sys.exit(f"versus: no callgrind totals in {out}")
-    return int(m.group(1))
+    return total
 
 
 def instructions(commands: dict[str, list[str]], work: Path) -> dict:
