@@ -229,9 +229,7 @@ class Context {
    * @returns {import('./types/context').Origin | null}
    */
   _originRead() {
-    const o = this._origin;
-    if (o !== null && types.isExternal(o)) this._origin = readOrigin(o);
-    return /** @type {import('./types/context').Origin | null} */ (this._origin);
+    return (this._origin = readOrigin(this._origin));
   }
 
   /** The Server serving this request. */
