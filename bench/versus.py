@@ -1,6 +1,7 @@
 """This build of hypermcp against an earlier revision's, in turns, on the legacy scenarios.
 
     python3 bench/versus.py --old REV [--langs rust,python,node] [--rounds 9] [--seconds 1.5]
+                            [--scenarios stdio,http-1,http-50,stateless-50] [--callgrind rust,python,node]
 
 Issue 13 wants "the existing stdio and HTTP figures unchanged within noise" after the
 2026-07-28 work. The report's runs cannot show it: a run's figures move by 20-30% with the
@@ -20,8 +21,11 @@ turns, ROUNDS rounds, which build goes first flipping every round:
   stateless-50   the legacy stateless echo (`--stateless-json`, `httpload --stateless`) at 50.
 
 The figures are medians; "new ÷ old" divides them, "paired" is the median of the ratios
-taken within each round. With valgrind installed the Rust servers' instructions per echo are
-counted too (callgrind, as bench/eras.py counts them): stdio, HTTP session, HTTP stateless.
+taken within each round. With valgrind installed, the servers of the languages `--callgrind`
+names (Rust by default) have their instructions per echo counted too (callgrind, as
+bench/eras.py counts them), for what the scenarios measure: stdio, the HTTP session (http-1,
+http-50), HTTP stateless (stateless-50). A count does not move with the machine's neighbours,
+so it settles what rates within noise of each other cannot.
 Results: bench/results/versus-REV-DATE.json and .md (printed too).
 """
 
@@ -46,7 +50,10 @@ RELEASE = ROOT / "target" / "x86_64-unknown-linux-gnu" / "release"
 HTTPLOAD = RELEASE / "httpload"
 LOADGEN = RELEASE / "loadgen"
 SCENARIOS = ("stdio", "http-1", "http-50", "stateless-50")
-CALLGRIND_CALLS = (2000, 400)
+# Echoes answered by the two runs under callgrind whose difference is counted (fewer for the
+# hosts' servers, which valgrind slows the most).
+CALLGRIND_CALLS = {"rust": (2000, 400), "python": (1000, 200), "node": (6000, 1000)}
+KINDS = {"stdio": "stdio", "http-1": "session", "http-50": "session", "stateless-50": "stateless"}
 
 
 def say(*a: object) -> None:
@@ -156,19 +163,20 @@ def stdio(command: list[str], calls: int) -> float:
     return json_line(subprocess.run(argv, capture_output=True, text=True, timeout=600), "loadgen")["calls_per_s"]
 
 
-def in_turns(lang: str, commands: dict[str, list[str]], rounds: int, seconds: float) -> dict:
+def in_turns(lang: str, commands: dict[str, list[str]], rounds: int, seconds: float, scenarios: list[str]) -> dict:
     # Enough stdio calls for about `seconds` each: a first short run finds the rate.
-    calls = int(max(stdio(commands["new"], 5000) * seconds, 5000))
+    calls = int(max(stdio(commands["new"], 5000) * seconds, 5000)) if "stdio" in scenarios else 0
+    kinds = {KINDS[s] for s in scenarios if s != "stdio"}
     servers = {
-        (build, kind): Http(cmd, flags)
+        (build, kind): Http(cmd, ["--stateless-json"] if kind == "stateless" else [])
         for build, cmd in commands.items()
-        for kind, flags in (("session", []), ("stateless", ["--stateless-json"]))
+        for kind in sorted(kinds)
     }
-    runs: dict[str, dict[str, list[float]]] = {s: {"old": [], "new": []} for s in SCENARIOS}
+    runs: dict[str, dict[str, list[float]]] = {s: {"old": [], "new": []} for s in scenarios}
     try:
         for r in range(rounds):
             order = ["old", "new"] if r % 2 == 0 else ["new", "old"]
-            for s in SCENARIOS:
+            for s in scenarios:
                 for build in order:
                     if s == "stdio":
                         x = stdio(commands[build], calls)
@@ -208,15 +216,16 @@ def callgrind_total(command: list[str], kind: str, calls: int, out: Path) -> int
     return total
 
 
-def instructions(commands: dict[str, list[str]], work: Path) -> dict:
-    out: dict = {"calls": list(CALLGRIND_CALLS)}
-    for kind in ("stdio", "session", "stateless"):
+def instructions(lang: str, commands: dict[str, list[str]], kinds: list[str], work: Path) -> dict:
+    calls = CALLGRIND_CALLS[lang]
+    out: dict = {"calls": list(calls)}
+    for kind in kinds:
         out[kind] = {}
         for build, cmd in commands.items():
-            a, b = (callgrind_total(cmd, kind, n, work / f"cg-{build}-{kind}-{n}.out") for n in CALLGRIND_CALLS)
-            out[kind][build] = round((a - b) / (CALLGRIND_CALLS[0] - CALLGRIND_CALLS[1]))
+            a, b = (callgrind_total(cmd, kind, n, work / f"cg-{lang}-{build}-{kind}-{n}.out") for n in calls)
+            out[kind][build] = round((a - b) / (calls[0] - calls[1]))
         out[kind]["ratio"] = out[kind]["new"] / out[kind]["old"]
-        say(f"  rust {kind}: {out[kind]['old']:,} -> {out[kind]['new']:,} instructions per echo")
+        say(f"  {lang} {kind}: {out[kind]['old']:,} -> {out[kind]['new']:,} instructions per echo")
     return out
 
 
@@ -235,20 +244,22 @@ def report(res: dict) -> str:
     for lang, scen in res["langs"].items():
         for s, m in scen.items():
             lines.append(f"| {lang} | {s} | {m['old']:,.0f} | {m['new']:,.0f} | {m['ratio']:.1%} | {m['paired']:.1%} |")
-    ins = res.get("instructions")
+    ins = res.get("instructions") or {}
     if ins:
         lines += [
             "",
-            f"The Rust server's instructions per echo under callgrind (runs of {ins['calls'][0]:,} and "
-            f"{ins['calls'][1]:,} echoes at 1 connection, the difference over the difference; every thread, "
-            "user space):",
+            "Instructions per echo of the servers under callgrind (for each, two runs at 1 connection, "
+            + ", ".join(f"{lang} {m['calls'][0]:,} and {m['calls'][1]:,} echoes" for lang, m in ins.items())
+            + "; the difference over the difference; every thread, user space):",
             "",
-            "| scenario | old | new | new ÷ old |",
-            "|---|---:|---:|---:|",
+            "| language | scenario | old | new | new ÷ old |",
+            "|---|---|---:|---:|---:|",
         ]
-        for kind in ("stdio", "session", "stateless"):
-            m = ins[kind]
-            lines.append(f"| {kind} | {m['old']:,} | {m['new']:,} | {m['ratio']:.1%} |")
+        for lang, m in ins.items():
+            for kind in ("stdio", "session", "stateless"):
+                if kind in m:
+                    k = m[kind]
+                    lines.append(f"| {lang} | {kind} | {k['old']:,} | {k['new']:,} | {k['ratio']:.1%} |")
     return "\n".join(lines) + "\n"
 
 
@@ -258,6 +269,8 @@ def main() -> None:
     ap.add_argument("--langs", default="rust,python,node")
     ap.add_argument("--rounds", type=int, default=9)
     ap.add_argument("--seconds", type=float, default=1.5)
+    ap.add_argument("--scenarios", default=",".join(SCENARIOS), help="some of " + ", ".join(SCENARIOS))
+    ap.add_argument("--callgrind", default="rust", help="whose instructions are counted (valgrind; '' for none)")
     ap.add_argument("--work", type=Path, help="where REV is checked out and built (default bench/results/versus-REV)")
     ap.add_argument("--target-dir", type=Path, help="cargo's target folder for REV (default WORK/target)")
     args = ap.parse_args()
@@ -265,6 +278,10 @@ def main() -> None:
     if rev.returncode != 0:
         sys.exit(f"versus: no revision {args.old!r}")
     old_rev = rev.stdout.strip()
+    scenarios = [s for s in args.scenarios.split(",") if s]
+    unknown = [s for s in scenarios if s not in SCENARIOS]
+    if unknown or not scenarios:
+        sys.exit(f"versus: --scenarios takes {', '.join(SCENARIOS)}, not {','.join(unknown) or 'nothing'}")
     head = subprocess.run(["git", "rev-parse", "--short=8", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     work = (args.work or ROOT / "bench" / "results" / f"versus-{old_rev}").resolve()
     work.mkdir(parents=True, exist_ok=True)
@@ -279,17 +296,27 @@ def main() -> None:
         "head": head.stdout.strip(),
         "rounds": args.rounds,
         "seconds": args.seconds,
+        "scenarios": scenarios,
         "langs": {},
+        "instructions": {},
     }
+    kinds = [k for k in ("stdio", "session", "stateless") if any(KINDS[s] == k for s in scenarios)]
+    counted = [x for x in args.callgrind.split(",") if x]
+    if any(x not in CALLGRIND_CALLS for x in counted):
+        sys.exit(f"versus: --callgrind takes {', '.join(CALLGRIND_CALLS)}, not {args.callgrind}")
+    if counted and not shutil.which("valgrind"):
+        say("versus: no valgrind (make bench-peers installs it): no instructions counted")
+        counted = []
     for lang in args.langs.split(","):
         say(f"{lang}: building {old_rev}")
         commands = {"old": builds.old(lang), "new": builds.new(lang)}
         say(f"{lang}: {old_rev} and this checkout in turns")
-        res["langs"][lang] = in_turns(lang, commands, args.rounds, args.seconds)
-        if lang == "rust" and shutil.which("valgrind"):
-            res["instructions"] = instructions(commands, work)
+        res["langs"][lang] = in_turns(lang, commands, args.rounds, args.seconds, scenarios)
+        if lang in counted:
+            res["instructions"][lang] = instructions(lang, commands, kinds, work)
     stamp = res["date"].replace("-", "").replace(":", "")
     out = ROOT / "bench" / "results" / f"versus-{old_rev}-{stamp}"
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.with_suffix(".json").write_text(json.dumps(res, indent=1) + "\n")
     text = report(res)
     out.with_suffix(".md").write_text(text)
