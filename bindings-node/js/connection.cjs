@@ -25,7 +25,9 @@ class ServerConnection {
   /**
    * @param {Server} server the Server whose handlers run
    * @param {import('../native/index.js').ServerSession} session the native ServerSession
-   * @param {(data: Buffer) => void} write where the session's output bytes go
+   * @param {((data: Buffer) => void) | null} write where the session's output bytes go; null
+   *   when the engine writes and times the session itself (HTTP, the task session): no
+   *   output to take and no timer to arm, so flushing costs no native call
    */
   constructor(server, session, write) {
     this.server = server;
@@ -110,6 +112,7 @@ class ServerConnection {
   }
 
   flush() {
+    if (this._write === null) return;
     const out = this.session.takeOutput();
     if (out !== null) this._write(out);
     this._armTimer();
@@ -235,7 +238,7 @@ class ServerConnection {
    * flight, their answers leave in one native take and one write instead of one each.
    */
   _flushSoon() {
-    if (this._flushQueued) return;
+    if (this._flushQueued || this._write === null) return;
     this._flushQueued = true;
     queueMicrotask(() => {
       this._flushQueued = false;

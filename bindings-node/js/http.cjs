@@ -77,11 +77,6 @@ function nativeOptions(options) {
   return { json: JSON.stringify(options), verify: null };
 }
 
-/** An HTTP session queues nothing for Node to write: the engine writes to its HTTP streams. */
-function noOutput() {
-  throw new Error('an HTTP session has no byte stream to write to');
-}
-
 /**
  * Reports a failure inside the wake-up callback without losing the rest of the batch.
  * @param {unknown} err
@@ -205,7 +200,8 @@ class HttpHost {
     if (conn === undefined && events.some((ev) => E.CALLS.has(ev[E.KIND]))) {
       const session = this.native.session(key); // null once the session closed
       if (session) {
-        conn = new ServerConnection(this.server, session, noOutput);
+        // No bytes for Node to write: the engine writes to the session's HTTP streams.
+        conn = new ServerConnection(this.server, session, null);
         this._conns.set(key, conn);
       }
     }

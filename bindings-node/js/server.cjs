@@ -161,9 +161,8 @@ class Server {
     if (!this._taskRuntime) return null;
     if (!this._taskConn) {
       const { ServerConnection } = require('./connection.cjs');
-      this._taskConn = new ServerConnection(this, this._taskRuntime.session(), () => {
-        throw new Error('the task session has no byte stream to write to');
-      });
+      // The task session has no byte stream: the engine answers on the clients' sessions.
+      this._taskConn = new ServerConnection(this, this._taskRuntime.session(), null);
     }
     return this._taskConn;
   }
