@@ -536,8 +536,19 @@ test('HTTP options are checked: unknown names and wrong types are TypeErrors', a
   }
 });
 
-test('many concurrent calls are all answered (500 calls over 20 concurrent fetches)', async () => {
+test('many concurrent calls are all answered (500 calls over 20 concurrent fetches), with no flush of bytes Node never writes', async () => {
   const server = makeServer();
+  // The engine writes an HTTP session's answers and runs its timers: a call costs no native
+  // takeOutput or nextTimeout (stdio connections flush with them; HTTP ones have nothing to take).
+  const proto = server._native.ServerSession.prototype;
+  const saved = { takeOutput: proto.takeOutput, nextTimeout: proto.nextTimeout };
+  let flushes = 0;
+  for (const [name, fn] of Object.entries(saved)) {
+    proto[name] = function (/** @type {any[]} */ ...a) {
+      flushes += 1;
+      return fn.apply(this, a);
+    };
+  }
   let running = 0;
   let peak = 0;
   server.tool('later', { inputSchema: { type: 'object', properties: { n: { type: 'number' } } } }, async ({ n }) => {
@@ -566,7 +577,9 @@ test('many concurrent calls are all answered (500 calls over 20 concurrent fetch
     assert.equal(answers.size, 500);
     for (let n = 0; n < 500; n++) assert.equal(answers.get(n), n % 2 ? `t${n}` : `n=${n}`);
     assert.ok(peak > 1, `calls ran concurrently (peak ${peak})`);
+    assert.equal(flushes, 0, 'native takeOutput/nextTimeout calls for HTTP sessions');
   } finally {
+    Object.assign(proto, saved);
     await within(h.stop(), 15_000, 'stop');
   }
 });

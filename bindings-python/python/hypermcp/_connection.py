@@ -72,10 +72,11 @@ async def _resume(coro: Coroutine[Any, Any, Any], first: Any) -> Any:
 class ServerConnection:
     """A native :class:`_core.ServerSession` plus the handlers of a :class:`Server`.
 
-    ``write`` takes what the session queues for the peer; an HTTP session queues nothing
-    (the engine writes to its HTTP streams)."""
+    ``write`` takes what the session queues for the peer; None when the engine writes and
+    times the session itself (HTTP, the task session): nothing to take, no timer to arm, so
+    flushing costs no native call."""
 
-    def __init__(self, server: Server, session: _core.ServerSession, write: Callable[[bytes], None]) -> None:
+    def __init__(self, server: Server, session: _core.ServerSession, write: Callable[[bytes], None] | None) -> None:
         self.server = server
         self.session = session
         self._write = write
@@ -175,6 +176,8 @@ class ServerConnection:
                 self.server._on_notification(ev[NOTIFICATION_METHOD], ev[NOTIFICATION_PARAMS])
 
     def flush(self) -> None:
+        if self._write is None:
+            return
         out = self.session.take_output()
         if out:
             self._write(out)

@@ -56,12 +56,6 @@ def _native_options(options: dict[str, Any]) -> tuple[dict[str, Any], Callable[[
     return {**options, "auth": {**auth, "verify": True}}, verify
 
 
-def _no_output(_data: bytes) -> None:
-    """An HTTP session queues nothing for the loop to write: the engine writes to its HTTP
-    streams itself."""
-    raise RuntimeError("an HTTP session has no byte stream to write to")
-
-
 class HttpHost:
     """The native HTTP service of a server, bound to the running loop."""
 
@@ -103,7 +97,7 @@ class HttpHost:
             if conn is None and any(ev[KIND] in CALLS for ev in events):
                 session = self.native.session(key)
                 if session is not None:
-                    conn = self._conns[key] = ServerConnection(self.server, session, _no_output)
+                    conn = self._conns[key] = ServerConnection(self.server, session, None)
             if conn is not None:
                 conn.dispatch(events)
             else:

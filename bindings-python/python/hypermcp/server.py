@@ -245,11 +245,6 @@ def _task_mode(tool: str, task: bool | str | None) -> str | None:
     raise DefinitionError(f'tool {tool!r}: task must be True, "optional", "required" or "manual", not {task!r}')
 
 
-def _no_task_output(data: bytes) -> None:
-    """The task session writes nothing: what tasks say goes through the task store."""
-    raise RuntimeError("the task session has no byte stream to write to")
-
-
 def _clean(d: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in d.items() if v is not None}
 
@@ -396,7 +391,7 @@ class Server:
 
             if conn is not None and not conn._loop.is_closed():
                 conn._loop.remove_reader(rt.fileno())
-            conn = self._task_conn = ServerConnection(self, rt.session(), _no_task_output)
+            conn = self._task_conn = ServerConnection(self, rt.session(), None)
 
             def wake() -> None:
                 rt.clear()
