@@ -18,7 +18,10 @@ turns, ROUNDS rounds, which build goes first flipping every round:
                  as bench/run.py pins its sequential runs);
   http-1         the echo over Streamable HTTP with a session, 1 connection (`httpload`);
   http-50        the same at 50 connections;
-  stateless-50   the legacy stateless echo (`--stateless-json`, `httpload --stateless`) at 50.
+  stateless-50   the legacy stateless echo (`--stateless-json`, `httpload --stateless`) at 50;
+  http-1-pinned  (only when asked for) http-1 with the server's threads on the last CPU and
+                 httpload on CPU 0: the work per call, without what the scheduler adds to a
+                 lone connection's latency (which worker wakes, how long a sleeping CPU takes).
 
 The figures are medians; "new ÷ old" divides them, "paired" is the median of the ratios
 taken within each round. With valgrind installed, the servers of the languages `--callgrind`
@@ -50,10 +53,17 @@ RELEASE = ROOT / "target" / "x86_64-unknown-linux-gnu" / "release"
 HTTPLOAD = RELEASE / "httpload"
 LOADGEN = RELEASE / "loadgen"
 SCENARIOS = ("stdio", "http-1", "http-50", "stateless-50")
+OPTIONAL = ("http-1-pinned",)
 # Echoes answered by the two runs under callgrind whose difference is counted (fewer for the
 # hosts' servers, which valgrind slows the most).
 CALLGRIND_CALLS = {"rust": (2000, 400), "python": (1000, 200), "node": (6000, 1000)}
-KINDS = {"stdio": "stdio", "http-1": "session", "http-50": "session", "stateless-50": "stateless"}
+KINDS = {
+    "stdio": "stdio",
+    "http-1": "session",
+    "http-50": "session",
+    "stateless-50": "stateless",
+    "http-1-pinned": "session",
+}
 
 
 def say(*a: object) -> None:
@@ -149,11 +159,28 @@ def json_line(p: subprocess.CompletedProcess, what: str) -> dict:
     return json.loads(lines[-1])
 
 
-def httpload(url: str, connections: int, seconds: float, extra: list[str]) -> float:
-    argv = [str(HTTPLOAD), "--url", url, "--json", "--connections", str(connections)]
+def httpload(url: str, connections: int, seconds: float, extra: list[str], prefix: tuple[str, ...] = ()) -> float:
+    argv = [*prefix, str(HTTPLOAD), "--url", url, "--json", "--connections", str(connections)]
     argv += ["--threads", "1" if connections == 1 else "2", "--calls", "100000000", "--duration", str(seconds)]
     argv += ["--warmup", "1000", "--runs", "1", "--timeout", "10", *extra]
     return json_line(subprocess.run(argv, capture_output=True, text=True, timeout=300), "httpload")["calls_per_s"]
+
+
+def pinned(srv: Http, seconds: float) -> float:
+    """http-1 with every thread of the server on the last CPU and httpload on CPU 0."""
+    every = os.sched_getaffinity(0)
+    last = max(every)
+    tids = [int(t) for t in os.listdir(f"/proc/{srv.proc.pid}/task")]
+    try:
+        for t in tids:
+            os.sched_setaffinity(t, {last})
+        return httpload(srv.url, 1, seconds, [], ("taskset", "-c", "0"))
+    finally:
+        for t in tids:
+            try:
+                os.sched_setaffinity(t, every)
+            except ProcessLookupError:
+                pass
 
 
 def stdio(command: list[str], calls: int) -> float:
@@ -180,6 +207,8 @@ def in_turns(lang: str, commands: dict[str, list[str]], rounds: int, seconds: fl
                 for build in order:
                     if s == "stdio":
                         x = stdio(commands[build], calls)
+                    elif s == "http-1-pinned":
+                        x = pinned(servers[(build, "session")], seconds)
                     elif s == "stateless-50":
                         x = httpload(servers[(build, "stateless")].url, 50, seconds, ["--stateless"])
                     else:
@@ -269,7 +298,7 @@ def main() -> None:
     ap.add_argument("--langs", default="rust,python,node")
     ap.add_argument("--rounds", type=int, default=9)
     ap.add_argument("--seconds", type=float, default=1.5)
-    ap.add_argument("--scenarios", default=",".join(SCENARIOS), help="some of " + ", ".join(SCENARIOS))
+    ap.add_argument("--scenarios", default=",".join(SCENARIOS), help="some of " + ", ".join(SCENARIOS + OPTIONAL))
     ap.add_argument("--callgrind", default="rust", help="whose instructions are counted (valgrind; '' for none)")
     ap.add_argument("--work", type=Path, help="where REV is checked out and built (default bench/results/versus-REV)")
     ap.add_argument("--target-dir", type=Path, help="cargo's target folder for REV (default WORK/target)")
@@ -279,9 +308,11 @@ def main() -> None:
         sys.exit(f"versus: no revision {args.old!r}")
     old_rev = rev.stdout.strip()
     scenarios = [s for s in args.scenarios.split(",") if s]
-    unknown = [s for s in scenarios if s not in SCENARIOS]
+    unknown = [s for s in scenarios if s not in SCENARIOS + OPTIONAL]
     if unknown or not scenarios:
-        sys.exit(f"versus: --scenarios takes {', '.join(SCENARIOS)}, not {','.join(unknown) or 'nothing'}")
+        sys.exit(f"versus: --scenarios takes {', '.join(SCENARIOS + OPTIONAL)}, not {','.join(unknown) or 'nothing'}")
+    if "http-1-pinned" in scenarios and (len(os.sched_getaffinity(0)) < 2 or not shutil.which("taskset")):
+        sys.exit("versus: http-1-pinned needs two CPUs and taskset")
     head = subprocess.run(["git", "rev-parse", "--short=8", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     work = (args.work or ROOT / "bench" / "results" / f"versus-{old_rev}").resolve()
     work.mkdir(parents=True, exist_ok=True)
