@@ -100,16 +100,22 @@ pub fn events_json(events: &[Event]) -> String {
 /// a 1-connection HTTP echo.)
 #[derive(Default)]
 pub struct ContextSlots {
+    contexts: HeldContexts,
+    origins: Vec<Arc<Origin>>,
+}
+
+/// The contexts JS keeps, in slots reused in turn.
+#[derive(Default)]
+struct HeldContexts {
     held: [Option<Arc<RequestContext>>; CONTEXT_SLOTS],
     next: usize,
-    origins: Vec<Arc<Origin>>,
 }
 
 /// Contexts JS holds at once (the engine keeps the last `_meta` read per worker thread).
 const CONTEXT_SLOTS: usize = 8;
 const _: () = assert!(CONTEXT_SLOTS <= 10, "a slot is written as one digit");
 
-impl ContextSlots {
+impl HeldContexts {
     fn write(&mut self, c: &Arc<RequestContext>, out: &mut Vec<u8>) {
         // A retry's context is its own (the engine copies it to add the inputs) and carries
         // the client's answers: it goes inline and is kept by neither side.
@@ -128,12 +134,9 @@ impl ContextSlots {
         write_context(c, out);
         out.push(b']');
     }
+}
 
-    fn write_origin(&mut self, o: &Arc<Origin>, out: &mut Vec<u8>) {
-        let _ = write!(out, "{}", self.origins.len());
-        self.origins.push(o.clone());
-    }
-
+impl ContextSlots {
     /// The origins the events written since the last take name, by index.
     pub fn take_origins(&mut self) -> Vec<Arc<Origin>> {
         std::mem::take(&mut self.origins)
@@ -150,16 +153,15 @@ pub fn write_events(events: &[Event], mut slots: Option<&mut ContextSlots>, out:
             out.push(b',');
         }
         match slots.as_deref_mut() {
-            Some(slots) => {
-                // One `&mut` for two hooks that never run at once.
-                let slots = std::cell::RefCell::new(slots);
-                write_json_with(
-                    ev,
-                    out,
-                    |c, out| slots.borrow_mut().write(c, out),
-                    |o, out| slots.borrow_mut().write_origin(o, out),
-                )
-            }
+            Some(ContextSlots { contexts, origins }) => write_json_with(
+                ev,
+                out,
+                |c, out| contexts.write(c, out),
+                |o, out| {
+                    let _ = write!(out, "{}", origins.len());
+                    origins.push(o.clone());
+                },
+            ),
             None => write_json(ev, out, write_context),
         }
     }
