@@ -7,7 +7,8 @@
 //! `--threads` worker threads (event-driven: a thread serves many sockets per
 //! `epoll_wait`, which keeps httpload's own CPU per request low);
 //! `--blocking` runs the former engine instead, one thread per connection over
-//! `std::net::TcpStream`. Both parse the answers with the same
+//! `std::net::TcpStream`, and `--spin` runs it with each connection's thread
+//! polling its socket instead of sleeping until an answer comes. Both parse the answers with the same
 //! `http::ResponseParser`. Per connection an MCP
 //! handshake (`initialize`, then `notifications/initialized`; the session id is
 //! used if the server hands one out), warm-up calls, then measured
@@ -69,6 +70,15 @@ OPTIONS:
     --connections N    concurrent connections                           [default: 1]
     --threads T        worker threads of the event-driven engine (the
                        connections are spread over them; at most N)     [default: 1]
+    --pause MS         each connection waits MS milliseconds (decimals ok)
+                       after each measured call before the next: calls
+                       with think time, as an agent makes them (the
+                       figure to read is then p50, not calls/s)        [default: 0]
+    --spin             with --blocking: each connection's thread polls its
+                       socket in a loop (non-blocking reads) instead of
+                       sleeping until the answer comes: its CPU never goes
+                       idle, so no server's wake-ups can warm it (a lone
+                       connection on a VM; costs one CPU per connection)
     --blocking         one thread per connection, blocking I/O (the
                        former engine) instead of the event-driven one;
                        plain http:// only
@@ -149,6 +159,9 @@ struct Config {
     connections: u64,
     threads: usize,
     blocking: bool,
+    spin: bool,
+    /// The wait after each measured call (`--pause`).
+    pause: Option<Duration>,
     calls: u64,
     duration: Option<Duration>,
     warmup: u64,
@@ -186,6 +199,8 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
         connections: 1,
         threads: 1,
         blocking: false,
+        spin: false,
+        pause: None,
         calls: 20_000,
         duration: None,
         warmup: 1_000,
@@ -249,6 +264,14 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
                 }
                 cfg.duration = Some(Duration::from_secs_f64(secs));
             }
+            "--pause" => {
+                let v = value(&flag)?;
+                let ms: f64 = v.parse().map_err(|_| format!("--pause: expected milliseconds, got {v:?}"))?;
+                if !(ms.is_finite() && ms >= 0.0) {
+                    return Err("--pause must be zero or more milliseconds".into());
+                }
+                cfg.pause = (ms > 0.0).then(|| Duration::from_secs_f64(ms / 1000.0));
+            }
             "--warmup" => cfg.warmup = number(&flag, &value(&flag)?)?,
             "--runs" => cfg.runs = number(&flag, &value(&flag)?)?,
             "--sessions" => cfg.sessions = Some(number(&flag, &value(&flag)?)?),
@@ -258,7 +281,9 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
             "--triggers" => cfg.triggers = number(&flag, &value(&flag)?)?,
             "--pid" => cfg.pid = Some(number(&flag, &value(&flag)?)?),
             "--timeout" => cfg.timeout = Duration::from_secs(number(&flag, &value(&flag)?)?),
-            "--stateless" | "--modern" | "--mrtr" | "--idle-only" | "--json" | "--blocking" if inline.is_some() => {
+            "--stateless" | "--modern" | "--mrtr" | "--idle-only" | "--json" | "--blocking" | "--spin"
+                if inline.is_some() =>
+            {
                 return Err(format!("{flag} takes no value"));
             }
             "--stateless" => cfg.stateless = true,
@@ -270,12 +295,16 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
             "--idle-only" => cfg.idle_only = true,
             "--json" => cfg.json = true,
             "--blocking" => cfg.blocking = true,
+            "--spin" => cfg.spin = true,
             _ => return Err(format!("unknown option {arg:?} (see --help)")),
         }
     }
     cfg.url = url.ok_or("--url is required (see --help)")?;
     if cfg.url.tls != cfg.ca_file.is_some() {
         return Err("an https:// URL and --ca-file go together".into());
+    }
+    if cfg.spin && !cfg.blocking {
+        return Err("--spin polls the sockets of the blocking engine: add --blocking".into());
     }
     if cfg.url.tls && cfg.blocking {
         return Err("https:// runs on the event-driven engine: not with --blocking".into());
@@ -395,11 +424,54 @@ fn check_initialize(a: &Answer) -> Result<Option<String>, String> {
     }
 }
 
+/// A blocking engine's socket: blocking reads and writes, or with `spin` (`--spin`) a
+/// non-blocking socket retried until it answers (or `timeout` passes with nothing).
+struct Socket {
+    tcp: TcpStream,
+    spin: bool,
+    timeout: Duration,
+}
+
+impl Socket {
+    /// Runs `op` until it does not say "would block", at most `self.timeout` of trying.
+    fn retry<T>(&mut self, mut op: impl FnMut(&mut TcpStream) -> std::io::Result<T>) -> std::io::Result<T> {
+        let mut since = None;
+        loop {
+            match op(&mut self.tcp) {
+                Err(e) if self.spin && e.kind() == std::io::ErrorKind::WouldBlock => {
+                    let start = *since.get_or_insert_with(Instant::now);
+                    if start.elapsed() > self.timeout {
+                        return Err(std::io::Error::new(std::io::ErrorKind::TimedOut, "no answer within --timeout"));
+                    }
+                    std::hint::spin_loop();
+                }
+                r => return r,
+            }
+        }
+    }
+}
+
+impl std::io::Read for Socket {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.retry(|s| s.read(buf))
+    }
+}
+
+impl std::io::Write for Socket {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.retry(|s| s.write(buf))
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// One connection's client for the blocking engine: the connection (reopened
 /// when the server closes it), the session, and the request buffers.
 struct Client<'c> {
     cfg: &'c Config,
-    conn: Option<Conn<TcpStream>>,
+    conn: Option<Conn<Socket>>,
     /// Requests already answered on `conn`.
     used: u64,
     /// Requests answered in all (any status).
@@ -413,7 +485,7 @@ impl<'c> Client<'c> {
         Client { cfg, conn: None, used: 0, answered: 0, rq: Request::new(cfg), parser: ResponseParser::default() }
     }
 
-    fn connect(&self) -> Result<Conn<TcpStream>, Failure> {
+    fn connect(&self) -> Result<Conn<Socket>, Failure> {
         let io = |err| Failure::Io { err, nothing_received: false };
         let addr = self.cfg.url.authority();
         let mut last = None;
@@ -423,7 +495,8 @@ impl<'c> Client<'c> {
                     s.set_nodelay(true).map_err(io)?;
                     s.set_read_timeout(Some(self.cfg.timeout)).map_err(io)?;
                     s.set_write_timeout(Some(self.cfg.timeout)).map_err(io)?;
-                    return Ok(Conn::new(s));
+                    s.set_nonblocking(self.cfg.spin).map_err(io)?;
+                    return Ok(Conn::new(Socket { tcp: s, spin: self.cfg.spin, timeout: self.cfg.timeout }));
                 }
                 Err(e) => last = Some(e),
             }
@@ -694,6 +767,9 @@ fn calls(client: &mut Client<'_>, sh: &Shared, phase: Phase<'_>, out: &mut Threa
         if !phase.record(sh, out, id, sent, r) {
             return;
         }
+        if let Some(p) = sh.cfg.pause.filter(|_| phase.measure) {
+            thread::sleep(p);
+        }
     }
 }
 
@@ -707,6 +783,9 @@ async fn calls_async(client: &mut AsyncClient, sh: &Shared, phase: Phase<'_>, ou
         }
         if !phase.record(sh, out, id, sent, r) {
             return;
+        }
+        if let Some(p) = sh.cfg.pause.filter(|_| phase.measure) {
+            tokio::time::sleep(p).await;
         }
     }
 }
@@ -933,7 +1012,9 @@ fn run_calls(cfg: &Config) -> ExitCode {
             cfg.duration.map_or(String::new(), |d| format!(" or {:.1} s", d.as_secs_f64())),
             cfg.warmup,
             cfg.connections,
-            if cfg.blocking {
+            if cfg.spin {
+                "blocking, a thread each, spinning".to_owned()
+            } else if cfg.blocking {
                 "blocking, a thread each".to_owned()
             } else {
                 format!("event-driven, {} thread(s)", workers(cfg))
@@ -1210,7 +1291,13 @@ mod tests {
         else {
             panic!()
         };
-        assert!(c.blocking && c.threads == 2);
+        assert!(c.blocking && c.threads == 2 && !c.spin);
+        let Parsed::Run(c) = p(&["--url", "http://h:1/", "--blocking", "--spin"]).unwrap() else { panic!() };
+        assert!(c.blocking && c.spin && c.pause.is_none());
+        let Parsed::Run(c) = p(&["--url", "http://h:1/", "--pause", "2.5"]).unwrap() else { panic!() };
+        assert_eq!(c.pause, Some(Duration::from_micros(2500)));
+        assert!(p(&["--url", "http://h:1/", "--pause", "-1"]).is_err());
+        assert!(p(&["--url", "http://h:1/", "--spin"]).is_err_and(|e| e.contains("--blocking")));
         let Parsed::Run(c) = p(&["--url", "http://h:1/", "--threads", "8", "--connections", "3"]).unwrap() else {
             panic!()
         };
