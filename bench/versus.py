@@ -2,6 +2,7 @@
 
     python3 bench/versus.py --old REV [--langs rust,python,node] [--rounds 9] [--seconds 1.5]
                             [--scenarios stdio,http-1,http-50,stateless-50] [--callgrind rust,python,node]
+    (--scenarios may add http-1-pinned, http-1-blocking, http-1-spin, http-1-warm, http-1-paced)
 
 Issue 13 wants "the existing stdio and HTTP figures unchanged within noise" after the
 2026-07-28 work. The report's runs cannot show it: a run's figures move by 20-30% with the
@@ -22,6 +23,22 @@ turns, ROUNDS rounds, which build goes first flipping every round:
   http-1-pinned  (only when asked for) http-1 with the server's threads on the last CPU and
                  httpload on CPU 0: the work per call, without what the scheduler adds to a
                  lone connection's latency (which worker wakes, how long a sleeping CPU takes).
+  http-1-blocking (only when asked for) http-1 from `httpload --blocking` (a thread of its
+                 own, blocking reads): the control of http-1-spin.
+  http-1-spin    (only when asked for) http-1 from `httpload --blocking --spin`: the client's
+                 thread polls its socket instead of sleeping, so its CPU is never idle when
+                 the answer comes. A server that wakes a second thread of its own on every
+                 call also wakes the CPU the client sleeps on, sparing the client the
+                 wake-up of an idle virtual CPU; a spinning client takes that out of the
+                 comparison.
+  http-1-paced   (only when asked for) http-1 with 2 ms of think time after each call
+                 (`httpload --pause 2`), as an agent calls tools: every CPU may halt between
+                 calls, whatever either server does. Read its p50 latency, not its calls/s.
+  http-1-warm    (only when asked for) http-1 while every CPU also runs a busy loop at
+                 SCHED_IDLE priority, which gives way at once to any other thread: no CPU
+                 ever halts, so no request or answer waits for an idle virtual CPU to wake
+                 (on this VM a halted vCPU's wake-up costs tens of µs). What is left is
+                 the two servers' own speed at 1 connection.
 
 The figures are medians; "new ÷ old" divides them, "paired" is the median of the ratios
 taken within each round. With valgrind installed, the servers of the languages `--callgrind`
@@ -46,14 +63,14 @@ import time
 from pathlib import Path
 
 from eras import callgrind_http, callgrind_summary
-from secure import free_port
+from secure import CLK_TCK, free_port, group_cpu_ticks
 
 ROOT = Path(__file__).resolve().parent.parent
 RELEASE = ROOT / "target" / "x86_64-unknown-linux-gnu" / "release"
 HTTPLOAD = RELEASE / "httpload"
 LOADGEN = RELEASE / "loadgen"
 SCENARIOS = ("stdio", "http-1", "http-50", "stateless-50")
-OPTIONAL = ("http-1-pinned",)
+OPTIONAL = ("http-1-pinned", "http-1-blocking", "http-1-spin", "http-1-warm", "http-1-paced")
 # Echoes answered by the two runs under callgrind whose difference is counted (fewer for the
 # hosts' servers, which valgrind slows the most).
 CALLGRIND_CALLS = {"rust": (2000, 400), "python": (1000, 200), "node": (6000, 1000)}
@@ -63,6 +80,10 @@ KINDS = {
     "http-50": "session",
     "stateless-50": "stateless",
     "http-1-pinned": "session",
+    "http-1-blocking": "session",
+    "http-1-spin": "session",
+    "http-1-warm": "session",
+    "http-1-paced": "session",
 }
 
 
@@ -159,14 +180,34 @@ def json_line(p: subprocess.CompletedProcess, what: str) -> dict:
     return json.loads(lines[-1])
 
 
-def httpload(url: str, connections: int, seconds: float, extra: list[str], prefix: tuple[str, ...] = ()) -> float:
-    argv = [*prefix, str(HTTPLOAD), "--url", url, "--json", "--connections", str(connections)]
+def httpload(srv: Http, connections: int, seconds: float, extra: list[str], prefix: tuple[str, ...] = ()) -> dict:
+    """One httpload run against `srv`: its calls/s, and the server's CPU (every thread, user
+    and system) per HTTP request it answered meanwhile."""
+    argv = [*prefix, str(HTTPLOAD), "--url", srv.url, "--json", "--connections", str(connections)]
     argv += ["--threads", "1" if connections == 1 else "2", "--calls", "100000000", "--duration", str(seconds)]
     argv += ["--warmup", "1000", "--runs", "1", "--timeout", "10", *extra]
-    return json_line(subprocess.run(argv, capture_output=True, text=True, timeout=300), "httpload")["calls_per_s"]
+    t0 = group_cpu_ticks(srv.proc.pid)
+    line = json_line(subprocess.run(argv, capture_output=True, text=True, timeout=300), "httpload")
+    t1 = group_cpu_ticks(srv.proc.pid)
+    requests = line.get("requests") or 0
+    cpu = round((t1 - t0) / CLK_TCK * 1e6 / requests, 1) if requests else None
+    return {"calls_per_s": line["calls_per_s"], "cpu_us": cpu, "p50_us": line.get("p50_us")}
 
 
-def pinned(srv: Http, seconds: float) -> float:
+def warm(srv: Http, seconds: float) -> dict:
+    """http-1 with a SCHED_IDLE busy loop on every CPU (see http-1-warm above)."""
+    loop = "import os\nos.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))\nwhile True: pass"
+    spinners = [subprocess.Popen([sys.executable, "-c", loop]) for _ in os.sched_getaffinity(0)]
+    try:
+        time.sleep(0.1)
+        return httpload(srv, 1, seconds, [])
+    finally:
+        for p in spinners:
+            p.kill()
+            p.wait()
+
+
+def pinned(srv: Http, seconds: float) -> dict:
     """http-1 with every thread of the server on the last CPU and httpload on CPU 0."""
     every = os.sched_getaffinity(0)
     last = max(every)
@@ -174,7 +215,7 @@ def pinned(srv: Http, seconds: float) -> float:
     try:
         for t in tids:
             os.sched_setaffinity(t, {last})
-        return httpload(srv.url, 1, seconds, [], ("taskset", "-c", "0"))
+        return httpload(srv, 1, seconds, [], ("taskset", "-c", "0"))
     finally:
         for t in tids:
             try:
@@ -183,16 +224,17 @@ def pinned(srv: Http, seconds: float) -> float:
                 pass
 
 
-def stdio(command: list[str], calls: int) -> float:
+def stdio(command: list[str], calls: int) -> dict:
     pin = ["taskset", "-c", "0"] if shutil.which("taskset") else []
     argv = [*pin, str(LOADGEN), "--json", "--calls", str(calls), "--warmup", str(max(calls // 5, 2000))]
     argv += ["--runs", "1", "--", *command]
-    return json_line(subprocess.run(argv, capture_output=True, text=True, timeout=600), "loadgen")["calls_per_s"]
+    line = json_line(subprocess.run(argv, capture_output=True, text=True, timeout=600), "loadgen")
+    return {"calls_per_s": line["calls_per_s"], "cpu_us": None, "p50_us": line.get("p50_us")}
 
 
 def in_turns(lang: str, commands: dict[str, list[str]], rounds: int, seconds: float, scenarios: list[str]) -> dict:
     # Enough stdio calls for about `seconds` each: a first short run finds the rate.
-    calls = int(max(stdio(commands["new"], 5000) * seconds, 5000)) if "stdio" in scenarios else 0
+    calls = int(max(stdio(commands["new"], 5000)["calls_per_s"] * seconds, 5000)) if "stdio" in scenarios else 0
     kinds = {KINDS[s] for s in scenarios if s != "stdio"}
     servers = {
         (build, kind): Http(cmd, ["--stateless-json"] if kind == "stateless" else [])
@@ -200,6 +242,8 @@ def in_turns(lang: str, commands: dict[str, list[str]], rounds: int, seconds: fl
         for kind in sorted(kinds)
     }
     runs: dict[str, dict[str, list[float]]] = {s: {"old": [], "new": []} for s in scenarios}
+    cpus: dict[str, dict[str, list[float]]] = {s: {"old": [], "new": []} for s in scenarios}
+    p50s: dict[str, dict[str, list[float]]] = {s: {"old": [], "new": []} for s in scenarios}
     try:
         for r in range(rounds):
             order = ["old", "new"] if r % 2 == 0 else ["new", "old"]
@@ -209,11 +253,22 @@ def in_turns(lang: str, commands: dict[str, list[str]], rounds: int, seconds: fl
                         x = stdio(commands[build], calls)
                     elif s == "http-1-pinned":
                         x = pinned(servers[(build, "session")], seconds)
+                    elif s in ("http-1-blocking", "http-1-spin"):
+                        flags = ["--blocking"] + (["--spin"] if s == "http-1-spin" else [])
+                        x = httpload(servers[(build, "session")], 1, seconds, flags)
+                    elif s == "http-1-paced":
+                        x = httpload(servers[(build, "session")], 1, seconds, ["--pause", "2"])
+                    elif s == "http-1-warm":
+                        x = warm(servers[(build, "session")], seconds)
                     elif s == "stateless-50":
-                        x = httpload(servers[(build, "stateless")].url, 50, seconds, ["--stateless"])
+                        x = httpload(servers[(build, "stateless")], 50, seconds, ["--stateless"])
                     else:
-                        x = httpload(servers[(build, "session")].url, int(s.split("-")[1]), seconds, [])
-                    runs[s][build].append(x)
+                        x = httpload(servers[(build, "session")], int(s.split("-")[1]), seconds, [])
+                    runs[s][build].append(x["calls_per_s"])
+                    if x["cpu_us"] is not None:
+                        cpus[s][build].append(x["cpu_us"])
+                    if x["p50_us"] is not None:
+                        p50s[s][build].append(x["p50_us"])
             say(f"  {lang}: round {r + 1}/{rounds}")
     finally:
         for srv in servers.values():
@@ -223,6 +278,12 @@ def in_turns(lang: str, commands: dict[str, list[str]], rounds: int, seconds: fl
         old, new = statistics.median(rs["old"]), statistics.median(rs["new"])
         paired = statistics.median(b / a for a, b in zip(rs["old"], rs["new"], strict=True))
         out[s] = {"old": old, "new": new, "ratio": new / old, "paired": paired, "runs": rs}
+        if cpus[s]["old"] and cpus[s]["new"]:
+            # The server's CPU per HTTP request answered (median over the rounds).
+            out[s]["cpu_us"] = {b: statistics.median(cpus[s][b]) for b in ("old", "new")}
+        if p50s[s]["old"] and p50s[s]["new"]:
+            # The median over the rounds of each run's median latency.
+            out[s]["p50_us"] = {b: statistics.median(p50s[s][b]) for b in ("old", "new")}
     return out
 
 
@@ -267,12 +328,24 @@ def report(res: dict) -> str:
         'every round (bench/versus.py). Medians; "new ÷ old" divides them, "paired" is the median of '
         "the ratios within each round.",
         "",
-        "| language | scenario | old calls/s | new calls/s | new ÷ old | paired |",
-        "|---|---|---:|---:|---:|---:|",
+        "The server's CPU (every thread, user and system) per HTTP request it answered, median "
+        "over the rounds, where the scenario is over HTTP; p50: the median over the rounds of each "
+        "run's median latency.",
+        "",
+        "| language | scenario | old calls/s | new calls/s | new ÷ old | paired | server CPU per request, old -> new "
+        "| p50, old -> new |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     for lang, scen in res["langs"].items():
         for s, m in scen.items():
-            lines.append(f"| {lang} | {s} | {m['old']:,.0f} | {m['new']:,.0f} | {m['ratio']:.1%} | {m['paired']:.1%} |")
+            cpu = m.get("cpu_us")
+            cpu_text = f"{cpu['old']:.1f} -> {cpu['new']:.1f} µs" if cpu else ""
+            p50 = m.get("p50_us")
+            p50_text = f"{p50['old']:.1f} -> {p50['new']:.1f} µs" if p50 else ""
+            lines.append(
+                f"| {lang} | {s} | {m['old']:,.0f} | {m['new']:,.0f} | {m['ratio']:.1%} | {m['paired']:.1%} "
+                f"| {cpu_text} | {p50_text} |"
+            )
     ins = res.get("instructions") or {}
     if ins:
         lines += [
