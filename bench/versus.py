@@ -26,11 +26,9 @@ turns, ROUNDS rounds, which build goes first flipping every round:
   http-1-blocking (only when asked for) http-1 from `httpload --blocking` (a thread of its
                  own, blocking reads): the control of http-1-spin.
   http-1-spin    (only when asked for) http-1 from `httpload --blocking --spin`: the client's
-                 thread polls its socket instead of sleeping, so its CPU is never idle when
-                 the answer comes. A server that wakes a second thread of its own on every
-                 call also wakes the CPU the client sleeps on, sparing the client the
-                 wake-up of an idle virtual CPU; a spinning client takes that out of the
-                 comparison.
+                 thread polls its socket instead of sleeping, so its CPU never halts and
+                 the answer never waits for the client to wake; what is left of the
+                 latency is the server's, its own wake-up included.
   http-1-paced   (only when asked for) http-1 with 2 ms of think time after each call
                  (`httpload --pause 2`), as an agent calls tools: every CPU may halt between
                  calls, whatever either server does. Read its p50 latency, not its calls/s.

@@ -7,9 +7,9 @@
 //! `--threads` worker threads (event-driven: a thread serves many sockets per
 //! `epoll_wait`, which keeps httpload's own CPU per request low);
 //! `--blocking` runs the former engine instead, one thread per connection over
-//! `std::net::TcpStream`, and `--spin` runs it with each connection's thread
-//! polling its socket instead of sleeping until an answer comes. Both parse the answers with the same
-//! `http::ResponseParser`. Per connection an MCP
+//! `std::net::TcpStream` (with `--spin`, each connection's thread polls its
+//! socket instead of sleeping until an answer comes). Both parse the answers
+//! with the same `http::ResponseParser`. Per connection an MCP
 //! handshake (`initialize`, then `notifications/initialized`; the session id is
 //! used if the server hands one out), warm-up calls, then measured
 //! `tools/call` requests of `echo`, every answer checked. Answers may be JSON
