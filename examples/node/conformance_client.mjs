@@ -84,6 +84,20 @@ function sampleArguments(schema) {
   return args;
 }
 
+/**
+ * A host passing a tool's inputSchema on (to a model, a validator) as the server listed it:
+ * every JSON Schema 2020-12 keyword kept ($schema, $defs, $anchor, additionalProperties,
+ * allOf/anyOf, if/then/else). The server's echo tool receives it back and the harness compares.
+ * @param {Client} client
+ */
+async function playSchemaEcho(client) {
+  const { tools } = await client.listTools();
+  const focal = tools.find((t) => t.name === 'json_schema_2020_12_tool');
+  if (!focal) throw new Error('the server lists no json_schema_2020_12_tool');
+  const r = await client.callTool('json_schema_echo', { schema: focal.inputSchema });
+  console.log(`json_schema_echo: ${r.content?.[0]?.text ?? ''}`);
+}
+
 async function playModern(client) {
   const caps = client.serverCapabilities;
   if (caps.tools) {
@@ -141,6 +155,10 @@ async function play(scenario, url) {
     }
     if (scenario.startsWith('sep-2640-client-verify')) {
       await playSkills(client);
+      return;
+    }
+    if (scenario === 'json-schema-2020-12-preservation') {
+      await playSchemaEcho(client);
       return;
     }
     if (client.modern && scenario !== 'initialize' && scenario !== 'tools_call') {

@@ -9,6 +9,8 @@ scenario and runs this with the scenario name in ``MCP_CONFORMANCE_SCENARIO``:
   every default its schema gives;
 - ``sse-retry`` (and anything else): call each tool; the transport resumes broken SSE streams
   with ``Last-Event-ID`` after the server's ``retry`` delay;
+- ``json-schema-2020-12-preservation``: hand the listed ``inputSchema`` of
+  ``json_schema_2020_12_tool`` back, as listed, to the ``json_schema_echo`` tool;
 - ``sep-2640-client-no-prefetch``: list the skills, fetch nothing;
 - ``sep-2640-client-verify-*``: load the first skill and read its files, each verified against
   the skill's entry; a file failing verification is refused (printed, exit 0).
@@ -130,6 +132,19 @@ async def play_modern(client: Client) -> None:
             await client.get_prompt(prompt.name)
 
 
+async def play_schema_echo(client: Client) -> None:
+    """A host passing a tool's ``inputSchema`` on (to a model, a validator) as the server
+    listed it: every JSON Schema 2020-12 keyword kept (``$schema``, ``$defs``, ``$anchor``,
+    ``additionalProperties``, ``allOf``/``anyOf``, ``if``/``then``/``else``). The server's
+    echo tool receives it back and the harness compares."""
+    tools = {tool.name: tool for tool in await client.list_tools()}
+    focal = tools.get("json_schema_2020_12_tool")
+    if focal is None:
+        raise RuntimeError("the server lists no json_schema_2020_12_tool")
+    result = await client.call_tool("json_schema_echo", {"schema": focal["inputSchema"]})
+    print(f"json_schema_echo: {result.text}")
+
+
 async def play_skills(client: Client) -> None:
     """A host loading the first listed skill (its ``SKILL.md``, verified against the entry),
     then reading its other files as the model asks for them. Content failing verification is
@@ -162,6 +177,8 @@ async def play(scenario: str, url: str) -> None:
             return
         if scenario.startswith("sep-2640-client-verify"):
             return await play_skills(client)
+        if scenario == "json-schema-2020-12-preservation":
+            return await play_schema_echo(client)
         if client.modern and scenario not in ("initialize", "tools_call"):
             return await play_modern(client)
         tools = await client.list_tools() if "tools" in client.server_capabilities else []

@@ -6,7 +6,9 @@
 //! initialize` (the harness appends the server URL). The era comes from
 //! `MCP_CONFORMANCE_PROTOCOL_VERSION` (2026-07-28: the modern, stateless client; another
 //! revision: the `initialize` handshake; unset: auto). Scenarios: `initialize`, `tools_call`,
-//! `elicitation-sep1034-client-defaults`, `sse-retry`; any other one lists the tools and
+//! `elicitation-sep1034-client-defaults`, `sse-retry`, `json-schema-2020-12-preservation`
+//! (the listed `inputSchema` of `json_schema_2020_12_tool` handed back, as listed, to the
+//! `json_schema_echo` tool); any other one lists the tools and
 //! calls each (with the arguments `MCP_CONFORMANCE_CONTEXT` gives, else sample values of the
 //! required ones), then, on a modern server, reads every resource and gets every prompt.
 //! Exits 0 on success, 1 with a message otherwise.
@@ -132,6 +134,7 @@ async fn play(scenario: &str, client: &Client) -> hypermcp::Result<()> {
             }
         }
         s if s.starts_with("sep-2640-client-verify") => play_skills(client).await?,
+        "json-schema-2020-12-preservation" => play_schema_echo(client).await?,
         _ if client.is_modern() => play_modern(client).await?,
         _ => {
             // sse-retry, elicitation-sep1034-client-defaults and others: call every tool.
@@ -145,6 +148,25 @@ async fn play(scenario: &str, client: &Client) -> hypermcp::Result<()> {
             }
         }
     }
+    Ok(())
+}
+
+/// A host passing a tool's `inputSchema` on (to a model, a validator) as the server listed it:
+/// every JSON Schema 2020-12 keyword kept (`$schema`, `$defs`, `$anchor`,
+/// `additionalProperties`, `allOf`/`anyOf`, `if`/`then`/`else`). The server's echo tool
+/// receives it back and the harness compares.
+async fn play_schema_echo(client: &Client) -> hypermcp::Result<()> {
+    let tools = client.list_tools().await?;
+    let focal = tools
+        .iter()
+        .find(|t| t.name == "json_schema_2020_12_tool")
+        .ok_or("the server lists no json_schema_2020_12_tool")?;
+    let r = client.call_tool("json_schema_echo", json!({ "schema": focal.input_schema })).await?;
+    let text = r.content.first().and_then(|c| c.as_text()).unwrap_or_default();
+    if r.failed() {
+        return Err(format!("json_schema_echo failed: {text}").into());
+    }
+    println!("json_schema_echo: {text}");
     Ok(())
 }
 

@@ -10,12 +10,12 @@
 # ones included: the Tier-1 client bar) must pass, and so must the six authorization
 # extension scenarios each leg runs unscored (client credentials with a secret and with
 # private_key_jwt, enterprise-managed authorization, DPoP with and without nonces, workload
-# identity); the other unscored one (json-schema-2020-12-preservation, added after the
-# release) is run and reported, never failing the run. Then the
-# two 2025-03-26 back-compat scenarios (auth/2025-03-26-oauth-metadata-backcompat and
+# identity) and the seventh, json-schema-2020-12-preservation (added after the release:
+# the client hands a listed inputSchema back unchanged, every JSON Schema 2020-12 keyword
+# kept). Then the two 2025-03-26 back-compat scenarios (auth/2025-03-26-oauth-metadata-backcompat and
 # auth/2025-03-26-oauth-endpoint-fallback, `--spec-version 2025-03-26`), which must pass
 # too. Prints each leg's summary, then `client tier: N/50 scored scenarios passed; auth
-# extensions: E/12; 2025-03-26 back-compat: M/2`.
+# extensions and schema preservation: E/14; 2025-03-26 back-compat: M/2`.
 #
 # Env: PEERS (.peers), NODE22, CONFORMANCE_ALPHA_JS, SUITE_TIMEOUT (s per leg, 600),
 #      CLIENT_TIMEOUT_MS (the CLI's per-scenario client timeout, 30000), RESULTS (default
@@ -46,13 +46,13 @@ for leg in "2025-11-25:18" "2026-07-28:32"; do
   run_conformance "$dir" -- client --command "$CMD" --requirements "$rev" \
     --timeout "${CLIENT_TIMEOUT_MS:-30000}" -o "$dir" || cli_rc=$?
   [ "${VERBOSE:-0}" = 1 ] && cat "$dir/cli.log"
-  sum="$(python3 "$SUMMARIZE" --unscored --require-unscored auth/ --expect-scored "$want" --stderr-tail 15 "$dir")" \
+  sum="$(python3 "$SUMMARIZE" --unscored --require-unscored auth/ --require-unscored json-schema-2020-12-preservation --expect-scored "$want" --stderr-tail 15 "$dir")" \
     || rc=1
   echo "$sum" | sed "s/^/  [$rev] /"
   got="$(echo "$sum" | sed -n 's/^scored: \([0-9]*\)\/.*/\1/p')"
   ok=$((ok + ${got:-0})) total=$((total + want))
   ext="$(echo "$sum" | sed -n 's/^required unscored: \([0-9]*\)\/\([0-9]*\).*/\1 \2/p')"
-  [ -n "$ext" ] || ext="0 6"
+  [ -n "$ext" ] || ext="0 7"
   ext_ok=$((${ext_ok:-0} + ${ext%% *})) ext_total=$((${ext_total:-0} + ${ext##* }))
   if ! grep -q '^Total: ' "$dir/cli.log"; then
     echo "run_client_tier: the $rev leg ended without a summary (exit $cli_rc); last lines of $dir/cli.log:" >&2
@@ -73,6 +73,6 @@ for s in auth/2025-03-26-oauth-metadata-backcompat auth/2025-03-26-oauth-endpoin
   printf '%s\n' "$sum" | grep -v '^checks: ' | sed "s/^/  [2025-03-26] /"
   if [ "$cli_rc" -eq 0 ] && [ "$sum_rc" -eq 0 ]; then back=$((back + 1)); else rc=1; fi
 done
-echo "client tier: $ok/$total scored scenarios passed; auth extensions: ${ext_ok:-0}/${ext_total:-0}; 2025-03-26 back-compat: $back/2"
+echo "client tier: $ok/$total scored scenarios passed; auth extensions and schema preservation: ${ext_ok:-0}/${ext_total:-0}; 2025-03-26 back-compat: $back/2"
 echo "run_client_tier: results in $out"
 [ "$rc" -eq 0 ] && [ "$ok" -eq "$total" ]
