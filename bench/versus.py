@@ -72,6 +72,12 @@ OPTIONAL = ("http-1-pinned", "http-1-blocking", "http-1-spin", "http-1-warm", "h
 # Echoes answered by the two runs under callgrind whose difference is counted (fewer for the
 # hosts' servers, which valgrind slows the most).
 CALLGRIND_CALLS = {"rust": (2000, 400), "python": (1000, 200), "node": (6000, 1000)}
+# The httpload flags of the 1-connection scenarios that differ from http-1 by flags alone.
+LOAD_FLAGS = {
+    "http-1-blocking": ["--blocking"],
+    "http-1-spin": ["--blocking", "--spin"],
+    "http-1-paced": ["--pause", "2"],
+}
 KINDS = {
     "stdio": "stdio",
     "http-1": "session",
@@ -239,9 +245,8 @@ def in_turns(lang: str, commands: dict[str, list[str]], rounds: int, seconds: fl
         for build, cmd in commands.items()
         for kind in sorted(kinds)
     }
-    runs: dict[str, dict[str, list[float]]] = {s: {"old": [], "new": []} for s in scenarios}
-    cpus: dict[str, dict[str, list[float]]] = {s: {"old": [], "new": []} for s in scenarios}
-    p50s: dict[str, dict[str, list[float]]] = {s: {"old": [], "new": []} for s in scenarios}
+    # Each run's {"calls_per_s", "cpu_us", "p50_us"}, by scenario and build.
+    samples: dict[str, dict[str, list[dict]]] = {s: {"old": [], "new": []} for s in scenarios}
     try:
         for r in range(rounds):
             order = ["old", "new"] if r % 2 == 0 else ["new", "old"]
@@ -251,37 +256,31 @@ def in_turns(lang: str, commands: dict[str, list[str]], rounds: int, seconds: fl
                         x = stdio(commands[build], calls)
                     elif s == "http-1-pinned":
                         x = pinned(servers[(build, "session")], seconds)
-                    elif s in ("http-1-blocking", "http-1-spin"):
-                        flags = ["--blocking"] + (["--spin"] if s == "http-1-spin" else [])
-                        x = httpload(servers[(build, "session")], 1, seconds, flags)
-                    elif s == "http-1-paced":
-                        x = httpload(servers[(build, "session")], 1, seconds, ["--pause", "2"])
+                    elif s in LOAD_FLAGS:
+                        x = httpload(servers[(build, "session")], 1, seconds, LOAD_FLAGS[s])
                     elif s == "http-1-warm":
                         x = warm(servers[(build, "session")], seconds)
                     elif s == "stateless-50":
                         x = httpload(servers[(build, "stateless")], 50, seconds, ["--stateless"])
                     else:
                         x = httpload(servers[(build, "session")], int(s.split("-")[1]), seconds, [])
-                    runs[s][build].append(x["calls_per_s"])
-                    if x["cpu_us"] is not None:
-                        cpus[s][build].append(x["cpu_us"])
-                    if x["p50_us"] is not None:
-                        p50s[s][build].append(x["p50_us"])
+                    samples[s][build].append(x)
             say(f"  {lang}: round {r + 1}/{rounds}")
     finally:
         for srv in servers.values():
             srv.stop()
     out = {}
-    for s, rs in runs.items():
+    for s, by_build in samples.items():
+        rs = {b: [x["calls_per_s"] for x in xs] for b, xs in by_build.items()}
         old, new = statistics.median(rs["old"]), statistics.median(rs["new"])
         paired = statistics.median(b / a for a, b in zip(rs["old"], rs["new"], strict=True))
         out[s] = {"old": old, "new": new, "ratio": new / old, "paired": paired, "runs": rs}
-        if cpus[s]["old"] and cpus[s]["new"]:
-            # The server's CPU per HTTP request answered (median over the rounds).
-            out[s]["cpu_us"] = {b: statistics.median(cpus[s][b]) for b in ("old", "new")}
-        if p50s[s]["old"] and p50s[s]["new"]:
-            # The median over the rounds of each run's median latency.
-            out[s]["p50_us"] = {b: statistics.median(p50s[s][b]) for b in ("old", "new")}
+        # The server's CPU per HTTP request and the p50 latency: medians over the rounds, where
+        # the runs have them.
+        for key in ("cpu_us", "p50_us"):
+            got = {b: [x[key] for x in xs if x[key] is not None] for b, xs in by_build.items()}
+            if got["old"] and got["new"]:
+                out[s][key] = {b: statistics.median(v) for b, v in got.items()}
     return out
 
 
@@ -336,10 +335,9 @@ def report(res: dict) -> str:
     ]
     for lang, scen in res["langs"].items():
         for s, m in scen.items():
-            cpu = m.get("cpu_us")
-            cpu_text = f"{cpu['old']:.1f} -> {cpu['new']:.1f} µs" if cpu else ""
-            p50 = m.get("p50_us")
-            p50_text = f"{p50['old']:.1f} -> {p50['new']:.1f} µs" if p50 else ""
+            cpu_text, p50_text = (
+                f"{m[k]['old']:.1f} -> {m[k]['new']:.1f} µs" if k in m else "" for k in ("cpu_us", "p50_us")
+            )
             lines.append(
                 f"| {lang} | {s} | {m['old']:,.0f} | {m['new']:,.0f} | {m['ratio']:.1%} | {m['paired']:.1%} "
                 f"| {cpu_text} | {p50_text} |"

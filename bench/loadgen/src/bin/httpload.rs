@@ -463,7 +463,7 @@ impl std::io::Write for Socket {
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
+        self.tcp.flush()
     }
 }
 
@@ -708,17 +708,26 @@ struct Phase<'a> {
     deadline: Option<Instant>,
     /// Record latencies.
     measure: bool,
+    /// The wait after each call (`--pause`; measured calls only).
+    pause: Option<Duration>,
 }
 
 impl Phase<'_> {
     fn warmup(sh: &Shared) -> Phase<'_> {
         let deadline = Some(Instant::now() + WARMUP_MAX);
-        Phase { tickets: &sh.warmup_tickets, limit: sh.cfg.warmup, first: 1, deadline, measure: false }
+        Phase { tickets: &sh.warmup_tickets, limit: sh.cfg.warmup, first: 1, deadline, measure: false, pause: None }
     }
 
     fn measured(sh: &Shared, start: Instant) -> Phase<'_> {
         let deadline = sh.cfg.duration.map(|d| start + d);
-        Phase { tickets: &sh.call_tickets, limit: sh.cfg.calls, first: 1 + sh.cfg.warmup, deadline, measure: true }
+        Phase {
+            tickets: &sh.call_tickets,
+            limit: sh.cfg.calls,
+            first: 1 + sh.cfg.warmup,
+            deadline,
+            measure: true,
+            pause: sh.cfg.pause,
+        }
     }
 
     /// The id of the next call, if the phase goes on; its request in `body`.
@@ -767,7 +776,7 @@ fn calls(client: &mut Client<'_>, sh: &Shared, phase: Phase<'_>, out: &mut Threa
         if !phase.record(sh, out, id, sent, r) {
             return;
         }
-        if let Some(p) = sh.cfg.pause.filter(|_| phase.measure) {
+        if let Some(p) = phase.pause {
             thread::sleep(p);
         }
     }
@@ -784,7 +793,7 @@ async fn calls_async(client: &mut AsyncClient, sh: &Shared, phase: Phase<'_>, ou
         if !phase.record(sh, out, id, sent, r) {
             return;
         }
-        if let Some(p) = sh.cfg.pause.filter(|_| phase.measure) {
+        if let Some(p) = phase.pause {
             tokio::time::sleep(p).await;
         }
     }
