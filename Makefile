@@ -178,6 +178,7 @@ check: lint test-rust-build
 # lint: everything of `check` but clippy, which runs in the builds (RUSTC_WORKSPACE_WRAPPER above)
 lint: $(VENV)/.tools python node
 	$(CARGO) fmt --all -- --check
+	$(PYTHON) scripts/check_layers.py
 	$(VENV)/bin/ruff format --check bench bindings-python/python examples/python tests/python tests/interop tests/conformance tests/oauth tests/scale tests/soak tests/dist tests/docs docs
 	$(VENV)/bin/ruff check bench bindings-python/python examples/python tests/python tests/interop tests/conformance tests/oauth tests/scale tests/soak tests/dist tests/docs docs
 	$(VENV)/bin/pyright --project $(CURDIR)/pyproject.toml

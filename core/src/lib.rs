@@ -46,6 +46,7 @@ pub mod jsonrpc;
 pub mod log;
 pub mod metrics;
 pub mod protocol;
+pub mod runtime;
 pub mod server;
 pub mod store;
 pub mod trace;

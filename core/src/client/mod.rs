@@ -6,8 +6,8 @@ use crate::engine::{ClientConfig, ClientMode, ClientSession, Event, OutboundId, 
 use crate::error::{Error, Result};
 use crate::jsonrpc::RpcError;
 use crate::protocol::*;
+use crate::runtime::panic_message;
 use crate::transport::child::{ChildProcess, StderrCallback, StderrTail};
-use crate::transport::driver::panic_message;
 use futures_util::future::BoxFuture;
 use futures_util::stream::FuturesUnordered;
 use futures_util::{FutureExt, StreamExt};
@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot};
 
+mod http;
 mod reconnect;
 pub use reconnect::ConnectionEvent;
 pub(crate) use reconnect::{connect as connect_reconnecting, Conn, Connector};

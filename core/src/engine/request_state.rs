@@ -526,12 +526,6 @@ impl RequestStateOptions {
     }
 }
 
-/// Milliseconds since the Unix epoch, for state expiry (states cross processes, so the
-/// monotonic clock the engine is otherwise driven by does not do).
-pub(crate) fn unix_ms() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -740,8 +740,7 @@ impl ServerRole {
             None => params(raw)?,
         };
         let Some(entry) = self.registry.tool(&p.name) else {
-            return Err(RpcError::invalid_params(format!("Unknown tool: {}", p.name))
-                .with_data(serde_json::json!({ "name": p.name })));
+            return Err(RpcError::unknown_tool(&p.name));
         };
         let arguments = match p.arguments {
             None | Some(Value::Null) => Value::Object(Map::new()),
@@ -906,8 +905,7 @@ impl ServerRole {
     ) -> Result<(), RpcError> {
         let p: GetPromptParams = params(raw)?;
         let Some(prompt) = self.registry.prompt(&p.name) else {
-            return Err(RpcError::invalid_params(format!("Unknown prompt: {}", p.name))
-                .with_data(serde_json::json!({ "name": p.name })));
+            return Err(RpcError::unknown_prompt(&p.name));
         };
         let arguments = p.arguments.unwrap_or_default();
         let missing: Vec<&str> = prompt
@@ -944,8 +942,7 @@ impl ServerRole {
         match &p.reference {
             CompletionReference::Prompt { name } => {
                 let Some(prompt) = self.registry.prompt(name) else {
-                    return Err(RpcError::invalid_params(format!("Unknown prompt: {name}"))
-                        .with_data(serde_json::json!({ "name": name })));
+                    return Err(RpcError::unknown_prompt(name));
                 };
                 let known = prompt.arguments.iter().flatten().any(|a| a.name == p.argument.name);
                 if !known {

@@ -86,6 +86,14 @@ impl RpcError {
         Self::new(codes::RESOURCE_NOT_FOUND, format!("Resource not found: {uri}"))
             .with_data(serde_json::json!({ "uri": uri }))
     }
+    /// -32602 for a tool the server does not have, with the name in `data`.
+    pub fn unknown_tool(name: &str) -> Self {
+        Self::invalid_params(format!("Unknown tool: {name}")).with_data(serde_json::json!({ "name": name }))
+    }
+    /// -32602 for a prompt the server does not have, with the name in `data`.
+    pub fn unknown_prompt(name: &str) -> Self {
+        Self::invalid_params(format!("Unknown prompt: {name}")).with_data(serde_json::json!({ "name": name }))
+    }
 }
 
 impl fmt::Display for RpcError {

@@ -16,6 +16,7 @@ mod resources;
 mod roots;
 mod sampling;
 mod skills;
+pub mod tasks;
 mod tools;
 
 pub mod edge;

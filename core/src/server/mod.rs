@@ -16,22 +16,21 @@
 //! # }
 //! ```
 
-mod context;
-pub mod tasks;
+mod http;
 
-pub(crate) use context::{Answer, CancelState, Command, Sink};
-pub use context::{Context, PeerInfo};
+pub use crate::runtime::tasks;
+pub use crate::runtime::{Context, PeerInfo, ResourceRequest};
 
 use crate::catalogue::{DefinitionError, Registry, ScopeTarget};
 use crate::engine::ServerConfig;
 use crate::error::{Error, Result};
 use crate::jsonrpc::RpcError;
 use crate::protocol::*;
-use futures_util::future::BoxFuture;
+use crate::runtime::{Handlers, Runtime, Serves, ToolFn};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::future::Future;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
 /// What a tool handler may return.
 pub trait IntoToolResult {
@@ -83,70 +82,35 @@ impl<T: IntoToolResult, E: Into<Error>> IntoToolResult for std::result::Result<T
     }
 }
 
-type ToolFn = Arc<
-    dyn Fn(Map<String, Value>, Context) -> BoxFuture<'static, std::result::Result<CallToolResult, RpcError>>
-        + Send
-        + Sync,
->;
-type ResourceFn = Arc<dyn Fn(ResourceRequest, Context) -> BoxFuture<'static, Result<ReadResourceResult>> + Send + Sync>;
-type PromptFn =
-    Arc<dyn Fn(HashMap<String, String>, Context) -> BoxFuture<'static, Result<GetPromptResult>> + Send + Sync>;
-type CompleteFn = Arc<dyn Fn(CompleteParams, Context) -> BoxFuture<'static, Result<CompleteResult>> + Send + Sync>;
-
-/// A read of a static resource or of a URI matched by a template.
-#[derive(Debug, Clone)]
-pub struct ResourceRequest {
-    /// The URI read.
-    pub uri: String,
-    /// Variables extracted by the template (empty for a static resource).
-    pub variables: HashMap<String, String>,
-}
-
-#[derive(Default)]
-pub(crate) struct Handlers {
-    pub tools: HashMap<String, ToolFn>,
-    pub resources: HashMap<String, ResourceFn>,
-    pub prompts: HashMap<String, PromptFn>,
-    pub completion: Option<CompleteFn>,
-}
-
-pub(crate) struct ServerInner {
-    pub config: RwLock<ServerConfig>,
-    pub registry: Arc<Registry>,
-    pub handlers: RwLock<Handlers>,
-    pub tasks: RwLock<Option<Arc<tasks::TaskRuntime>>>,
-}
-
 /// An MCP server: a registry plus the async handlers behind it. Clone it freely; clones
 /// share everything, and additions or removals while serving reach every connected client as
 /// `list_changed` notifications.
 #[derive(Clone)]
 pub struct Server {
-    pub(crate) inner: Arc<ServerInner>,
+    pub(crate) rt: Arc<Runtime>,
+}
+
+impl Serves for Server {
+    fn runtime(&self) -> &Arc<Runtime> {
+        &self.rt
+    }
 }
 
 impl std::fmt::Debug for Server {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Server").field("registry", &self.inner.registry).finish()
+        f.debug_struct("Server").field("registry", self.rt.registry()).finish()
     }
 }
 
 impl Server {
     /// A server with a name and version.
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
-        Server {
-            inner: Arc::new(ServerInner {
-                config: RwLock::new(ServerConfig::new(Implementation::new(name, version))),
-                registry: Arc::new(Registry::new()),
-                handlers: RwLock::new(Handlers::default()),
-                tasks: RwLock::new(None),
-            }),
-        }
+        Server { rt: Arc::new(Runtime::new(Implementation::new(name, version))) }
     }
 
     /// Changes the configuration (instructions, limits, revisions...).
     pub fn configure(self, f: impl FnOnce(&mut ServerConfig)) -> Self {
-        f(&mut self.inner.config.write().unwrap_or_else(|e| e.into_inner()));
+        f(&mut self.rt.config_write());
         self
     }
 
@@ -158,20 +122,16 @@ impl Server {
 
     /// The registry (page size, resource update notifications).
     pub fn registry(&self) -> &Arc<Registry> {
-        &self.inner.registry
+        self.rt.registry()
     }
 
     /// A snapshot of the configuration.
     pub fn config(&self) -> ServerConfig {
-        self.inner.config.read().unwrap_or_else(|e| e.into_inner()).clone()
+        self.rt.config()
     }
 
     fn handlers(&self) -> std::sync::RwLockWriteGuard<'_, Handlers> {
-        self.inner.handlers.write().unwrap_or_else(|e| e.into_inner())
-    }
-
-    pub(crate) fn handlers_read(&self) -> std::sync::RwLockReadGuard<'_, Handlers> {
-        self.inner.handlers.read().unwrap_or_else(|e| e.into_inner())
+        self.rt.handlers.write()
     }
 
     /// Adds (or replaces) a tool.
@@ -203,8 +163,8 @@ impl Server {
             Box::pin(async move { fut.await.into_tool_result() })
         });
         self.handlers().tools.insert(name.clone(), f);
-        self.inner.config.write().unwrap_or_else(|e| e.into_inner()).tools = true;
-        let result = self.inner.registry.add_tool(tool);
+        self.rt.config_write().tools = true;
+        let result = self.rt.registry().add_tool(tool);
         if result.is_err() {
             self.handlers().tools.remove(&name);
         }
@@ -214,7 +174,7 @@ impl Server {
     /// Removes a tool; returns whether it existed.
     pub fn remove_tool(&self, name: &str) -> bool {
         self.handlers().tools.remove(name);
-        self.inner.registry.remove_tool(name)
+        self.rt.registry().remove_tool(name)
     }
 
     /// Adds a static resource.
@@ -240,14 +200,14 @@ impl Server {
     {
         let uri = resource.uri.clone();
         self.handlers().resources.insert(uri, Arc::new(move |r, c| Box::pin(handler(r, c))));
-        self.inner.config.write().unwrap_or_else(|e| e.into_inner()).resources = true;
-        self.inner.registry.add_resource(resource)
+        self.rt.config_write().resources = true;
+        self.rt.registry().add_resource(resource)
     }
 
     /// Removes a static resource.
     pub fn remove_resource(&self, uri: &str) -> bool {
         self.handlers().resources.remove(uri);
-        self.inner.registry.remove_resource(uri)
+        self.rt.registry().remove_resource(uri)
     }
 
     /// Adds a resource template (RFC 6570), served for every URI it matches.
@@ -277,14 +237,14 @@ impl Server {
     {
         let key = template.uri_template.clone();
         self.handlers().resources.insert(key, Arc::new(move |r, c| Box::pin(handler(r, c))));
-        self.inner.config.write().unwrap_or_else(|e| e.into_inner()).resources = true;
-        self.inner.registry.add_template(template)
+        self.rt.config_write().resources = true;
+        self.rt.registry().add_template(template)
     }
 
     /// Removes a resource template.
     pub fn remove_resource_template(&self, uri_template: &str) -> bool {
         self.handlers().resources.remove(uri_template);
-        self.inner.registry.remove_template(uri_template)
+        self.rt.registry().remove_template(uri_template)
     }
 
     /// Adds a prompt.
@@ -310,14 +270,14 @@ impl Server {
     {
         let name = prompt.name.clone();
         self.handlers().prompts.insert(name, Arc::new(move |a, c| Box::pin(handler(a, c))));
-        self.inner.config.write().unwrap_or_else(|e| e.into_inner()).prompts = true;
-        self.inner.registry.add_prompt(prompt)
+        self.rt.config_write().prompts = true;
+        self.rt.registry().add_prompt(prompt)
     }
 
     /// Removes a prompt.
     pub fn remove_prompt(&self, name: &str) -> bool {
         self.handlers().prompts.remove(name);
-        self.inner.registry.remove_prompt(name)
+        self.rt.registry().remove_prompt(name)
     }
 
     /// Declares an extension this server supports (`capabilities.extensions` of
@@ -336,7 +296,7 @@ impl Server {
         if !settings.is_object() {
             return Err(DefinitionError(format!("extension {id:?}: its settings must be a JSON object")));
         }
-        self.inner.config.write().unwrap_or_else(|e| e.into_inner()).extensions.insert(id.to_string(), settings);
+        self.rt.config_write().extensions.insert(id.to_string(), settings);
         Ok(())
     }
 
@@ -360,16 +320,12 @@ impl Server {
     ///     .task_mode("slow", hypermcp::catalogue::TaskMode::Optional);
     /// ```
     pub fn tasks(self, options: tasks::TaskOptions) -> Self {
-        let runtime = tasks::TaskRuntime::new(options, self.inner.registry.clone());
-        *self.inner.tasks.write().unwrap_or_else(|e| e.into_inner()) = Some(runtime);
-        self.inner
-            .config
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .extensions
-            .entry(crate::store::tasks::TASKS_EXTENSION)
-            .or_insert_with(|| Value::Object(Map::new()));
-        self.inner.config.write().unwrap_or_else(|e| e.into_inner()).legacy_tasks = true;
+        let runtime = tasks::TaskRuntime::new(options, self.rt.registry().clone());
+        self.rt.set_task_runtime(runtime);
+        let mut config = self.rt.config_write();
+        config.extensions.entry(crate::store::tasks::TASKS_EXTENSION).or_insert_with(|| Value::Object(Map::new()));
+        config.legacy_tasks = true;
+        drop(config);
         self
     }
 
@@ -377,13 +333,13 @@ impl Server {
     /// (when the client can follow one), `Required` (only so: other clients get -32021) or
     /// `Manual` (the handler decides, with [`Context::start_task`]). Needs [`Server::tasks`].
     pub fn task_mode(self, name: &str, mode: crate::catalogue::TaskMode) -> Self {
-        self.inner.registry.set_task_mode(name, Some(mode));
+        self.rt.registry().set_task_mode(name, Some(mode));
         self
     }
 
     /// The task runtime, when the server serves tasks.
     pub fn task_runtime(&self) -> Option<Arc<tasks::TaskRuntime>> {
-        self.inner.tasks.read().unwrap_or_else(|e| e.into_inner()).clone()
+        self.rt.task_runtime()
     }
 
     /// Serves the view of an MCP App at `uri` (`ui://...`): `html` (a whole HTML document) as
@@ -413,7 +369,7 @@ impl Server {
         html: impl Into<String>,
         meta: crate::protocol::UiResourceMeta,
     ) -> std::result::Result<(), DefinitionError> {
-        self.inner.registry.add_app(uri, html.into(), meta, None, None)
+        self.rt.registry().add_app(uri, html.into(), meta, None, None)
     }
 
     /// Serves the skills of directory `dir` (`io.modelcontextprotocol/skills`): every
@@ -446,7 +402,7 @@ impl Server {
     /// declares the extension with `{"directoryRead": true}` while it serves skills (unless
     /// [`Server::extension`] named it with other settings).
     pub fn set_skills(&self, catalog: Option<crate::catalogue::skills::SkillCatalog>) {
-        self.inner.registry.set_skills(catalog);
+        self.rt.registry().set_skills(catalog);
     }
 
     /// Requires `scopes` of the access token to call a tool, read a resource (or any resource
@@ -458,7 +414,7 @@ impl Server {
     /// let server = Server::new("s", "1").require_scopes(ScopeTarget::Tool("delete".into()), ["files:write"]);
     /// ```
     pub fn require_scopes<S: Into<String>>(self, target: ScopeTarget, scopes: impl IntoIterator<Item = S>) -> Self {
-        self.inner.registry.set_required_scopes(target, scopes.into_iter().map(Into::into).collect());
+        self.rt.registry().set_required_scopes(target, scopes.into_iter().map(Into::into).collect());
         self
     }
 
@@ -470,13 +426,13 @@ impl Server {
         Fut: Future<Output = Result<CompleteResult>> + Send + 'static,
     {
         self.handlers().completion = Some(Arc::new(move |p, c| Box::pin(handler(p, c))));
-        self.inner.config.write().unwrap_or_else(|e| e.into_inner()).completions = true;
+        self.rt.config_write().completions = true;
         self
     }
 
     /// Tells subscribed clients that a resource changed.
     pub fn notify_resource_updated(&self, uri: &str) {
-        self.inner.registry.notify_resource_updated(uri);
+        self.rt.registry().notify_resource_updated(uri);
     }
 
     /// Serves one client over this process's stdin and stdout until stdin closes (in-flight
@@ -492,7 +448,7 @@ impl Server {
         R: tokio::io::AsyncRead + Unpin,
         W: tokio::io::AsyncWrite + Unpin,
     {
-        crate::transport::driver::serve_stream(self, reader, writer).await
+        crate::transport::driver::serve_stream(&self.rt, reader, writer).await
     }
 }
 

@@ -474,7 +474,7 @@ impl TaskStore for RedisTaskStore {
         Box::pin(async move {
             let body = serde_json::to_vec(&record).map_err(|e| StoreError::Backend(e.to_string()))?;
             let index = owner_key(record.owner.as_deref());
-            let now = crate::engine::request_state::unix_ms();
+            let now = crate::util::unix_ms();
             let pipe = redis::pipe()
                 .atomic()
                 .cmd("SET")
@@ -528,7 +528,7 @@ impl TaskStore for RedisTaskStore {
                 let Some(old) = old else { return Ok(None) };
                 let mut rec: TaskRecord =
                     serde_json::from_slice(&old).map_err(|e| StoreError::Backend(format!("the task at {key}: {e}")))?;
-                let now = crate::engine::request_state::unix_ms();
+                let now = crate::util::unix_ms();
                 if rec.expired(now) {
                     return Ok(None);
                 }
@@ -562,7 +562,7 @@ impl TaskStore for RedisTaskStore {
             let from = after.as_ref().map_or(0, |(ms, _)| *ms);
             let mut tasks: Vec<TaskRecord> = Vec::new();
             let mut offset = 0usize;
-            let now = crate::engine::request_state::unix_ms();
+            let now = crate::util::unix_ms();
             // Pages of the index from the cursor's time on, skipping what the cursor passed
             // and tasks that expired, until the page (plus one, to know of a next) is full.
             loop {

@@ -4,10 +4,10 @@
 //! `FuturesUnordered`), so a handler that finishes without waiting costs no task spawn and
 //! no wake-up; all answers ready at one moment go out in one write.
 
-use crate::engine::{Event, InputAnswer, Invocation, KeyMap, Outcome, Request, RequestKey, ServerSession};
-use crate::error::{Error, Result};
+use crate::engine::{Event, InputAnswer, KeyMap, Outcome, RequestKey, ServerSession};
+use crate::error::Result;
 use crate::jsonrpc::RpcError;
-use crate::server::{Answer, CancelState, Command, Context, PeerInfo, ResourceRequest, Server, Sink};
+use crate::runtime::{panic_message, ready, Answer, CancelState, Command, Context, Invoke, PeerInfo, Runtime, Sink};
 use futures_util::future::{AbortHandle, Abortable, BoxFuture};
 use futures_util::stream::FuturesUnordered;
 use futures_util::{FutureExt, StreamExt};
@@ -23,109 +23,9 @@ const EOF_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
 
 type Task = BoxFuture<'static, (RequestKey, Option<Outcome>)>;
 
-pub(crate) fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
-    if let Some(s) = p.downcast_ref::<&str>() {
-        s.to_string()
-    } else if let Some(s) = p.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "unknown panic".to_string()
-    }
-}
-
-/// Builds the future that runs user code for an invocation. In a 2026-07-28 request it
-/// also ends when the handler stops for input it does not have yet (`input_required`).
-pub(crate) fn invoke(server: &Server, mut inv: Invocation, ctx: Context) -> BoxFuture<'static, Outcome> {
-    // A call that runs (or may run) as a task: the task runtime takes it (once).
-    if let Some(plan) = inv.task.take() {
-        if let Some(rt) = server.task_runtime() {
-            return crate::server::tasks::call(server, rt, inv, ctx, plan);
-        }
-    }
-    let Some(slot) = ctx.input.clone() else { return run(server, inv, ctx) };
-    let mut fut = run(server, inv, ctx);
-    Box::pin(std::future::poll_fn(move |cx| match fut.as_mut().poll(cx) {
-        Poll::Ready(o) => Poll::Ready(o),
-        Poll::Pending => slot.outcome().map_or(Poll::Pending, Poll::Ready),
-    }))
-}
-
-fn run(server: &Server, inv: Invocation, ctx: Context) -> BoxFuture<'static, Outcome> {
-    let h = server.handlers_read();
-    match inv.request {
-        Request::CallTool { name, arguments } => match h.tools.get(&name) {
-            Some(f) => {
-                let fut = f(arguments, ctx);
-                Box::pin(async move {
-                    match fut.await {
-                        Ok(r) => Outcome::Tool(r),
-                        Err(e) => Outcome::Error(e),
-                    }
-                })
-            }
-            None => ready(Outcome::Error(RpcError::invalid_params(format!("Unknown tool: {name}")))),
-        },
-        Request::ReadResource { uri, template, variables } => {
-            let key = template.as_ref().map(|t| t.template.uri_template.clone()).unwrap_or_else(|| uri.clone());
-            match h.resources.get(&key) {
-                Some(f) => {
-                    let fut = f(ResourceRequest { uri, variables }, ctx);
-                    Box::pin(async move { to_outcome(fut.await, Outcome::Resource) })
-                }
-                None => ready(Outcome::Error(RpcError::resource_not_found(&uri))),
-            }
-        }
-        Request::GetPrompt { name, arguments } => match h.prompts.get(&name) {
-            Some(f) => {
-                let fut = f(arguments, ctx);
-                Box::pin(async move { to_outcome(fut.await, Outcome::Prompt) })
-            }
-            None => ready(Outcome::Error(RpcError::invalid_params(format!("Unknown prompt: {name}")))),
-        },
-        Request::Complete(params) => match &h.completion {
-            Some(f) => {
-                let fut = f(params, ctx);
-                Box::pin(async move { to_outcome(fut.await, Outcome::Completion) })
-            }
-            None => ready(Outcome::Completion(Default::default())),
-        },
-        Request::Task(op) => match server.task_runtime() {
-            Some(rt) => {
-                let owner = crate::server::tasks::owner_of(inv.origin.as_deref());
-                Box::pin(async move {
-                    let answer = match op {
-                        crate::engine::TaskOp::Result { task_id } => rt.result(&task_id, owner, &ctx).await,
-                        op => rt.answer(op, owner).await,
-                    };
-                    match answer {
-                        Ok(v) => Outcome::Json(v),
-                        Err(e) => Outcome::Error(e),
-                    }
-                })
-            }
-            None => ready(Outcome::Error(RpcError::method_not_found("tasks (this server runs no task runtime)"))),
-        },
-        Request::CreateMessage(_) | Request::Elicit(_) | Request::ListRoots => {
-            ready(Outcome::Error(RpcError::method_not_found("client request sent to a server")))
-        }
-    }
-}
-
-pub(crate) fn ready(o: Outcome) -> BoxFuture<'static, Outcome> {
-    Box::pin(std::future::ready(o))
-}
-
-fn to_outcome<T>(r: Result<T>, f: impl FnOnce(T) -> Outcome) -> Outcome {
-    match r {
-        Ok(v) => f(v),
-        Err(Error::Rpc(e)) => Outcome::Error(e),
-        Err(e) => Outcome::Error(RpcError::internal(e)),
-    }
-}
-
 /// Serves one session of `server` over a byte stream until the reader ends and in-flight
 /// work has finished.
-pub(crate) async fn serve_stream<R, W>(server: &Server, mut reader: R, mut writer: W) -> Result<()>
+pub(crate) async fn serve_stream<R, W>(server: &Runtime, mut reader: R, mut writer: W) -> Result<()>
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
@@ -161,7 +61,7 @@ where
                     let key = inv.key;
                     let ctx = Context::new(&inv, Sink::Channel(tx.clone()), peer_info.clone(), cancel.clone());
                     // A handler may panic before it returns its future, too.
-                    let mut fut = match std::panic::catch_unwind(AssertUnwindSafe(|| invoke(server, inv, ctx))) {
+                    let mut fut = match std::panic::catch_unwind(AssertUnwindSafe(|| server.invoke(inv, ctx))) {
                         Ok(fut) => fut,
                         Err(p) => {
                             ready(Outcome::Error(RpcError::internal(format!("handler panicked: {}", panic_message(p)))))

@@ -1,7 +1,14 @@
-//! Small self-contained helpers: base64 (for blobs and images), pagination cursors, and
-//! durations read in the unit of the host language that sent them ([`units`]).
+//! Small self-contained helpers: the wall clock, base64 (for blobs and images), pagination
+//! cursors, and durations read in the unit of the host language that sent them ([`units`]).
 
 pub(crate) mod units;
+
+/// Milliseconds since the Unix epoch: the wall clock of what crosses processes (a sealed
+/// `requestState`'s expiry, a task's timestamps), where the monotonic clock that drives the
+/// engine's timers means nothing to another replica.
+pub(crate) fn unix_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
 
 use base64::alphabet;
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig, STANDARD, URL_SAFE_NO_PAD};

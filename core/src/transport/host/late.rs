@@ -13,7 +13,7 @@
 
 use crate::catalogue::RegistryChange;
 use crate::engine::{Outcome, RequestKey};
-use crate::server::Command;
+use crate::runtime::{Command, CommandSink};
 use std::collections::VecDeque;
 use std::sync::{Mutex, MutexGuard};
 
@@ -78,5 +78,12 @@ impl Inbox {
         let mut g = self.lock();
         g.1 = 0;
         std::mem::take(&mut g.0)
+    }
+}
+
+impl CommandSink for Inbox {
+    fn apply(&self, cmd: Command) -> Result<(), ()> {
+        self.push(Item::Command(cmd));
+        Ok(())
     }
 }

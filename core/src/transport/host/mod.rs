@@ -26,7 +26,6 @@ mod session;
 mod stream;
 mod tasks;
 
-pub(crate) use late::{Inbox, Item};
 pub use options::{OptionError, TimeUnit};
 pub use server::{HostHttpServer, HostItem};
 pub use session::{HostSession, NotAStream};

@@ -202,9 +202,9 @@ struct TaskSettings {
 
 /// Task options from what a binding sends: `ttl`, `poll_interval`, `max_tasks`,
 /// `cancel_grace` (durations in `unit`), each optional.
-pub fn task_options(value: Value, unit: TimeUnit) -> Result<crate::server::tasks::TaskOptions, OptionError> {
+pub fn task_options(value: Value, unit: TimeUnit) -> Result<crate::runtime::tasks::TaskOptions, OptionError> {
     let t: TaskSettings = parse(value, unit, "task option")?;
-    let mut o = crate::server::tasks::TaskOptions::default();
+    let mut o = crate::runtime::tasks::TaskOptions::default();
     if let Some(d) = t.ttl {
         if d.is_zero() {
             return Err(OptionError("task option ttl must be more than 0".into()));

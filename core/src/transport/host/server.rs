@@ -172,7 +172,7 @@ impl Caller for HttpCaller<'_> {
     fn later(&mut self, key: crate::engine::RequestKey) -> Option<Later> {
         let session = Arc::downgrade(self.0);
         Some(Later {
-            sink: crate::server::Sink::Http(session.clone()),
+            sink: crate::runtime::Sink::Session(session.clone() as _),
             peer: self.0.peer_info(),
             finish: Box::new(move |outcome| {
                 if let Some(s) = session.upgrade() {
@@ -188,7 +188,7 @@ impl Caller for HttpCaller<'_> {
 struct HostDispatcher(Weak<Shared>);
 
 impl Dispatcher for HostDispatcher {
-    fn task_runtime(&self) -> Option<Arc<crate::server::tasks::TaskRuntime>> {
+    fn task_runtime(&self) -> Option<Arc<crate::runtime::tasks::TaskRuntime>> {
         let shared = self.0.upgrade()?;
         let tasks = lock(&shared.tasks).clone();
         tasks.map(|t| t.runtime().clone())

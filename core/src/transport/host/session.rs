@@ -18,7 +18,7 @@ use crate::engine::{
 };
 use crate::jsonrpc::RpcError;
 use crate::protocol::{ClientCapabilities, Implementation, LoggingLevel, ProtocolVersion};
-use crate::server::{Answer, PeerInfo, Sink};
+use crate::runtime::{Answer, PeerInfo, Sink};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -77,7 +77,7 @@ impl Caller for SessionCaller<'_> {
             Place::Stream(s) => {
                 let inbox = Arc::downgrade(&self.0.late.as_ref()?.inbox);
                 Some(Later {
-                    sink: Sink::Host(inbox.clone()),
+                    sink: Sink::Session(inbox.clone() as _),
                     peer: Arc::new(PeerInfo::of(s)),
                     finish: Box::new(move |outcome| {
                         if let Some(inbox) = inbox.upgrade() {

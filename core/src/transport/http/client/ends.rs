@@ -107,6 +107,13 @@ fn closed_error(m: impl Into<String>) -> io::Error {
 
 impl HttpWriter {
     /// A writer handing its lines to the dispatcher on `tx`.
+    /// What tells, later, why the transport failed for good (the message of a handshake that
+    /// failed at the HTTP level), if it did.
+    pub(crate) fn fatal(&self) -> impl Fn() -> Option<String> + use<> {
+        let shared = self.shared.clone();
+        move || shared.fatal_message()
+    }
+
     pub(super) fn new(tx: mpsc::Sender<Cmd>, shared: Arc<Shared>) -> HttpWriter {
         HttpWriter { tx, reserve: None, partial: Vec::new(), lines: VecDeque::new(), shared, ack: None, shut: false }
     }

@@ -2,8 +2,9 @@
 //!
 //! [`connect`] returns a newline-delimited byte stream pair: write one JSON-RPC message (or
 //! batch) per line to the [`HttpWriter`], read the server's messages, one per line, from the
-//! [`HttpReader`]. [`Client::connect`] and the host-driven client sessions of the bindings
-//! therefore run over HTTP unchanged; [`Client::http`] is the shortcut.
+//! [`HttpReader`]. [`Client::connect`](crate::Client::connect) and the host-driven client
+//! sessions of the bindings therefore run over HTTP unchanged;
+//! [`Client::http`](crate::Client::http) is the shortcut.
 //!
 //! What the adapter does on the wire (spec 2025-11-25, "Transports"):
 //!
@@ -55,7 +56,6 @@ pub use fetch::HttpFetch;
 pub use options::{HttpClientOptions, HttpTransport, ReconnectPolicy};
 
 use crate::auth::client::{AuthorizationHandler, AuthorizeMode, Authorizer, Fetch, Headless};
-use crate::client::{Client, ClientOptions};
 use crate::error::{Error, Result};
 use http::header::{HeaderMap, HeaderName, HeaderValue};
 use pool::Pool;
@@ -72,38 +72,6 @@ pub const HTTP_TRANSPORT_ERROR: i32 = -32010;
 const READER_QUEUE: usize = 32;
 /// Lines queued from the writer to the dispatcher.
 const WRITER_QUEUE: usize = 64;
-
-impl Client {
-    /// Connects to an MCP server over HTTP (Streamable HTTP, or the legacy HTTP+SSE
-    /// transport; see [`HttpClientOptions::transport`]) and performs the handshake.
-    ///
-    /// With [`ClientOptions::reconnect`], a session that ends (the server restarted, its
-    /// session expired, nothing listens any more) is replaced by a new one under the policy.
-    pub async fn http(url: &str, http: HttpClientOptions, options: ClientOptions) -> Result<Client> {
-        let mut options = options;
-        options.over_http = true;
-        if let Some(policy) = options.reconnect_policy() {
-            let target = url.to_string();
-            let connector: crate::client::Connector = Arc::new(move || {
-                let (url, http) = (target.clone(), http.clone());
-                Box::pin(async move {
-                    let (reader, writer) = connect(&url, http).await?;
-                    Ok(crate::client::Conn { reader: Box::new(reader), writer: Box::new(writer), child: None })
-                })
-            });
-            return crate::client::connect_reconnecting(connector, options, policy).await;
-        }
-        let (reader, writer) = connect(url, http).await?;
-        let shared = writer.shared.clone();
-        match Client::connect(reader, writer, options).await {
-            Err(Error::Closed) => match shared.fatal_message() {
-                Some(m) => Err(Error::Message(m)),
-                None => Err(Error::Message(format!("{url}: the connection closed during the handshake"))),
-            },
-            other => other,
-        }
-    }
-}
 
 /// Opens an HTTP transport to `url` (an `http://` URL: the MCP endpoint, or with
 /// [`HttpTransport::Sse`] the SSE endpoint). Fails when the server cannot be reached.

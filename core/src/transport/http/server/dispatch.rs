@@ -1,11 +1,10 @@
-//! The built-in dispatcher: the Rust handlers of a [`crate::Server`]. A handler that
+//! The built-in dispatcher: the invocation path of a [`Runtime`] (the Rust handlers of a
+//! server). A handler that
 //! finishes without waiting is answered in place; one that waits runs on its own task.
 
 use super::session::{Dispatcher, Session};
-use crate::engine::{Event, Outcome, RequestKey};
-use crate::jsonrpc::RpcError;
-use crate::server::{CancelState, Context, Server, Sink};
-use crate::transport::driver::{invoke, panic_message, ready};
+use crate::engine::{Event, RequestKey};
+use crate::runtime::{panicked, ready, CancelState, Context, Invoke, Runtime, Sink};
 use futures_util::future::{AbortHandle, Abortable};
 use futures_util::FutureExt;
 use std::panic::AssertUnwindSafe;
@@ -18,11 +17,11 @@ pub(crate) struct Running {
 }
 
 pub(crate) struct RustDispatcher {
-    pub server: Server,
+    pub server: Arc<Runtime>,
 }
 
 impl Dispatcher for RustDispatcher {
-    fn task_runtime(&self) -> Option<Arc<crate::server::tasks::TaskRuntime>> {
+    fn task_runtime(&self) -> Option<Arc<crate::runtime::tasks::TaskRuntime>> {
         self.server.task_runtime()
     }
 
@@ -32,9 +31,13 @@ impl Dispatcher for RustDispatcher {
                 Event::Invoke(inv) => {
                     let key = inv.key;
                     let cancel = Arc::new(CancelState::default());
-                    let ctx =
-                        Context::new(&inv, Sink::Http(Arc::downgrade(session)), session.peer_info(), cancel.clone());
-                    let mut fut = match std::panic::catch_unwind(AssertUnwindSafe(|| invoke(&self.server, inv, ctx))) {
+                    let ctx = Context::new(
+                        &inv,
+                        Sink::Session(Arc::downgrade(session) as _),
+                        session.peer_info(),
+                        cancel.clone(),
+                    );
+                    let mut fut = match std::panic::catch_unwind(AssertUnwindSafe(|| self.server.invoke(inv, ctx))) {
                         Ok(fut) => AssertUnwindSafe(fut).catch_unwind(),
                         Err(p) => AssertUnwindSafe(ready(panicked(p))).catch_unwind(),
                     };
@@ -83,8 +86,4 @@ fn cancel(session: &Session, key: RequestKey) {
         r.cancel.cancel();
         r.abort.abort();
     }
-}
-
-fn panicked(p: Box<dyn std::any::Any + Send>) -> Outcome {
-    Outcome::Error(RpcError::internal(format!("handler panicked: {}", panic_message(p))))
 }

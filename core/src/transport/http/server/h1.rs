@@ -846,8 +846,9 @@ mod tests {
         options: super::super::HttpOptions,
         half_close: bool,
     ) -> (tokio::io::DuplexStream, tokio::task::JoinHandle<()>, tokio::sync::watch::Sender<bool>) {
-        let server = crate::Server::new("h1-test", "1.0.0");
-        let svc = HttpService::new(&server, options);
+        let runtime =
+            std::sync::Arc::new(crate::runtime::Runtime::new(crate::protocol::Implementation::new("h1-test", "1.0.0")));
+        let svc = HttpService::new(&runtime, options);
         let (client, conn) = tokio::io::duplex(1 << 16);
         let (stop_tx, stop) = tokio::sync::watch::channel(false);
         let served = tokio::spawn(serve(conn, svc, stop, Config { half_close, client: None }));

@@ -12,6 +12,7 @@ use super::stream::HttpBody;
 use super::table::Shared;
 use crate::catalogue::Registry;
 use crate::engine::ServerConfig;
+use crate::runtime::Serves;
 use http::{header, HeaderValue, Method, Request, Response, StatusCode};
 use http_body::Body;
 use std::convert::Infallible;
@@ -41,10 +42,11 @@ impl std::fmt::Debug for HttpService {
 pub(super) type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 impl HttpService {
-    /// A service running the Rust handlers of `server`.
-    pub fn new(server: &crate::Server, options: HttpOptions) -> HttpService {
-        let dispatcher = Arc::new(dispatch::RustDispatcher { server: server.clone() });
-        Self::with_dispatcher(Arc::new(server.config()), server.registry().clone(), dispatcher, options)
+    /// A service running the Rust handlers of `server` (a [`crate::Server`]).
+    pub fn new(server: &impl Serves, options: HttpOptions) -> HttpService {
+        let runtime = server.runtime().clone();
+        let (config, registry) = (Arc::new(runtime.config()), runtime.registry().clone());
+        Self::with_dispatcher(config, registry, Arc::new(dispatch::RustDispatcher { server: runtime }), options)
     }
 
     /// A service whose calls go to `dispatcher` (how the Python and Node bindings serve).

@@ -11,7 +11,7 @@ use crate::engine::{
 };
 use crate::jsonrpc::RpcError;
 use crate::protocol::{ClientCapabilities, Implementation, LoggingLevel, ProtocolVersion};
-use crate::server::{Answer, Command, PeerInfo};
+use crate::runtime::{Answer, Command, CommandSink, PeerInfo};
 use bytes::Bytes;
 use serde_json::Value;
 use std::collections::VecDeque;
@@ -22,7 +22,8 @@ use std::time::Instant;
 use tokio::sync::oneshot;
 
 /// Runs user code for the sessions of an [`HttpService`](super::HttpService): the Rust
-/// handlers of a [`crate::Server`], or a host language's loop (Python, Node).
+/// handlers of a server's [`Runtime`](crate::runtime::Runtime), or a host language's loop
+/// (Python, Node).
 ///
 /// Called from tokio threads with no lock held. Answers go back through the
 /// [`Session`] methods ([`Session::complete`], [`Session::progress`], …), from any thread.
@@ -36,8 +37,8 @@ pub trait Dispatcher: Send + Sync + 'static {
     /// finished). Its calls in progress were cancelled first.
     fn closed(&self, _session: &Arc<Session>) {}
     /// The task runtime of the server, if it runs tasks: replicas with a store share it
-    /// ([`crate::server::tasks::TaskRuntime::share_store`]).
-    fn task_runtime(&self) -> Option<Arc<crate::server::tasks::TaskRuntime>> {
+    /// ([`crate::runtime::tasks::TaskRuntime::share_store`]).
+    fn task_runtime(&self) -> Option<Arc<crate::runtime::tasks::TaskRuntime>> {
         None
     }
 }
@@ -790,5 +791,11 @@ impl Detach for Session {
             // A stateless request's session ends with its stream.
             self.close();
         }
+    }
+}
+
+impl CommandSink for Session {
+    fn apply(&self, cmd: Command) -> Result<(), ()> {
+        Session::apply(self, cmd)
     }
 }

@@ -1,4 +1,4 @@
-//! The task runtime of a Rust [`Server`](crate::Server) (`io.modelcontextprotocol/tasks`,
+//! The task runtime of a server (`io.modelcontextprotocol/tasks`,
 //! 2026-07-28): tool calls that outlive their request. The state of each task lives in a
 //! [`TaskStore`]; this keeps what cannot be stored: each running handler (to cancel it),
 //! the handlers waiting for input, and the timers of time-to-live.
@@ -86,7 +86,7 @@ pub struct TaskRuntime {
 }
 
 fn now_ms() -> u64 {
-    crate::engine::request_state::unix_ms()
+    crate::util::unix_ms()
 }
 
 fn rpc_json(e: &RpcError) -> Value {
@@ -257,10 +257,9 @@ impl TaskRuntime {
             let outcome = match fut.await {
                 Err(_aborted) => return,
                 Ok(Ok(o)) => o,
-                Ok(Err(p)) => Outcome::Error(RpcError::internal(format!(
-                    "handler panicked: {}",
-                    crate::transport::driver::panic_message(p)
-                ))),
+                Ok(Err(p)) => {
+                    Outcome::Error(RpcError::internal(format!("handler panicked: {}", super::panic_message(p))))
+                }
             };
             rt.finish(&id, &tool, outcome).await;
         });
@@ -590,14 +589,14 @@ pub(crate) fn owner_of(origin: Option<&crate::engine::Origin>) -> Option<String>
 /// call's answer: the created task, or (a call that never became a task) the handler's
 /// outcome. The handler itself runs on its own tokio task, so it outlives the request.
 pub(crate) fn call(
-    server: &crate::Server,
+    handlers: Arc<super::HandlerTable>,
     runtime: Arc<TaskRuntime>,
     inv: Invocation,
     mut ctx: Context,
     plan: TaskPlan,
 ) -> BoxFuture<'static, Outcome> {
     let crate::engine::Request::CallTool { name, .. } = &inv.request else {
-        return crate::transport::driver::invoke(server, inv, ctx);
+        return super::handle(&handlers, inv, ctx);
     };
     let (started_tx, started_rx) = oneshot::channel();
     let binding = Arc::new(TaskBinding {
@@ -609,10 +608,9 @@ pub(crate) fn call(
         inputs: AtomicU64::new(0),
     });
     ctx.task = Some(binding.clone());
-    let server = server.clone();
     match plan {
         // Only host task runtimes hand handlers out already running as tasks.
-        TaskPlan::Running(_) => crate::transport::driver::invoke(&server, inv, ctx),
+        TaskPlan::Running(_) => super::handle(&handlers, inv, ctx),
         TaskPlan::Start => Box::pin(async move {
             let cancel = ctx.cancel.clone();
             if let Err(e) = binding.start(&cancel).await {
@@ -622,7 +620,7 @@ pub(crate) fn call(
             // A task has no multi round-trip: its input goes through inputRequests.
             ctx.input = None;
             let tool = binding.tool.clone();
-            let handler = crate::transport::driver::invoke(&server, inv, ctx);
+            let handler = super::handle(&handlers, inv, ctx);
             runtime.spawn_handler(id, tool, handler);
             started_rx.await.unwrap_or_else(|_| Outcome::Error(RpcError::internal("the task was not created")))
         }),
@@ -630,7 +628,7 @@ pub(crate) fn call(
             // The handler runs on its own task from the start: if it becomes a task, the
             // call is answered and the handler goes on; if not, its outcome is the answer.
             let (done_tx, done_rx) = oneshot::channel::<Outcome>();
-            let handler = crate::transport::driver::invoke(&server, inv, ctx);
+            let handler = super::handle(&handlers, inv, ctx);
             let (abort, reg) = AbortHandle::new_pair();
             let b = binding.clone();
             let rt = runtime.clone();
@@ -638,10 +636,9 @@ pub(crate) fn call(
                 async move {
                     let outcome = match std::panic::AssertUnwindSafe(handler).catch_unwind().await {
                         Ok(o) => o,
-                        Err(p) => Outcome::Error(RpcError::internal(format!(
-                            "handler panicked: {}",
-                            crate::transport::driver::panic_message(p)
-                        ))),
+                        Err(p) => {
+                            Outcome::Error(RpcError::internal(format!("handler panicked: {}", super::panic_message(p))))
+                        }
                     };
                     match b.task_id() {
                         Some(id) => rt.finish(id, &b.tool, outcome).await,

@@ -1,4 +1,4 @@
-//! What a Rust handler gets besides its arguments: the [`Context`] (progress, logging,
+//! What a handler gets besides its arguments: the [`Context`] (progress, logging,
 //! requests to the client, cancellation), and the commands it sends to the session's driver.
 
 use crate::engine::{InputRequired, RequestContext, RequestKey, RequestOptions};
@@ -70,15 +70,21 @@ impl InputSlot {
     }
 }
 
-/// Where a [`Context`] sends its commands: the channel of a stream driver's task, or an
-/// HTTP session, which applies them at once.
+/// A session that applies a [`Context`]'s commands where they are sent (an HTTP session of
+/// the engine's service, a host's stream session through its inbox): the transports
+/// implement it, so this floor needs none of them.
+pub(crate) trait CommandSink: Send + Sync {
+    /// Applies `cmd`; fails when the session is closed.
+    fn apply(&self, cmd: Command) -> std::result::Result<(), ()>;
+}
+
+/// Where a [`Context`] sends its commands: the channel of a stream driver's task, or a
+/// session that applies them at once.
 #[derive(Clone)]
 pub(crate) enum Sink {
     Channel(mpsc::UnboundedSender<Command>),
-    Http(std::sync::Weak<crate::transport::http::server::Session>),
-    /// A host's stream session, through its inbox (the runtime's own calls there: a
-    /// `tasks/result` that waits for its task).
-    Host(std::sync::Weak<crate::transport::host::Inbox>),
+    /// Weak: a handler that outlives its session must not keep it.
+    Session(std::sync::Weak<dyn CommandSink>),
 }
 
 impl Sink {
@@ -86,15 +92,8 @@ impl Sink {
     pub(crate) fn send(&self, cmd: Command) -> std::result::Result<(), ()> {
         match self {
             Sink::Channel(tx) => tx.send(cmd).map_err(|_| ()),
-            Sink::Http(session) => match session.upgrade() {
+            Sink::Session(session) => match session.upgrade() {
                 Some(s) => s.apply(cmd),
-                None => Err(()),
-            },
-            Sink::Host(inbox) => match inbox.upgrade() {
-                Some(i) => {
-                    i.push(crate::transport::host::Item::Command(cmd));
-                    Ok(())
-                }
                 None => Err(()),
             },
         }

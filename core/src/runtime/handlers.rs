@@ -1,0 +1,123 @@
+//! The handler table: the Rust handlers of one server's tools, resources, templates,
+//! prompts and completion, by name (or URI, or URI template). It is the innermost link of
+//! the invocation path: what it runs is user code.
+
+use super::context::Context;
+use super::invoke::{ready, Invoke};
+use crate::engine::{Invocation, Outcome, Request};
+use crate::error::{Error, Result};
+use crate::jsonrpc::RpcError;
+use crate::protocol::*;
+use futures_util::future::BoxFuture;
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+/// A tool's handler: its arguments and context in, its result (or a JSON-RPC error) out.
+pub(crate) type ToolFn = std::sync::Arc<
+    dyn Fn(Map<String, Value>, Context) -> BoxFuture<'static, std::result::Result<CallToolResult, RpcError>>
+        + Send
+        + Sync,
+>;
+/// A resource's (or a template's) handler.
+pub(crate) type ResourceFn =
+    std::sync::Arc<dyn Fn(ResourceRequest, Context) -> BoxFuture<'static, Result<ReadResourceResult>> + Send + Sync>;
+/// A prompt's handler.
+pub(crate) type PromptFn = std::sync::Arc<
+    dyn Fn(HashMap<String, String>, Context) -> BoxFuture<'static, Result<GetPromptResult>> + Send + Sync,
+>;
+/// The completion handler.
+pub(crate) type CompleteFn =
+    std::sync::Arc<dyn Fn(CompleteParams, Context) -> BoxFuture<'static, Result<CompleteResult>> + Send + Sync>;
+
+/// A read of a static resource or of a URI matched by a template.
+#[derive(Debug, Clone)]
+pub struct ResourceRequest {
+    /// The URI read.
+    pub uri: String,
+    /// Variables extracted by the template (empty for a static resource).
+    pub variables: HashMap<String, String>,
+}
+
+/// The handlers, by what the engine names in an [`Invocation`].
+#[derive(Default)]
+pub(crate) struct Handlers {
+    pub tools: HashMap<String, ToolFn>,
+    /// Static resources by URI, templates by their URI template.
+    pub resources: HashMap<String, ResourceFn>,
+    pub prompts: HashMap<String, PromptFn>,
+    pub completion: Option<CompleteFn>,
+}
+
+/// The handlers of one server, changed while it serves.
+#[derive(Default)]
+pub(crate) struct HandlerTable(RwLock<Handlers>);
+
+impl HandlerTable {
+    pub(crate) fn read(&self) -> RwLockReadGuard<'_, Handlers> {
+        self.0.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(crate) fn write(&self) -> RwLockWriteGuard<'_, Handlers> {
+        self.0.write().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Invoke for HandlerTable {
+    fn invoke(&self, inv: Invocation, ctx: Context) -> BoxFuture<'static, Outcome> {
+        let h = self.read();
+        match inv.request {
+            Request::CallTool { name, arguments } => match h.tools.get(&name) {
+                Some(f) => {
+                    let fut = f(arguments, ctx);
+                    Box::pin(async move {
+                        match fut.await {
+                            Ok(r) => Outcome::Tool(r),
+                            Err(e) => Outcome::Error(e),
+                        }
+                    })
+                }
+                None => ready(Outcome::Error(RpcError::unknown_tool(&name))),
+            },
+            Request::ReadResource { uri, template, variables } => {
+                let key = template.as_ref().map(|t| t.template.uri_template.clone()).unwrap_or_else(|| uri.clone());
+                match h.resources.get(&key) {
+                    Some(f) => {
+                        let fut = f(ResourceRequest { uri, variables }, ctx);
+                        Box::pin(async move { to_outcome(fut.await, Outcome::Resource) })
+                    }
+                    None => ready(Outcome::Error(RpcError::resource_not_found(&uri))),
+                }
+            }
+            Request::GetPrompt { name, arguments } => match h.prompts.get(&name) {
+                Some(f) => {
+                    let fut = f(arguments, ctx);
+                    Box::pin(async move { to_outcome(fut.await, Outcome::Prompt) })
+                }
+                None => ready(Outcome::Error(RpcError::unknown_prompt(&name))),
+            },
+            Request::Complete(params) => match &h.completion {
+                Some(f) => {
+                    let fut = f(params, ctx);
+                    Box::pin(async move { to_outcome(fut.await, Outcome::Completion) })
+                }
+                None => ready(Outcome::Completion(Default::default())),
+            },
+            // The runtime answers task operations before the table is asked.
+            Request::Task(_) => {
+                ready(Outcome::Error(RpcError::method_not_found("tasks (this server runs no task runtime)")))
+            }
+            Request::CreateMessage(_) | Request::Elicit(_) | Request::ListRoots => {
+                ready(Outcome::Error(RpcError::method_not_found("client request sent to a server")))
+            }
+        }
+    }
+}
+
+fn to_outcome<T>(r: Result<T>, f: impl FnOnce(T) -> Outcome) -> Outcome {
+    match r {
+        Ok(v) => f(v),
+        Err(Error::Rpc(e)) => Outcome::Error(e),
+        Err(e) => Outcome::Error(RpcError::internal(e)),
+    }
+}

@@ -1,0 +1,142 @@
+//! Where user code is called: the floor between the sans-IO [`engine`](crate::engine) and
+//! the [`transport`](crate::transport) drivers. Every request that needs user code passes
+//! here, on every transport, in both eras:
+//!
+//! - [`Runtime`]: one server's configuration, catalogue, handler table and task runtime,
+//!   shared by all its connections; its [`Invoke`] is the one invocation path;
+//! - [`Context`]: what a handler gets besides its arguments (progress, logging, requests to
+//!   the client, cancellation, the request's origin);
+//! - [`tasks`]: the task runtime (tool calls that outlive their request).
+//!
+//! The transports take a [`Serves`] (a [`crate::Server`], or the runtime itself) and know
+//! nothing of the Rust API above them.
+
+mod context;
+mod handlers;
+mod invoke;
+pub mod tasks;
+
+pub(crate) use context::{Answer, CancelState, Command, CommandSink, Sink};
+pub use context::{Context, PeerInfo};
+pub use handlers::ResourceRequest;
+pub(crate) use handlers::{HandlerTable, Handlers, ToolFn};
+pub use invoke::Invoke;
+pub(crate) use invoke::{panic_message, panicked, ready};
+
+use crate::catalogue::Registry;
+use crate::engine::{Invocation, Outcome, Request, ServerConfig, TaskOp};
+use crate::jsonrpc::RpcError;
+use crate::protocol::Implementation;
+use futures_util::future::BoxFuture;
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::task::Poll;
+
+/// One server's runtime: its configuration, its catalogue (what it lists), its handlers
+/// and its task runtime, shared by every connection it serves. A [`crate::Server`] is a
+/// handle on one.
+pub struct Runtime {
+    config: RwLock<ServerConfig>,
+    registry: Arc<Registry>,
+    pub(crate) handlers: Arc<HandlerTable>,
+    tasks: RwLock<Option<Arc<tasks::TaskRuntime>>>,
+}
+
+impl std::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runtime").field("registry", &self.registry).finish()
+    }
+}
+
+impl Runtime {
+    /// The runtime of a server named `info`, with nothing registered.
+    pub(crate) fn new(info: Implementation) -> Self {
+        Runtime {
+            config: RwLock::new(ServerConfig::new(info)),
+            registry: Arc::new(Registry::new()),
+            handlers: Arc::default(),
+            tasks: RwLock::new(None),
+        }
+    }
+
+    /// The catalogue.
+    pub fn registry(&self) -> &Arc<Registry> {
+        &self.registry
+    }
+
+    /// A snapshot of the configuration (what a new session starts with).
+    pub fn config(&self) -> ServerConfig {
+        self.config_read().clone()
+    }
+
+    pub(crate) fn config_read(&self) -> RwLockReadGuard<'_, ServerConfig> {
+        self.config.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(crate) fn config_write(&self) -> RwLockWriteGuard<'_, ServerConfig> {
+        self.config.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The task runtime, when the server serves tasks.
+    pub fn task_runtime(&self) -> Option<Arc<tasks::TaskRuntime>> {
+        self.tasks.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    pub(crate) fn set_task_runtime(&self, runtime: Arc<tasks::TaskRuntime>) {
+        *self.tasks.write().unwrap_or_else(|e| e.into_inner()) = Some(runtime);
+    }
+}
+
+impl Invoke for Runtime {
+    /// A call that runs (or may run) as a task goes to the task runtime, a task operation is
+    /// answered by it, everything else by the handler table. In a 2026-07-28 request the
+    /// future also ends when the handler stops for input it does not have yet
+    /// (`input_required`).
+    fn invoke(&self, mut inv: Invocation, ctx: Context) -> BoxFuture<'static, Outcome> {
+        if let Some(plan) = inv.task.take() {
+            if let Some(rt) = self.task_runtime() {
+                return tasks::call(self.handlers.clone(), rt, inv, ctx, plan);
+            }
+        }
+        if let Request::Task(op) = inv.request {
+            let Some(rt) = self.task_runtime() else {
+                return ready(Outcome::Error(RpcError::method_not_found("tasks (this server runs no task runtime)")));
+            };
+            let owner = tasks::owner_of(inv.origin.as_deref());
+            return Box::pin(async move {
+                let answer = match op {
+                    TaskOp::Result { task_id } => rt.result(&task_id, owner, &ctx).await,
+                    op => rt.answer(op, owner).await,
+                };
+                match answer {
+                    Ok(v) => Outcome::Json(v),
+                    Err(e) => Outcome::Error(e),
+                }
+            });
+        }
+        handle(&self.handlers, inv, ctx)
+    }
+}
+
+/// The handler table's outcome of `inv`; in a 2026-07-28 request the future also ends when
+/// the handler stops for input it does not have yet (`input_required`).
+pub(crate) fn handle(handlers: &HandlerTable, inv: Invocation, ctx: Context) -> BoxFuture<'static, Outcome> {
+    let Some(slot) = ctx.input.clone() else { return handlers.invoke(inv, ctx) };
+    let mut fut = handlers.invoke(inv, ctx);
+    Box::pin(std::future::poll_fn(move |cx| match fut.as_mut().poll(cx) {
+        Poll::Ready(o) => Poll::Ready(o),
+        Poll::Pending => slot.outcome().map_or(Poll::Pending, Poll::Ready),
+    }))
+}
+
+/// What serves a [`Runtime`]: a [`crate::Server`], or the runtime itself. The transports
+/// (an [`HttpService`](crate::http::HttpService), a stream driver) take one.
+pub trait Serves {
+    /// The runtime served.
+    fn runtime(&self) -> &Arc<Runtime>;
+}
+
+impl Serves for Arc<Runtime> {
+    fn runtime(&self) -> &Arc<Runtime> {
+        self
+    }
+}
