@@ -150,7 +150,7 @@ class ServerConnection {
     const name = ev[E.TOOL_NAME];
     const tool = this.server._tools.get(name);
     if (!tool) {
-      this.session.completeError(key, -32602, `Unknown tool: ${name}`, JSON.stringify({ name }));
+      this.session.completeMissing(key, 'tool', name);
       return;
     }
     let args = ev[E.TOOL_ARGUMENTS];
@@ -307,7 +307,7 @@ class ServerConnection {
     if (kind === 'resource') {
       entry = this.server._resources.get(ev[E.RESOURCE_TEMPLATE] ?? uri);
       if (!entry) {
-        this.session.completeError(key, -32002, `Resource not found: ${uri}`, JSON.stringify({ uri }));
+        this.session.completeMissing(key, 'resource', uri);
         return;
       }
       call = () => entry.handler(new URL(uri), ev[E.RESOURCE_VARIABLES], ctx);
@@ -315,7 +315,7 @@ class ServerConnection {
       const name = ev[E.PROMPT_NAME];
       entry = this.server._prompts.get(name);
       if (!entry) {
-        this.session.completeError(key, -32602, `Unknown prompt: ${name}`, JSON.stringify({ name }));
+        this.session.completeMissing(key, 'prompt', name);
         return;
       }
       call = () => entry.handler(ev[E.PROMPT_ARGUMENTS], ctx);

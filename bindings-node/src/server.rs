@@ -365,6 +365,13 @@ impl ServerSession {
         Ok(())
     }
 
+    /// Answers a call whose handler is gone (`kind`: tool, resource or prompt) with the
+    /// engine's error for an unknown name.
+    #[napi]
+    pub fn complete_missing(&mut self, key: i64, kind: String, name: String) -> napi::Result<()> {
+        self.inner.complete_missing(RequestKey(key as u64), &kind, &name).map_err(napi::Error::from_reason)
+    }
+
     /// Sends progress; false when the client asked for none. Throws on a non-increasing value.
     #[napi]
     pub fn progress(

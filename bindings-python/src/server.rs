@@ -315,6 +315,12 @@ impl ServerSession {
         Ok(())
     }
 
+    /// Answers a call whose handler is gone (`kind`: tool, resource or prompt) with the
+    /// engine's error for an unknown name.
+    fn complete_missing(&mut self, key: u64, kind: &str, name: &str) -> PyResult<()> {
+        self.inner.complete_missing(RequestKey(key), kind, name).map_err(PyValueError::new_err)
+    }
+
     /// Sends progress; False when the client asked for none. Raises on a non-increasing value.
     #[pyo3(signature = (key, progress, total=None, message=None))]
     fn progress(

@@ -195,7 +195,7 @@ class ServerConnection:
         key, name = ev[KEY], ev[TOOL_NAME]
         handler = self.server._tools.get(name)
         if handler is None:
-            self.session.complete_error(key, -32602, f"Unknown tool: {name}", {"name": name})
+            self.session.complete_missing(key, "tool", name)
             return
         try:
             args = ev[TOOL_ARGUMENTS]
@@ -350,12 +350,12 @@ class ServerConnection:
         if kind == "resource":
             uri = ev[RESOURCE_URI]
             handler = self.server._resources.get(ev[RESOURCE_TEMPLATE] or uri)
-            missing = (-32002, f"Resource not found: {uri}", {"uri": uri})
+            missing = uri
             raw: dict[str, Any] = ev[RESOURCE_VARIABLES]
         elif kind == "prompt":
             name = ev[PROMPT_NAME]
             handler = self.server._prompts.get(name)
-            missing = (-32602, f"Unknown prompt: {name}", {"name": name})
+            missing = name
             raw = ev[PROMPT_ARGUMENTS]
         else:
             handler = self.server._completion_for(ev[COMPLETE_PARAMS])
@@ -366,7 +366,7 @@ class ServerConnection:
             raw = {}
         if handler is None:
             assert missing is not None
-            self.session.complete_error(key, *missing)
+            self.session.complete_missing(key, kind, missing)
             return
         try:
             # Template variables and prompt arguments arrive as strings.

@@ -325,6 +325,20 @@ impl HostSession {
         self.engine(|s| s.complete(key, outcome));
     }
 
+    /// Completes a call whose handler the host does not have (removed while the call was on
+    /// its way): `kind` is `tool`, `resource` or `prompt`, `name` its name (or URI). The error
+    /// is the one the engine answers an unknown name with, the same in every language.
+    pub fn complete_missing(&mut self, key: RequestKey, kind: &str, name: &str) -> Result<(), String> {
+        let error = match kind {
+            "tool" => RpcError::unknown_tool(name),
+            "resource" => RpcError::resource_not_found(name),
+            "prompt" => RpcError::unknown_prompt(name),
+            other => return Err(format!("complete_missing: no handler kind {other:?} (tool, resource, prompt)")),
+        };
+        self.complete(key, Outcome::Error(error));
+        Ok(())
+    }
+
     /// Turns call `key` into a task (its handler decided to, `ctx.start_task()`): the call
     /// is answered with the task; the handler goes on as the task's, under the returned key
     /// of the task session. `None` when the call cannot become a task (its tool is not in
