@@ -221,19 +221,17 @@ class Client extends ClientDriver {
     if (options.elicitationUrl && !options.onElicitation) {
       throw argError('elicitationUrl: true needs an onElicitation handler');
     }
-    /** @type {import('./types/protocol').ClientCapabilities} */
-    const caps = {};
-    if (options.onSampling) caps.sampling = { tools: {} };
-    if (options.onElicitation) caps.elicitation = options.elicitationUrl ? { form: {}, url: {} } : { form: {} };
-    if (options.roots != null) caps.roots = { listChanged: true };
-    if (options.capabilities != null) Object.assign(caps, options.capabilities);
-    /** @type {Record<string, Record<string, unknown>>} */
-    const sugar = {};
-    if (options.tasks) sugar['io.modelcontextprotocol/tasks'] = {};
-    if (options.apps) sugar['io.modelcontextprotocol/ui'] = { mimeTypes: ['text/html;profile=mcp-app'] };
-    if (options.extensions != null || options.tasks || options.apps) {
-      caps.extensions = { ...sugar, ...caps.extensions, ...options.extensions };
-    }
+    // What this client answers and names; the engine makes its capabilities of them.
+    const features = {
+      sampling: options.onSampling != null,
+      elicitation: options.onElicitation != null,
+      elicitationUrl: Boolean(options.elicitationUrl),
+      roots: options.roots != null,
+      tasks: Boolean(options.tasks),
+      apps: Boolean(options.apps),
+      extensions: options.extensions ?? {},
+      capabilities: options.capabilities ?? {},
+    };
     const timeout = options.timeout === undefined ? 60_000 : options.timeout;
     const sessionTimeout = timeout === null || timeout === Infinity ? undefined : timeoutMs(timeout, 'options.timeout');
     if (options.onConnection != null && typeof options.onConnection !== 'function') {
@@ -247,7 +245,7 @@ class Client extends ClientDriver {
       new nativeModule.ClientSession(
         String(options.name ?? 'hypermcp-client'),
         String(options.version ?? nativeModule.version()),
-        Object.keys(caps).length ? JSON.stringify(caps) : undefined,
+        JSON.stringify(features),
         options.protocolVersion ?? undefined,
         sessionTimeout,
         options.mode ?? undefined,

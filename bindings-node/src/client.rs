@@ -20,7 +20,8 @@ pub struct ClientSession {
 
 #[napi]
 impl ClientSession {
-    /// `capabilities` as JSON text; `timeout`: the default request timeout in ms (null: none);
+    /// `features` as JSON text (what the client answers and the extensions it names,
+    /// `engine::ClientFeatures`: its capabilities follow); `timeout`: the default request timeout in ms (null: none);
     /// `mode`: `auto` (default), `modern` or `legacy`; `http`: the connection is HTTP (the
     /// `server/discover` probe then waits as long as any request).
     #[napi(constructor)]
@@ -29,7 +30,7 @@ impl ClientSession {
         env: Env,
         name: String,
         version: String,
-        capabilities: Option<String>,
+        features: Option<String>,
         protocol_version: Option<String>,
         timeout: Option<f64>,
         mode: Option<String>,
@@ -37,11 +38,11 @@ impl ClientSession {
         ping_interval: Option<f64>,
         http: Option<bool>,
     ) -> napi::Result<Self> {
-        let capabilities = capabilities.map(|c| parse_json(&env, &c, "client capabilities")).transpose()?;
+        let features = features.map(|c| parse_json(&env, &c, "client features")).transpose()?;
         let settings = ClientSettings {
             name,
             version,
-            capabilities,
+            features,
             protocol_version,
             timeout,
             mode,

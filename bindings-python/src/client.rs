@@ -19,18 +19,19 @@ pub struct ClientSession {
 
 #[pymethods]
 impl ClientSession {
-    /// `name`/`version` of this client, its `capabilities` (dict), the legacy
+    /// `name`/`version` of this client, its `features` (dict: what it answers and the
+    /// extensions it names, `engine::ClientFeatures`; its capabilities follow), the legacy
     /// `protocol_version` to ask for, the default `timeout` in seconds (None: no timeout),
     /// the `mode` (`auto`, the default; `modern`; `legacy`) and `http`: the connection is
     /// HTTP (the `server/discover` probe then waits as long as any request).
     #[new]
-    #[pyo3(signature = (name, version, capabilities=None, protocol_version=None, timeout=None, mode=None, log_level=None, ping_interval=None, http=false))]
+    #[pyo3(signature = (name, version, features=None, protocol_version=None, timeout=None, mode=None, log_level=None, ping_interval=None, http=false))]
     #[allow(clippy::too_many_arguments)] // the Python constructor's keyword arguments
     fn new(
         py: Python<'_>,
         name: String,
         version: String,
-        capabilities: Option<&Bound<'_, PyAny>>,
+        features: Option<&Bound<'_, PyAny>>,
         protocol_version: Option<String>,
         timeout: Option<f64>,
         mode: Option<String>,
@@ -41,7 +42,7 @@ impl ClientSession {
         let settings = ClientSettings {
             name,
             version,
-            capabilities: from_py_opt(capabilities)?,
+            features: from_py_opt(features)?,
             protocol_version,
             timeout,
             mode,

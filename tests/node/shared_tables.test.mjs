@@ -63,3 +63,37 @@ test('event layouts match the fixture', () => {
   assert.equal(E.PROGRESS_MESSAGE, table.progress.indexOf('message') + 1);
   assert.deepEqual([...E.CALLS].sort(), ['complete', 'elicitation', 'prompt', 'resource', 'roots', 'sampling', 'tool']);
 });
+
+/** The Client options that ask for a case's features (Node's names for them). */
+function clientOptions(features) {
+  const options = {};
+  if (features.sampling) options.onSampling = () => ({});
+  if (features.elicitation) options.onElicitation = () => ({ action: 'decline' });
+  if (features.elicitation_url) options.elicitationUrl = true;
+  if (features.roots) options.roots = ['file:///r'];
+  for (const flag of ['tasks', 'apps', 'extensions', 'capabilities']) {
+    if (flag in features) options[flag] = features[flag];
+  }
+  return options;
+}
+
+test('client capabilities match the fixture', async (t) => {
+  const server = new hypermcp.Server({ name: 'caps', version: '1' });
+  server.tool('declared', {}, (_args, ctx) => JSON.stringify(ctx.clientCapabilities));
+  for (const c of fixture('client_capabilities.json').cases) {
+    await t.test(c.name, async () => {
+      const options = clientOptions(c.features);
+      if (c.error) {
+        await assert.rejects(async () => hypermcp.Client.inMemory(server, options), /needs an onElicitation handler/);
+        return;
+      }
+      const client = await hypermcp.Client.inMemory(server, options);
+      try {
+        const result = await client.callTool('declared', {});
+        assert.deepEqual(JSON.parse(result.content[0].text), c.capabilities);
+      } finally {
+        await client.close();
+      }
+    });
+  }
+});

@@ -331,7 +331,11 @@ def test_declared_capabilities_follow_handlers(scripted: list[str]) -> None:
             roots=["file:///a"],
         ) as client:
             caps = client._server["_meta"]["caps"]  # pyright: ignore[reportPrivateUsage]
-            assert caps == {"sampling": {}, "elicitation": {"form": {}, "url": {}}, "roots": {"listChanged": True}}
+            assert caps == {
+                "sampling": {"tools": {}},
+                "elicitation": {"form": {}, "url": {}},
+                "roots": {"listChanged": True},
+            }
 
     run(main())
 

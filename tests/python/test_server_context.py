@@ -472,7 +472,7 @@ def test_request_identity() -> None:
     run(main())
     first, second, third = seen
     assert first["client_info"] == {"name": "identity-tester", "version": "9.8.7"}
-    assert first["client_capabilities"] == {"sampling": {}, "roots": {"listChanged": True}}
+    assert first["client_capabilities"] == {"sampling": {"tools": {}}, "roots": {"listChanged": True}}
     assert isinstance(first["request_id"], (int, str))
     assert first["request_id"] != second["request_id"]
     assert first["progress_token"] is None and first["meta"] is None

@@ -6,8 +6,12 @@ from __future__ import annotations
 import builtins
 import json
 from pathlib import Path
+from typing import Any
 
-from hypermcp import _core, _events, errors
+import pytest
+
+from _helpers import run, within
+from hypermcp import Client, Context, Server, _core, _events, errors
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -63,3 +67,46 @@ def test_event_layouts_match_the_fixture() -> None:
     assert _events.RESPONSE_RESULT == table["response"].index("result") + 1
     assert _events.PROGRESS_MESSAGE == table["progress"].index("message") + 1
     assert _events.CALLS == {"tool", "resource", "prompt", "complete", "sampling", "elicitation", "roots"}
+
+
+def _client_options(features: dict[str, Any]) -> dict[str, Any]:
+    """The Client options that ask for a case's features (Python's names for them)."""
+    options: dict[str, Any] = {}
+    if features.get("sampling"):
+        options["sampling_handler"] = lambda params: {}
+    if features.get("elicitation"):
+        options["elicitation_handler"] = lambda params: {"action": "decline"}
+    if features.get("elicitation_url"):
+        options["elicitation_url"] = True
+    if features.get("roots"):
+        options["roots"] = ["file:///r"]
+    for flag in ("tasks", "apps", "extensions"):
+        if flag in features:
+            options[flag] = features[flag]
+    return options
+
+
+@pytest.mark.parametrize(
+    "case", _fixture("client_capabilities.json")["cases"], ids=lambda c: c["name"].replace(" ", "-")
+)
+def test_client_capabilities_match_the_fixture(case: dict[str, Any]) -> None:
+    if "capabilities" in case["features"]:
+        pytest.skip("capabilities given as they are: an option of the Node and Rust clients")
+    server = Server("caps")
+
+    @server.tool
+    def declared(ctx: Context) -> dict[str, Any]:
+        return ctx.client_capabilities
+
+    options = _client_options(case["features"])
+    if "error" in case:
+        with pytest.raises(ValueError):
+            Client(server, **options)
+        return
+
+    async def main() -> dict[str, Any]:
+        async with Client(server, **options) as client:
+            result = await within(client.call_tool("declared"))
+            return result.structured_content or {}
+
+    assert run(main()) == case["capabilities"]

@@ -217,7 +217,7 @@ class ClientSession:
         cls,
         name: str,
         version: str,
-        capabilities: dict[str, Any] | None = None,
+        features: dict[str, Any] | None = None,
         protocol_version: str | None = None,
         timeout: float | None = None,
         mode: str | None = None,

@@ -385,31 +385,26 @@ class Client(ClientDriver):
                 raise TypeError(f"{type(target).__name__}._client_connection() did not return a connection")
         if elicitation_url and elicitation_handler is None:
             raise ValueError("elicitation_url=True needs an elicitation_handler")
-        caps: dict[str, Any] = {}
-        if sampling_handler is not None:
-            caps["sampling"] = {}
-        if elicitation_handler is not None:
-            caps["elicitation"] = {"form": {}, "url": {}} if elicitation_url else {"form": {}}
-        if roots is not None:
-            caps["roots"] = {"listChanged": True}
-        declared = {str(k): dict(v) for k, v in (extensions or {}).items()}
-        if tasks:
-            declared.setdefault("io.modelcontextprotocol/tasks", {})
-        if apps:
-            declared.setdefault("io.modelcontextprotocol/ui", {"mimeTypes": ["text/html;profile=mcp-app"]})
-        if declared:
-            caps["extensions"] = declared
+        # What this client answers and names; the engine makes its capabilities of them.
+        features: dict[str, Any] = {
+            "sampling": sampling_handler is not None,
+            "elicitation": elicitation_handler is not None,
+            "elicitation_url": bool(elicitation_url),
+            "roots": roots is not None,
+            "tasks": bool(tasks),
+            "apps": bool(apps),
+            "extensions": {str(k): dict(v) for k, v in (extensions or {}).items()},
+        }
         client_version = _core.__version__ if version is None else version
         # A 2026-07-28 server logs only for requests naming a level; a legacy one logs
         # unasked: a client with a logging handler asks for every level.
         log_level = "debug" if logging_handler is not None else None
-        capabilities = caps or None
 
         def new_session() -> _core.ClientSession:
             return _core.ClientSession(
                 name,
                 client_version,
-                capabilities,
+                features,
                 protocol_version,
                 timeout,
                 mode,

@@ -194,23 +194,16 @@ impl ClientOptions {
         if self.over_http {
             c.probe_as_request();
         }
-        if self.sampling.is_some() {
-            c.capabilities.sampling = Some(Map::from_iter([("tools".to_string(), json!({}))]));
-        }
-        if let Some((_, url)) = &self.elicitation {
-            let mut m = Map::new();
-            m.insert("form".into(), json!({}));
-            if *url {
-                m.insert("url".into(), json!({}));
-            }
-            c.capabilities.elicitation = Some(m);
-        }
-        if self.roots.is_some() {
-            c.capabilities.roots = Some(ListChangedCapability { list_changed: Some(true) });
-        }
-        if !self.extensions.is_empty() {
-            c.capabilities.extensions = Some(self.extensions.clone());
-        }
+        let features = crate::engine::ClientFeatures {
+            sampling: self.sampling.is_some(),
+            elicitation: self.elicitation.is_some(),
+            elicitation_url: self.elicitation.as_ref().is_some_and(|(_, url)| *url),
+            roots: self.roots.is_some(),
+            extensions: self.extensions.clone(),
+            ..Default::default()
+        };
+        // Only a URL mode without a handler is refused, and these options cannot say that.
+        c.capabilities = features.capabilities().unwrap_or_default();
         c
     }
 }

@@ -7,6 +7,7 @@
 //! `complete` / `respond`, and calls `handle_timeout` at `next_deadline`. No I/O, no runtime,
 //! no clock: the same machine runs under tokio, asyncio or Node, and in deterministic tests.
 
+mod capabilities;
 mod client;
 mod client_modern;
 mod config;
@@ -21,6 +22,7 @@ pub mod request_state;
 mod server;
 mod skills;
 
+pub use capabilities::ClientFeatures;
 pub use client::{supports as server_supports, ClientConfig, ClientSession};
 pub use client_modern::ClientMode;
 pub use config::{CachePolicy, ServerConfig};

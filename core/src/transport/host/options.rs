@@ -7,7 +7,7 @@
 //! [`OptionError`] that says which option and what it takes.
 
 use crate::engine::{CachePolicy, ClientConfig, ClientMode, ServerConfig, StateKeys};
-use crate::protocol::{ClientCapabilities, Icon, Implementation, ProtocolVersion};
+use crate::protocol::{Icon, Implementation, ProtocolVersion};
 use crate::transport::http::{HttpClientOptions, HttpOptions};
 pub use crate::util::units::TimeUnit;
 use crate::util::units::{self, with_unit};
@@ -299,8 +299,9 @@ pub struct ClientSettings {
     pub name: String,
     /// Version string.
     pub version: String,
-    /// Capabilities to declare (JSON of the `ClientCapabilities` shape), if any.
-    pub capabilities: Option<Value>,
+    /// What the client can answer and the extensions it names (JSON of
+    /// [`ClientFeatures`](crate::engine::ClientFeatures)): its capabilities follow.
+    pub features: Option<Value>,
     /// The revision to ask for; the latest this release serves when `None`.
     pub protocol_version: Option<String>,
     /// Default timeout of the client's requests, in the binding's unit; `None`: no timeout.
@@ -322,9 +323,10 @@ impl ClientSettings {
     /// The engine's client configuration; an error names a setting it cannot take.
     pub fn into_config(self, unit: TimeUnit) -> Result<ClientConfig, OptionError> {
         let mut cfg = ClientConfig::new(Implementation::new(self.name, self.version));
-        if let Some(caps) = self.capabilities {
-            cfg.capabilities = serde_json::from_value::<ClientCapabilities>(caps)
-                .map_err(|e| OptionError(format!("invalid client capabilities: {e}")))?;
+        if let Some(features) = self.features {
+            let features: crate::engine::ClientFeatures =
+                serde_json::from_value(features).map_err(|e| OptionError(format!("invalid client features: {e}")))?;
+            cfg.capabilities = features.capabilities().map_err(OptionError)?;
         }
         let protocol_pinned = self.protocol_version.is_some();
         if let Some(v) = self.protocol_version {
@@ -423,7 +425,7 @@ mod tests {
         let settings = |v: &str| ClientSettings {
             name: "c".into(),
             version: "1".into(),
-            capabilities: None,
+            features: None,
             protocol_version: Some(v.into()),
             timeout: Some(2.0),
             mode: None,
