@@ -154,6 +154,8 @@ pub struct Context {
     pub(crate) origin: Option<Arc<crate::engine::Origin>>,
     /// The task this call runs as, or may become (tasks extension).
     pub(crate) task: Option<Arc<super::tasks::TaskBinding>>,
+    /// What middleware set for this request ([`super::MiddlewareContext::set_state`]).
+    pub(crate) state: Option<super::middleware::State>,
 }
 
 impl std::fmt::Debug for Context {
@@ -181,7 +183,14 @@ impl Context {
             request: inv.context.clone(),
             origin: inv.origin.clone(),
             task: None,
+            state: None,
         }
+    }
+
+    /// A value middleware set for this request
+    /// ([`MiddlewareContext::set_state`](super::MiddlewareContext::set_state)).
+    pub fn get_state(&self, key: &str) -> Option<Value> {
+        self.state.as_ref()?.lock().unwrap_or_else(|e| e.into_inner()).get(key).cloned()
     }
 
     /// Sends a command: to the task once the call is one, else to the session.

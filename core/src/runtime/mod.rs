@@ -6,6 +6,7 @@
 //!   shared by all its connections; its [`Invoke`] is the one invocation path;
 //! - [`Context`]: what a handler gets besides its arguments (progress, logging, requests to
 //!   the client, cancellation, the request's origin);
+//! - [`Middleware`]: the links of a server's chain around the invocation path;
 //! - [`tasks`]: the task runtime (tool calls that outlive their request).
 //!
 //! The transports take a [`Serves`] (a [`crate::Server`], or the runtime itself) and know
@@ -14,20 +15,24 @@
 mod context;
 mod handlers;
 mod invoke;
+mod middleware;
 pub mod tasks;
 
 pub(crate) use context::{Answer, CancelState, Command, CommandSink, Sink};
 pub use context::{Context, PeerInfo};
+/// The future a [`Middleware`] hook returns (re-exported: no dependency on `futures` needed).
+pub use futures_util::future::BoxFuture;
 pub use handlers::ResourceRequest;
 pub(crate) use handlers::{HandlerTable, Handlers, ToolFn};
 pub use invoke::Invoke;
 pub(crate) use invoke::{panic_message, panicked, ready};
+pub use middleware::{Hooks, Middleware, MiddlewareContext, Next};
 
 use crate::catalogue::Registry;
 use crate::engine::{Invocation, Outcome, Request, ServerConfig, TaskOp};
 use crate::jsonrpc::RpcError;
 use crate::protocol::Implementation;
-use futures_util::future::BoxFuture;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::task::Poll;
 
@@ -37,7 +42,16 @@ use std::task::Poll;
 pub struct Runtime {
     config: RwLock<ServerConfig>,
     registry: Arc<Registry>,
-    pub(crate) handlers: Arc<HandlerTable>,
+    path: Arc<Path>,
+    /// The middleware, when there is some.
+    chain: RwLock<Option<Arc<middleware::Chain>>>,
+    /// Whether `chain` holds any: a server without middleware reads no lock per call.
+    has_chain: AtomicBool,
+}
+
+/// The invocation path below the middleware: the task runtime, then the handler table.
+struct Path {
+    handlers: Arc<HandlerTable>,
     tasks: RwLock<Option<Arc<tasks::TaskRuntime>>>,
 }
 
@@ -53,9 +67,24 @@ impl Runtime {
         Runtime {
             config: RwLock::new(ServerConfig::new(info)),
             registry: Arc::new(Registry::new()),
-            handlers: Arc::default(),
-            tasks: RwLock::new(None),
+            path: Arc::new(Path { handlers: Arc::default(), tasks: RwLock::new(None) }),
+            chain: RwLock::new(None),
+            has_chain: AtomicBool::new(false),
         }
+    }
+
+    /// The handler table.
+    pub(crate) fn handlers(&self) -> &HandlerTable {
+        &self.path.handlers
+    }
+
+    /// Adds a link at the end of the middleware chain (it runs inside those added before).
+    pub(crate) fn add_middleware(&self, link: Arc<dyn Middleware>) {
+        let mut chain = self.chain.write().unwrap_or_else(|e| e.into_inner());
+        let mut links = chain.as_ref().map(|c| c.links().to_vec()).unwrap_or_default();
+        links.push(link);
+        *chain = Some(Arc::new(middleware::Chain::new(links)));
+        self.has_chain.store(true, Ordering::Release);
     }
 
     /// The catalogue.
@@ -78,15 +107,36 @@ impl Runtime {
 
     /// The task runtime, when the server serves tasks.
     pub fn task_runtime(&self) -> Option<Arc<tasks::TaskRuntime>> {
-        self.tasks.read().unwrap_or_else(|e| e.into_inner()).clone()
+        self.path.task_runtime()
     }
 
     pub(crate) fn set_task_runtime(&self, runtime: Arc<tasks::TaskRuntime>) {
-        *self.tasks.write().unwrap_or_else(|e| e.into_inner()) = Some(runtime);
+        *self.path.tasks.write().unwrap_or_else(|e| e.into_inner()) = Some(runtime);
     }
 }
 
 impl Invoke for Runtime {
+    /// Through the middleware chain (when a link has a hook for the request), then the task
+    /// runtime and the handler table.
+    fn invoke(&self, inv: Invocation, ctx: Context) -> BoxFuture<'static, Outcome> {
+        if !self.has_chain.load(Ordering::Acquire) {
+            return self.path.invoke(inv, ctx);
+        }
+        let chain = self.chain.read().unwrap_or_else(|e| e.into_inner()).clone();
+        match chain {
+            Some(chain) if chain.wraps(&inv.request) => chain.run(self.path.clone(), inv, ctx),
+            _ => self.path.invoke(inv, ctx),
+        }
+    }
+}
+
+impl Path {
+    fn task_runtime(&self) -> Option<Arc<tasks::TaskRuntime>> {
+        self.tasks.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+impl Invoke for Path {
     /// A call that runs (or may run) as a task goes to the task runtime, a task operation is
     /// answered by it, everything else by the handler table. In a 2026-07-28 request the
     /// future also ends when the handler stops for input it does not have yet

@@ -131,7 +131,7 @@ impl Server {
     }
 
     fn handlers(&self) -> std::sync::RwLockWriteGuard<'_, Handlers> {
-        self.rt.handlers.write()
+        self.rt.handlers().write()
     }
 
     /// Adds (or replaces) a tool.
@@ -416,6 +416,41 @@ impl Server {
     pub fn require_scopes<S: Into<String>>(self, target: ScopeTarget, scopes: impl IntoIterator<Item = S>) -> Self {
         self.rt.registry().set_required_scopes(target, scopes.into_iter().map(Into::into).collect());
         self
+    }
+
+    /// Adds a middleware at the end of the chain: it runs inside the ones added before, around
+    /// every tool call, resource read, prompt and completion, on every transport and in both
+    /// eras (see [`Middleware`](crate::runtime::Middleware)). Sessions already open see it too.
+    ///
+    /// ```
+    /// use futures_util::future::BoxFuture;
+    /// use hypermcp::engine::Outcome;
+    /// use hypermcp::runtime::{Hooks, Middleware, MiddlewareContext, Next};
+    /// use std::sync::atomic::{AtomicU64, Ordering};
+    ///
+    /// /// Counts tool calls.
+    /// #[derive(Default)]
+    /// struct Count(AtomicU64);
+    ///
+    /// impl Middleware for Count {
+    ///     fn hooks(&self) -> Hooks {
+    ///         Hooks::CALL_TOOL
+    ///     }
+    ///     fn on_call_tool<'a>(&'a self, cx: MiddlewareContext, next: Next<'a>) -> BoxFuture<'a, Outcome> {
+    ///         self.0.fetch_add(1, Ordering::Relaxed);
+    ///         next.run(cx)
+    ///     }
+    /// }
+    /// let server = hypermcp::Server::new("counted", "1.0").middleware(Count::default());
+    /// ```
+    pub fn middleware(self, link: impl crate::runtime::Middleware) -> Self {
+        self.add_middleware(Arc::new(link));
+        self
+    }
+
+    /// Adds a middleware (see [`Server::middleware`]), shared.
+    pub fn add_middleware(&self, link: Arc<dyn crate::runtime::Middleware>) {
+        self.rt.add_middleware(link);
     }
 
     /// Sets the completion handler (declares the `completions` capability). It gets every

@@ -37,6 +37,7 @@ mod http_tls;
 mod interop_modern;
 mod list_changed;
 mod logging;
+mod middleware;
 mod modern_http;
 mod modern_stdio;
 mod oauth_provider;
