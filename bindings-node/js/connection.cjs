@@ -13,6 +13,11 @@ const { isContent } = require('./content.cjs');
 const E = require('./events.cjs');
 const trace = require('./trace.cjs');
 
+/** @type {typeof import('./middleware.cjs') | null} */
+let middlewareModule = null;
+/** The middleware module, loaded when a server first runs a call through middleware. */
+const mw = () => (middlewareModule ??= require('./middleware.cjs'));
+
 /**
  * @typedef {import('./server.cjs').Server<any>} Server
  * @typedef {import('./server.cjs').ToolEntry} ToolEntry
@@ -171,10 +176,14 @@ class ServerConnection {
       args = r.value;
     }
     const ctx = this._context(ev);
+    const hooks = this.server._chain?.hooks('tools/call');
+    const call = hooks
+      ? () => mw().run(hooks, new (mw().MiddlewareContext)('tools/call', { name, arguments: args }, ctx), (c) => tool.handler(c.message.arguments, ctx))
+      : () => tool.handler(args, ctx);
     // A handler may become a task's (ctx.startTask()): it then answers on the task connection.
     this._run(
       ctx,
-      () => tool.handler(args, ctx),
+      call,
       (result) => ctx._conn._toolResult(ctx._key, tool, result),
       (err) => ctx._conn._toolError(ctx._key, err),
     );
@@ -327,6 +336,23 @@ class ServerConnection {
         return;
       }
       call = () => entry.handler(params.argument?.value ?? '', params.context?.arguments ?? {}, params, ctx);
+    }
+    const method = kind === 'resource' ? 'resources/read' : kind === 'prompt' ? 'prompts/get' : 'completion/complete';
+    const hooks = this.server._chain?.hooks(method);
+    if (hooks) {
+      const message =
+        kind === 'resource' ? { uri } : kind === 'prompt' ? { name: ev[E.PROMPT_NAME], arguments: { ...ev[E.PROMPT_ARGUMENTS] } } : { params: ev[E.COMPLETE_PARAMS] };
+      const direct = call;
+      /** @param {import('./middleware.cjs').MiddlewareContext} c the context as the links left it */
+      const handler = (c) => {
+        if (kind === 'prompt') return entry.handler(c.message.arguments, ctx);
+        if (kind === 'complete') {
+          const p = c.message.params;
+          return entry.handler(p.argument?.value ?? '', p.context?.arguments ?? {}, p, ctx);
+        }
+        return direct();
+      };
+      call = () => mw().run(hooks, new (mw().MiddlewareContext)(method, message, ctx), handler);
     }
     this._run(
       ctx,

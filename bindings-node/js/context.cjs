@@ -91,6 +91,32 @@ class Context {
     this.taskId = null;
     /** @type {import('./trace.cjs').ServerScope | null} the call's trace (see trace.cjs) */
     this._scope = null;
+    /** @type {Map<string, unknown> | null} what middleware set for this request */
+    this._state = null;
+  }
+
+  /**
+   * Keeps `value` under `key` for the rest of this request (middleware hands the handler
+   * values this way: `context.setState` in a hook, `ctx.getState` here).
+   * @param {string} key
+   * @param {unknown} value
+   */
+  setState(key, value) {
+    (this._state ??= new Map()).set(key, value);
+  }
+
+  /**
+   * A value set with setState for this request, or undefined.
+   * @param {string} key
+   * @returns {unknown}
+   */
+  getState(key) {
+    return this._state?.get(key);
+  }
+
+  /** The round of a 2026-07-28 multi round-trip call (0 on the first, and in legacy). */
+  _round() {
+    return this._request?.round ?? 0;
   }
 
   /**

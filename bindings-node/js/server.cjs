@@ -129,7 +129,32 @@ class Server {
     this._taskRuntime = null;
     /** @type {ServerConnection | null} the connection the handlers of tasks run on */
     this._taskConn = null;
+    /** @type {import('./types/server').Middleware[]} */
+    this._middleware = [];
+    /** @type {import('./middleware.cjs').Chain | null} the middleware's hooks by method (null: the direct path) */
+    this._chain = null;
     if (options.tasks) this.enableTasks(options.tasks === true ? {} : options.tasks);
+    for (const m of options.middleware ?? []) this.use(m);
+  }
+
+  /**
+   * Adds a middleware at the end of the chain: it runs inside the ones added before, around
+   * every tool call, resource read, prompt and completion, on every transport and in both
+   * eras. Connections already open see it.
+   * @param {import('./types/server').Middleware} middleware
+   * @returns {this}
+   */
+  use(middleware) {
+    const { Chain, checkLink } = require('./middleware.cjs');
+    this._middleware.push(checkLink(middleware));
+    const chain = new Chain(this._middleware);
+    this._chain = chain.byMethod.size ? chain : null;
+    return this;
+  }
+
+  /** The middleware, in the order it runs (a copy). */
+  get middleware() {
+    return [...this._middleware];
   }
 
   /**

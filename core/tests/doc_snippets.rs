@@ -775,6 +775,34 @@ mod block_27 {
 
 // docs/servers.md, Rust block 1
 mod block_28 {
+    use hypermcp::engine::Outcome;
+    use hypermcp::runtime::{BoxFuture, Hooks, Middleware, MiddlewareContext, Next};
+    use hypermcp::{RpcError, Server, Tool};
+
+    struct Admins;
+
+    impl Middleware for Admins {
+        fn hooks(&self) -> Hooks {
+            Hooks::CALL_TOOL
+        }
+        fn on_call_tool<'a>(&'a self, cx: MiddlewareContext, next: Next<'a>) -> BoxFuture<'a, Outcome> {
+            if cx.name() == Some("delete") && cx.context().auth().is_none() {
+                return Box::pin(async { Outcome::Error(RpcError::new(-32001, "delete needs an admin")) });
+            }
+            cx.set_state("caller", serde_json::json!("ada"));
+            next.run(cx)
+        }
+    }
+
+    fn server() -> Server {
+        Server::new("files", "1.0.0")
+            .middleware(Admins)
+            .tool(Tool::new("whoami"), |_args, ctx| async move { format!("{:?}", ctx.get_state("caller")) })
+    }
+}
+
+// docs/servers.md, Rust block 2
+mod block_29 {
     use hypermcp::{CallToolResult, ElicitParams, Error, Server, Tool};
     use serde_json::json;
 
@@ -796,7 +824,7 @@ mod block_28 {
 }
 
 // docs/transports.md, Rust block 1
-mod block_29 {
+mod block_30 {
     use hypermcp::http::HttpOptions;
     use hypermcp::{CallToolResult, Server, Tool};
 

@@ -142,6 +142,13 @@ export declare class Context<L = unknown> {
   /** The request's `_meta`, or null. */
   readonly meta: Meta | null;
   /**
+   * Keeps `value` under `key` for the rest of this request (middleware hands the handler
+   * values this way: `context.setState` in a hook, `ctx.getState` here).
+   */
+  setState(key: string, value: unknown): void;
+  /** A value set with setState for this request, or undefined. */
+  getState(key: string): unknown;
+  /**
    * The W3C trace context the caller sent in `_meta` (`traceparent`, `tracestate`,
    * `baggage`), or null when it sent no valid one. While this handler runs, the requests
    * your clients send carry it on (or, when the app uses OpenTelemetry, this request's span).

@@ -93,6 +93,8 @@ export interface ServerOptions<L = unknown> {
    * tasks are kept (see `server.enableTasks`). Tools opt in with `{ task: ... }`.
    */
   tasks?: boolean | TaskOptions;
+  /** Middleware, in the order it runs (as `server.use` adds it). */
+  middleware?: Middleware<L>[];
   /**
    * Runs before serving starts; its `context` is shared by every handler
    * (`ctx.server.lifespanContext`), its `close` runs when serving ends.
@@ -612,9 +614,68 @@ export interface CompletionFilter {
  *     server.tool("echo", "Echo text back", { text: z.string() }, ({ text }) => text);
  *     await server.run();
  */
+/** What a middleware link sees of a request (FastMCP's MiddlewareContext). */
+export interface MiddlewareContext<M = any, L = unknown> {
+  /** The JSON-RPC method (`tools/call`, `resources/read`, `prompts/get`, `completion/complete`). */
+  readonly method: string;
+  /**
+   * The request's params, which a link may change before it calls `next`: `{ name, arguments }`
+   * (tools/call, prompts/get), `{ uri }` (resources/read), `{ params }` (completion/complete).
+   */
+  message: M;
+  /** The handler's context: session, client, era, auth, headers, progress, elicitation. */
+  readonly ctx: Context<L>;
+  /** Who sent it: `client`. */
+  readonly source: 'client';
+  /** `request`. */
+  readonly type: 'request';
+  /** When it reached the server (ms since the epoch). */
+  readonly timestamp: number;
+  /** The round of a 2026-07-28 multi round-trip call (0 on the first; legacy: 0). */
+  readonly round: number;
+  /** A value for the handler (`ctx.getState(key)`) and later links, this request only. */
+  setState(key: string, value: unknown): void;
+  /** A value set with setState for this request. */
+  getState(key: string): unknown;
+}
+
+/** A middleware hook: returns what the handler would (a value or a Promise of one). */
+export type MiddlewareHook<M = any, L = unknown> = (
+  context: MiddlewareContext<M, L>,
+  next: (context: MiddlewareContext<M, L>) => unknown,
+) => unknown;
+
+/**
+ * A link of a server's middleware chain (`server.use(link)`): the hooks it defines run, in
+ * order, `onMessage`, `onRequest`, then the method's own; a hook it does not define costs
+ * nothing.
+ */
+export interface Middleware<L = unknown> {
+  /** Every message (outermost). */
+  onMessage?: MiddlewareHook<any, L>;
+  /** Every request (inside onMessage). */
+  onRequest?: MiddlewareHook<any, L>;
+  /** `tools/call`: `context.message` is `{ name, arguments }`. */
+  onCallTool?: MiddlewareHook<{ name: string; arguments: { [key: string]: unknown } }, L>;
+  /** `resources/read`: `context.message` is `{ uri }`. */
+  onReadResource?: MiddlewareHook<{ uri: string }, L>;
+  /** `prompts/get`: `context.message` is `{ name, arguments }`. */
+  onGetPrompt?: MiddlewareHook<{ name: string; arguments: { [key: string]: string | undefined } }, L>;
+  /** `completion/complete`: `context.message` is `{ params }`. */
+  onComplete?: MiddlewareHook<{ params: { [key: string]: unknown } }, L>;
+}
+
 export declare class Server<L = unknown> {
   /** @param options name, version, instructions, lifespan... */
   constructor(options: ServerOptions<L>);
+  /**
+   * Adds a middleware at the end of the chain: it runs inside the ones added before, around
+   * every tool call, resource read, prompt and completion, on every transport and in both
+   * eras. Connections already open see it.
+   */
+  use(middleware: Middleware<L>): this;
+  /** The middleware, in the order it runs (a copy). */
+  readonly middleware: Middleware<L>[];
   /** The server's name. */
   readonly name: string;
   /** Its version. */

@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from ._trace import TraceContext
     from .auth import OAuth, TokenStore
     from .client import Client
+    from .middleware import Middleware, MiddlewareContext
 
 __version__: str = _core.__version__
 #: Protocol revisions this release speaks.
@@ -79,6 +80,8 @@ __all__ = [
     "InvalidParams",
     "InvalidRequest",
     "McpError",
+    "Middleware",
+    "MiddlewareContext",
     "OAuth",
     "MethodNotFound",
     "MissingRequiredClientCapability",
@@ -111,6 +114,10 @@ def __getattr__(name: str) -> Any:
         from .client import Client
 
         return Client
+    if name in ("Middleware", "MiddlewareContext"):
+        from . import middleware
+
+        return getattr(middleware, name)
     if name == "OAuth":
         from .auth import OAuth
 

@@ -43,6 +43,7 @@ from .context import Context, InputRequired
 from .errors import McpError
 
 if TYPE_CHECKING:
+    from . import middleware
     from .server import Server, _Handler
 
 
@@ -67,6 +68,51 @@ def _continue(coro: Coroutine[Any, Any, Any], first: Any) -> Generator[Any, Any,
 
 async def _resume(coro: Coroutine[Any, Any, Any], first: Any) -> Any:
     return await _continue(coro, first)
+
+
+#: The JSON-RPC method of each kind of call event but tools.
+_METHODS = {"resource": "resources/read", "prompt": "prompts/get", "complete": "completion/complete"}
+
+
+def _tool_kwargs(handler: _Handler, args: dict[str, Any], ctx: Context | None) -> dict[str, Any]:
+    """The keyword arguments of a tool's function for ``args`` (and ``ctx``, when given and
+    the function takes it)."""
+    if handler.needs_bind:
+        assert handler.signature is not None  # tools always have one
+        kwargs = handler.signature.bind(args)
+    elif args.keys() <= handler.param_names:
+        kwargs = args
+    else:  # extra arguments the schema allowed but the function does not take
+        kwargs = {k: v for k, v in args.items() if k in handler.param_names}
+    if ctx is not None and handler.context_param is not None:
+        kwargs = dict(kwargs)
+        kwargs[handler.context_param] = ctx
+    return kwargs
+
+
+async def _call(handler: _Handler, kwargs: dict[str, Any]) -> Any:
+    """Calls a handler's function from inside the middleware chain, as the connection would."""
+    if handler.is_async:
+        return await handler.fn(**kwargs)
+    if handler.inline:
+        return handler.fn(**kwargs)
+    return await asyncio.to_thread(handler.fn, **kwargs)
+
+
+class _Chained:
+    """A handler run through the middleware: its function is the chain; everything else
+    (its name, signature, result converters) is the handler's."""
+
+    __slots__ = ("_handler", "fn")
+    is_async = True
+    inline = True
+
+    def __init__(self, handler: _Handler, fn: Callable[[], Coroutine[Any, Any, Any]]) -> None:
+        self._handler = handler
+        self.fn = fn
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._handler, name)
 
 
 class ServerConnection:
@@ -197,21 +243,49 @@ class ServerConnection:
         if handler is None:
             self.session.complete_missing(key, "tool", name)
             return
+        chain = self.server._chain
+        hooks = chain.hooks("tools/call") if chain is not None else None
+        if hooks is not None:
+            from . import middleware
+
+            ctx = self._context(ev)
+            message = middleware.CallToolMessage(name, dict(ev[TOOL_ARGUMENTS]))
+
+            async def call(c: middleware.MiddlewareContext) -> Any:
+                return await _call(handler, _tool_kwargs(handler, c.message.arguments, ctx))
+
+            self._chained(
+                key, handler, hooks, middleware.MiddlewareContext("tools/call", message, ctx), call, self._tool_done, ev
+            )
+            return
         try:
-            args = ev[TOOL_ARGUMENTS]
-            if handler.needs_bind:
-                assert handler.signature is not None  # tools always have one
-                kwargs = handler.signature.bind(args)
-            elif args.keys() <= handler.param_names:
-                kwargs = args
-            else:  # extra arguments the schema allowed but the function does not take
-                kwargs = {k: v for k, v in args.items() if k in handler.param_names}
+            kwargs = _tool_kwargs(handler, ev[TOOL_ARGUMENTS], None)
             if handler.context_param is not None:
                 kwargs[handler.context_param] = self._context(ev)
         except Exception as exc:  # noqa: BLE001 - bad arguments are the caller's error
             self._tool_failed(key, exc)
             return
         self._start(key, handler, kwargs, self._tool_done, ev)
+
+    def _chained(
+        self,
+        key: int,
+        handler: _Handler,
+        hooks: tuple[middleware.Hook, ...],
+        context: middleware.MiddlewareContext,
+        call: middleware.CallNext,
+        done: Callable[..., None],
+        ev: tuple[Any, ...],
+    ) -> None:
+        """Runs the call through the server's middleware, then ``call`` (the handler), as one
+        async handler: started eagerly like any other, and done as the handler would be."""
+
+        from .middleware import run
+
+        async def chain() -> Any:
+            return await run(hooks, context, call)
+
+        self._start(key, _Chained(handler, chain), {}, done, ev)  # type: ignore[arg-type]
 
     def _start(
         self, key: int, handler: _Handler, kwargs: dict[str, Any], done: Callable[..., None], ev: tuple[Any, ...]
@@ -375,11 +449,55 @@ class ServerConnection:
         except (TypeError, ValueError) as exc:
             self.session.complete_error(key, -32602, f"Invalid arguments for {kind} {handler.name!r}: {exc}")
             return
+        done = lambda k, h, r, e: self._other_done(k, h, r, e, kind=kind, ev=ev)  # noqa: E731
+        chain = self.server._chain
+        hooks = chain.hooks(_METHODS[kind]) if chain is not None else None
+        if hooks is not None:
+            self._other_chained(key, handler, hooks, kind, kwargs, ev, done)
+            return
         if handler.context_param is not None:
             kwargs[handler.context_param] = self._context(ev)
         if kind == "complete":
             kwargs.update(handler.completion_args(ev[COMPLETE_PARAMS]))
-        self._start(key, handler, kwargs, lambda k, h, r, e: self._other_done(k, h, r, e, kind=kind, ev=ev), ev)
+        self._start(key, handler, kwargs, done, ev)
+
+    def _other_chained(
+        self,
+        key: int,
+        handler: _Handler,
+        hooks: tuple[middleware.Hook, ...],
+        kind: str,
+        kwargs: dict[str, Any],
+        ev: tuple[Any, ...],
+        done: Callable[..., None],
+    ) -> None:
+        from . import middleware
+
+        ctx = self._context(ev)
+        message: Any
+        if kind == "resource":
+            message = middleware.ReadResourceMessage(ev[RESOURCE_URI])
+        elif kind == "prompt":
+            message = middleware.GetPromptMessage(ev[PROMPT_NAME], dict(ev[PROMPT_ARGUMENTS]))
+        else:
+            message = middleware.CompleteMessage(dict(ev[COMPLETE_PARAMS]))
+
+        async def call(c: middleware.MiddlewareContext) -> Any:
+            args = dict(kwargs)
+            if kind == "prompt":  # the arguments as the links left them
+                conv = handler.converters
+                args = {
+                    k: (conv[k](v) if k in conv else v)
+                    for k, v in c.message.arguments.items()
+                    if k in handler.param_names
+                }
+            if handler.context_param is not None:
+                args[handler.context_param] = ctx
+            if kind == "complete":
+                args.update(handler.completion_args(c.message.params))
+            return await _call(handler, args)
+
+        self._chained(key, handler, hooks, middleware.MiddlewareContext(_METHODS[kind], message, ctx), call, done, ev)
 
     def _other_done(
         self, key: int, handler: _Handler, result: Any, exc: BaseException | None, *, kind: str, ev: tuple[Any, ...]

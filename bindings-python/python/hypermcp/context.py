@@ -132,7 +132,7 @@ class Context:
     """Progress, logging, elicitation, sampling, roots, the request's identity and
     cancellation, for the request being served."""
 
-    __slots__ = ("_conn", "_key", "_origin", "_request", "meta", "progress_token", "request_id", "task_id")
+    __slots__ = ("_conn", "_key", "_origin", "_request", "_state", "meta", "progress_token", "request_id", "task_id")
 
     def __init__(
         self,
@@ -156,6 +156,24 @@ class Context:
         self._request = request
         #: The id of the task this call runs as (tasks extension), else None.
         self.task_id: str | None = None
+        self._state: dict[str, Any] | None = None
+
+    # ---- state -----------------------------------------------------------------------------
+
+    def set_state(self, key: str, value: Any) -> None:
+        """Keeps ``value`` under ``key`` for the rest of this request (middleware hands the
+        handler values this way: ``context.set_state`` in a hook, ``ctx.get_state`` here)."""
+        if self._state is None:
+            self._state = {}
+        self._state[key] = value
+
+    def get_state(self, key: str, default: Any = None) -> Any:
+        """A value set with :meth:`set_state` for this request, else ``default``."""
+        return default if self._state is None else self._state.get(key, default)
+
+    def _round(self) -> int:
+        """The round of a 2026-07-28 multi round-trip call (0 on the first, and in legacy)."""
+        return 0 if self._request is None else int(self._request.get("round") or 0)
 
     # ---- identity --------------------------------------------------------------------------
 

@@ -27,15 +27,18 @@ import inspect
 import json
 import os
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
-from typing import Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from . import _core
 from ._schema import ToolSignature
 from .content import Content, EmbeddedResource, PromptMessage, content_dict
 from .context import Context
 from .errors import DefinitionError
+
+if TYPE_CHECKING:
+    from .middleware import Chain, Middleware
 
 __all__ = ["Server"]
 
@@ -298,6 +301,7 @@ class Server:
         identify_in_results: bool = True,
         extensions: dict[str, dict[str, Any]] | None = None,
         tasks: bool | Mapping[str, Any] | None = None,
+        middleware: Iterable[Middleware] | None = None,
     ) -> None:
         self.name = name
         self.version = version
@@ -334,8 +338,32 @@ class Server:
         self._skills_dir: str | None = None
         self._task_runtime: _core.TaskRuntime | None = None
         self._task_conn: Any = None
+        self._middleware: list[Middleware] = []
+        #: The hooks of the middleware by method (None: no middleware, the direct path).
+        self._chain: Chain | None = None
         if tasks:
             self.enable_tasks(**(dict(tasks) if isinstance(tasks, Mapping) else {}))
+        for m in middleware or ():
+            self.add_middleware(m)
+
+    # ---- middleware ----------------------------------------------------------------------------
+
+    def add_middleware(self, middleware: Middleware) -> None:
+        """Adds a :class:`~hypermcp.middleware.Middleware` at the end of the chain: it runs
+        inside the ones added before, around every tool call, resource read, prompt and
+        completion, on every transport and in both eras. Connections already open see it."""
+        from .middleware import Chain, Middleware
+
+        if not isinstance(middleware, Middleware):
+            raise TypeError(f"add_middleware takes a hypermcp.Middleware, not {type(middleware).__name__}")
+        self._middleware.append(middleware)
+        chain = Chain(self._middleware)
+        self._chain = chain if chain.by_method else None
+
+    @property
+    def middleware(self) -> list[Middleware]:
+        """The middleware, in the order it runs (a copy)."""
+        return list(self._middleware)
 
     def _native_config(self) -> dict[str, Any]:
         cfg: dict[str, Any] = {

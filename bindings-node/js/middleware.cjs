@@ -1,0 +1,133 @@
+// @ts-check
+'use strict';
+// MCP middleware: links around every request that reaches a handler, FastMCP's way
+// (`server.use({ onCallTool: async (context, next) => ... })`). For each request the links
+// run in the order they were added; each runs its onMessage, then its onRequest, then the
+// method's own hook (onCallTool, onReadResource, onGetPrompt, onComplete), and the last
+// `next` calls the handler. A hook returns what the handler would (the tool's return value,
+// the resource's, the prompt's, the completion's); it may change `context.message` before it
+// calls `next`, return something of its own without calling it, change the result, or throw.
+// A hook a link does not define costs nothing; a server without middleware calls its handlers
+// directly. All the links run together in JS: a call crosses from the engine once.
+
+/** The hook of each method. */
+const HOOKS = /** @type {const} */ ({
+  'tools/call': 'onCallTool',
+  'resources/read': 'onReadResource',
+  'prompts/get': 'onGetPrompt',
+  'completion/complete': 'onComplete',
+});
+
+/** The names of every hook, for checking what a link offers. */
+const HOOK_NAMES = ['onMessage', 'onRequest', ...Object.values(HOOKS)];
+
+/**
+ * @typedef {import('./types/server').Middleware} Middleware
+ * @typedef {(context: MiddlewareContext, next: (context: MiddlewareContext) => unknown) => unknown} Hook
+ */
+
+/** What a link sees of a request (FastMCP's MiddlewareContext). */
+class MiddlewareContext {
+  /**
+   * @param {string} method the JSON-RPC method
+   * @param {any} message the request's params: `{name, arguments}` for tools/call...
+   * @param {import('./context.cjs').Context} ctx the handler's context
+   */
+  constructor(method, message, ctx) {
+    /** The JSON-RPC method (`tools/call`, ...). */
+    this.method = method;
+    /** The request's params, which a link may change before it calls `next`. */
+    this.message = message;
+    /** The handler's context: session, client, era, auth, headers, progress, elicitation. */
+    this.ctx = ctx;
+    /** Who sent it. */
+    this.source = 'client';
+    /** `request`. */
+    this.type = 'request';
+    /** When it reached the server (ms since the epoch). */
+    this.timestamp = Date.now();
+  }
+
+  /** The round of a 2026-07-28 multi round-trip call (0 on the first; legacy: 0). */
+  get round() {
+    return this.ctx._round();
+  }
+
+  /**
+   * A value for the handler (`ctx.getState(key)`) and later links, this request only.
+   * @param {string} key
+   * @param {unknown} value
+   */
+  setState(key, value) {
+    this.ctx.setState(key, value);
+  }
+
+  /**
+   * A value set with setState for this request.
+   * @param {string} key
+   * @returns {unknown}
+   */
+  getState(key) {
+    return this.ctx.getState(key);
+  }
+}
+
+/** The hooks a server's middleware defines, per method, in the order they run. */
+class Chain {
+  /** @param {Middleware[]} links */
+  constructor(links) {
+    /** @type {Map<string, Hook[]>} */
+    this.byMethod = new Map();
+    for (const [method, own] of Object.entries(HOOKS)) {
+      /** @type {Hook[]} */
+      const hooks = [];
+      for (const link of links) {
+        for (const name of ['onMessage', 'onRequest', own]) {
+          const hook = /** @type {any} */ (link)[name];
+          if (typeof hook === 'function') hooks.push(hook.bind(link));
+        }
+      }
+      if (hooks.length) this.byMethod.set(method, hooks);
+    }
+  }
+
+  /**
+   * The hooks `method` passes, or undefined when it passes none.
+   * @param {string} method
+   */
+  hooks(method) {
+    return this.byMethod.get(method);
+  }
+}
+
+/**
+ * Runs `context` through `hooks`, then `handler`; a value, or a Promise of one when a hook
+ * or the handler awaits.
+ * @param {Hook[]} hooks
+ * @param {MiddlewareContext} context
+ * @param {(context: MiddlewareContext) => unknown} handler
+ * @returns {unknown}
+ */
+function run(hooks, context, handler) {
+  /** @param {number} i @returns {(c: MiddlewareContext) => unknown} */
+  const at = (i) => (i === hooks.length ? handler : (c) => hooks[i](c, at(i + 1)));
+  return at(0)(context);
+}
+
+/**
+ * Checks what `server.use` was given.
+ * @param {unknown} link
+ * @returns {Middleware}
+ */
+function checkLink(link) {
+  if (link === null || typeof link !== 'object') {
+    throw new TypeError(`server.use takes a middleware object (with ${HOOK_NAMES.join(', ')}), not ${link === null ? 'null' : typeof link}`);
+  }
+  const named = HOOK_NAMES.filter((n) => n in link);
+  for (const n of named) {
+    if (typeof (/** @type {any} */ (link)[n]) !== 'function') throw new TypeError(`middleware.${n} must be a function`);
+  }
+  return /** @type {Middleware} */ (link);
+}
+
+module.exports = { Chain, MiddlewareContext, run, checkLink, HOOKS };
