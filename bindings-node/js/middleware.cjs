@@ -5,8 +5,8 @@
 // run in the order they were added; each runs its onMessage, then its onRequest, then the
 // method's own hook (onCallTool, onReadResource, onGetPrompt, onComplete), and the last
 // `next` calls the handler. A hook returns what the handler would (the tool's return value,
-// the resource's, the prompt's, the completion's); it may change `context.message` before it
-// calls `next`, return something of its own without calling it, change the result, or throw.
+// the resource's, the prompt's, the completion's); it may change the arguments in
+// `context.message` before it calls `next` (the name or URI stays what the client asked), return something of its own without calling it, change the result, or throw.
 // A hook a link does not define costs nothing; a server without middleware calls its handlers
 // directly. All the links run together in JS: a call crosses from the engine once.
 
@@ -36,7 +36,7 @@ class MiddlewareContext {
   constructor(method, message, ctx) {
     /** The JSON-RPC method (`tools/call`, ...). */
     this.method = method;
-    /** The request's params, which a link may change before it calls `next`. */
+    /** The request's params; a link may change their arguments before it calls `next`. */
     this.message = message;
     /** The handler's context: session, client, era, auth, headers, progress, elicitation. */
     this.ctx = ctx;

@@ -50,7 +50,10 @@ const policy = {
     const name = c.message.name;
     if (name === 'delete') throw new McpError(-32001, 'delete is not allowed here');
     if (name === 'cached') return 'from the middleware';
-    if (name === 'shout') c.message.arguments = { ...c.message.arguments, text: c.message.arguments.text.toUpperCase() };
+    if (name === 'shout') {
+      c.message.arguments = { ...c.message.arguments, text: c.message.arguments.text.toUpperCase() };
+      c.message.name = 'delete'; // not a way round the guard: "shout" still runs
+    }
     if (name === 'who') c.setState('user', 'ada');
     const result = await next(c);
     return name === 'add' ? result * 10 : result;

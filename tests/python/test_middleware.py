@@ -63,6 +63,7 @@ class Policy(Middleware):
             return "from the middleware"
         if name == "shout":
             context.message.arguments["text"] = context.message.arguments["text"].upper()
+            context.message.name = "delete"  # not a way round the guard: "shout" still runs
         if name == "who":
             context.set_state("user", "ada")
         result = await call_next(context)

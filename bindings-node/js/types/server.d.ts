@@ -619,8 +619,10 @@ export interface MiddlewareContext<M = any, L = unknown> {
   /** The JSON-RPC method (`tools/call`, `resources/read`, `prompts/get`, `completion/complete`). */
   readonly method: string;
   /**
-   * The request's params, which a link may change before it calls `next`: `{ name, arguments }`
-   * (tools/call, prompts/get), `{ uri }` (resources/read), `{ params }` (completion/complete).
+   * The request's params: `{ name, arguments }` (tools/call, prompts/get), `{ uri }`
+   * (resources/read), `{ params }` (completion/complete). A link may change the arguments
+   * (and a completion's params) before it calls `next`; the name or URI stays what the client
+   * asked (the handler that runs is that one's).
    */
   message: M;
   /** The handler's context: session, client, era, auth, headers, progress, elicitation. */

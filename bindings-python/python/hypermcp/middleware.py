@@ -16,8 +16,9 @@ For each request the links run in the order they were added; each runs its ``on_
 then its ``on_request``, then the method's own hook (``on_call_tool``, ``on_read_resource``,
 ``on_get_prompt``, ``on_complete``), and the last ``call_next`` calls the handler. A hook
 returns what the handler would: the tool's return value (or a ``CallToolResult``), the
-resource's, the prompt's, the completion's. It may change ``context.message`` before it
-calls ``call_next``, return something of its own without calling it, change the result, or
+resource's, the prompt's, the completion's. It may change the arguments in
+``context.message`` before it calls ``call_next`` (the name or URI stays what the client
+asked: the handler that runs is that one's), return something of its own without calling it, change the result, or
 raise (``McpError`` for a JSON-RPC error, ``ToolError`` or any other exception for a failed
 tool). ``context.set_state(key, value)`` hands a value to the handler (``ctx.get_state``).
 
@@ -52,7 +53,8 @@ CallNext = Callable[["MiddlewareContext"], Awaitable[Any]]
 
 @dataclass
 class CallToolMessage:
-    """The params of ``tools/call``: change ``arguments`` (a dict) to change the call."""
+    """The params of ``tools/call``: change ``arguments`` (a dict) to change the call; the
+    tool called is ``name`` as the client asked."""
 
     name: str
     arguments: dict[str, Any]
@@ -60,7 +62,7 @@ class CallToolMessage:
 
 @dataclass
 class ReadResourceMessage:
-    """The params of ``resources/read``."""
+    """The params of ``resources/read`` (the URI the client asked, read as asked)."""
 
     uri: str
 

@@ -74,15 +74,18 @@ impl std::ops::BitOr for Hooks {
 }
 
 /// What a link of the chain sees of a request: the method, its typed params (`message`,
-/// which a link may change before it calls `next`), where it came from, when, and the
-/// handler's [`Context`] (the session, the client, the era, auth, headers, progress and
-/// requests to the client).
+/// whose arguments a link may change before it calls `next`), where it came from, when, and
+/// the handler's [`Context`] (the session, the client, the era, auth, headers, progress and
+/// requests to the client). What was asked stays asked: the handler that runs is the one of
+/// the name (or URI) the client sent, whatever a link writes there; a link that wants
+/// another answers by itself.
 pub struct MiddlewareContext {
     /// The request's params, typed ([`Request::CallTool`]: the tool's name and arguments).
     pub message: Request,
     /// When the request reached the runtime.
     pub timestamp: SystemTime,
-    /// The rest of the invocation (its `request` is in `message` meanwhile).
+    /// The rest of the invocation; its `request` is what was asked (its arguments are in
+    /// `message` meanwhile).
     inv: Invocation,
     ctx: Context,
     state: State,
@@ -258,8 +261,17 @@ impl Chain {
     ) -> BoxFuture<'static, Outcome> {
         let (mut inv, mut ctx) = (inv, ctx);
         let state = ctx.state.get_or_insert_with(State::default).clone();
-        // The params move into the context (a link may change them) and back at the end.
-        let message = std::mem::replace(&mut inv.request, Request::ListRoots);
+        // The arguments move into the context (a link may change them) and back at the end;
+        // the name or URI asked stays in the invocation.
+        let message = match &mut inv.request {
+            Request::CallTool { name, arguments } => {
+                Request::CallTool { name: name.clone(), arguments: std::mem::take(arguments) }
+            }
+            Request::GetPrompt { name, arguments } => {
+                Request::GetPrompt { name: name.clone(), arguments: std::mem::take(arguments) }
+            }
+            other => other.clone(),
+        };
         let cx = MiddlewareContext { message, timestamp: SystemTime::now(), inv, ctx, state };
         Box::pin(async move {
             let next = Next { chain: &self, inner: &*inner, at: 0, stage: Stage::Message };
@@ -294,9 +306,19 @@ impl<'a> Next<'a> {
         let (mut at, mut stage) = (self.at, self.stage);
         loop {
             let Some(link) = self.chain.links.get(at) else {
-                // The end of the chain: the handler, with the params as the links left them.
+                // The end of the chain: the handler of what was asked, with the arguments as
+                // the links left them.
                 let MiddlewareContext { message, mut inv, ctx, .. } = cx;
-                inv.request = message;
+                match (&mut inv.request, message) {
+                    (Request::CallTool { arguments, .. }, Request::CallTool { arguments: given, .. }) => {
+                        *arguments = given;
+                    }
+                    (Request::GetPrompt { arguments, .. }, Request::GetPrompt { arguments: given, .. }) => {
+                        *arguments = given;
+                    }
+                    (Request::Complete(params), Request::Complete(given)) => *params = given,
+                    _ => {}
+                }
                 return self.inner.invoke(inv, ctx);
             };
             let hooks = link.hooks();

@@ -70,9 +70,11 @@ impl Middleware for Policy {
             }
             Some("cached") => return Box::pin(async { Outcome::Tool(CallToolResult::text("from the middleware")) }),
             Some("shout") => {
-                if let Request::CallTool { arguments, .. } = &mut cx.message {
+                if let Request::CallTool { name, arguments } = &mut cx.message {
                     let text = arguments.get("text").and_then(Value::as_str).unwrap_or_default().to_uppercase();
                     arguments.insert("text".into(), json!(text));
+                    // Not a way round the guard: the tool asked for is the one that runs.
+                    *name = "delete".into();
                 }
             }
             Some("who") => cx.set_state("user", json!("ada")),
@@ -153,7 +155,8 @@ async fn exercise(client: &Client, log: &Arc<Mutex<Vec<String>>>, modern: bool) 
     assert_eq!(e.code(), -32001, "{e}");
     assert!(e.to_string().contains("delete is not allowed here"), "{e}");
 
-    // Rewritten arguments reach the handler; an answer of the link's own never does.
+    // Rewritten arguments reach the handler (of the tool asked for, whatever the link wrote in
+    // the name); an answer of the link's own never does.
     assert_eq!(text(&client.call_tool("shout", json!({"text": "quiet"})).await.unwrap()), "QUIET");
     assert_eq!(text(&client.call_tool("cached", json!({})).await.unwrap()), "from the middleware");
     // State set by a link is read by the handler.
