@@ -288,6 +288,7 @@ test-examples: build peers
 			$(RELEASE_DIR)/loadgen --scenario $$scenario --calls 50 --warmup 5 -- $$server > /dev/null; \
 		done; \
 		BENCH_MODERN=1 $(RELEASE_DIR)/loadgen --listeners 50 --triggers 2 -- $$server > /dev/null; \
+		BENCH_MIDDLEWARE=1 $(RELEASE_DIR)/loadgen --scenario echo --calls 50 --warmup 5 -- $$server > /dev/null; \
 		BENCH_MODERN=1 bash examples/http_demo.sh "$$server --http {PORT}" \
 			"$(RELEASE_DIR)/httpload --url {URL} --mrtr --calls 50 --warmup 5" > /dev/null; \
 		BENCH_MODERN=1 bash examples/http_demo.sh "$$server --http {PORT}" \

@@ -15,6 +15,7 @@ Host/Origin protection), without the banner (nothing but protocol messages on st
 level WARNING (nothing logged while serving) and without uvicorn's access log.
 """
 
+import os
 import sys
 from typing import Annotated
 
@@ -24,6 +25,16 @@ from pydantic import Field
 _blob: list[str] = []  # 1,048,576 bytes, built on the first read and kept
 
 mcp = FastMCP("fastmcp-bench", version="1.0.0")
+
+if os.environ.get("BENCH_MIDDLEWARE"):
+    # One pass-through middleware (bench/servers/README.md): what a link costs a call.
+    from fastmcp.server.middleware import Middleware
+
+    class PassThrough(Middleware):
+        async def on_call_tool(self, context, call_next):
+            return await call_next(context)
+
+    mcp.add_middleware(PassThrough())
 
 
 @mcp.tool(description="Echo the text back")

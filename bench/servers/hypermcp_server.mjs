@@ -15,6 +15,8 @@
 import { Server } from 'hypermcp';
 
 const server = new Server({ name: 'hypermcp-bench', version: '1.0.0' });
+// One pass-through middleware with BENCH_MIDDLEWARE=1 (bench/servers/README.md).
+if (process.env.BENCH_MIDDLEWARE) server.use({ onCallTool: async (context, next) => next(context) });
 
 server.tool(
   'echo',

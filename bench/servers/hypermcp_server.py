@@ -21,6 +21,16 @@ from hypermcp import Context, Server
 
 server = Server("hypermcp-bench", version="1.0.0")
 
+if os.environ.get("BENCH_MIDDLEWARE"):
+    # One pass-through middleware (bench/servers/README.md): what a link costs a call.
+    from hypermcp import Middleware
+
+    class PassThrough(Middleware):
+        async def on_call_tool(self, context, call_next):
+            return await call_next(context)
+
+    server.add_middleware(PassThrough())
+
 
 @server.tool(description="Echo the text back")
 async def echo(text: str) -> str:

@@ -1,7 +1,7 @@
 //! The hypermcp (Rust) benchmark server: the contract of `bench/servers/README.md` (an `echo`
 //! tool, the catalogue `tool_01` … `tool_49`, the 1 MiB resource `bench://blob`; with
-//! `BENCH_MODERN=1` the 2026-07-28 tools `ask` and `touch`), written the
-//! way a user of the crate writes a server.
+//! `BENCH_MODERN=1` the 2026-07-28 tools `ask` and `touch`; with `BENCH_MIDDLEWARE=1` one
+//! pass-through middleware), written the way a user of the crate writes a server.
 //!
 //!     bench_server                               # stdio
 //!     bench_server --http PORT                   # Streamable HTTP at 127.0.0.1:PORT/mcp, sessions
@@ -18,7 +18,9 @@
 use std::sync::Arc;
 
 use hypermcp::auth::server::ResourceServerOptions;
+use hypermcp::engine::Outcome;
 use hypermcp::http::HttpOptions;
+use hypermcp::runtime::{BoxFuture, Hooks, Middleware, MiddlewareContext, Next};
 use hypermcp::{CallToolResult, ElicitAction, ElicitParams, ReadResourceResult, Resource, Server, Tool};
 use serde_json::json;
 
@@ -155,6 +157,10 @@ pub fn build() -> Server {
     if std::env::var_os("BENCH_MODERN").is_some() {
         server = modern_tools(server);
     }
+    // One pass-through middleware with BENCH_MIDDLEWARE=1 (bench/servers/README.md).
+    if std::env::var_os("BENCH_MIDDLEWARE").is_some() {
+        server = server.middleware(PassThrough);
+    }
 
     // Built on the first read and kept (bench/servers/README.md).
     static BLOB: std::sync::OnceLock<Arc<str>> = std::sync::OnceLock::new();
@@ -162,6 +168,18 @@ pub fn build() -> Server {
         let blob = BLOB.get_or_init(|| "0123456789abcdef".repeat(65_536).into()).clone();
         async move { Ok(ReadResourceResult::text(req.uri, &*blob, Some("text/plain"))) }
     })
+}
+
+/// A middleware that passes every tool call on: what one link costs a call.
+struct PassThrough;
+
+impl Middleware for PassThrough {
+    fn hooks(&self) -> Hooks {
+        Hooks::CALL_TOOL
+    }
+    fn on_call_tool<'a>(&'a self, cx: MiddlewareContext, next: Next<'a>) -> BoxFuture<'a, Outcome> {
+        next.run(cx)
+    }
 }
 
 /// `ask` and `touch`, the tools of the 2026-07-28 scenarios (bench/modern.sh).

@@ -785,7 +785,7 @@ mod block_28 {
         fn hooks(&self) -> Hooks {
             Hooks::CALL_TOOL
         }
-        fn on_call_tool<'a>(&'a self, cx: MiddlewareContext, next: Next<'a>) -> BoxFuture<'a, Outcome> {
+        fn on_call_tool<'a>(&'a self, mut cx: MiddlewareContext, next: Next<'a>) -> BoxFuture<'a, Outcome> {
             if cx.name() == Some("delete") && cx.context().auth().is_none() {
                 return Box::pin(async { Outcome::Error(RpcError::new(-32001, "delete needs an admin")) });
             }

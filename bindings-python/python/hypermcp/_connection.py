@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import types
-from collections.abc import Callable, Coroutine, Generator
+from collections.abc import Awaitable, Callable, Coroutine, Generator
 from typing import TYPE_CHECKING, Any
 
 from . import _core, _trace
@@ -90,29 +90,18 @@ def _tool_kwargs(handler: _Handler, args: dict[str, Any], ctx: Context | None) -
     return kwargs
 
 
-async def _call(handler: _Handler, kwargs: dict[str, Any]) -> Any:
-    """Calls a handler's function from inside the middleware chain, as the connection would."""
+def _call(handler: _Handler, kwargs: dict[str, Any]) -> Awaitable[Any]:
+    """Calls a handler's function from inside the middleware chain, as the connection would
+    (its coroutine; inline in this thread; or in a worker thread)."""
     if handler.is_async:
-        return await handler.fn(**kwargs)
-    if handler.inline:
         return handler.fn(**kwargs)
-    return await asyncio.to_thread(handler.fn, **kwargs)
+    if handler.inline:
+        return _ready(handler.fn(**kwargs))
+    return asyncio.to_thread(handler.fn, **kwargs)
 
 
-class _Chained:
-    """A handler run through the middleware: its function is the chain; everything else
-    (its name, signature, result converters) is the handler's."""
-
-    __slots__ = ("_handler", "fn")
-    is_async = True
-    inline = True
-
-    def __init__(self, handler: _Handler, fn: Callable[[], Coroutine[Any, Any, Any]]) -> None:
-        self._handler = handler
-        self.fn = fn
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._handler, name)
+async def _ready(value: Any) -> Any:
+    return value
 
 
 class ServerConnection:
@@ -244,19 +233,19 @@ class ServerConnection:
             self.session.complete_missing(key, "tool", name)
             return
         chain = self.server._chain
-        hooks = chain.hooks("tools/call") if chain is not None else None
-        if hooks is not None:
-            from . import middleware
+        entry = chain.hooks("tools/call") if chain is not None else None
+        if entry is not None:
+            from .middleware import CallToolMessage, MiddlewareContext
 
-            ctx = self._context(ev)
-            message = middleware.CallToolMessage(name, dict(ev[TOOL_ARGUMENTS]))
+            def call(c: MiddlewareContext) -> Awaitable[Any]:
+                ctx = c.ctx if handler.context_param is not None else None
+                return _call(handler, _tool_kwargs(handler, c.message.arguments, ctx))
 
-            async def call(c: middleware.MiddlewareContext) -> Any:
-                return await _call(handler, _tool_kwargs(handler, c.message.arguments, ctx))
-
-            self._chained(
-                key, handler, hooks, middleware.MiddlewareContext("tools/call", message, ctx), call, self._tool_done, ev
-            )
+            # The arguments are the event's own (nothing else holds them); the handler's
+            # context is made when a link or the handler first needs it.
+            message = CallToolMessage(name, ev[TOOL_ARGUMENTS])
+            context = MiddlewareContext("tools/call", message, lambda: self._context(ev), call)
+            self._chained(key, handler, entry, context, self._tool_done, ev)
             return
         try:
             kwargs = _tool_kwargs(handler, ev[TOOL_ARGUMENTS], None)
@@ -271,31 +260,34 @@ class ServerConnection:
         self,
         key: int,
         handler: _Handler,
-        hooks: tuple[middleware.Hook, ...],
+        entry: middleware.CallNext,
         context: middleware.MiddlewareContext,
-        call: middleware.CallNext,
         done: Callable[..., None],
         ev: tuple[Any, ...],
     ) -> None:
-        """Runs the call through the server's middleware, then ``call`` (the handler), as one
-        async handler: started eagerly like any other, and done as the handler would be."""
-
-        from .middleware import run
-
-        async def chain() -> Any:
-            return await run(hooks, context, call)
-
-        self._start(key, _Chained(handler, chain), {}, done, ev)  # type: ignore[arg-type]
+        """Runs the call through the server's middleware (``entry``), then the context's
+        handler, as one async handler: started eagerly like any other (the first hook's
+        coroutine is the handler's), and done as the handler would be."""
+        self._start(key, handler, {}, done, ev, lambda: entry(context))
 
     def _start(
-        self, key: int, handler: _Handler, kwargs: dict[str, Any], done: Callable[..., None], ev: tuple[Any, ...]
+        self,
+        key: int,
+        handler: _Handler,
+        kwargs: dict[str, Any],
+        done: Callable[..., None],
+        ev: tuple[Any, ...],
+        chain: Callable[[], Any] | None = None,
     ) -> None:
+        """Runs ``handler`` with ``kwargs`` (or, through middleware, ``chain``: the coroutine
+        of the first hook, whose last ``call_next`` calls the handler) and answers with
+        ``done``."""
         # A trace from the caller, or OpenTelemetry in the app: the handler runs under it.
         meta = ev[META]
         traced = (meta is not None and "traceparent" in meta) or "opentelemetry.trace" in sys.modules
         scope = _trace.ServerScope(ev, self.session) if traced else None
         try:
-            task = self._run(key, handler, kwargs, done, scope)
+            task = self._run(key, handler, kwargs, done, scope, chain)
         finally:
             if scope is not None:
                 scope.exit()
@@ -311,13 +303,20 @@ class ServerConnection:
         task.add_done_callback(lambda t: self._task_done(key, handler, t, done))
 
     def _run(
-        self, key: int, handler: _Handler, kwargs: dict[str, Any], done: Callable[..., None], scope: Any
+        self,
+        key: int,
+        handler: _Handler,
+        kwargs: dict[str, Any],
+        done: Callable[..., None],
+        scope: Any,
+        chain: Callable[[], Any] | None = None,
     ) -> asyncio.Future[Any] | None:
-        """Runs the handler up to its first wait: its task then, or None when it is done."""
+        """Runs the handler (or its middleware chain) up to its first wait: its task then, or
+        None when it is done."""
         fn = handler.fn
-        if handler.is_async:
+        if chain is not None or handler.is_async:
             try:
-                coro = fn(**kwargs)
+                coro = fn(**kwargs) if chain is None else chain()
                 first = coro.send(None)
             except StopIteration as stop:
                 if scope is not None:
@@ -451,9 +450,9 @@ class ServerConnection:
             return
         done = lambda k, h, r, e: self._other_done(k, h, r, e, kind=kind, ev=ev)  # noqa: E731
         chain = self.server._chain
-        hooks = chain.hooks(_METHODS[kind]) if chain is not None else None
-        if hooks is not None:
-            self._other_chained(key, handler, hooks, kind, kwargs, ev, done)
+        entry = chain.hooks(_METHODS[kind]) if chain is not None else None
+        if entry is not None:
+            self._other_chained(key, handler, entry, kind, kwargs, ev, done)
             return
         if handler.context_param is not None:
             kwargs[handler.context_param] = self._context(ev)
@@ -465,7 +464,7 @@ class ServerConnection:
         self,
         key: int,
         handler: _Handler,
-        hooks: tuple[middleware.Hook, ...],
+        entry: middleware.CallNext,
         kind: str,
         kwargs: dict[str, Any],
         ev: tuple[Any, ...],
@@ -473,7 +472,6 @@ class ServerConnection:
     ) -> None:
         from . import middleware
 
-        ctx = self._context(ev)
         message: Any
         if kind == "resource":
             message = middleware.ReadResourceMessage(ev[RESOURCE_URI])
@@ -482,7 +480,7 @@ class ServerConnection:
         else:
             message = middleware.CompleteMessage(dict(ev[COMPLETE_PARAMS]))
 
-        async def call(c: middleware.MiddlewareContext) -> Any:
+        def call(c: middleware.MiddlewareContext) -> Awaitable[Any]:
             args = dict(kwargs)
             if kind == "prompt":  # the arguments as the links left them
                 conv = handler.converters
@@ -492,12 +490,13 @@ class ServerConnection:
                     if k in handler.param_names
                 }
             if handler.context_param is not None:
-                args[handler.context_param] = ctx
+                args[handler.context_param] = c.ctx
             if kind == "complete":
                 args.update(handler.completion_args(c.message.params))
-            return await _call(handler, args)
+            return _call(handler, args)
 
-        self._chained(key, handler, hooks, middleware.MiddlewareContext(_METHODS[kind], message, ctx), call, done, ev)
+        context = middleware.MiddlewareContext(_METHODS[kind], message, lambda: self._context(ev), call)
+        self._chained(key, handler, entry, context, done, ev)
 
     def _other_done(
         self, key: int, handler: _Handler, result: Any, exc: BaseException | None, *, kind: str, ev: tuple[Any, ...]

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ __all__ = [
 CallNext = Callable[["MiddlewareContext"], Awaitable[Any]]
 
 
-@dataclass
+@dataclass(slots=True)
 class CallToolMessage:
     """The params of ``tools/call``: change ``arguments`` (a dict) to change the call; the
     tool called is ``name`` as the client asked."""
@@ -60,14 +60,14 @@ class CallToolMessage:
     arguments: dict[str, Any]
 
 
-@dataclass
+@dataclass(slots=True)
 class ReadResourceMessage:
     """The params of ``resources/read`` (the URI the client asked, read as asked)."""
 
     uri: str
 
 
-@dataclass
+@dataclass(slots=True)
 class GetPromptMessage:
     """The params of ``prompts/get``."""
 
@@ -75,29 +75,58 @@ class GetPromptMessage:
     arguments: dict[str, str]
 
 
-@dataclass
+@dataclass(slots=True)
 class CompleteMessage:
     """The params of ``completion/complete`` (``ref``, ``argument``, ``context``)."""
 
     params: dict[str, Any]
 
 
-@dataclass
 class MiddlewareContext:
     """What a link sees of a request (FastMCP's ``MiddlewareContext``)."""
 
-    #: The JSON-RPC method (``tools/call``, ...).
-    method: str
-    #: The request's params, typed (``CallToolMessage`` and its kin).
-    message: Any
-    #: The handler's context: session, client, era, auth, headers, progress, elicitation...
-    ctx: Context
+    __slots__ = ("_call", "_ctx", "_make_ctx", "message", "method", "timestamp")
+
     #: Who sent it (``client``).
-    source: str = "client"
+    source = "client"
     #: ``request``.
-    type: str = "request"
-    #: When it reached the server (``time.time()``).
-    timestamp: float = field(default_factory=time.time)
+    type = "request"
+
+    def __init__(
+        self,
+        method: str,
+        message: Any,
+        ctx: Context | Callable[[], Context],
+        call: CallNext | None = None,
+    ) -> None:
+        #: The JSON-RPC method (``tools/call``, ...).
+        self.method = method
+        #: The request's params, typed (``CallToolMessage`` and its kin).
+        self.message = message
+        # The handler's context, or what makes it when it is first read (a chain whose links
+        # and handler never read it makes none).
+        self._ctx: Context | None = None
+        self._make_ctx: Callable[[], Context] | None = None
+        if callable(ctx):
+            self._make_ctx = ctx
+        else:
+            self._ctx = ctx
+        #: When it reached the server (``time.time()``).
+        self.timestamp = time.time()
+        self._call = call
+
+    @property
+    def ctx(self) -> Context:
+        """The handler's context: session, client, era, auth, headers, progress,
+        elicitation... (the same object the handler gets)."""
+        ctx = self._ctx
+        if ctx is None:
+            assert self._make_ctx is not None
+            ctx = self._ctx = self._make_ctx()
+        return ctx
+
+    def __repr__(self) -> str:
+        return f"MiddlewareContext(method={self.method!r}, message={self.message!r})"
 
     @property
     def fastmcp_context(self) -> Context:
@@ -159,12 +188,13 @@ Hook = Callable[[MiddlewareContext, CallNext], Awaitable[Any]]
 
 
 class Chain:
-    """The hooks a server's middleware defines, per method, in the order they run."""
+    """The hooks a server's middleware defines, per method, composed once: calling a
+    method's entry with a context runs the hooks in order, then the context's handler."""
 
     __slots__ = ("by_method",)
 
     def __init__(self, links: list[Middleware]) -> None:
-        self.by_method: dict[str, tuple[Hook, ...]] = {}
+        self.by_method: dict[str, CallNext] = {}
         for method, own in HOOKS.items():
             hooks: list[Hook] = []
             for link in links:
@@ -173,25 +203,27 @@ class Chain:
                     if getattr(type(link), name) is not getattr(Middleware, name):
                         hooks.append(getattr(link, name))
             if hooks:
-                self.by_method[method] = tuple(hooks)
+                entry: CallNext = _handler
+                for hook in reversed(hooks):
+                    entry = _step(hook, entry)
+                self.by_method[method] = entry
 
-    def hooks(self, method: str) -> tuple[Hook, ...] | None:
-        """The hooks ``method`` passes, or None when it passes none."""
+    def hooks(self, method: str) -> CallNext | None:
+        """The entry of the hooks ``method`` passes, or None when it passes none."""
         return self.by_method.get(method)
 
 
-async def run(hooks: tuple[Hook, ...], context: MiddlewareContext, handler: CallNext) -> Any:
-    """Runs ``context`` through ``hooks``, then ``handler``."""
+def _step(hook: Hook, rest: CallNext) -> CallNext:
+    # A plain function: `await call_next(c)` awaits the next hook's own coroutine, no frame
+    # of the chain's between them.
+    def step(context: MiddlewareContext) -> Awaitable[Any]:
+        return hook(context, rest)
 
-    def at(i: int) -> CallNext:
-        if i == len(hooks):
-            return handler
-        hook = hooks[i]
-        rest = at(i + 1)
+    return step
 
-        async def step(c: MiddlewareContext) -> Any:
-            return await hook(c, rest)
 
-        return step
-
-    return await at(0)(context)
+def _handler(context: MiddlewareContext) -> Awaitable[Any]:
+    """The end of the chain: the handler the connection set for this request."""
+    call = context._call  # pyright: ignore[reportPrivateUsage]
+    assert call is not None, "a context made by the server has its handler"
+    return call(context)

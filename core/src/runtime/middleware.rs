@@ -88,7 +88,6 @@ pub struct MiddlewareContext {
     /// `message` meanwhile).
     inv: Invocation,
     ctx: Context,
-    state: State,
 }
 
 impl std::fmt::Debug for MiddlewareContext {
@@ -139,13 +138,15 @@ impl MiddlewareContext {
 
     /// Sets a value the handler reads with [`Context::get_state`] (and later links with
     /// [`MiddlewareContext::get_state`]), for this request only.
-    pub fn set_state(&self, key: impl Into<String>, value: Value) {
-        self.state.lock().unwrap_or_else(|e| e.into_inner()).insert(key.into(), value);
+    pub fn set_state(&mut self, key: impl Into<String>, value: Value) {
+        // Made on the first value: a chain that sets none allocates nothing for it.
+        let state = self.ctx.state.get_or_insert_with(State::default);
+        state.lock().unwrap_or_else(|e| e.into_inner()).insert(key.into(), value);
     }
 
     /// A value set with [`MiddlewareContext::set_state`] for this request.
     pub fn get_state(&self, key: &str) -> Option<Value> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner()).get(key).cloned()
+        self.ctx.get_state(key)
     }
 }
 
@@ -259,8 +260,7 @@ impl Chain {
         inv: Invocation,
         ctx: Context,
     ) -> BoxFuture<'static, Outcome> {
-        let (mut inv, mut ctx) = (inv, ctx);
-        let state = ctx.state.get_or_insert_with(State::default).clone();
+        let mut inv = inv;
         // The arguments move into the context (a link may change them) and back at the end;
         // the name or URI asked stays in the invocation.
         let message = match &mut inv.request {
@@ -272,7 +272,7 @@ impl Chain {
             }
             other => other.clone(),
         };
-        let cx = MiddlewareContext { message, timestamp: SystemTime::now(), inv, ctx, state };
+        let cx = MiddlewareContext { message, timestamp: SystemTime::now(), inv, ctx };
         Box::pin(async move {
             let next = Next { chain: &self, inner: &*inner, at: 0, stage: Stage::Message };
             next.run(cx).await
