@@ -6,9 +6,9 @@
 //! [`MiddlewareContext`] and [`Next`], the rest of the chain. For a request the chain calls,
 //! link by link, `on_message`, then `on_request`, then the method's own hook (`on_call_tool`,
 //! `on_read_resource`, `on_get_prompt`, `on_complete`), as FastMCP does; the last link's
-//! `next` is the handler. A link may change the request (`cx.message`), answer by itself
-//! (return an [`Outcome`] without calling `next`), change or time the outcome, or stop it
-//! with an error.
+//! `next` is the handler. A link may change the request's arguments (in `cx.message`),
+//! answer by itself (return an [`Outcome`] without calling `next`), change or time the
+//! outcome, or stop it with an error.
 //!
 //! A hook a link does not define costs nothing: [`Middleware::hooks`] says which it defines,
 //! and the chain steps over the others; a server with no middleware calls its handlers
