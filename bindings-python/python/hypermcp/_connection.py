@@ -44,7 +44,8 @@ from .errors import McpError
 
 if TYPE_CHECKING:
     from . import middleware
-    from .server import Server, _Handler
+    from ._handler import _Handler
+    from .server import Server
 
 
 @types.coroutine
