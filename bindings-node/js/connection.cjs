@@ -176,9 +176,9 @@ class ServerConnection {
       args = r.value;
     }
     const ctx = this._context(ev);
-    const hooks = this.server._chain?.hooks('tools/call');
-    const call = hooks
-      ? () => mw().run(hooks, new (mw().MiddlewareContext)('tools/call', { name, arguments: args }, ctx), (c) => tool.handler(c.message.arguments, ctx))
+    const chained = this.server._chain?.hooks('tools/call');
+    const call = chained
+      ? () => chained(new (mw().MiddlewareContext)('tools/call', { name, arguments: args }, ctx, (c) => tool.handler(c.message.arguments, ctx)))
       : () => tool.handler(args, ctx);
     // A handler may become a task's (ctx.startTask()): it then answers on the task connection.
     this._run(
@@ -338,8 +338,8 @@ class ServerConnection {
       call = () => entry.handler(params.argument?.value ?? '', params.context?.arguments ?? {}, params, ctx);
     }
     const method = kind === 'resource' ? 'resources/read' : kind === 'prompt' ? 'prompts/get' : 'completion/complete';
-    const hooks = this.server._chain?.hooks(method);
-    if (hooks) {
+    const chained = this.server._chain?.hooks(method);
+    if (chained) {
       const message =
         kind === 'resource' ? { uri } : kind === 'prompt' ? { name: ev[E.PROMPT_NAME], arguments: { ...ev[E.PROMPT_ARGUMENTS] } } : { params: ev[E.COMPLETE_PARAMS] };
       const direct = call;
@@ -352,7 +352,7 @@ class ServerConnection {
         }
         return direct();
       };
-      call = () => mw().run(hooks, new (mw().MiddlewareContext)(method, message, ctx), handler);
+      call = () => chained(new (mw().MiddlewareContext)(method, message, ctx, handler));
     }
     this._run(
       ctx,

@@ -32,8 +32,9 @@ class MiddlewareContext {
    * @param {string} method the JSON-RPC method
    * @param {any} message the request's params: `{name, arguments}` for tools/call...
    * @param {import('./context.cjs').Context} ctx the handler's context
+   * @param {(context: MiddlewareContext) => unknown} call the handler, at the end of the chain
    */
-  constructor(method, message, ctx) {
+  constructor(method, message, ctx, call) {
     /** The JSON-RPC method (`tools/call`, ...). */
     this.method = method;
     /** The request's params; a link may change their arguments before it calls `next`. */
@@ -46,6 +47,7 @@ class MiddlewareContext {
     this.type = 'request';
     /** When it reached the server (ms since the epoch). */
     this.timestamp = Date.now();
+    this._call = call;
   }
 
   /** The round of a 2026-07-28 multi round-trip call (0 on the first; legacy: 0). */
@@ -72,11 +74,12 @@ class MiddlewareContext {
   }
 }
 
-/** The hooks a server's middleware defines, per method, in the order they run. */
+/** The hooks a server's middleware defines, per method, composed once: an entry called with
+ * a context runs the hooks in order, then the context's handler. */
 class Chain {
   /** @param {Middleware[]} links */
   constructor(links) {
-    /** @type {Map<string, Hook[]>} */
+    /** @type {Map<string, (context: MiddlewareContext) => unknown>} */
     this.byMethod = new Map();
     for (const [method, own] of Object.entries(HOOKS)) {
       /** @type {Hook[]} */
@@ -87,31 +90,25 @@ class Chain {
           if (typeof hook === 'function') hooks.push(hook.bind(link));
         }
       }
-      if (hooks.length) this.byMethod.set(method, hooks);
+      if (!hooks.length) continue;
+      /** @type {(context: MiddlewareContext) => unknown} */
+      let entry = (c) => c._call(c);
+      for (const hook of hooks.reverse()) {
+        const rest = entry;
+        entry = (c) => hook(c, rest);
+      }
+      this.byMethod.set(method, entry);
     }
   }
 
   /**
-   * The hooks `method` passes, or undefined when it passes none.
+   * The entry of the hooks `method` passes (a value, or a Promise of one when a hook or the
+   * handler awaits), or undefined when it passes none.
    * @param {string} method
    */
   hooks(method) {
     return this.byMethod.get(method);
   }
-}
-
-/**
- * Runs `context` through `hooks`, then `handler`; a value, or a Promise of one when a hook
- * or the handler awaits.
- * @param {Hook[]} hooks
- * @param {MiddlewareContext} context
- * @param {(context: MiddlewareContext) => unknown} handler
- * @returns {unknown}
- */
-function run(hooks, context, handler) {
-  /** @param {number} i @returns {(c: MiddlewareContext) => unknown} */
-  const at = (i) => (i === hooks.length ? handler : (c) => hooks[i](c, at(i + 1)));
-  return at(0)(context);
 }
 
 /**
@@ -130,4 +127,4 @@ function checkLink(link) {
   return /** @type {Middleware} */ (link);
 }
 
-module.exports = { Chain, MiddlewareContext, run, checkLink, HOOKS };
+module.exports = { Chain, MiddlewareContext, checkLink, HOOKS };
