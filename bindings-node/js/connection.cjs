@@ -467,6 +467,12 @@ class ServerConnection {
     this.flush();
   }
 
+  /** @param {string} change the change as JSON */
+  changeVisibility(change) {
+    this.session.changeVisibility(change);
+    this.flush();
+  }
+
   /**
    * A handler's own input_required result (the low-level form).
    * @param {number} key

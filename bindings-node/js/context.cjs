@@ -345,6 +345,45 @@ class Context {
   }
 
   /**
+   * Shows this caller, and no one else, the components that match (the criteria of
+   * `server.enable`), over the server's rules. The caller is the session (its rules kept
+   * in the session record, so every replica applies them) or, at 2026-07-28 over stdio,
+   * the connection; a stateless HTTP request has none, and is refused. The caller is told
+   * of each list it now sees differently (`list_changed`).
+   * @param {import('./types/server').VisibilityFilter} filter
+   * @returns {Promise<void>}
+   */
+  async enableComponents(filter) {
+    this._changeVisibility('enable', filter);
+  }
+
+  /**
+   * Hides from this caller the components that match (see `enableComponents`).
+   * @param {import('./types/server').VisibilityFilter} filter
+   * @returns {Promise<void>}
+   */
+  async disableComponents(filter) {
+    this._changeVisibility('disable', filter);
+  }
+
+  /**
+   * Drops this caller's own rules: it sees what the server's rules show.
+   * @returns {Promise<void>}
+   */
+  async resetVisibility() {
+    this._conn.changeVisibility(JSON.stringify({ op: 'reset' }));
+  }
+
+  /**
+   * @param {'enable' | 'disable'} op
+   * @param {import('./types/server').VisibilityFilter} filter
+   */
+  _changeVisibility(op, filter) {
+    const rule = JSON.parse(require('./server.cjs').visibilityFilter(filter, `ctx.${op}Components`));
+    this._conn.changeVisibility(JSON.stringify({ op, ...rule }));
+  }
+
+  /**
    * Asks the client's model for a message. `messages` may be a string; other fields of
    * `sampling/createMessage` (systemPrompt, temperature, tools...) go in `params`.
    * @param {import('./types/context').SampleInput} messages

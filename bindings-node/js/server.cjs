@@ -39,13 +39,53 @@ const { isContent } = require('./content.cjs');
  */
 const clean = (o) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== null));
 
-/** @param {() => unknown} fn */
+/**
+ * @template T
+ * @param {() => T} fn
+ * @returns {T}
+ */
 function defineOrThrow(fn) {
   try {
-    fn();
+    return fn();
   } catch (err) {
     throw err instanceof DefinitionError ? err : new DefinitionError(err instanceof Error ? err.message : String(err));
   }
+}
+
+/**
+ * `tags` of a definition as a sorted list (an array or Set of non-empty strings).
+ * @param {Iterable<string> | undefined} tags
+ * @param {string} what
+ * @returns {string[]}
+ */
+function tagList(tags, what) {
+  if (tags === undefined || tags === null) return [];
+  if (typeof tags === 'string') throw new DefinitionError(`${what}: tags: give an array or Set of tags, not the string ${JSON.stringify(tags)}`);
+  const items = [...new Set(tags)].sort();
+  for (const t of items) {
+    if (typeof t !== 'string' || t === '') throw new DefinitionError(`${what}: tags: ${JSON.stringify(t)} is not a tag (a non-empty string)`);
+  }
+  return items;
+}
+
+/**
+ * The filter of a visibility rule as JSON, as the engine reads it.
+ * @param {import('./types/server').VisibilityFilter | undefined} filter
+ * @param {string} what
+ * @returns {string}
+ */
+function visibilityFilter(filter, what) {
+  if (!filter || typeof filter !== 'object') throw new DefinitionError(`${what}: give a filter ({ names, tags, components, matchAll })`);
+  /** @type {{[key: string]: unknown}} */
+  const out = {};
+  for (const key of /** @type {const} */ (['names', 'tags', 'components'])) {
+    const value = filter[key];
+    if (value === undefined || value === null) continue;
+    if (typeof value === 'string') throw new DefinitionError(`${what}: ${key}: give an array or Set, not the string ${JSON.stringify(value)}`);
+    out[key] = [...new Set(value)].sort();
+  }
+  if (filter.matchAll) out.match_all = true;
+  return JSON.stringify(out);
 }
 
 /**
@@ -269,8 +309,10 @@ class Server {
       _meta: meta,
     });
     const scopes = scopeList(config.scopes, `tool ${name}`);
+    const tags = tagList(config.tags, `tool ${name}`);
     const mode = taskMode(name, config.task);
     if (mode !== null) this.enableTasks();
+    this._registry.setTags('tool', name, tags);
     defineOrThrow(() => this._registry.addTool(JSON.stringify(definition)));
     this._registry.setRequiredScopes('tool', name, scopes);
     this._registry.setTaskMode(name, mode);
@@ -319,6 +361,7 @@ class Server {
       _meta: config._meta,
     });
     const scopes = scopeList(config.scopes, `resource ${uri}`);
+    this._registry.setTags(isTemplate ? 'template' : 'resource', uri, tagList(config.tags, `resource ${uri}`));
     defineOrThrow(() => (isTemplate ? this._registry.addTemplate(JSON.stringify(definition)) : this._registry.addResource(JSON.stringify(definition))));
     this._registry.setRequiredScopes('resource', uri, scopes);
     const mimeType = config.mimeType;
@@ -348,6 +391,43 @@ class Server {
     const removed = isTemplate ? this._registry.removeTemplate(uri) : this._registry.removeResource(uri);
     if (removed) this._changed(isTemplate ? 'resource_templates' : 'resources');
     return removed;
+  }
+
+  /**
+   * Shows every client the components that match all the criteria given: `names` (names
+   * of tools and prompts, URIs of resources, URI templates), `tags` (any of them),
+   * `components` ('tool', 'resource', 'template', 'prompt'), or `matchAll`. Later rules
+   * override earlier ones where they overlap. `only: true` is the allow-list form: nothing
+   * else is visible (earlier enables are dropped). Connected clients whose lists changed
+   * get `list_changed`.
+   * @param {import('./types/server').VisibilityFilter & { only?: boolean }} filter
+   * @returns {this}
+   */
+  enable(filter) {
+    const only = Boolean(filter?.only);
+    for (const kind of defineOrThrow(() => this._registry.enable(visibilityFilter(filter, 'enable'), only))) this._changed(kind);
+    return this;
+  }
+
+  /**
+   * Hides from every client the components that match (the criteria of `enable`): they
+   * are left out of the lists, and called by name they are "not found", exactly as if they
+   * did not exist.
+   * @param {import('./types/server').VisibilityFilter} filter
+   * @returns {this}
+   */
+  disable(filter) {
+    for (const kind of defineOrThrow(() => this._registry.disable(visibilityFilter(filter, 'disable')))) this._changed(kind);
+    return this;
+  }
+
+  /**
+   * Drops the rules of `enable` and `disable`: every component visible again.
+   * @returns {this}
+   */
+  resetVisibility() {
+    for (const kind of this._registry.resetVisibility()) this._changed(kind);
+    return this;
   }
 
   /**
@@ -468,6 +548,7 @@ class Server {
       _meta: config._meta,
     });
     const scopes = scopeList(config.scopes, `prompt ${name}`);
+    this._registry.setTags('prompt', name, tagList(config.tags, `prompt ${name}`));
     defineOrThrow(() => this._registry.addPrompt(JSON.stringify(definition)));
     this._registry.setRequiredScopes('prompt', name, scopes);
     const description = config.description;
@@ -657,4 +738,4 @@ function fromEnv(options) {
   return /** @type {import('./types/server').RunOptions} */ (out);
 }
 
-module.exports = { Server };
+module.exports = { Server, visibilityFilter };

@@ -5,6 +5,7 @@
 use crate::bridge::{output, parse, parse_json, poll_events_json, UNIT};
 use crate::bridge::{Wake, WakeFn};
 use crate::errors::{definition_err, option_err, rpc_err, state_err};
+use hypermcp::catalogue::visibility::{Component, Filter, VisibilityChange};
 use hypermcp::catalogue::{self, ListKind, RegistryChange};
 use hypermcp::engine::{InputAnswer, InputRequired, Outcome, RequestKey, RequestOptions};
 use hypermcp::transport::host::{options, HostSession, HostTasks};
@@ -14,6 +15,11 @@ use napi::Env;
 use napi_derive::napi;
 use serde_json::Value;
 use std::sync::Arc;
+
+/// The names of lists, as the host spells them.
+fn names(lists: Vec<ListKind>) -> Vec<String> {
+    lists.into_iter().map(|k| k.name().to_string()).collect()
+}
 
 /// The catalogue of one server.
 #[napi]
@@ -73,6 +79,35 @@ impl Registry {
         let target = hypermcp::catalogue::ScopeTarget::new(&kind, key).map_err(napi::Error::from_reason)?;
         self.inner.set_required_scopes(target, scopes);
         Ok(())
+    }
+
+    /// Sets the tags of a `kind` ('tool', 'resource', 'template', 'prompt') of component
+    /// `key`; returns the lists whose visible entries changed.
+    #[napi]
+    pub fn set_tags(&self, kind: String, key: String, tags: Vec<String>) -> napi::Result<Vec<String>> {
+        let kind: Component = kind.parse().map_err(napi::Error::from_reason)?;
+        Ok(names(self.inner.set_tags(kind, &key, tags)))
+    }
+
+    /// Enables (for every caller) what `filter` (JSON: {names, tags, components, match_all})
+    /// matches; `only`: the allow-list form. Returns the lists that changed.
+    #[napi]
+    pub fn enable(&self, env: Env, filter: String, only: bool) -> napi::Result<Vec<String>> {
+        let filter: Filter = parse_filter(&env, &filter)?;
+        self.inner.enable(filter, only).map(names).map_err(|e| definition_err(&env, e))
+    }
+
+    /// Disables (for every caller) what `filter` matches; returns the lists that changed.
+    #[napi]
+    pub fn disable(&self, env: Env, filter: String) -> napi::Result<Vec<String>> {
+        let filter: Filter = parse_filter(&env, &filter)?;
+        self.inner.disable(filter).map(names).map_err(|e| definition_err(&env, e))
+    }
+
+    /// Drops the server's visibility rules; returns the lists that changed.
+    #[napi]
+    pub fn reset_visibility(&self) -> Vec<String> {
+        names(self.inner.reset_visibility())
     }
 
     /// Adds or replaces a resource.
@@ -478,6 +513,15 @@ impl ServerSession {
         self.inner.elicitation_complete(&elicitation_id).map_err(|e| rpc_err(&env, &e))
     }
 
+    /// Changes what this session's caller sees (JSON: {op: 'enable' | 'disable' | 'reset',
+    /// names?, tags?, components?, match_all?}).
+    #[napi]
+    pub fn change_visibility(&mut self, env: Env, change: String) -> napi::Result<()> {
+        let change: VisibilityChange =
+            serde_json::from_str(&change).map_err(|e| definition_err(&env, format!("visibility: {e}")))?;
+        self.inner.change_visibility(&change).map_err(|e| rpc_err(&env, &e))
+    }
+
     /// Closes the HTTP SSE connection a call answers on, with a `retry` hint; the client
     /// resumes it with `Last-Event-ID`. False where there is none (stdio, JSON replies).
     #[napi]
@@ -611,4 +655,9 @@ impl TaskRuntime {
     pub fn running(&self) -> u32 {
         self.inner.running() as u32
     }
+}
+
+/// A visibility filter from JSON; what is wrong with it is a `DefinitionError`.
+fn parse_filter(env: &Env, text: &str) -> napi::Result<Filter> {
+    serde_json::from_str(text).map_err(|e| definition_err(env, format!("visibility filter: {e}")))
 }

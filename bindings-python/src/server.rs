@@ -5,6 +5,7 @@
 use crate::bridge::WakeSocket;
 use crate::bridge::{event_list, from_py, from_py_as, from_py_opt, output, to_py, to_py_as, UNIT};
 use crate::errors::{definition_err, option_err, rpc_err, state_err};
+use hypermcp::catalogue::visibility::{Component, Filter, VisibilityChange};
 use hypermcp::catalogue::{self, ListKind, RegistryChange};
 use hypermcp::engine::{InputAnswer, InputRequired, Outcome, RequestKey, RequestOptions};
 use hypermcp::transport::host::{options, HostSession, HostTasks};
@@ -13,6 +14,16 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 use std::sync::Arc;
+
+/// The names of lists, as the host spells them.
+fn names(lists: Vec<ListKind>) -> Vec<&'static str> {
+    lists.into_iter().map(ListKind::name).collect()
+}
+
+/// A visibility filter from a dict; what is wrong with it is a `DefinitionError`.
+fn visibility_filter(py: Python<'_>, filter: &Bound<'_, PyAny>) -> PyResult<Filter> {
+    serde_json::from_value(from_py(filter)?).map_err(|e| definition_err(py, format!("visibility filter: {e}")))
+}
 
 /// The catalogue of tools, resources, templates and prompts one server offers.
 #[pyclass(module = "hypermcp._core", frozen)]
@@ -66,6 +77,31 @@ impl Registry {
         let target = catalogue::ScopeTarget::new(kind, key).map_err(pyo3::exceptions::PyValueError::new_err)?;
         self.inner.set_required_scopes(target, scopes);
         Ok(())
+    }
+
+    /// Sets the tags of a `kind` ("tool", "resource", "template", "prompt") of component
+    /// `key`; returns the lists whose visible entries changed.
+    fn set_tags(&self, kind: &str, key: &str, tags: Vec<String>) -> PyResult<Vec<&'static str>> {
+        let kind: Component = kind.parse().map_err(PyValueError::new_err)?;
+        Ok(names(self.inner.set_tags(kind, key, tags)))
+    }
+
+    /// Enables (for every caller) what `filter` matches ({names, tags, components,
+    /// match_all}); `only`: the allow-list form. Returns the lists that changed.
+    fn enable(&self, py: Python<'_>, filter: &Bound<'_, PyAny>, only: bool) -> PyResult<Vec<&'static str>> {
+        let filter = visibility_filter(py, filter)?;
+        self.inner.enable(filter, only).map(names).map_err(|e| definition_err(py, e))
+    }
+
+    /// Disables (for every caller) what `filter` matches; returns the lists that changed.
+    fn disable(&self, py: Python<'_>, filter: &Bound<'_, PyAny>) -> PyResult<Vec<&'static str>> {
+        let filter = visibility_filter(py, filter)?;
+        self.inner.disable(filter).map(names).map_err(|e| definition_err(py, e))
+    }
+
+    /// Drops the server's visibility rules; returns the lists that changed.
+    fn reset_visibility(&self) -> Vec<&'static str> {
+        names(self.inner.reset_visibility())
     }
 
     fn add_resource(&self, py: Python<'_>, definition: &Bound<'_, PyAny>) -> PyResult<()> {
@@ -415,6 +451,14 @@ impl ServerSession {
     #[pyo3(signature = (id, reason=None))]
     fn cancel_request(&mut self, id: i64, reason: Option<&str>) -> bool {
         self.inner.cancel_request(id, reason)
+    }
+
+    /// Changes what this session's caller sees: `{"op": "enable" | "disable" | "reset",
+    /// names?, tags?, components?, match_all?}`.
+    fn change_visibility(&mut self, py: Python<'_>, change: &Bound<'_, PyAny>) -> PyResult<()> {
+        let change: VisibilityChange =
+            serde_json::from_value(from_py(change)?).map_err(|e| definition_err(py, format!("visibility: {e}")))?;
+        self.inner.change_visibility(&change).map_err(|e| rpc_err(py, &e))
     }
 
     /// Tells the client a URL-mode elicitation finished.

@@ -55,6 +55,7 @@ mod util;
 
 pub use transport::http;
 
+pub use catalogue::visibility::{Component, Filter};
 pub use catalogue::ScopeTarget;
 pub use client::{CallOptions, Client, ClientOptions, ConnectionEvent, Subscription, TaskHandle, ToolCall};
 pub use engine::{ClientMode, InputRequired, RequestContext};

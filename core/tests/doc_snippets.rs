@@ -803,6 +803,24 @@ mod block_28 {
 
 // docs/servers.md, Rust block 2
 mod block_29 {
+    use hypermcp::{CallToolResult, Component, Filter, Server, Tool};
+
+    fn server() -> Server {
+        let server = Server::new("ops", "1.0.0")
+            .tool(Tool::new("status"), |_args, _ctx| async { "ok" })
+            .tool(Tool::new("wipe"), |_args, _ctx| async { "wiped" })
+            .tool(Tool::new("sudo"), |_args, ctx| async move {
+                ctx.enable_components(Filter::tags(["admin"])).await?;
+                Ok::<_, hypermcp::Error>(CallToolResult::text("admin tools shown to this session"))
+            })
+            .tags(Component::Tool, "wipe", ["admin"]);
+        server.disable(Filter::tags(["admin"])).expect("a filter with criteria");
+        server
+    }
+}
+
+// docs/servers.md, Rust block 3
+mod block_30 {
     use hypermcp::{CallToolResult, ElicitParams, Error, Server, Tool};
     use serde_json::json;
 
@@ -824,7 +842,7 @@ mod block_29 {
 }
 
 // docs/transports.md, Rust block 1
-mod block_30 {
+mod block_31 {
     use hypermcp::http::HttpOptions;
     use hypermcp::{CallToolResult, Server, Tool};
 

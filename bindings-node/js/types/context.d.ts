@@ -237,6 +237,17 @@ export declare class Context<L = unknown> {
   /** Tells the client a URL-mode elicitation finished (`notifications/elicitation/complete`). */
   elicitationComplete(elicitationId: string): void;
   /**
+   * Shows this caller, and no one else, the components that match, over the server's rules
+   * (the legacy session, or at 2026-07-28 over stdio the connection; a stateless HTTP
+   * request has no caller and is refused). The caller is told of each list it now sees
+   * differently.
+   */
+  enableComponents(filter: import('./server').VisibilityFilter): Promise<void>;
+  /** Hides from this caller the components that match (see `enableComponents`). */
+  disableComponents(filter: import('./server').VisibilityFilter): Promise<void>;
+  /** Drops this caller's own rules: it sees what the server's rules show. */
+  resetVisibility(): Promise<void>;
+  /**
    * Asks the client's model for a message (`sampling/createMessage`). Strings become user
    * messages; other parameters (`maxTokens`, default 1024, `systemPrompt`, `temperature`,
    * `tools`...) go in `params`.

@@ -399,6 +399,11 @@ export interface ToolConfig<In extends ObjectSchema | undefined = ObjectSchema |
    */
   scopes?: string | readonly string[];
   /**
+   * Names the visibility rules select by (`server.enable`, `server.disable`,
+   * `ctx.enableComponents`); clients do not see them.
+   */
+  tags?: Iterable<string>;
+  /**
    * The view of an MCP App showing its results (`ui://...`, served with `server.app`), or
    * `{resourceUri, visibility: ['app']}` (a tool only the view calls).
    */
@@ -517,6 +522,11 @@ export interface ResourceConfig {
    * (403 `insufficient_scope` naming them otherwise; clients step up).
    */
   scopes?: string | readonly string[];
+  /**
+   * Names the visibility rules select by (`server.enable`, `server.disable`,
+   * `ctx.enableComponents`); clients do not see them.
+   */
+  tags?: Iterable<string>;
   /** Metadata. */
   _meta?: Meta;
 }
@@ -569,6 +579,11 @@ export interface PromptConfig<
    * (403 `insufficient_scope` naming them otherwise; clients step up).
    */
   scopes?: string | readonly string[];
+  /**
+   * Names the visibility rules select by (`server.enable`, `server.disable`,
+   * `ctx.enableComponents`); clients do not see them.
+   */
+  tags?: Iterable<string>;
   /** Metadata. */
   _meta?: Meta;
 }
@@ -667,6 +682,25 @@ export interface Middleware<L = unknown> {
   onComplete?: MiddlewareHook<{ params: { [key: string]: unknown } }, L>;
 }
 
+/** A kind of component, as visibility rules name it. */
+export type ComponentKind = 'tool' | 'resource' | 'template' | 'prompt';
+
+/**
+ * What a visibility rule applies to: the components that meet every criterion given
+ * (`names` and `tags` narrow each other; one of the tags is enough), or every one
+ * (`matchAll`, given alone). At least one criterion.
+ */
+export interface VisibilityFilter {
+  /** Names of tools and prompts, URIs of resources, URI templates of templates. */
+  names?: Iterable<string>;
+  /** Tags, any of which matches. */
+  tags?: Iterable<string>;
+  /** The kinds of component. */
+  components?: Iterable<ComponentKind>;
+  /** Every component. */
+  matchAll?: boolean;
+}
+
 export declare class Server<L = unknown> {
   /** @param options name, version, instructions, lifespan... */
   constructor(options: ServerOptions<L>);
@@ -718,6 +752,20 @@ export declare class Server<L = unknown> {
   removeResource(uri: string): boolean;
   /** Tells subscribed clients that a resource changed (`notifications/resources/updated`). */
   notifyResourceUpdated(uri: string): void;
+
+  /**
+   * Shows every client the components that match; later rules override earlier ones where
+   * they overlap. `only: true` is the allow-list form: nothing else is visible (earlier
+   * enables are dropped). Clients whose lists changed get `list_changed`.
+   */
+  enable(filter: VisibilityFilter & { only?: boolean }): this;
+  /**
+   * Hides from every client the components that match: left out of the lists and, called
+   * by name, "not found", exactly as if they did not exist.
+   */
+  disable(filter: VisibilityFilter): this;
+  /** Drops the rules of `enable` and `disable`: every component visible again. */
+  resetVisibility(): this;
 
   /**
    * Serves skills (`io.modelcontextprotocol/skills`): every directory under `source` holding

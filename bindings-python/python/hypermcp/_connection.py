@@ -567,6 +567,10 @@ class ServerConnection:
         self.session.elicitation_complete(elicitation_id)
         self.flush()
 
+    def change_visibility(self, change: dict[str, Any]) -> None:
+        self.session.change_visibility(change)
+        self.flush()
+
     async def request_input(
         self, key: int, input_key: str | None, method: str, params: dict[str, Any] | None, timeout: float | None
     ) -> Any:

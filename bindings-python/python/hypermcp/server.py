@@ -25,14 +25,14 @@ import asyncio
 import inspect
 import os
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from . import _core
 from ._handler import _Handler, _string_converters
 from ._schema import ToolSignature
-from .context import Context
+from .context import Context, _visibility_filter
 from .errors import DefinitionError
 
 if TYPE_CHECKING:
@@ -58,6 +58,19 @@ def _keep_freed_memory() -> None:
     ``HYPERMCP_TUNE_MALLOC=0``; left alone when glibc's own tunables are set."""
     if os.environ.get("HYPERMCP_TUNE_MALLOC", "1") != "0" and not any(k in os.environ for k in _MALLOC_TUNABLES):
         _core.keep_freed_memory()
+
+
+def _tag_list(tags: Collection[str] | None) -> list[str]:
+    """``tags=`` as a sorted list (a set, list or tuple of non-empty strings)."""
+    if tags is None:
+        return []
+    if isinstance(tags, str):
+        raise DefinitionError(f"tags: give a set of tags, not the string {tags!r}")
+    items = sorted(set(tags))
+    for t in items:
+        if not isinstance(t, str) or not t:
+            raise DefinitionError(f"tags: {t!r} is not a tag (a non-empty string)")
+    return items
 
 
 def _scope_list(scopes: str | Sequence[str] | None) -> list[str]:
@@ -199,6 +212,47 @@ class Server:
         """The middleware, in the order it runs (a copy)."""
         return list(self._middleware)
 
+    # ---- visibility ----------------------------------------------------------------------------
+
+    def enable(
+        self,
+        *,
+        names: Collection[str] | None = None,
+        tags: Collection[str] | None = None,
+        components: Collection[str] | None = None,
+        match_all: bool = False,
+        only: bool = False,
+    ) -> None:
+        """Shows every client the components that match all the criteria given: ``names``
+        (names of tools and prompts, URIs of resources, URI templates), ``tags`` (any of
+        them), ``components`` (``"tool"``, ``"resource"``, ``"template"``, ``"prompt"``), or
+        ``match_all``. Later rules override earlier ones where they overlap. ``only=True``
+        is the allow-list form: nothing else is visible (earlier enables are dropped).
+        Connected clients whose lists changed get ``list_changed``."""
+        filter = _visibility_filter(names, tags, components, match_all)
+        for kind in self._registry.enable(filter, only):
+            self._changed(kind)
+
+    def disable(
+        self,
+        *,
+        names: Collection[str] | None = None,
+        tags: Collection[str] | None = None,
+        components: Collection[str] | None = None,
+        match_all: bool = False,
+    ) -> None:
+        """Hides from every client the components that match (the criteria of
+        :meth:`enable`): they are left out of the lists, and called by name they are "not
+        found", exactly as if they did not exist."""
+        filter = _visibility_filter(names, tags, components, match_all)
+        for kind in self._registry.disable(filter):
+            self._changed(kind)
+
+    def reset_visibility(self) -> None:
+        """Drops the rules of :meth:`enable` and :meth:`disable`: every component visible."""
+        for kind in self._registry.reset_visibility():
+            self._changed(kind)
+
     def _native_config(self) -> dict[str, Any]:
         cfg: dict[str, Any] = {
             "name": self.name,
@@ -289,6 +343,7 @@ class Server:
         inline: bool = False,
         headers: dict[str, str] | None = None,
         scopes: str | Sequence[str] | None = None,
+        tags: Collection[str] | None = None,
         ui: str | Mapping[str, Any] | None = None,
         task: bool | str | None = None,
     ) -> Callable[[F], F]: ...
@@ -308,6 +363,7 @@ class Server:
         inline: bool = False,
         headers: dict[str, str] | None = None,
         scopes: str | Sequence[str] | None = None,
+        tags: Collection[str] | None = None,
         ui: str | Mapping[str, Any] | None = None,
         task: bool | str | None = None,
     ) -> F | Callable[[F], F]:
@@ -322,7 +378,9 @@ class Server:
         ``Mcp-Param-{name}`` (``x-mcp-header``), for gateways to route on; the server checks
         they match the arguments. ``scopes``: what an access token needs to call it, besides
         the HTTP ``auth`` option's ``required_scopes`` (403 ``insufficient_scope`` naming
-        them otherwise; clients step up). ``ui``: the view of an MCP App showing its results
+        them otherwise; clients step up). ``tags``: names the visibility rules select by
+        (:meth:`enable`, :meth:`disable`; clients do not see them). ``ui``: the view of an
+        MCP App showing its results
         (``"ui://..."``, served with :meth:`app`), or ``{"resourceUri": ..., "visibility":
         ["app"]}`` (a tool only the view calls). ``task``: run calls as tasks (2026-07-28,
         ``io.modelcontextprotocol/tasks``) when the client declared the extension, or (at
@@ -344,6 +402,7 @@ class Server:
                 inline=inline,
                 headers=headers,
                 scopes=scopes,
+                tags=tags,
                 ui=ui,
                 task=task,
             )
@@ -365,6 +424,7 @@ class Server:
         inline: bool = False,
         headers: dict[str, str] | None = None,
         scopes: str | Sequence[str] | None = None,
+        tags: Collection[str] | None = None,
         ui: str | Mapping[str, Any] | None = None,
         task: bool | str | None = None,
     ) -> None:
@@ -403,6 +463,7 @@ class Server:
         mode = _task_mode(tool_name, task)
         if mode is not None:
             self.enable_tasks()
+        self._registry.set_tags("tool", tool_name, _tag_list(tags))
         self._registry.add_tool(definition)
         self._registry.set_task_mode(tool_name, mode)
         self._registry.set_required_scopes("tool", tool_name, required)
@@ -434,12 +495,13 @@ class Server:
         size: int | None = None,
         inline: bool = False,
         scopes: str | Sequence[str] | None = None,
+        tags: Collection[str] | None = None,
     ) -> Callable[[F], F]:
         """Registers a function as a resource (``"file:///notes.txt"``) or, when the URI
         has ``{variables}``, a resource template (RFC 6570) whose variables become the
         function's arguments. Return ``str`` (text), ``bytes`` (blob), JSON-able values
         (JSON text) or :class:`EmbeddedResource` parts. ``scopes``: what an access token
-        needs to read it (see :meth:`tool`)."""
+        needs to read it; ``tags``: for the visibility rules (see :meth:`tool`)."""
 
         def register(f: F) -> F:
             self.add_resource(
@@ -455,6 +517,7 @@ class Server:
                 size=size,
                 inline=inline,
                 scopes=scopes,
+                tags=tags,
             )
             return f
 
@@ -475,6 +538,7 @@ class Server:
         size: int | None = None,
         inline: bool = False,
         scopes: str | Sequence[str] | None = None,
+        tags: Collection[str] | None = None,
     ) -> None:
         """Adds (or replaces) a resource or resource template at any time."""
         sig = ToolSignature.from_function(fn, context_type=Context)
@@ -493,6 +557,7 @@ class Server:
             }
         )
         required = _scope_list(scopes)
+        self._registry.set_tags("template" if is_template else "resource", uri, _tag_list(tags))
         if is_template:
             self._registry.add_template(definition)
         else:
@@ -636,6 +701,7 @@ class Server:
         meta: dict[str, Any] | None = None,
         inline: bool = False,
         scopes: str | Sequence[str] | None = None,
+        tags: Collection[str] | None = None,
     ) -> Callable[[F], F]: ...
 
     def prompt(
@@ -650,15 +716,24 @@ class Server:
         meta: dict[str, Any] | None = None,
         inline: bool = False,
         scopes: str | Sequence[str] | None = None,
+        tags: Collection[str] | None = None,
     ) -> F | Callable[[F], F]:
         """Registers a function as a prompt. Its parameters are the prompt's arguments
         (required unless they have a default); it returns ``str``, a
         :class:`PromptMessage` or a list of them. ``scopes``: what an access token needs to
-        get it (see :meth:`tool`)."""
+        get it; ``tags``: for the visibility rules (see :meth:`tool`)."""
 
         def register(f: F) -> F:
             self.add_prompt(
-                f, name=name, title=title, description=description, icons=icons, meta=meta, inline=inline, scopes=scopes
+                f,
+                name=name,
+                title=title,
+                description=description,
+                icons=icons,
+                meta=meta,
+                inline=inline,
+                scopes=scopes,
+                tags=tags,
             )
             return f
 
@@ -675,6 +750,7 @@ class Server:
         meta: dict[str, Any] | None = None,
         inline: bool = False,
         scopes: str | Sequence[str] | None = None,
+        tags: Collection[str] | None = None,
     ) -> None:
         """Adds (or replaces) a prompt at any time."""
         sig = ToolSignature.from_function(fn, context_type=Context)
@@ -696,6 +772,7 @@ class Server:
             }
         )
         required = _scope_list(scopes)
+        self._registry.set_tags("prompt", prompt_name, _tag_list(tags))
         self._registry.add_prompt(definition)
         self._registry.set_required_scopes("prompt", prompt_name, required)
         handler = _Handler(prompt_name, fn, inline=inline, signature=sig)

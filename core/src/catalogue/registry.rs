@@ -6,6 +6,7 @@
 use crate::catalogue::skills::SkillCatalog;
 use crate::catalogue::uri_template::UriTemplate;
 use crate::catalogue::validate::Validator;
+use crate::catalogue::visibility::{Component, Filter, Rules};
 use crate::jsonrpc::RpcError;
 use crate::protocol::{edge, Prompt, ProtocolVersion, Resource, ResourceTemplate, Tool};
 use crate::util::{decode_cursor, encode_cursor};
@@ -180,6 +181,41 @@ struct Inner {
     /// The skills served (`io.modelcontextprotocol/skills`); their `SKILL.md` files follow the
     /// static resources in `resources/list`.
     skills: Option<Arc<SkillCatalog>>,
+    /// The tags of components, by kind (in [`Component::ALL`]'s order) and name (URI, URI
+    /// template).
+    tags: [HashMap<String, Arc<[String]>>; 4],
+    /// The server's visibility rules (`enable`, `disable`).
+    rules: Rules,
+}
+
+impl Inner {
+    fn tags_of(&self, kind: Component, key: &str) -> &[String] {
+        self.tags[kind as usize].get(key).map_or(&[], |t| t)
+    }
+
+    /// Whether a component is visible: the caller's own rules decide where one matches,
+    /// then the server's; visible where none does.
+    fn visible(&self, kind: Component, key: &str, caller: Option<&Rules>) -> bool {
+        let tags = self.tags_of(kind, key);
+        caller.and_then(|c| c.verdict(kind, key, tags)).or_else(|| self.rules.verdict(kind, key, tags)).unwrap_or(true)
+    }
+
+    /// Whether each entry of each list is visible, in list order (to tell which lists a
+    /// change of rules changed).
+    fn view(&self, caller: Option<&Rules>) -> [Vec<bool>; 4] {
+        let skills = self.skills.iter().flat_map(|c| c.skills().map(|s| c.resource(s).uri));
+        [
+            self.tools.keys().map(|k| self.visible(Component::Tool, k, caller)).collect(),
+            self.resources
+                .keys()
+                .cloned()
+                .chain(skills)
+                .map(|k| self.visible(Component::Resource, &k, caller))
+                .collect(),
+            self.templates.keys().map(|k| self.visible(Component::Template, k, caller)).collect(),
+            self.prompts.keys().map(|k| self.visible(Component::Prompt, k, caller)).collect(),
+        ]
+    }
 }
 
 /// The shared catalogue of one server. Cheap to share (`Arc<Registry>`) between sessions.
@@ -191,6 +227,8 @@ pub struct Registry {
     next_listener: std::sync::atomic::AtomicU64,
     /// Whether any entry declares required scopes (spares every request the lookup).
     scoped: std::sync::atomic::AtomicBool,
+    /// Whether the server has visibility rules (spares every request the lookup).
+    filtered: std::sync::atomic::AtomicBool,
 }
 
 /// An app's view (MCP Apps): its HTML and what it declares, served from memory.
@@ -251,6 +289,7 @@ impl Registry {
             listeners: Mutex::new(Vec::new()),
             next_listener: 1.into(),
             scoped: false.into(),
+            filtered: false.into(),
         }
     }
 
@@ -307,6 +346,7 @@ impl Registry {
         let removed = {
             let mut w = self.write();
             w.scopes.remove(&ScopeTarget::Tool(name.to_string()));
+            w.tags[Component::Tool as usize].remove(name);
             w.tools.shift_remove(name).is_some()
         };
         if removed {
@@ -384,6 +424,7 @@ impl Registry {
         let removed = {
             let mut w = self.write();
             w.scopes.remove(&ScopeTarget::Resource(uri.to_string()));
+            w.tags[Component::Resource as usize].remove(uri);
             w.apps.remove(uri);
             w.resources.shift_remove(uri).is_some()
         };
@@ -412,6 +453,7 @@ impl Registry {
         let removed = {
             let mut w = self.write();
             w.scopes.remove(&ScopeTarget::Resource(uri_template.to_string()));
+            w.tags[Component::Template as usize].remove(uri_template);
             w.templates.shift_remove(uri_template).is_some()
         };
         if removed {
@@ -507,6 +549,7 @@ impl Registry {
         let removed = {
             let mut w = self.write();
             w.scopes.remove(&ScopeTarget::Prompt(name.to_string()));
+            w.tags[Component::Prompt as usize].remove(name);
             w.prompts.shift_remove(name).is_some()
         };
         if removed {
@@ -611,9 +654,118 @@ impl Registry {
         }
     }
 
+    /// Sets the tags of a component (an empty list: none); they count for the visibility
+    /// rules ([`Registry::enable`], [`Registry::disable`]) and go no further (clients do
+    /// not see them). Returns the lists whose visible entries changed (their sessions were
+    /// told).
+    pub fn set_tags(&self, kind: Component, key: &str, tags: Vec<String>) -> Vec<ListKind> {
+        self.change_view(|inner| {
+            let map = &mut inner.tags[kind as usize];
+            if tags.is_empty() {
+                map.remove(key);
+            } else {
+                map.insert(key.to_string(), tags.into());
+            }
+            Ok(())
+        })
+        .unwrap_or_default()
+    }
+
+    /// The tags of a component.
+    pub fn tags(&self, kind: Component, key: &str) -> Vec<String> {
+        self.read().tags_of(kind, key).to_vec()
+    }
+
+    /// Enables, for every caller, the components `filter` matches; `only`: those alone (the
+    /// allow-list form, see [`Rules::enable`]). Returns the lists whose visible entries
+    /// changed: their sessions are told (`list_changed`), and no one else.
+    pub fn enable(&self, filter: Filter, only: bool) -> Result<Vec<ListKind>, DefinitionError> {
+        self.change_view(|inner| inner.rules.enable(filter, only))
+    }
+
+    /// Disables, for every caller, the components `filter` matches (see [`Registry::enable`]).
+    pub fn disable(&self, filter: Filter) -> Result<Vec<ListKind>, DefinitionError> {
+        self.change_view(|inner| inner.rules.disable(filter))
+    }
+
+    /// Drops the server's visibility rules: every component visible again.
+    pub fn reset_visibility(&self) -> Vec<ListKind> {
+        self.change_view(|inner| {
+            inner.rules.clear();
+            Ok(())
+        })
+        .unwrap_or_default()
+    }
+
+    /// The server's visibility rules.
+    pub fn visibility_rules(&self) -> Rules {
+        self.read().rules.clone()
+    }
+
+    fn change_view(&self, f: impl FnOnce(&mut Inner) -> Result<(), String>) -> Result<Vec<ListKind>, DefinitionError> {
+        let changed = {
+            let mut w = self.write();
+            let before = w.view(None);
+            f(&mut w).map_err(DefinitionError)?;
+            self.filtered.store(!w.rules.is_empty(), std::sync::atomic::Ordering::Release);
+            let after = w.view(None);
+            ListKind::ALL.into_iter().enumerate().filter(|(i, _)| before[*i] != after[*i]).map(|(_, k)| k).collect()
+        };
+        for &kind in &changed {
+            self.changed(kind);
+        }
+        Ok(changed)
+    }
+
+    /// The lists in which a caller whose own rules go from `old` to `new` sees other entries.
+    pub fn view_changes(&self, old: Option<&Rules>, new: Option<&Rules>) -> Vec<ListKind> {
+        let inner = self.read();
+        let (before, after) = (inner.view(old), inner.view(new));
+        ListKind::ALL.into_iter().enumerate().filter(|(i, _)| before[*i] != after[*i]).map(|(_, k)| k).collect()
+    }
+
+    /// Whether a caller with its own rules `caller` sees component `kind` named `key` (a
+    /// name, URI or URI template): one it does not see is "not found" to it.
+    pub fn visible(&self, kind: Component, key: &str, caller: Option<&Rules>) -> bool {
+        if !self.filtered.load(std::sync::atomic::Ordering::Acquire) && caller.is_none_or(Rules::is_empty) {
+            return true;
+        }
+        self.read().visible(kind, key, caller)
+    }
+
+    /// What serves `uri` for a caller with its own rules `caller`: a static resource it sees,
+    /// else the first template it sees that matches.
+    pub fn resolve_for(&self, uri: &str, caller: Option<&Rules>) -> Option<Resolved> {
+        if !self.filtered.load(std::sync::atomic::Ordering::Acquire) && caller.is_none_or(Rules::is_empty) {
+            return self.resolve(uri);
+        }
+        let inner = self.read();
+        if let Some(r) = inner.resources.get(uri).filter(|_| inner.visible(Component::Resource, uri, caller)) {
+            return Some(Resolved::Static(r.clone()));
+        }
+        inner
+            .templates
+            .iter()
+            .filter(|(k, _)| inner.visible(Component::Template, k, caller))
+            .find_map(|(_, t)| t.parsed.match_uri(uri).map(|vars| Resolved::Template(t.clone(), vars)))
+    }
+
     /// The `result` bytes of one list page for revision `v`: served from cache, built once
     /// per change. A cursor that was not made here (or points past the end) is -32602.
     pub fn list_page(&self, kind: ListKind, v: ProtocolVersion, cursor: Option<&str>) -> Result<Arc<[u8]>, RpcError> {
+        self.list_page_for(kind, v, cursor, None)
+    }
+
+    /// [`Registry::list_page`] for a caller with its own visibility rules `caller`: its own
+    /// view of the list, built for it (pages of the server's view are cached).
+    pub fn list_page_for(
+        &self,
+        kind: ListKind,
+        v: ProtocolVersion,
+        cursor: Option<&str>,
+        caller: Option<&Rules>,
+    ) -> Result<Arc<[u8]>, RpcError> {
+        let caller = caller.filter(|c| !c.is_empty());
         let offset = match cursor {
             None => 0,
             Some(c) => decode_cursor(c).ok_or_else(|| {
@@ -621,17 +773,36 @@ impl Registry {
             })?,
         };
         let key = (kind, v, offset);
-        if let Some(bytes) = self.cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
-            return Ok(bytes.clone());
+        if caller.is_none() {
+            if let Some(bytes) = self.cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+                return Ok(bytes.clone());
+            }
         }
         let page_size = self.page_size.load(std::sync::atomic::Ordering::Relaxed);
         let (items, total) = {
             let inner = self.read();
-            let total = match kind {
-                ListKind::Tools => inner.tools.len(),
-                ListKind::Resources => inner.resources.len() + inner.skills.as_ref().map_or(0, |c| c.len()),
-                ListKind::ResourceTemplates => inner.templates.len(),
-                ListKind::Prompts => inner.prompts.len(),
+            let all = caller.is_none() && !self.filtered.load(std::sync::atomic::Ordering::Acquire);
+            let seen = |c: Component, k: &str| all || inner.visible(c, k, caller);
+            let skills = || inner.skills.iter().flat_map(|c| c.skills().map(|s| Arc::new(c.resource(s))));
+            let total = if all {
+                match kind {
+                    ListKind::Tools => inner.tools.len(),
+                    ListKind::Resources => inner.resources.len() + inner.skills.as_ref().map_or(0, |c| c.len()),
+                    ListKind::ResourceTemplates => inner.templates.len(),
+                    ListKind::Prompts => inner.prompts.len(),
+                }
+            } else {
+                match kind {
+                    ListKind::Tools => inner.tools.keys().filter(|k| seen(Component::Tool, k)).count(),
+                    ListKind::Resources => {
+                        let skills = skills().map(|r| r.uri.clone());
+                        inner.resources.keys().cloned().chain(skills).filter(|k| seen(Component::Resource, k)).count()
+                    }
+                    ListKind::ResourceTemplates => {
+                        inner.templates.keys().filter(|k| seen(Component::Template, k)).count()
+                    }
+                    ListKind::Prompts => inner.prompts.keys().filter(|k| seen(Component::Prompt, k)).count(),
+                }
             };
             if offset > total || (offset == total && offset != 0) {
                 return Err(RpcError::invalid_params(format!(
@@ -640,10 +811,14 @@ impl Registry {
                 ))
                 .with_data(serde_json::json!({ "cursor": cursor })));
             }
-            let range = offset..(offset + page_size).min(total);
+            let take = page_size.min(total - offset);
             let items: Vec<Value> = match kind {
-                ListKind::Tools => inner.tools[range]
+                ListKind::Tools => inner
+                    .tools
                     .values()
+                    .filter(|t| seen(Component::Tool, &t.tool.name))
+                    .skip(offset)
+                    .take(take)
                     .map(|t| {
                         let mut tool = edge::tool(&t.tool, v);
                         // 2025-11-25: how the tool runs as a task ("forbidden", the default, unsaid).
@@ -664,23 +839,33 @@ impl Registry {
                         tool
                     })
                     .collect(),
-                ListKind::Resources => {
-                    // The static resources, then each skill's SKILL.md.
-                    let skills = inner.skills.iter().flat_map(|c| c.skills().map(|s| Arc::new(c.resource(s))));
-                    inner
-                        .resources
-                        .values()
-                        .cloned()
-                        .chain(skills)
-                        .skip(range.start)
-                        .take(range.len())
-                        .map(|r| edge::resource(&r, v))
-                        .collect()
-                }
-                ListKind::ResourceTemplates => {
-                    inner.templates[range].values().map(|t| edge::resource_template(&t.template, v)).collect()
-                }
-                ListKind::Prompts => inner.prompts[range].values().map(|p| edge::prompt(p, v)).collect(),
+                // The static resources, then each skill's SKILL.md.
+                ListKind::Resources => inner
+                    .resources
+                    .values()
+                    .cloned()
+                    .chain(skills())
+                    .filter(|r| seen(Component::Resource, &r.uri))
+                    .skip(offset)
+                    .take(take)
+                    .map(|r| edge::resource(&r, v))
+                    .collect(),
+                ListKind::ResourceTemplates => inner
+                    .templates
+                    .values()
+                    .filter(|t| seen(Component::Template, &t.template.uri_template))
+                    .skip(offset)
+                    .take(take)
+                    .map(|t| edge::resource_template(&t.template, v))
+                    .collect(),
+                ListKind::Prompts => inner
+                    .prompts
+                    .values()
+                    .filter(|p| seen(Component::Prompt, &p.name))
+                    .skip(offset)
+                    .take(take)
+                    .map(|p| edge::prompt(p, v))
+                    .collect(),
             };
             (items, total)
         };
@@ -691,7 +876,9 @@ impl Registry {
             result.insert("nextCursor".into(), Value::String(encode_cursor(next)));
         }
         let bytes: Arc<[u8]> = serde_json::to_vec(&result).unwrap_or_default().into();
-        self.cache.lock().unwrap_or_else(|e| e.into_inner()).insert(key, bytes.clone());
+        if caller.is_none() {
+            self.cache.lock().unwrap_or_else(|e| e.into_inner()).insert(key, bytes.clone());
+        }
         Ok(bytes)
     }
 }

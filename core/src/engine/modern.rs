@@ -806,11 +806,18 @@ impl ServerRole {
         raw: Option<RawJson<'_>>,
         batch: Option<u64>,
     ) {
-        let page = params::<CursorParams>(raw)
-            .and_then(|p| self.registry.list_page(kind, ProtocolVersion::V2026_07_28, p.cursor.as_deref()));
+        let page = params::<CursorParams>(raw).and_then(|p| {
+            let v = ProtocolVersion::V2026_07_28;
+            self.registry.list_page_for(kind, v, p.cursor.as_deref(), Some(&self.visibility))
+        });
         match page {
             Ok(bytes) => {
-                let fields = stamp(Some(self.config.cache.list(kind)), self.identity().json());
+                let mut hints = self.config.cache.list(kind);
+                // A caller's own view is its alone: never a shared cache's.
+                if !self.visibility.is_empty() {
+                    hints.cache_scope = crate::protocol::CacheScope::Private;
+                }
+                let fields = stamp(Some(hints), self.identity().json());
                 peer.respond(batch, Route::Standalone, |out| write_stamped(out, id, &fields, &bytes));
             }
             Err(e) => peer.write_error(Some(id), batch, Route::Standalone, &e),

@@ -8,6 +8,7 @@ use super::modern::{self, RequestHeaders};
 use super::outbox::{Route, Transmit};
 use super::peer::{params, Peer, RequestOptions, Role};
 use super::{Event, OutboundId, Request, RequestKey, State};
+use crate::catalogue::visibility::{Component, Rules, VisibilityChange};
 use crate::catalogue::{ListKind, Registry, RegistryChange, Resolved};
 use crate::jsonrpc::{RawJson, RequestId, RpcError};
 use crate::protocol::*;
@@ -64,6 +65,9 @@ pub(super) struct ServerRole {
     pub(super) headers: Option<RequestHeaders>,
     /// Open `subscriptions/listen` streams.
     pub(super) listens: super::KeyMap<RequestKey, Listen>,
+    /// The caller's own visibility rules (`ctx.enable_components`, ...): a legacy session's,
+    /// or at 2026-07-28 those a transport found for the caller of the request at hand.
+    pub(super) visibility: Rules,
 }
 
 /// The server end of one MCP session.
@@ -167,6 +171,7 @@ impl ServerSession {
                 created_tasks: std::collections::VecDeque::new(),
                 headers: None,
                 listens: Default::default(),
+                visibility: Rules::new(),
             },
         }
     }
@@ -429,6 +434,35 @@ impl ServerSession {
         }
     }
 
+    /// Changes what this session's caller sees (`ctx.enable_components`, ...): the change
+    /// applies to it alone, and it is told of each list it sees differently
+    /// (`list_changed`). Returns those lists. Fails when the rule is not one (no criterion)
+    /// or the session holds too many.
+    pub fn change_visibility(&mut self, change: &VisibilityChange) -> Result<Vec<ListKind>, String> {
+        let new = change.apply(&self.role.visibility)?;
+        if new == self.role.visibility {
+            return Ok(Vec::new());
+        }
+        let lists = self.role.registry.view_changes(Some(&self.role.visibility), Some(&new));
+        self.role.visibility = new;
+        self.role.record_changes += 1;
+        for &kind in &lists {
+            self.registry_changed(&RegistryChange::ListChanged(kind));
+        }
+        Ok(lists)
+    }
+
+    /// The session's own visibility rules (a 2026-07-28 transport keeps them per caller).
+    pub fn visibility(&self) -> &Rules {
+        &self.role.visibility
+    }
+
+    /// Serves the requests that follow as a caller whose own visibility rules are `rules`
+    /// (a 2026-07-28 transport sets those of the request's caller).
+    pub fn set_visibility(&mut self, rules: Rules) {
+        self.role.visibility = rules;
+    }
+
     /// Sends a request to the client (sampling, elicitation, roots, ping), checking the
     /// client declared the capability and the revision has the feature. The answer arrives as
     /// [`Event::Response`].
@@ -554,6 +588,7 @@ impl ServerSession {
             client_info: serde_json::to_value(&self.role.client_info).unwrap_or_default(),
             log_level: self.role.log_level.map(|l| l.as_str().to_string()),
             subscriptions,
+            visibility: self.role.visibility.clone(),
         })
     }
 
@@ -588,6 +623,7 @@ impl ServerSession {
         self.role.client_info = info;
         self.role.log_level = level;
         self.role.subscriptions = record.subscriptions.iter().cloned().collect();
+        self.role.visibility = record.visibility.clone();
         self.role.capabilities = self.role.build_capabilities();
         self.role.state = if record.operating { State::Operating } else { State::Initializing };
         self.role.record_changes += 1;
@@ -715,7 +751,8 @@ impl ServerRole {
 
     fn list(&self, peer: &mut Peer, id: RequestId, kind: ListKind, raw: Option<RawJson<'_>>, batch: Option<u64>) {
         let v = peer.version.unwrap_or(ProtocolVersion::LATEST_LEGACY);
-        let page = params::<CursorParams>(raw).and_then(|p| self.registry.list_page(kind, v, p.cursor.as_deref()));
+        let page = params::<CursorParams>(raw)
+            .and_then(|p| self.registry.list_page_for(kind, v, p.cursor.as_deref(), Some(&self.visibility)));
         match page {
             Ok(bytes) => peer.write_result_raw(&id, batch, Route::Standalone, &bytes),
             Err(e) => peer.write_error(Some(&id), batch, Route::Standalone, &e),
@@ -739,7 +776,7 @@ impl ServerRole {
             Some(p) => p,
             None => params(raw)?,
         };
-        let Some(entry) = self.registry.tool(&p.name) else {
+        let Some(entry) = self.registry.tool(&p.name).filter(|_| self.sees(Component::Tool, &p.name)) else {
             return Err(RpcError::unknown_tool(&p.name));
         };
         let arguments = match p.arguments {
@@ -863,15 +900,16 @@ impl ServerRole {
         ctx: Option<&Arc<modern::RequestContext>>,
     ) -> Result<(), RpcError> {
         let p: UriParams = params(raw)?;
-        if let Some(file) = super::skills::skill_file(&self.registry, &p.uri) {
+        let listed = self.sees(Component::Resource, &p.uri);
+        if let Some(file) = super::skills::skill_file(&self.registry, &p.uri).filter(|_| listed) {
             self.read_skill_file(peer, &id, batch, ctx.is_some(), &file);
             return Ok(());
         }
-        if let Some(app) = self.registry.app(&p.uri) {
+        if let Some(app) = self.registry.app(&p.uri).filter(|_| listed) {
             self.read_app(peer, &id, batch, ctx.is_some(), &p.uri, &app);
             return Ok(());
         }
-        let (template, variables) = match self.registry.resolve(&p.uri) {
+        let (template, variables) = match self.registry.resolve_for(&p.uri, Some(&self.visibility)) {
             // 2026-07-28 reports an unknown resource as invalid params.
             None if ctx.is_some() => {
                 return Err(RpcError::invalid_params(format!("Resource not found: {}", p.uri))
@@ -904,7 +942,7 @@ impl ServerRole {
         ctx: Option<&Arc<modern::RequestContext>>,
     ) -> Result<(), RpcError> {
         let p: GetPromptParams = params(raw)?;
-        let Some(prompt) = self.registry.prompt(&p.name) else {
+        let Some(prompt) = self.registry.prompt(&p.name).filter(|_| self.sees(Component::Prompt, &p.name)) else {
             return Err(RpcError::unknown_prompt(&p.name));
         };
         let arguments = p.arguments.unwrap_or_default();
@@ -941,7 +979,7 @@ impl ServerRole {
         let p: CompleteParams = params(raw)?;
         match &p.reference {
             CompletionReference::Prompt { name } => {
-                let Some(prompt) = self.registry.prompt(name) else {
+                let Some(prompt) = self.registry.prompt(name).filter(|_| self.sees(Component::Prompt, name)) else {
                     return Err(RpcError::unknown_prompt(name));
                 };
                 let known = prompt.arguments.iter().flatten().any(|a| a.name == p.argument.name);
@@ -954,7 +992,9 @@ impl ServerRole {
                 }
             }
             CompletionReference::Resource { uri } => {
-                if self.registry.template(uri).is_none() && self.registry.resource(uri).is_none() {
+                let template = self.registry.template(uri).filter(|_| self.sees(Component::Template, uri));
+                let resource = self.registry.resource(uri).filter(|_| self.sees(Component::Resource, uri));
+                if template.is_none() && resource.is_none() {
                     return Err(RpcError::invalid_params(format!("Unknown resource template: {uri}"))
                         .with_data(serde_json::json!({ "uri": uri })));
                 }
@@ -965,10 +1005,17 @@ impl ServerRole {
         Ok(())
     }
 
+    /// Whether this session's caller sees a component (the server's rules, then its own).
+    pub(super) fn sees(&self, kind: Component, key: &str) -> bool {
+        self.registry.visible(kind, key, Some(&self.visibility))
+    }
+
     fn subscription(&mut self, peer: &mut Peer, raw: Option<RawJson<'_>>, subscribe: bool) -> Result<(), RpcError> {
         let p: UriParams = params(raw)?;
         if subscribe {
-            if self.registry.resolve(&p.uri).is_none() && super::skills::skill_file(&self.registry, &p.uri).is_none() {
+            let skill =
+                super::skills::skill_file(&self.registry, &p.uri).filter(|_| self.sees(Component::Resource, &p.uri));
+            if self.registry.resolve_for(&p.uri, Some(&self.visibility)).is_none() && skill.is_none() {
                 return Err(RpcError::resource_not_found(&p.uri));
             }
             if self.subscriptions.insert(p.uri) {

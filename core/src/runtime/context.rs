@@ -39,6 +39,11 @@ pub(crate) enum Command {
     ElicitationComplete(String),
     /// Close the HTTP SSE connection the call answers on (the client resumes it).
     CloseStream(RequestKey),
+    /// Change what the caller sees (`Context::enable_components`, ...).
+    Visibility {
+        change: crate::catalogue::visibility::VisibilityChange,
+        reply: oneshot::Sender<std::result::Result<(), RpcError>>,
+    },
 }
 
 /// The answer to [`Command::Request`].
@@ -435,6 +440,38 @@ impl Context {
     pub async fn list_roots(&self) -> Result<Vec<Root>> {
         let v = self.request("roots/list", None, None).await?;
         Ok(serde_json::from_value::<ListRootsResult>(v)?.roots)
+    }
+
+    /// Shows this caller (and no one else) the components `filter` matches, over the
+    /// server's rules: the caller is the legacy session (every replica applies its rules)
+    /// or, at 2026-07-28 over stdio, the connection. It is told of each list it now sees
+    /// differently (`list_changed`).
+    ///
+    /// ```no_run
+    /// # async fn f(ctx: hypermcp::Context) -> hypermcp::Result<()> {
+    /// use hypermcp::catalogue::visibility::Filter;
+    /// ctx.enable_components(Filter::tags(["premium"])).await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn enable_components(&self, filter: crate::catalogue::visibility::Filter) -> Result<()> {
+        self.change_visibility(crate::catalogue::visibility::VisibilityChange::Enable(filter)).await
+    }
+
+    /// Hides from this caller the components `filter` matches (see
+    /// [`Context::enable_components`]).
+    pub async fn disable_components(&self, filter: crate::catalogue::visibility::Filter) -> Result<()> {
+        self.change_visibility(crate::catalogue::visibility::VisibilityChange::Disable(filter)).await
+    }
+
+    /// Drops this caller's own rules: it sees what the server's rules show.
+    pub async fn reset_visibility(&self) -> Result<()> {
+        self.change_visibility(crate::catalogue::visibility::VisibilityChange::Reset).await
+    }
+
+    async fn change_visibility(&self, change: crate::catalogue::visibility::VisibilityChange) -> Result<()> {
+        let (reply, rx) = oneshot::channel();
+        self.send(Command::Visibility { change, reply }).map_err(|_| Error::Closed)?;
+        rx.await.map_err(|_| Error::Closed)?.map_err(Error::Request)
     }
 
     /// Pings the client.

@@ -574,6 +574,11 @@ impl TaskBinding {
                     }
                 });
             }
+            Command::Visibility { reply, .. } => {
+                let _ = reply.send(Err(RpcError::invalid_request(
+                    "a task has no caller whose view it could change: change visibility before the call becomes a task",
+                )));
+            }
             Command::Log { .. } | Command::ElicitationComplete(_) | Command::CloseStream(_) => {}
         }
     }

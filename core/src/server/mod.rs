@@ -21,6 +21,7 @@ mod http;
 pub use crate::runtime::tasks;
 pub use crate::runtime::{Context, PeerInfo, ResourceRequest};
 
+use crate::catalogue::visibility::{Component, Filter};
 use crate::catalogue::{DefinitionError, Registry, ScopeTarget};
 use crate::engine::ServerConfig;
 use crate::error::{Error, Result};
@@ -416,6 +417,52 @@ impl Server {
     pub fn require_scopes<S: Into<String>>(self, target: ScopeTarget, scopes: impl IntoIterator<Item = S>) -> Self {
         self.rt.registry().set_required_scopes(target, scopes.into_iter().map(Into::into).collect());
         self
+    }
+
+    /// Tags a tool, resource, template or prompt (by name, URI or URI template): the
+    /// visibility rules ([`Server::disable`], [`Server::enable`]) select by tag. Clients do
+    /// not see tags.
+    ///
+    /// ```
+    /// # use hypermcp::{Server, Tool, Component, Filter};
+    /// let server = Server::new("s", "1")
+    ///     .tool(Tool::new("wipe"), |_args, _ctx| async { "wiped" })
+    ///     .tags(Component::Tool, "wipe", ["admin"]);
+    /// server.disable(Filter::tags(["admin"])).unwrap(); // clients no longer see "wipe"
+    /// ```
+    pub fn tags<S: Into<String>>(self, kind: Component, key: &str, tags: impl IntoIterator<Item = S>) -> Self {
+        self.set_tags(kind, key, tags);
+        self
+    }
+
+    /// [`Server::tags`] while serving: sessions that now see another list are told
+    /// (`list_changed`).
+    pub fn set_tags<S: Into<String>>(&self, kind: Component, key: &str, tags: impl IntoIterator<Item = S>) {
+        self.rt.registry().set_tags(kind, key, tags.into_iter().map(Into::into).collect());
+    }
+
+    /// Shows every client the components `filter` matches, overriding earlier rules where
+    /// they overlap (later rules win). Sessions that now see another list are told
+    /// (`list_changed`). Fails for a filter without criteria.
+    pub fn enable(&self, filter: Filter) -> std::result::Result<(), DefinitionError> {
+        self.rt.registry().enable(filter, false).map(drop)
+    }
+
+    /// The allow-list form of [`Server::enable`]: only what `filter` matches is visible
+    /// (earlier enables are dropped; later rules still override it).
+    pub fn enable_only(&self, filter: Filter) -> std::result::Result<(), DefinitionError> {
+        self.rt.registry().enable(filter, true).map(drop)
+    }
+
+    /// Hides from every client the components `filter` matches: they are left out of the
+    /// lists, and a call by name is "not found", as if they did not exist.
+    pub fn disable(&self, filter: Filter) -> std::result::Result<(), DefinitionError> {
+        self.rt.registry().disable(filter).map(drop)
+    }
+
+    /// Drops the server's visibility rules: every component visible again.
+    pub fn reset_visibility(&self) {
+        self.rt.registry().reset_visibility();
     }
 
     /// Adds a middleware at the end of the chain: it runs inside the ones added before, around

@@ -30,6 +30,9 @@ pub struct SessionRecord {
     /// The resources it subscribed to (`resources/subscribe`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub subscriptions: Vec<String>,
+    /// The session's own visibility rules (`ctx.enable_components`, ...).
+    #[serde(default, skip_serializing_if = "crate::catalogue::visibility::Rules::is_empty")]
+    pub visibility: crate::catalogue::visibility::Rules,
 }
 
 impl SessionRecord {
@@ -54,6 +57,9 @@ impl SessionRecord {
         }
         if self.log_level != old.log_level {
             out.log_level = self.log_level.clone();
+        }
+        if self.visibility != old.visibility {
+            out.visibility = self.visibility.clone();
         }
         for added in self.subscriptions.iter().filter(|u| !old.subscriptions.contains(u)) {
             if !out.subscriptions.contains(added) {

@@ -229,5 +229,8 @@ pub(crate) fn apply(
         }
         // A byte stream has no SSE connection to close.
         Command::CloseStream(_) => {}
+        Command::Visibility { change, reply } => {
+            let _ = reply.send(session.change_visibility(&change).map(drop).map_err(RpcError::invalid_params));
+        }
     }
 }

@@ -594,3 +594,42 @@ async fn concurrent_record_changes_through_two_replicas_all_survive_in_redis() {
     assert_eq!(b.save("s", Some(&stored), &base, ttl).await.unwrap(), None);
     assert_eq!(b.load("s").await.unwrap(), None);
 }
+
+/// A session's own visibility rules (`ctx.enable_components`) travel in its record: the
+/// call that changed them is answered once the record is saved, so the next request, on
+/// another replica, already sees what the session now sees; another session does not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sessions_own_visibility_follows_it_to_every_replica() {
+    use hypermcp::{Component, Filter};
+    async fn start(backend: &Backend) -> TestServer {
+        let server = cluster_server()
+            .tool(Tool::new("report"), |_a, _c| async move { CallToolResult::text("premium report") })
+            .tool(Tool::new("unlock"), |_a, ctx| async move {
+                ctx.enable_components(Filter::tags(["premium"])).await?;
+                Ok::<_, hypermcp::Error>(CallToolResult::text("unlocked"))
+            })
+            .tags(Component::Tool, "report", ["premium"]);
+        server.disable(Filter::tags(["premium"])).unwrap();
+        TestServer::start(&server, options().with_cluster(backend.store().await)).await
+    }
+    let tools = |r: &Answer, id: i64| -> Vec<String> {
+        let list = r.response(id)["result"]["tools"].as_array().cloned().unwrap_or_default();
+        list.iter().map(|t| t["name"].as_str().unwrap_or_default().to_string()).collect()
+    };
+    for backend in backends() {
+        let a = start(&backend).await;
+        let b = start(&backend).await;
+        let s = initialize_on(&a).await;
+        notify_initialized(&b, &s).await;
+        let other = initialize_on(&b).await;
+        notify_initialized(&b, &other).await;
+        let list = |id: i64| json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"});
+        assert!(!tools(&rpc(&b, &s, &list(2)).await, 2).contains(&"report".to_string()));
+        let r = rpc(&a, &s, &call(3, "unlock", json!({}))).await;
+        assert_eq!(r.response(3)["result"]["content"][0]["text"], "unlocked", "{r:?}");
+        assert!(tools(&rpc(&b, &s, &list(4)).await, 4).contains(&"report".to_string()), "B applies A's change");
+        let r = rpc(&b, &s, &call(5, "report", json!({}))).await;
+        assert_eq!(r.response(5)["result"]["content"][0]["text"], "premium report", "{r:?}");
+        assert!(!tools(&rpc(&a, &other, &list(6)).await, 6).contains(&"report".to_string()), "another session");
+    }
+}

@@ -52,4 +52,5 @@ mod stdio_child;
 mod tasks;
 mod tools;
 mod trace_context;
+mod visibility;
 mod wire_schema;

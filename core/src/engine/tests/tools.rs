@@ -244,3 +244,58 @@ fn tools_list_paginates_and_is_cached() {
     send(&mut s, request(json!(1), "tools/list", Value::Null), t0);
     assert_eq!(one_line(&mut s), ok(json!(1), json!({"tools": [{"name": "t0", "inputSchema": {"type": "object"}}]})));
 }
+
+#[test]
+fn a_sessions_own_visibility_pages_and_travels_in_its_record() {
+    use crate::catalogue::visibility::{Component, Filter, VisibilityChange};
+    let t0 = Instant::now();
+    let registry = Registry::new();
+    registry.set_page_size(2);
+    for name in ["a", "b", "c", "d", "e"] {
+        registry.add_tool(Tool::new(name)).unwrap();
+    }
+    registry.set_tags(Component::Tool, "b", vec!["even".into()]);
+    registry.set_tags(Component::Tool, "d", vec!["even".into()]);
+    registry.disable(Filter::tags(["even"])).unwrap();
+    let registry = Arc::new(registry);
+    let config = Arc::new(ServerConfig::new(server_info()));
+    let mut s = ServerSession::new(config.clone(), registry.clone());
+    let list = |s: &mut ServerSession, id: i64, cursor: Option<&str>| {
+        let params = cursor.map_or(json!({}), |c| json!({"cursor": c}));
+        send(s, request(json!(id), "tools/list", params), t0);
+        let page = one_line(s)["result"].clone();
+        let names: Vec<String> =
+            page["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().into()).collect();
+        (names, page["nextCursor"].as_str().map(str::to_string))
+    };
+    initialize(&mut s, "2025-11-25", json!({}), t0);
+    send(&mut s, notification("notifications/initialized", Value::Null), t0);
+    events(&mut s);
+    // The server's view pages over what is visible: a, c, e.
+    let (first, next) = list(&mut s, 1, None);
+    assert_eq!(first, ["a", "c"]);
+    assert_eq!(list(&mut s, 2, next.as_deref()), (vec!["e".to_string()], None));
+    // The session's own rule: it alone now sees b and d, and is told.
+    let changed = s.change_visibility(&VisibilityChange::Enable(Filter::names(["b", "d"]))).unwrap();
+    assert_eq!(changed, [ListKind::Tools]);
+    assert_eq!(one_line(&mut s)["method"], "notifications/tools/list_changed");
+    let (first, next) = list(&mut s, 3, None);
+    assert_eq!(first, ["a", "b"]);
+    let (second, next) = list(&mut s, 4, next.as_deref());
+    assert_eq!(second, ["c", "d"]);
+    assert_eq!(list(&mut s, 5, next.as_deref()).0, ["e"]);
+    // The same change again changes nothing, and says nothing.
+    assert!(s.change_visibility(&VisibilityChange::Enable(Filter::names(["b", "d"]))).unwrap().is_empty());
+    assert_quiet(&mut s);
+    // Another replica that takes the session over from its record applies the same rules.
+    let record = s.record().unwrap();
+    let json = serde_json::to_value(&record).unwrap();
+    assert_eq!(json["visibility"], json!([{"enabled": true, "names": ["b", "d"]}]));
+    let mut other = ServerSession::new(config, registry);
+    other.restore(&serde_json::from_value(json).unwrap()).unwrap();
+    send(&mut other, request(json!(6), "tools/call", json!({"name": "d", "arguments": {}})), t0);
+    assert!(matches!(invocation(&mut other).request, Request::CallTool { .. }));
+    // A rule without criteria is refused.
+    let mut fresh = ready(Registry::new(), "2025-11-25", json!({}), t0);
+    assert!(fresh.change_visibility(&VisibilityChange::Disable(Filter::default())).is_err());
+}

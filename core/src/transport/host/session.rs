@@ -422,6 +422,28 @@ impl HostSession {
         })
     }
 
+    /// Changes what this session's caller sees (`ctx.enable_components`, ...): a stream's
+    /// connection or a legacy HTTP session; a stateless request or a task has no caller
+    /// to change the view of. With replicas, the session's record is saved meanwhile.
+    pub fn change_visibility(
+        &mut self,
+        change: &crate::catalogue::visibility::VisibilityChange,
+    ) -> Result<(), RpcError> {
+        match &mut self.place {
+            Place::Stream(s) => s.change_visibility(change).map(drop).map_err(RpcError::invalid_params),
+            Place::Http(a) => {
+                let (tx, rx) = std::sync::mpsc::channel();
+                a.session.change_visibility(change, move |r| drop(tx.send(r)));
+                // Answered at once unless the record is being saved to the shared store: then
+                // that goes on, and the change itself is made.
+                rx.try_recv().unwrap_or(Ok(()))
+            }
+            Place::Tasks(_) => Err(RpcError::invalid_request(
+                "a task has no caller whose view it could change: change visibility before the call becomes a task",
+            )),
+        }
+    }
+
     /// Closes the SSE connection a call answers on, so the client resumes it (SSE polling).
     /// False when the call has no such stream (always, over stdio).
     pub fn close_stream(&mut self, key: RequestKey) -> bool {

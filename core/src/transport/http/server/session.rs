@@ -535,6 +535,45 @@ impl Session {
         p
     }
 
+    /// Changes what this session's caller sees (`ctx.enable_components`, ...); `then` gets
+    /// the outcome once the session's record is where the replicas share it (when they do),
+    /// so the call's answer never outruns the change.
+    pub fn change_visibility(
+        &self,
+        change: &crate::catalogue::visibility::VisibilityChange,
+        then: impl FnOnce(Result<(), RpcError>) + Send + 'static,
+    ) {
+        let r = self.with(|i| self.visibility_in(i, change));
+        self.once_saved(r, then);
+    }
+
+    fn visibility_in(
+        &self,
+        i: &mut Inner,
+        change: &crate::catalogue::visibility::VisibilityChange,
+    ) -> Result<(), RpcError> {
+        match self.id {
+            Some(_) if !i.closed => i.engine.change_visibility(change).map(drop).map_err(RpcError::invalid_params),
+            Some(_) => Err(RpcError::invalid_request("the session is closed")),
+            None => Err(crate::catalogue::visibility::no_caller()),
+        }
+    }
+
+    fn once_saved(&self, r: Result<(), RpcError>, then: impl FnOnce(Result<(), RpcError>) + Send + 'static) {
+        let (Ok(()), Some(_), Some(rt), Some(me)) =
+            (&r, self.shared.cluster.get(), self.shared.runtime.get(), self.me.upgrade())
+        else {
+            return then(r);
+        };
+        rt.spawn(async move {
+            let service = super::HttpService { shared: me.shared.clone() };
+            let saved = service.save_record(&me, true).await.map_err(|_| {
+                RpcError::internal("the shared session store is unavailable: the change of visibility was not saved")
+            });
+            then(saved);
+        });
+    }
+
     /// Applies a Rust handler context's command.
     pub(crate) fn apply(&self, cmd: Command) -> Result<(), ()> {
         let mut replies = Vec::new();
@@ -569,6 +608,9 @@ impl Session {
                         replies.push(Reply::Wake(w));
                     }
                 }
+                Command::Visibility { change, reply } => {
+                    replies.push(Reply::Saved(reply, self.visibility_in(i, &change)))
+                }
             }
             Ok(())
         })?;
@@ -581,6 +623,7 @@ impl Session {
                     let _ = tx.send(v);
                 }
                 Reply::Wake(ws) => ws.into_iter().for_each(Waker::wake),
+                Reply::Saved(tx, v) => self.once_saved(v, move |v| drop(tx.send(v))),
             }
         }
         Ok(())
@@ -591,6 +634,7 @@ enum Reply {
     Progress(oneshot::Sender<Result<bool, RpcError>>, Result<bool, RpcError>),
     Value(oneshot::Sender<Result<Answer, RpcError>>, Result<Answer, RpcError>),
     Wake(Vec<Waker>),
+    Saved(oneshot::Sender<Result<(), RpcError>>, Result<(), RpcError>),
 }
 
 /// Most streams a session keeps for resumption.

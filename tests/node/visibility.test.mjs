@@ -1,0 +1,143 @@
+// Visibility in Node: tags, server.enable/disable (and the allow-list form), a hidden
+// component called by name is "not found" exactly as an unknown one, a caller's own rules
+// from a handler (ctx.enableComponents) seen by it alone with list_changed to it alone, in
+// memory and over HTTP sessions, and the clear error of a stateless HTTP request.
+// Run: node --test tests/node/
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client, DefinitionError, McpError, Server } from 'hypermcp';
+import { within } from './_helpers.mjs';
+
+function makeServer() {
+  const server = new Server({ name: 'visible', version: '1' });
+  const ok = (text) => () => text;
+  server.tool('status', ok('ok'));
+  server.tool('wipe', { tags: ['admin', 'dangerous'] }, ok('wiped'));
+  server.tool('reset', { tags: new Set(['admin']) }, ok('reset'));
+  server.tool('config', ok('tool config'));
+  server.tool('report', { tags: ['premium'] }, ok('premium report'));
+  server.tool('unlock', {}, async (_args, ctx) => {
+    await ctx.enableComponents({ tags: ['premium'] });
+    return 'unlocked';
+  });
+  server.tool('relock', {}, async (_args, ctx) => {
+    await ctx.resetVisibility();
+    return 'relocked';
+  });
+  server.prompt('config', {}, () => 'the config prompt');
+  server.resource('mem://secret', { tags: ['admin'] }, () => 's3cret');
+  server.resource('mem://users/{id}', { tags: ['admin'] }, (_url, { id }) => `user ${id}`);
+  return server;
+}
+
+const names = (r) => (r.tools ?? r.prompts).map((t) => t.name);
+
+test('the server rules hide and show for everyone', async () => {
+  const server = makeServer();
+  const changes = [];
+  const c = await within(Client.inMemory(server, { mode: 'legacy', onNotification: (m) => changes.push(m) }));
+  try {
+    assert.equal((await within(c.listTools())).tools.length, 7);
+    server.disable({ tags: ['admin'] });
+    assert.deepEqual(names(await within(c.listTools())), ['status', 'config', 'report', 'unlock', 'relock']);
+    assert.deepEqual((await within(c.listResources())).resources, []);
+    assert.deepEqual((await within(c.listResourceTemplates())).resourceTemplates, []);
+    assert.ok(changes.includes('notifications/tools/list_changed'), changes.join());
+    assert.ok(changes.includes('notifications/resources/list_changed'), changes.join());
+    // A hidden tool is exactly an unknown one.
+    const hidden = await c.callTool('wipe', {}).catch((e) => e);
+    const unknown = await c.callTool('nothing', {}).catch((e) => e);
+    assert.ok(hidden instanceof McpError && /Unknown tool: wipe/.test(hidden.message), String(hidden));
+    assert.equal(hidden.rpcCode, unknown.rpcCode);
+    assert.equal((await c.readResource('mem://users/7').catch((e) => e)).rpcCode, -32002);
+
+    server.enable({ names: ['reset'] }); // a later rule overrides where they overlap
+    assert.ok(names(await within(c.listTools())).includes('reset'));
+    server.disable({ names: ['config'], components: ['tool'] }); // the prompt stays
+    assert.ok(!names(await within(c.listTools())).includes('config'));
+    assert.deepEqual(names(await within(c.listPrompts())), ['config']);
+    server.enable({ tags: ['dangerous'], only: true }); // the allow-list form
+    assert.deepEqual(names(await within(c.listTools())), ['wipe']);
+    assert.deepEqual(names(await within(c.listPrompts())), []);
+    server.resetVisibility();
+    assert.equal((await within(c.listTools())).tools.length, 7);
+  } finally {
+    await c.close();
+  }
+});
+
+test('definitions and rules are checked', () => {
+  const server = makeServer();
+  assert.throws(() => server.disable({}), (e) => e instanceof DefinitionError && /needs names/.test(e.message));
+  assert.throws(() => server.disable({ tags: 'admin' }), /not the string/);
+  assert.throws(() => server.disable({ components: ['widget'] }), /widget/);
+  assert.throws(() => server.tool('bad', { tags: 'admin' }, () => ''), /not the string/);
+});
+
+async function perCaller(a, b, aChanges) {
+  assert.ok(!names(await within(a.listTools())).includes('report'));
+  assert.equal((await within(a.callTool('unlock', {}))).content[0].text, 'unlocked');
+  assert.ok(aChanges.includes('notifications/tools/list_changed'), aChanges.join());
+  assert.ok(names(await within(a.listTools())).includes('report'));
+  assert.equal((await within(a.callTool('report', {}))).content[0].text, 'premium report');
+  assert.ok(!names(await within(b.listTools())).includes('report'));
+  await assert.rejects(b.callTool('report', {}), /Unknown tool: report/);
+  await within(a.callTool('relock', {}));
+  assert.ok(!names(await within(a.listTools())).includes('report'));
+}
+
+test("a caller's own rules in memory", async () => {
+  const server = makeServer();
+  server.disable({ tags: ['premium'] });
+  const aChanges = [];
+  const bChanges = [];
+  const a = await within(Client.inMemory(server, { mode: 'legacy', onNotification: (m) => aChanges.push(m) }));
+  const b = await within(Client.inMemory(server, { mode: 'legacy', onNotification: (m) => bChanges.push(m) }));
+  try {
+    await perCaller(a, b, aChanges);
+    assert.ok(!bChanges.includes('notifications/tools/list_changed'));
+  } finally {
+    await a.close();
+    await b.close();
+  }
+});
+
+test("a caller's own rules over HTTP sessions, and the stateless refusal", async () => {
+  const server = makeServer();
+  server.disable({ tags: ['premium'] });
+  const http = await server.startHttp({ port: 0 });
+  try {
+    const aChanges = [];
+    const a = await within(Client.http(http.url, { mode: 'legacy', onNotification: (m) => aChanges.push(m) }));
+    const b = await within(Client.http(http.url, { mode: 'legacy' }));
+    const m = await within(Client.http(http.url, { mode: 'modern' }));
+    try {
+      await perCaller(a, b, aChanges);
+      // 2026-07-28 over HTTP has no session: refused rather than changed for everyone.
+      const refused = await m.callTool('unlock', {}).catch((e) => e);
+      assert.ok(refused instanceof McpError && refused.rpcCode === -32600, String(refused));
+      assert.match(refused.message, /per-caller visibility needs a session/);
+      assert.ok(!names(await within(m.listTools())).includes('report'));
+    } finally {
+      await Promise.all([a.close(), b.close(), m.close()]);
+    }
+  } finally {
+    await within(http.stop(), 20_000, 'http.stop()');
+  }
+});
+
+test('a modern stdio connection is one caller', async () => {
+  const server = makeServer();
+  server.disable({ tags: ['premium'] });
+  const a = await within(Client.inMemory(server, { mode: 'modern' }));
+  const b = await within(Client.inMemory(server, { mode: 'modern' }));
+  try {
+    await within(a.callTool('unlock', {}));
+    assert.ok(names(await within(a.listTools())).includes('report'));
+    assert.ok(!names(await within(b.listTools())).includes('report'));
+  } finally {
+    await a.close();
+    await b.close();
+  }
+});
