@@ -111,6 +111,8 @@ class ServerConnection {
         case 'cancelled': this._cancel(ev[E.CANCELLED_KEY], ev[E.CANCELLED_REASON]); break;
         case 'resource': case 'prompt': case 'complete': this._other(ev); break;
         case 'notification': this.server._onNotification(ev[E.NOTIFICATION_METHOD], ev[E.NOTIFICATION_PARAMS]); break;
+        case 'method': this._method(ev); break;
+        case 'list': this._list(ev); break;
         default: break;
       }
     }
@@ -301,6 +303,84 @@ class ServerConnection {
     } catch (err) {
       this.session.completeToolText(key, `tool ${tool.name} returned an invalid result: ${/** @type {Error} */ (err).message}`, true);
     }
+  }
+
+  /** @param {NativeEvent} ev a "list" event: a list some middleware hook sees */
+  _list(ev) {
+    const key = ev[E.KEY];
+    const items = ev[E.LIST_ITEMS];
+    const method = mw().LIST_METHODS[/** @type {keyof typeof import('./middleware.cjs').LIST_METHODS} */ (ev[E.LIST_NAME])];
+    const chained = this.server._chain?.hooks(method);
+    if (!chained) {
+      this.session.completeList(key, JSON.stringify(items));
+      return;
+    }
+    const ctx = this._context(ev);
+    const context = new (mw().MiddlewareContext)(method, { list: ev[E.LIST_NAME] }, ctx, () => items);
+    this._run(
+      ctx,
+      () => chained(context),
+      (result) => {
+        if (!Array.isArray(result)) {
+          this.session.completeError(key, -32603, `a list hook returned ${typeof result}: return the array of entries`, null);
+          return;
+        }
+        try {
+          this.session.completeList(key, JSON.stringify(result));
+        } catch (err) {
+          this.session.completeError(key, -32603, `a list hook returned invalid entries: ${/** @type {Error} */ (err).message}`, null);
+        }
+      },
+      (err) => {
+        if (err instanceof McpError) {
+          this.session.completeError(key, err.rpcCode, err.message, err.data === undefined ? null : JSON.stringify(err.data));
+        } else {
+          this.session.completeError(key, -32603, `a list hook failed: ${err instanceof Error ? err.message : String(err)}`, null);
+        }
+      },
+    );
+  }
+
+  /** @param {NativeEvent} ev a "method" event: a request method of the server's own */
+  _method(ev) {
+    const key = ev[E.KEY];
+    const method = ev[E.METHOD_NAME];
+    const handler = this.server._methods.get(method);
+    if (!handler) {
+      this.session.completeError(key, -32601, `Method not found: ${method}`, null);
+      return;
+    }
+    const ctx = this._context(ev);
+    /** @type {() => unknown} */
+    let call = () => handler(ev[E.METHOD_PARAMS], ctx);
+    const chained = this.server._chain?.hooks(mw().CUSTOM);
+    if (chained) {
+      const context = new (mw().MiddlewareContext)(method, { params: { ...ev[E.METHOD_PARAMS] } }, ctx, (c) => handler(c.message.params, ctx));
+      call = () => chained(context);
+    }
+    this._run(
+      ctx,
+      call,
+      (result) => {
+        const value = result === undefined || result === null ? {} : result;
+        if (typeof value !== 'object' || Array.isArray(value)) {
+          this.session.completeError(key, -32603, `${method} returned ${Array.isArray(value) ? 'an array' : typeof value}: a method's result is an object`, null);
+          return;
+        }
+        try {
+          this.session.completeResult(key, 'method', JSON.stringify(value));
+        } catch (err) {
+          this.session.completeError(key, -32603, `${method} returned an invalid result: ${/** @type {Error} */ (err).message}`, null);
+        }
+      },
+      (err) => {
+        if (err instanceof McpError) {
+          this.session.completeError(key, err.rpcCode, err.message, err.data === undefined ? null : JSON.stringify(err.data));
+        } else {
+          this.session.completeError(key, -32603, `${method} failed: ${err instanceof Error ? err.message : String(err)}`, null);
+        }
+      },
+    );
   }
 
   /** @param {NativeEvent} ev a "resource", "prompt" or "complete" event */

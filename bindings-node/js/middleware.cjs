@@ -3,12 +3,16 @@
 // MCP middleware: links around every request that reaches a handler, FastMCP's way
 // (`server.use({ onCallTool: async (context, next) => ... })`). For each request the links
 // run in the order they were added; each runs its onMessage, then its onRequest, then the
-// method's own hook (onCallTool, onReadResource, onGetPrompt, onComplete), and the last
+// method's own hook (onCallTool, onReadResource, onGetPrompt, onComplete, onCustomMethod for
+// the methods of the server's own), and the last
 // `next` calls the handler. A hook returns what the handler would (the tool's return value,
 // the resource's, the prompt's, the completion's); it may change the arguments in
 // `context.message` before it calls `next` (the name or URI stays what the client asked), return something of its own without calling it, change the result, or throw.
 // A hook a link does not define costs nothing; a server without middleware calls its handlers
 // directly. All the links run together in JS: a call crosses from the engine once.
+
+/** The key of the chain's entry for the methods of the server's own. */
+const CUSTOM = '*';
 
 /** The hook of each method. */
 const HOOKS = /** @type {const} */ ({
@@ -16,6 +20,20 @@ const HOOKS = /** @type {const} */ ({
   'resources/read': 'onReadResource',
   'prompts/get': 'onGetPrompt',
   'completion/complete': 'onComplete',
+  'tools/list': 'onListTools',
+  'resources/list': 'onListResources',
+  'resources/templates/list': 'onListResourceTemplates',
+  'prompts/list': 'onListPrompts',
+  // The methods of the server's own (`server.method`), whichever.
+  [CUSTOM]: 'onCustomMethod',
+});
+
+/** The method of each list, by the engine's name of it. */
+const LIST_METHODS = /** @type {const} */ ({
+  tools: 'tools/list',
+  resources: 'resources/list',
+  resource_templates: 'resources/templates/list',
+  prompts: 'prompts/list',
 });
 
 /** The names of every hook, for checking what a link offers. */
@@ -109,6 +127,13 @@ class Chain {
   hooks(method) {
     return this.byMethod.get(method);
   }
+
+  /** The lists (engine names) some hook sees: the engine hands those to the chain. */
+  lists() {
+    return Object.entries(LIST_METHODS)
+      .filter(([, method]) => this.byMethod.has(method))
+      .map(([name]) => name);
+  }
 }
 
 /**
@@ -127,4 +152,4 @@ function checkLink(link) {
   return /** @type {Middleware} */ (link);
 }
 
-module.exports = { Chain, MiddlewareContext, checkLink, HOOKS };
+module.exports = { Chain, MiddlewareContext, checkLink, HOOKS, CUSTOM, LIST_METHODS };

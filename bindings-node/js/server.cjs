@@ -157,6 +157,8 @@ class Server {
     this._resources = new Map();
     /** @type {Map<string, PromptEntry>} */
     this._prompts = new Map();
+    /** @type {Map<string, import('./types/server').MethodHandler<any>>} the methods of the server's own */
+    this._methods = new Map();
     /** @type {CompletionEntry[]} */
     this._completions = [];
     /** @type {Map<string, NotificationHandler[]>} */
@@ -189,6 +191,8 @@ class Server {
     this._middleware.push(checkLink(middleware));
     const chain = new Chain(this._middleware);
     this._chain = chain.byMethod.size ? chain : null;
+    // Lists are served from the engine's cached pages unless a hook wants to see them.
+    this._registry.setListHooks(chain.lists());
     return this;
   }
 
@@ -621,7 +625,39 @@ class Server {
   }
 
   /**
-   * Registers a callback for a client notification (e.g. 'notifications/roots/list_changed').
+   * Serves a request method the spec does not define ('acme/search'), in both eras: the
+   * handler gets the request's params (without `_meta`, which is `ctx.meta`) and the
+   * context, and returns the result, an object (undefined: `{}`). Clients call it with
+   * `client.request(method, params)`. Names the spec or an extension owns ('tools/...',
+   * 'notifications/progress', 'rpc.'...) throw a DefinitionError. `config.paramsSchema` (JSON
+   * Schema, a zod object or shape): what the params must meet, checked by the engine
+   * (-32602 naming what is wrong).
+   * @param {string} method
+   * @param {{ paramsSchema?: import('./types/schema').ObjectSchema } | import('./types/server').MethodHandler<any>} a
+   * @param {import('./types/server').MethodHandler<any>} [b]
+   * @returns {this}
+   */
+  method(method, a, b) {
+    const [config, handler] = typeof a === 'function' ? [{}, a] : [a ?? {}, b];
+    if (typeof handler !== 'function') throw new TypeError(`method ${JSON.stringify(method)}: the handler must be a function`);
+    const schema = config.paramsSchema === undefined ? null : compile(config.paramsSchema, `method ${method}: paramsSchema`);
+    defineOrThrow(() => this._registry.addMethod(String(method), schema ? JSON.stringify(schema.json) : null));
+    this._methods.set(String(method), handler);
+    return this;
+  }
+
+  /**
+   * Stops serving a method of the server's own; returns whether it was served.
+   * @param {string} method
+   */
+  removeMethod(method) {
+    this._methods.delete(method);
+    return this._registry.removeMethod(method);
+  }
+
+  /**
+   * Registers a callback for a client notification, the spec's
+   * ('notifications/roots/list_changed') or one of the server's own ('notifications/acme/indexed').
    * @param {string} method
    * @param {NotificationHandler} fn
    * @returns {this}

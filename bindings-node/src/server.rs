@@ -149,6 +149,29 @@ impl Registry {
         self.inner.remove_prompt(&name)
     }
 
+    /// Serves a request method of the server's own (its params checked against `schema`,
+    /// JSON text, when given); throws a DefinitionError for a name the spec owns.
+    #[napi]
+    pub fn add_method(&self, env: Env, method: String, schema: Option<String>) -> napi::Result<()> {
+        let schema = schema.map(|s| parse::<Value>(&s, "params schema")).transpose()?;
+        self.inner.add_method(&method, schema).map_err(|e| definition_err(&env, e))
+    }
+
+    /// Stops serving a method of the server's own.
+    #[napi]
+    pub fn remove_method(&self, method: String) -> bool {
+        self.inner.remove_method(&method)
+    }
+
+    /// Hands the lists named ('tools', 'resources', 'resource_templates', 'prompts') to the
+    /// middleware (the others are served from cached pages).
+    #[napi]
+    pub fn set_list_hooks(&self, lists: Vec<String>) -> napi::Result<()> {
+        let kinds = lists.iter().map(|l| l.parse::<ListKind>()).collect::<Result<Vec<_>, _>>();
+        self.inner.set_list_hooks(&kinds.map_err(napi::Error::from_reason)?);
+        Ok(())
+    }
+
     /// Entries per list page.
     #[napi]
     pub fn set_page_size(&self, n: u32) {
@@ -386,6 +409,7 @@ impl ServerSession {
             "resource" => Outcome::Resource(parse(&result, "resource result")?),
             "prompt" => Outcome::Prompt(parse(&result, "prompt result")?),
             "complete" => Outcome::Completion(parse(&result, "completion result")?),
+            "method" => Outcome::Json(parse(&result, "method result")?),
             other => return Err(napi::Error::from_reason(format!("unknown result kind {other:?}"))),
         };
         self.inner.complete(RequestKey(key as u64), outcome);
@@ -511,6 +535,15 @@ impl ServerSession {
     #[napi]
     pub fn elicitation_complete(&mut self, env: Env, elicitation_id: String) -> napi::Result<()> {
         self.inner.elicitation_complete(&elicitation_id).map_err(|e| rpc_err(&env, &e))
+    }
+
+    /// Answers a list that passed middleware with the entries to send (a JSON array; the
+    /// engine pages them).
+    #[napi]
+    pub fn complete_list(&mut self, key: i64, items: String) -> napi::Result<()> {
+        let items: Vec<Value> = parse(&items, "list entries")?;
+        self.inner.complete_list(RequestKey(key as u64), items);
+        Ok(())
     }
 
     /// Changes what this session's caller sees (JSON: {op: 'enable' | 'disable' | 'reset',

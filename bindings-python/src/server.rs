@@ -131,6 +131,26 @@ impl Registry {
         self.inner.remove_prompt(name)
     }
 
+    /// Serves a request method of the server's own (its params checked against `schema`,
+    /// when given); refuses a name the spec owns.
+    #[pyo3(signature = (method, schema=None))]
+    fn add_method(&self, py: Python<'_>, method: &str, schema: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        let schema = from_py_opt(schema)?;
+        self.inner.add_method(method, schema).map_err(|e| definition_err(py, e))
+    }
+
+    fn remove_method(&self, method: &str) -> bool {
+        self.inner.remove_method(method)
+    }
+
+    /// Hands the lists named ("tools", "resources", "resource_templates", "prompts") to the
+    /// middleware (the others are served from cached pages).
+    fn set_list_hooks(&self, lists: Vec<String>) -> PyResult<()> {
+        let kinds = lists.iter().map(|l| l.parse::<ListKind>()).collect::<Result<Vec<_>, _>>();
+        self.inner.set_list_hooks(&kinds.map_err(PyValueError::new_err)?);
+        Ok(())
+    }
+
     fn set_page_size(&self, n: usize) {
         self.inner.set_page_size(n);
     }
@@ -331,6 +351,7 @@ impl ServerSession {
             "resource" => Outcome::Resource(from_py_as(result, "resource result")?),
             "prompt" => Outcome::Prompt(from_py_as(result, "prompt result")?),
             "complete" => Outcome::Completion(from_py_as(result, "completion result")?),
+            "method" => Outcome::Json(from_py(result)?),
             other => return Err(PyValueError::new_err(format!("unknown result kind {other:?}"))),
         };
         self.inner.complete(RequestKey(key), outcome);
@@ -451,6 +472,13 @@ impl ServerSession {
     #[pyo3(signature = (id, reason=None))]
     fn cancel_request(&mut self, id: i64, reason: Option<&str>) -> bool {
         self.inner.cancel_request(id, reason)
+    }
+
+    /// Answers a list that passed middleware with the entries to send (the engine pages them).
+    fn complete_list(&mut self, key: u64, items: &Bound<'_, PyAny>) -> PyResult<()> {
+        let items: Vec<serde_json::Value> = from_py_as(items, "list entries")?;
+        self.inner.complete_list(RequestKey(key), items);
+        Ok(())
     }
 
     /// Changes what this session's caller sees: `{"op": "enable" | "disable" | "reset",

@@ -821,6 +821,23 @@ mod block_29 {
 
 // docs/servers.md, Rust block 3
 mod block_30 {
+    use hypermcp::Server;
+    use serde_json::{json, Value};
+
+    fn server() -> Server {
+        Server::new("own", "1.0.0")
+            .method("acme/search", |params, _ctx| async move {
+                let q = params.get("q").and_then(Value::as_str).unwrap_or_default().to_string();
+                Ok(json!({ "hits": [q] }))
+            })
+            .notification("notifications/acme/indexed", |params| async move {
+                println!("indexed {:?}", params.get("docs"));
+            })
+    }
+}
+
+// docs/servers.md, Rust block 4
+mod block_31 {
     use hypermcp::{CallToolResult, ElicitParams, Error, Server, Tool};
     use serde_json::json;
 
@@ -842,7 +859,7 @@ mod block_30 {
 }
 
 // docs/transports.md, Rust block 1
-mod block_31 {
+mod block_32 {
     use hypermcp::http::HttpOptions;
     use hypermcp::{CallToolResult, Server, Tool};
 

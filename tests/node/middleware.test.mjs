@@ -190,3 +190,45 @@ test('a link that throws fails the tool and the server goes on', async () => {
     await client.close();
   }
 });
+
+for (const mode of /** @type {const} */ (['modern', 'legacy'])) {
+  test(`a list hook filters the list, then the engine pages it (${mode})`, async () => {
+    const server = new Server({ name: 'lists', version: '1' });
+    server.use({
+      async onListTools(c, next) {
+        assert.equal(c.method, 'tools/list');
+        return (await next(c)).filter((t) => !t.name.startsWith('_'));
+      },
+      onListPrompts() {
+        throw new McpError(-32001, 'prompts are not listed here');
+      },
+    });
+    for (const name of ['a', '_b', 'c', '_d', 'e']) server.tool(name, () => 'ok');
+    server.prompt('p', {}, () => 'p');
+    server._registry.setPageSize(2);
+    const check = async (client) => {
+      const first = await within(client.request('tools/list', {}));
+      assert.deepEqual(first.tools.map((t) => t.name), ['a', 'c']);
+      const second = await within(client.request('tools/list', { cursor: first.nextCursor }));
+      assert.deepEqual(second.tools.map((t) => t.name), ['e']);
+      assert.equal(second.nextCursor, undefined);
+      assert.deepEqual((await within(client.listTools())).tools.map((t) => t.name), ['a', 'c', 'e']);
+      assert.equal((await client.listPrompts().catch((e) => e)).rpcCode, -32001);
+      assert.equal(text(await within(client.callTool('_b', {}))), 'ok');
+    };
+    const memory = await within(Client.inMemory(server, { mode }));
+    const http = await server.startHttp({ port: 0 });
+    try {
+      await check(memory);
+      const remote = await within(Client.http(http.url, { mode }));
+      try {
+        await check(remote);
+      } finally {
+        await remote.close();
+      }
+    } finally {
+      await memory.close();
+      await within(http.stop(), 20_000, 'http.stop()');
+    }
+  });
+}

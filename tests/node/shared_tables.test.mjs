@@ -61,7 +61,7 @@ test('event layouts match the fixture', () => {
   assert.equal(E.RESOURCE_VARIABLES, table.resource.indexOf('variables') + 1);
   assert.equal(E.RESPONSE_RESULT, table.response.indexOf('result') + 1);
   assert.equal(E.PROGRESS_MESSAGE, table.progress.indexOf('message') + 1);
-  assert.deepEqual([...E.CALLS].sort(), ['complete', 'elicitation', 'prompt', 'resource', 'roots', 'sampling', 'tool']);
+  assert.deepEqual([...E.CALLS].sort(), ['complete', 'elicitation', 'list', 'method', 'prompt', 'resource', 'roots', 'sampling', 'tool']);
 });
 
 /** The Client options that ask for a case's features (Node's names for them). */

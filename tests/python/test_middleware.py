@@ -244,3 +244,49 @@ def test_an_exception_in_a_link_is_a_failed_tool_and_the_server_goes_on() -> Non
             assert text(await within(client.call_tool("fine"))) == "fine"
 
     run(main())
+
+
+class HideInternal(Middleware):
+    """Hides the tools whose name starts with ``_`` from every list (FastMCP's on_list_tools)."""
+
+    async def on_list_tools(self, context: MiddlewareContext, call_next: Any) -> Any:
+        tools = await call_next(context)
+        assert context.method == "tools/list" and context.message.list == "tools"
+        return [t for t in tools if not t.name.startswith("_")]
+
+    async def on_list_prompts(self, context: MiddlewareContext, call_next: Any) -> Any:
+        raise McpError(-32001, "prompts are not listed here")
+
+
+@pytest.mark.parametrize("protocol_version", [None, "2025-11-25"], ids=["modern", "legacy"])
+def test_a_list_hook_filters_the_list_then_the_engine_pages_it(protocol_version: str | None) -> None:
+    server = Server("lists", middleware=[HideInternal()])
+    for name in ("a", "_b", "c", "_d", "e"):
+        server.add_tool(lambda: "ok", name=name)
+
+    @server.prompt
+    def p() -> str:
+        return "p"
+
+    server._registry.set_page_size(2)  # pyright: ignore[reportPrivateUsage]
+
+    async def check(client: Client) -> None:
+        first = await within(client.request("tools/list"))
+        assert [t["name"] for t in first["tools"]] == ["a", "c"] and first["nextCursor"]
+        second = await within(client.request("tools/list", {"cursor": first["nextCursor"]}))
+        assert [t["name"] for t in second["tools"]] == ["e"] and "nextCursor" not in second
+        assert [t.name for t in await within(client.list_tools())] == ["a", "c", "e"]
+        with pytest.raises(McpError) as refused:
+            await within(client.list_prompts())
+        assert refused.value.code == -32001
+        # A list hook filters lists only: the hidden tool is still there by name.
+        assert text(await within(client.call_tool("_b"))) == "ok"
+
+    async def main() -> None:
+        async with Client(server, protocol_version=protocol_version) as client:
+            await check(client)
+        async with await within(server.start_http("127.0.0.1", 0)) as http:
+            async with Client.http(f"http://127.0.0.1:{http.port}/mcp", protocol_version=protocol_version) as client:
+                await check(client)
+
+    run(main())

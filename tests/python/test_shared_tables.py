@@ -66,7 +66,17 @@ def test_event_layouts_match_the_fixture() -> None:
     assert _events.RESOURCE_VARIABLES == table["resource"].index("variables") + 1
     assert _events.RESPONSE_RESULT == table["response"].index("result") + 1
     assert _events.PROGRESS_MESSAGE == table["progress"].index("message") + 1
-    assert _events.CALLS == {"tool", "resource", "prompt", "complete", "sampling", "elicitation", "roots"}
+    assert _events.CALLS == {
+        "tool",
+        "resource",
+        "prompt",
+        "complete",
+        "method",
+        "list",
+        "sampling",
+        "elicitation",
+        "roots",
+    }
 
 
 def _client_options(features: dict[str, Any]) -> dict[str, Any]:

@@ -680,7 +680,26 @@ export interface Middleware<L = unknown> {
   onGetPrompt?: MiddlewareHook<{ name: string; arguments: { [key: string]: string | undefined } }, L>;
   /** `completion/complete`: `context.message` is `{ params }`. */
   onComplete?: MiddlewareHook<{ params: { [key: string]: unknown } }, L>;
+  /** `tools/list`: `next` returns the tools; return the array to send (the engine pages it). */
+  onListTools?: MiddlewareHook<{ list: 'tools' }, L>;
+  /** `resources/list`: as `onListTools`, with the resources. */
+  onListResources?: MiddlewareHook<{ list: 'resources' }, L>;
+  /** `resources/templates/list`: as `onListTools`, with the templates. */
+  onListResourceTemplates?: MiddlewareHook<{ list: 'resource_templates' }, L>;
+  /** `prompts/list`: as `onListTools`, with the prompts. */
+  onListPrompts?: MiddlewareHook<{ list: 'prompts' }, L>;
+  /**
+   * A request method of the server's own (`server.method`), whichever: `context.method`
+   * names it, `context.message` is `{ params }`.
+   */
+  onCustomMethod?: MiddlewareHook<{ params: { [key: string]: unknown } }, L>;
 }
+
+/** The handler of a request method of the server's own: its params in, its result out. */
+export type MethodHandler<L = unknown> = (
+  params: { [key: string]: unknown },
+  ctx: Context<L>,
+) => MaybePromise<{ [key: string]: unknown } | void>;
 
 /** A kind of component, as visibility rules name it. */
 export type ComponentKind = 'tool' | 'resource' | 'template' | 'prompt';
@@ -809,8 +828,22 @@ export declare class Server<L = unknown> {
   /** Registers a completion handler for every completion request. */
   completion(handler: CompletionHandler<L>): this;
 
-  /** Registers a callback for a client notification (e.g. `"notifications/roots/list_changed"`). */
+  /**
+   * Registers a callback for a client notification, the spec's
+   * (`"notifications/roots/list_changed"`) or one of the server's own.
+   */
   onNotification(method: string, handler: (params: { [key: string]: unknown } | undefined) => unknown): this;
+  /**
+   * Serves a request method the spec does not define (`'acme/search'`), in both eras: the
+   * handler gets its params (without `_meta`: `ctx.meta`) and returns the result. Clients
+   * call it with `client.request(method, params)`. Throws {@link DefinitionError} for a
+   * name the spec or an extension owns.
+   */
+  method(method: string, handler: MethodHandler<L>): this;
+  /** A method whose params the engine checks against `paramsSchema` (JSON Schema or zod). */
+  method(method: string, config: { paramsSchema?: ObjectSchema }, handler: MethodHandler<L>): this;
+  /** Stops serving a method of the server's own; returns whether it was served. */
+  removeMethod(method: string): boolean;
 
   /**
    * Serves. `await server.run()` serves stdio; the promise resolves once stdin closes and

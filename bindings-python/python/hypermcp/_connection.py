@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import types
-from collections.abc import Awaitable, Callable, Coroutine, Generator
+from collections.abc import Awaitable, Callable, Coroutine, Generator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from . import _core, _trace
@@ -21,7 +21,11 @@ from ._events import (
     ID,
     KEY,
     KIND,
+    LIST_ITEMS,
+    LIST_NAME,
     META,
+    METHOD_NAME,
+    METHOD_PARAMS,
     NOTIFICATION_METHOD,
     NOTIFICATION_PARAMS,
     ORIGIN,
@@ -38,13 +42,14 @@ from ._events import (
     TOOL_NAME,
     TOOL_TASK,
 )
+from ._handler import _Handler
+from ._records import wrap
 from .content import CallToolResult, Content, content_dict
 from .context import Context, InputRequired
 from .errors import McpError
 
 if TYPE_CHECKING:
     from . import middleware
-    from ._handler import _Handler
     from .server import Server
 
 
@@ -103,6 +108,10 @@ def _call(handler: _Handler, kwargs: dict[str, Any]) -> Awaitable[Any]:
 
 async def _ready(value: Any) -> Any:
     return value
+
+
+#: What runs at the end of a list's chain (the entries the engine handed over).
+_LISTED = _Handler("list", _ready, inline=True, signature=None)
 
 
 class ServerConnection:
@@ -210,6 +219,10 @@ class ServerConnection:
                 self._other(ev)
             elif kind == "notification":
                 self.server._on_notification(ev[NOTIFICATION_METHOD], ev[NOTIFICATION_PARAMS])
+            elif kind == "method":
+                self._method(ev)
+            elif kind == "list":
+                self._list(ev)
 
     def flush(self) -> None:
         if self._write is None:
@@ -460,6 +473,91 @@ class ServerConnection:
         if kind == "complete":
             kwargs.update(handler.completion_args(ev[COMPLETE_PARAMS]))
         self._start(key, handler, kwargs, done, ev)
+
+    def _list(self, ev: tuple[Any, ...]) -> None:
+        key, which, items = ev[KEY], ev[LIST_NAME], ev[LIST_ITEMS]
+        chain = self.server._chain
+        from .middleware import LIST_METHODS, ListMessage, MiddlewareContext
+
+        method = LIST_METHODS[which]
+        entry = chain.hooks(method) if chain is not None else None
+        if entry is None:  # the hooks went away meanwhile
+            self.session.complete_list(key, items)
+            return
+        entries = wrap(items)
+        context = MiddlewareContext(method, ListMessage(which), lambda: self._context(ev), lambda c: _ready(entries))
+        self._chained(key, _LISTED, entry, context, self._list_done, ev)
+
+    def _list_done(self, key: int, handler: _Handler, result: Any, exc: BaseException | None) -> None:
+        if exc is not None:
+            if isinstance(exc, McpError):
+                self.session.complete_error(key, exc.code, exc.message, exc.data)
+            else:
+                self.session.complete_error(key, -32603, f"a list hook failed: {exc or type(exc).__name__}")
+            return
+        if not isinstance(result, (list, tuple)):
+            msg = f"a list hook returned {type(result).__name__}: return the list of entries"
+            self.session.complete_error(key, -32603, msg)
+            return
+        try:
+            self.session.complete_list(key, list(result))
+        except Exception as err:  # noqa: BLE001 - entries we cannot send
+            self.session.complete_error(key, -32603, f"a list hook returned invalid entries: {err}")
+
+    def _method(self, ev: tuple[Any, ...]) -> None:
+        key, method, params = ev[KEY], ev[METHOD_NAME], ev[METHOD_PARAMS]
+        handler = self.server._methods.get(method)
+        if handler is None:
+            self.session.complete_error(key, -32601, f"Method not found: {method}")
+            return
+
+        def args_of(p: dict[str, Any], ctx: Context | None) -> dict[str, Any]:
+            try:
+                return _tool_kwargs(handler, p, ctx)
+            except Exception as exc:  # noqa: BLE001 - the client's params, not ours
+                raise McpError(-32602, f"Invalid params for {method}: {exc}") from None
+
+        chain = self.server._chain
+        entry = None
+        if chain is not None:
+            from .middleware import CUSTOM
+
+            entry = chain.hooks(CUSTOM)
+        if entry is not None:
+            from .middleware import CustomMethodMessage, MiddlewareContext
+
+            def call(c: MiddlewareContext) -> Awaitable[Any]:
+                return _call(handler, args_of(c.message.params, c.ctx if handler.context_param else None))
+
+            context = MiddlewareContext(method, CustomMethodMessage(dict(params)), lambda: self._context(ev), call)
+            self._chained(key, handler, entry, context, self._method_done, ev)
+            return
+        try:
+            kwargs = args_of(params, self._context(ev) if handler.context_param else None)
+        except McpError as exc:
+            self.session.complete_error(key, exc.code, exc.message)
+            return
+        self._start(key, handler, kwargs, self._method_done, ev)
+
+    def _method_done(self, key: int, handler: _Handler, result: Any, exc: BaseException | None) -> None:
+        if isinstance(result, InputRequired):
+            exc = result
+        if exc is not None:
+            if isinstance(exc, McpError):
+                self.session.complete_error(key, exc.code, exc.message, exc.data)
+            else:
+                self.session.complete_error(key, -32603, f"{handler.name} failed: {exc or type(exc).__name__}")
+            return
+        if result is None:
+            result = {}
+        if not isinstance(result, Mapping):
+            msg = f"{handler.name} returned {type(result).__name__}: a method's result is a dict"
+            self.session.complete_error(key, -32603, msg)
+            return
+        try:
+            self.session.complete_result(key, "method", dict(result))
+        except Exception as err:  # noqa: BLE001 - a return value we cannot send
+            self.session.complete_error(key, -32603, f"{handler.name} returned an invalid result: {err}")
 
     def _other_chained(
         self,

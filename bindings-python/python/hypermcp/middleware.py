@@ -14,7 +14,9 @@
 
 For each request the links run in the order they were added; each runs its ``on_message``,
 then its ``on_request``, then the method's own hook (``on_call_tool``, ``on_read_resource``,
-``on_get_prompt``, ``on_complete``), and the last ``call_next`` calls the handler. A hook
+``on_get_prompt``, ``on_complete``, the list hooks ``on_list_tools`` and its kin,
+``on_custom_method`` for the methods of the server's own), and the last ``call_next`` calls
+the handler. A hook
 returns what the handler would: the tool's return value (or a ``CallToolResult``), the
 resource's, the prompt's, the completion's. It may change the arguments in
 ``context.message`` before it calls ``call_next`` (the name or URI stays what the client
@@ -40,7 +42,9 @@ if TYPE_CHECKING:
 __all__ = [
     "CallNext",
     "CompleteMessage",
+    "CustomMethodMessage",
     "GetPromptMessage",
+    "ListMessage",
     "Middleware",
     "MiddlewareContext",
     "ReadResourceMessage",
@@ -49,6 +53,24 @@ __all__ = [
 
 #: ``call_next(context)``: the rest of the chain.
 CallNext = Callable[["MiddlewareContext"], Awaitable[Any]]
+
+
+@dataclass(slots=True)
+class ListMessage:
+    """A list request (``tools/list``...): ``call_next`` returns every entry the caller may
+    see, as dicts with attribute access (``tool.name``, ``tool["inputSchema"]``); a hook
+    returns the list to send, filtered or edited. The engine pages it after the chain."""
+
+    #: ``"tools"``, ``"resources"``, ``"resource_templates"`` or ``"prompts"``.
+    list: str
+
+
+@dataclass(slots=True)
+class CustomMethodMessage:
+    """The params of a request method of the server's own (without ``_meta``): change
+    ``params`` (a dict) to change what the handler gets."""
+
+    params: dict[str, Any]
 
 
 @dataclass(slots=True)
@@ -175,6 +197,31 @@ class Middleware:
         """``completion/complete``: ``context.message`` is a :class:`CompleteMessage`."""
         return await call_next(context)
 
+    async def on_list_tools(self, context: MiddlewareContext, call_next: CallNext) -> Any:
+        """``tools/list``: ``call_next`` returns the tools (a list of dicts with attribute
+        access); return the list to send."""
+        return await call_next(context)
+
+    async def on_list_resources(self, context: MiddlewareContext, call_next: CallNext) -> Any:
+        """``resources/list``: as :meth:`on_list_tools`, with the resources."""
+        return await call_next(context)
+
+    async def on_list_resource_templates(self, context: MiddlewareContext, call_next: CallNext) -> Any:
+        """``resources/templates/list``: as :meth:`on_list_tools`, with the templates."""
+        return await call_next(context)
+
+    async def on_list_prompts(self, context: MiddlewareContext, call_next: CallNext) -> Any:
+        """``prompts/list``: as :meth:`on_list_tools`, with the prompts."""
+        return await call_next(context)
+
+    async def on_custom_method(self, context: MiddlewareContext, call_next: CallNext) -> Any:
+        """A request method of the server's own (:meth:`Server.method`), whichever:
+        ``context.method`` names it, ``context.message`` is a :class:`CustomMethodMessage`."""
+        return await call_next(context)
+
+
+#: The key of the chain's entry for the methods of the server's own.
+CUSTOM = "*"
 
 #: The hook of each method.
 HOOKS = {
@@ -182,6 +229,19 @@ HOOKS = {
     "resources/read": "on_read_resource",
     "prompts/get": "on_get_prompt",
     "completion/complete": "on_complete",
+    "tools/list": "on_list_tools",
+    "resources/list": "on_list_resources",
+    "resources/templates/list": "on_list_resource_templates",
+    "prompts/list": "on_list_prompts",
+    CUSTOM: "on_custom_method",
+}
+
+#: The method of each list, by the engine's name of it.
+LIST_METHODS = {
+    "tools": "tools/list",
+    "resources": "resources/list",
+    "resource_templates": "resources/templates/list",
+    "prompts": "prompts/list",
 }
 
 Hook = Callable[[MiddlewareContext, CallNext], Awaitable[Any]]
@@ -211,6 +271,10 @@ class Chain:
     def hooks(self, method: str) -> CallNext | None:
         """The entry of the hooks ``method`` passes, or None when it passes none."""
         return self.by_method.get(method)
+
+    def lists(self) -> list[str]:
+        """The lists (engine names) some hook sees: the engine hands those to the chain."""
+        return [name for name, method in LIST_METHODS.items() if method in self.by_method]
 
 
 def _step(hook: Hook, rest: CallNext) -> CallNext:

@@ -178,6 +178,7 @@ class Server:
         self._tools: dict[str, _Handler] = {}
         self._resources: dict[str, _Handler] = {}
         self._prompts: dict[str, _Handler] = {}
+        self._methods: dict[str, _Handler] = {}
         self._completions: list[tuple[str | None, str | None, str | None, _Handler]] = []
         self._notification_handlers: dict[str, list[Callable[[Any], Any]]] = {}
         self._connections: set[Any] = set()
@@ -206,6 +207,8 @@ class Server:
         self._middleware.append(middleware)
         chain = Chain(self._middleware)
         self._chain = chain if chain.by_method else None
+        # Lists are served from the engine's cached pages unless a hook wants to see them.
+        self._registry.set_list_hooks(chain.lists())
 
     @property
     def middleware(self) -> list[Middleware]:
@@ -829,11 +832,40 @@ class Server:
             return handler
         return None
 
+    # ---- methods of the server's own ------------------------------------------------------------
+
+    def method(self, name: str, *, inline: bool = False) -> Callable[[F], F]:
+        """Serves a request method the spec does not define (``"acme/search"``), in both eras:
+        the function gets the request's params as keyword arguments (checked by the engine
+        against the JSON Schema of its type hints, as a tool's are; ``_meta`` is
+        ``ctx.meta``) and a :class:`Context` if it takes one, and returns the result, a dict
+        (``None``: ``{}``). Clients call it with ``client.request(name, params)``. Names the
+        spec or an extension owns (``tools/...``, ``notifications/progress``, ``rpc.``...)
+        raise :class:`DefinitionError`."""
+
+        def register(f: F) -> F:
+            self.add_method(f, name, inline=inline)
+            return f
+
+        return register
+
+    def add_method(self, fn: Callable[..., Any], name: str, *, inline: bool = False) -> None:
+        """Adds (or replaces) a method of the server's own at any time (see :meth:`method`)."""
+        sig = ToolSignature.from_function(fn, context_type=Context)
+        self._registry.add_method(name, sig.input_schema)
+        self._methods[name] = _Handler(name, fn, inline=inline, signature=sig)
+
+    def remove_method(self, name: str) -> bool:
+        """Stops serving a method of the server's own; returns whether it was served."""
+        self._methods.pop(name, None)
+        return self._registry.remove_method(name)
+
     # ---- notifications from clients -------------------------------------------------------------
 
     def on_notification(self, method: str) -> Callable[[F], F]:
-        """Registers a callback for a client notification, e.g.
-        ``"notifications/roots/list_changed"``; it gets the params dict."""
+        """Registers a callback for a client notification, the spec's
+        (``"notifications/roots/list_changed"``) or one of the server's own
+        (``"notifications/acme/indexed"``, in both eras); it gets the params dict."""
 
         def register(f: F) -> F:
             self._notification_handlers.setdefault(method, []).append(f)

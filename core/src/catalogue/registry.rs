@@ -186,6 +186,9 @@ struct Inner {
     tags: [HashMap<String, Arc<[String]>>; 4],
     /// The server's visibility rules (`enable`, `disable`).
     rules: Rules,
+    /// The request methods of the server's own (`server.method("vendor/name", ...)`), with
+    /// the JSON Schema their params must meet, if they declared one.
+    methods: HashMap<String, Option<Arc<(Value, Validator)>>>,
 }
 
 impl Inner {
@@ -229,6 +232,8 @@ pub struct Registry {
     scoped: std::sync::atomic::AtomicBool,
     /// Whether the server has visibility rules (spares every request the lookup).
     filtered: std::sync::atomic::AtomicBool,
+    /// The lists that pass middleware, one bit per [`ListKind`].
+    list_hooks: std::sync::atomic::AtomicU8,
 }
 
 /// An app's view (MCP Apps): its HTML and what it declares, served from memory.
@@ -290,6 +295,7 @@ impl Registry {
             next_listener: 1.into(),
             scoped: false.into(),
             filtered: false.into(),
+            list_hooks: 0.into(),
         }
     }
 
@@ -606,6 +612,52 @@ impl Registry {
         self.read().prompts.get(name).cloned()
     }
 
+    /// Serves a request method of the server's own, which the spec does not define (its
+    /// handler is the runtime's or the host's). Fails for a name the spec or an extension
+    /// owns ([`crate::protocol::methods::check_custom`]).
+    ///
+    /// `params_schema`: a JSON Schema (`"type": "object"`) the params must meet; a request
+    /// whose params do not is answered -32602 naming what is wrong, before any handler runs.
+    pub fn add_method(&self, method: &str, params_schema: Option<Value>) -> Result<(), DefinitionError> {
+        crate::protocol::methods::check_custom(method).map_err(DefinitionError)?;
+        let schema = match params_schema {
+            None => None,
+            Some(s) => {
+                if s.get("type").and_then(Value::as_str) != Some("object") {
+                    return Err(DefinitionError(format!(
+                        "method {method:?}: its params schema must have \"type\": \"object\""
+                    )));
+                }
+                let v = Validator::compile(&s)
+                    .map_err(|e| DefinitionError(format!("method {method:?}: invalid params schema: {e}")))?;
+                Some(Arc::new((s, v)))
+            }
+        };
+        self.write().methods.insert(method.to_string(), schema);
+        Ok(())
+    }
+
+    /// Stops serving a method of the server's own; returns whether it was served.
+    pub fn remove_method(&self, method: &str) -> bool {
+        self.write().methods.remove(method).is_some()
+    }
+
+    /// Whether `method` is one of the server's own.
+    pub fn has_method(&self, method: &str) -> bool {
+        let inner = self.read();
+        !inner.methods.is_empty() && inner.methods.contains_key(method)
+    }
+
+    /// Checks the params of a method of the server's own against its schema; `Err` lists
+    /// what is wrong.
+    pub fn check_method_params(&self, method: &str, params: &Value) -> Result<(), Vec<String>> {
+        let schema = self.read().methods.get(method).cloned().flatten();
+        match schema {
+            Some(s) => s.1.validate(&s.0, params),
+            None => Ok(()),
+        }
+    }
+
     /// Whether any entry of `kind` is registered.
     pub fn has(&self, kind: ListKind) -> bool {
         let inner = self.read();
@@ -781,106 +833,163 @@ impl Registry {
         let page_size = self.page_size.load(std::sync::atomic::Ordering::Relaxed);
         let (items, total) = {
             let inner = self.read();
-            let all = caller.is_none() && !self.filtered.load(std::sync::atomic::Ordering::Acquire);
-            let seen = |c: Component, k: &str| all || inner.visible(c, k, caller);
-            let skills = || inner.skills.iter().flat_map(|c| c.skills().map(|s| Arc::new(c.resource(s))));
-            let total = if all {
-                match kind {
-                    ListKind::Tools => inner.tools.len(),
-                    ListKind::Resources => inner.resources.len() + inner.skills.as_ref().map_or(0, |c| c.len()),
-                    ListKind::ResourceTemplates => inner.templates.len(),
-                    ListKind::Prompts => inner.prompts.len(),
-                }
-            } else {
-                match kind {
-                    ListKind::Tools => inner.tools.keys().filter(|k| seen(Component::Tool, k)).count(),
-                    ListKind::Resources => {
-                        let skills = skills().map(|r| r.uri.clone());
-                        inner.resources.keys().cloned().chain(skills).filter(|k| seen(Component::Resource, k)).count()
-                    }
-                    ListKind::ResourceTemplates => {
-                        inner.templates.keys().filter(|k| seen(Component::Template, k)).count()
-                    }
-                    ListKind::Prompts => inner.prompts.keys().filter(|k| seen(Component::Prompt, k)).count(),
-                }
-            };
+            let total = self.visible_total(&inner, kind, caller);
             if offset > total || (offset == total && offset != 0) {
-                return Err(RpcError::invalid_params(format!(
-                    "invalid cursor {:?}: past the end of the list",
-                    cursor.unwrap_or("")
-                ))
-                .with_data(serde_json::json!({ "cursor": cursor })));
+                return Err(past_the_end(cursor));
             }
-            let take = page_size.min(total - offset);
-            let items: Vec<Value> = match kind {
-                ListKind::Tools => inner
-                    .tools
-                    .values()
-                    .filter(|t| seen(Component::Tool, &t.tool.name))
-                    .skip(offset)
-                    .take(take)
-                    .map(|t| {
-                        let mut tool = edge::tool(&t.tool, v);
-                        // 2025-11-25: how the tool runs as a task ("forbidden", the default, unsaid).
-                        if let (true, Some(mode), Value::Object(obj)) = (
-                            v.supports(crate::protocol::Feature::LegacyTasks),
-                            inner.task_modes.get(&t.tool.name),
-                            &mut tool,
-                        ) {
-                            let support = match mode {
-                                TaskMode::Required => "required",
-                                TaskMode::Optional | TaskMode::Manual => "optional",
-                            };
-                            obj.entry("execution")
-                                .or_insert_with(|| Value::Object(serde_json::Map::new()))
-                                .as_object_mut()
-                                .map(|e| e.insert("taskSupport".into(), Value::from(support)));
-                        }
-                        tool
-                    })
-                    .collect(),
-                // The static resources, then each skill's SKILL.md.
-                ListKind::Resources => inner
-                    .resources
-                    .values()
-                    .cloned()
-                    .chain(skills())
-                    .filter(|r| seen(Component::Resource, &r.uri))
-                    .skip(offset)
-                    .take(take)
-                    .map(|r| edge::resource(&r, v))
-                    .collect(),
-                ListKind::ResourceTemplates => inner
-                    .templates
-                    .values()
-                    .filter(|t| seen(Component::Template, &t.template.uri_template))
-                    .skip(offset)
-                    .take(take)
-                    .map(|t| edge::resource_template(&t.template, v))
-                    .collect(),
-                ListKind::Prompts => inner
-                    .prompts
-                    .values()
-                    .filter(|p| seen(Component::Prompt, &p.name))
-                    .skip(offset)
-                    .take(take)
-                    .map(|p| edge::prompt(p, v))
-                    .collect(),
-            };
-            (items, total)
+            (self.items(&inner, kind, v, caller, offset, page_size.min(total - offset)), total)
         };
         let next = offset + items.len();
-        let mut result = serde_json::Map::new();
-        result.insert(kind.field().into(), Value::Array(items));
-        if next < total {
-            result.insert("nextCursor".into(), Value::String(encode_cursor(next)));
-        }
-        let bytes: Arc<[u8]> = serde_json::to_vec(&result).unwrap_or_default().into();
+        let bytes: Arc<[u8]> = page_bytes(kind, items, (next < total).then_some(next)).into();
         if caller.is_none() {
             self.cache.lock().unwrap_or_else(|e| e.into_inner()).insert(key, bytes.clone());
         }
         Ok(bytes)
     }
+
+    /// Every entry of a list a caller with its own rules `caller` sees, shaped for revision
+    /// `v` (what list middleware is handed).
+    pub fn list_items(&self, kind: ListKind, v: ProtocolVersion, caller: Option<&Rules>) -> Vec<Value> {
+        let caller = caller.filter(|c| !c.is_empty());
+        let inner = self.read();
+        self.items(&inner, kind, v, caller, 0, usize::MAX)
+    }
+
+    /// The `result` bytes of the page at `offset` of `items` (a list as middleware left it);
+    /// -32602 for an offset past its end.
+    pub fn page_of(&self, kind: ListKind, mut items: Vec<Value>, offset: usize) -> Result<Vec<u8>, RpcError> {
+        let total = items.len();
+        if offset > total || (offset == total && offset != 0) {
+            return Err(past_the_end(Some(&encode_cursor(offset))));
+        }
+        let end = (offset + self.page_size()).min(total);
+        items.truncate(end);
+        let page: Vec<Value> = items.drain(offset..).collect();
+        Ok(page_bytes(kind, page, (end < total).then_some(end)))
+    }
+
+    /// Hands the lists `kinds` to middleware: a request for one of them is built in full,
+    /// passed through the chain and paged after it (the others are served from cached pages).
+    pub fn set_list_hooks(&self, kinds: &[ListKind]) {
+        let bits = kinds.iter().fold(0u8, |b, k| b | 1 << (*k as u8));
+        self.list_hooks.store(bits, std::sync::atomic::Ordering::Release);
+    }
+
+    /// Whether list `kind` passes middleware ([`Registry::set_list_hooks`]).
+    pub fn list_hooked(&self, kind: ListKind) -> bool {
+        self.list_hooks.load(std::sync::atomic::Ordering::Acquire) & (1 << (kind as u8)) != 0
+    }
+
+    /// How many entries of list `kind` a caller with its own rules `caller` sees.
+    fn visible_total(&self, inner: &Inner, kind: ListKind, caller: Option<&Rules>) -> usize {
+        let all = caller.is_none() && !self.filtered.load(std::sync::atomic::Ordering::Acquire);
+        if all {
+            return match kind {
+                ListKind::Tools => inner.tools.len(),
+                ListKind::Resources => inner.resources.len() + inner.skills.as_ref().map_or(0, |c| c.len()),
+                ListKind::ResourceTemplates => inner.templates.len(),
+                ListKind::Prompts => inner.prompts.len(),
+            };
+        }
+        let seen = |c: Component, k: &str| inner.visible(c, k, caller);
+        match kind {
+            ListKind::Tools => inner.tools.keys().filter(|k| seen(Component::Tool, k)).count(),
+            ListKind::Resources => {
+                let skills = inner.skills.iter().flat_map(|c| c.skills().map(|s| c.resource(s).uri));
+                inner.resources.keys().cloned().chain(skills).filter(|k| seen(Component::Resource, k)).count()
+            }
+            ListKind::ResourceTemplates => inner.templates.keys().filter(|k| seen(Component::Template, k)).count(),
+            ListKind::Prompts => inner.prompts.keys().filter(|k| seen(Component::Prompt, k)).count(),
+        }
+    }
+
+    /// `take` entries from `offset` of what a caller sees of list `kind`, shaped for `v`.
+    fn items(
+        &self,
+        inner: &Inner,
+        kind: ListKind,
+        v: ProtocolVersion,
+        caller: Option<&Rules>,
+        offset: usize,
+        take: usize,
+    ) -> Vec<Value> {
+        let all = caller.is_none() && !self.filtered.load(std::sync::atomic::Ordering::Acquire);
+        let seen = |c: Component, k: &str| all || inner.visible(c, k, caller);
+        match kind {
+            ListKind::Tools => inner
+                .tools
+                .values()
+                .filter(|t| seen(Component::Tool, &t.tool.name))
+                .skip(offset)
+                .take(take)
+                .map(|t| {
+                    let mut tool = edge::tool(&t.tool, v);
+                    // 2025-11-25: how the tool runs as a task ("forbidden", the default, unsaid).
+                    if let (true, Some(mode), Value::Object(obj)) = (
+                        v.supports(crate::protocol::Feature::LegacyTasks),
+                        inner.task_modes.get(&t.tool.name),
+                        &mut tool,
+                    ) {
+                        let support = match mode {
+                            TaskMode::Required => "required",
+                            TaskMode::Optional | TaskMode::Manual => "optional",
+                        };
+                        obj.entry("execution")
+                            .or_insert_with(|| Value::Object(serde_json::Map::new()))
+                            .as_object_mut()
+                            .map(|e| e.insert("taskSupport".into(), Value::from(support)));
+                    }
+                    tool
+                })
+                .collect(),
+            // The static resources, then each skill's SKILL.md.
+            ListKind::Resources => {
+                let skills = inner.skills.iter().flat_map(|c| c.skills().map(|s| Arc::new(c.resource(s))));
+                inner
+                    .resources
+                    .values()
+                    .cloned()
+                    .chain(skills)
+                    .filter(|r| seen(Component::Resource, &r.uri))
+                    .skip(offset)
+                    .take(take)
+                    .map(|r| edge::resource(&r, v))
+                    .collect()
+            }
+            ListKind::ResourceTemplates => inner
+                .templates
+                .values()
+                .filter(|t| seen(Component::Template, &t.template.uri_template))
+                .skip(offset)
+                .take(take)
+                .map(|t| edge::resource_template(&t.template, v))
+                .collect(),
+            ListKind::Prompts => inner
+                .prompts
+                .values()
+                .filter(|p| seen(Component::Prompt, &p.name))
+                .skip(offset)
+                .take(take)
+                .map(|p| edge::prompt(p, v))
+                .collect(),
+        }
+    }
+}
+
+/// The error of a cursor past the end of its list.
+fn past_the_end(cursor: Option<&str>) -> RpcError {
+    RpcError::invalid_params(format!("invalid cursor {:?}: past the end of the list", cursor.unwrap_or("")))
+        .with_data(serde_json::json!({ "cursor": cursor }))
+}
+
+/// A list page's `result`: `{field: items, nextCursor?}`.
+fn page_bytes(kind: ListKind, items: Vec<Value>, next: Option<usize>) -> Vec<u8> {
+    let mut result = serde_json::Map::new();
+    result.insert(kind.field().into(), Value::Array(items));
+    if let Some(n) = next {
+        result.insert("nextCursor".into(), Value::String(encode_cursor(n)));
+    }
+    serde_json::to_vec(&result).unwrap_or_default()
 }
 
 /// What serves a URI.

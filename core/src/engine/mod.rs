@@ -138,6 +138,23 @@ pub enum Request {
     Elicit(Box<ElicitParams>),
     /// `roots/list` (client side).
     ListRoots,
+    /// A list that passes middleware (server side, [`crate::catalogue::Registry::set_list_hooks`]):
+    /// every entry the caller sees, shaped for its revision; the list as the chain leaves it
+    /// ([`Outcome::Listed`]) is paged after it.
+    List {
+        /// Which list.
+        kind: crate::catalogue::ListKind,
+        /// Its entries.
+        items: Vec<Value>,
+    },
+    /// A request method of the server's own, which the spec does not define (server side,
+    /// [`crate::catalogue::Registry::add_method`]): its params without `_meta`.
+    Custom {
+        /// The method.
+        method: String,
+        /// Its params (an object; empty when it sent none).
+        params: Map<String, Value>,
+    },
     /// `tasks/get`, `tasks/update` or `tasks/cancel` (server side, tasks extension): answered
     /// by the server's task runtime, never by a handler.
     Task(TaskOp),

@@ -709,15 +709,17 @@ impl ServerRole {
         }
         let result = match method {
             "server/discover" => return self.discover(peer, &id, batch, &caps),
-            "tools/list" if list(ListKind::Tools) => return self.modern_list(peer, &id, ListKind::Tools, raw, batch),
+            "tools/list" if list(ListKind::Tools) => {
+                return self.modern_list(peer, &id, ListKind::Tools, raw, batch, &ctx)
+            }
             "prompts/list" if list(ListKind::Prompts) => {
-                return self.modern_list(peer, &id, ListKind::Prompts, raw, batch)
+                return self.modern_list(peer, &id, ListKind::Prompts, raw, batch, &ctx)
             }
             "resources/list" if list(ListKind::Resources) => {
-                return self.modern_list(peer, &id, ListKind::Resources, raw, batch)
+                return self.modern_list(peer, &id, ListKind::Resources, raw, batch, &ctx)
             }
             "resources/templates/list" if list(ListKind::ResourceTemplates) => {
-                return self.modern_list(peer, &id, ListKind::ResourceTemplates, raw, batch)
+                return self.modern_list(peer, &id, ListKind::ResourceTemplates, raw, batch, &ctx)
             }
             "tools/call" if caps.tools.is_some() => self.call_tool(peer, id.clone(), raw, batch, Some((&ctx, &pre))),
             "resources/read" if caps.resources.is_some() => {
@@ -733,6 +735,7 @@ impl ServerRole {
             {
                 self.task_request(peer, id.clone(), method, raw, batch, &ctx)
             }
+            _ if self.registry.has_method(method) => self.custom(peer, id.clone(), method, raw, batch, Some(&ctx)),
             // Everything else, the methods 2026-07-28 removed (initialize, ping,
             // logging/setLevel, resources/subscribe and unsubscribe) included.
             _ => Err(RpcError::method_not_found(method)),
@@ -805,7 +808,12 @@ impl ServerRole {
         kind: ListKind,
         raw: Option<RawJson<'_>>,
         batch: Option<u64>,
+        ctx: &Arc<RequestContext>,
     ) {
+        if self.registry.list_hooked(kind) {
+            let v = ProtocolVersion::V2026_07_28;
+            return self.list_through_middleware(peer, id.clone(), kind, v, raw, batch, Some(ctx));
+        }
         let page = params::<CursorParams>(raw).and_then(|p| {
             let v = ProtocolVersion::V2026_07_28;
             self.registry.list_page_for(kind, v, p.cursor.as_deref(), Some(&self.visibility))
@@ -903,6 +911,19 @@ impl ServerSession {
                 role.write_modern(peer, id, batch, route, None, &c);
             }
             Outcome::Json(j) => role.write_modern(peer, id, batch, route, None, &j),
+            // A list middleware saw may be the caller's own: private.
+            Outcome::Listed(items) => match role.listed_page(&inf, items) {
+                Ok(bytes) => {
+                    let kind = inf.list.map_or(ListKind::Tools, |(k, _)| k);
+                    let hints = CacheHints {
+                        cache_scope: crate::protocol::CacheScope::Private,
+                        ..role.config.cache.list(kind)
+                    };
+                    let fields = stamp(Some(hints), role.identity().json());
+                    peer.respond(batch, route, |out| write_stamped(out, id, &fields, &bytes));
+                }
+                Err(e) => peer.write_error(Some(id), batch, route, &e),
+            },
             Outcome::TaskCreated(t) => {
                 let mut fields = b"\"resultType\":\"task\"".to_vec();
                 let identity = role.identity().json();

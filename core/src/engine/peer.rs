@@ -45,6 +45,8 @@ pub(crate) struct Inflight {
     pub modern: Option<Arc<super::modern::RequestContext>>,
     /// Its multi round-trip bookkeeping (modern calls that may end with `input_required`).
     pub round: Option<Box<super::mrtr::Round>>,
+    /// A list that passes middleware: which, and the offset its cursor names.
+    pub list: Option<(crate::catalogue::ListKind, u32)>,
 }
 
 struct Pending {
@@ -287,7 +289,8 @@ impl Peer {
         let key = RequestKey(self.next_key);
         self.next_key += 1;
         self.by_id.insert(id.clone(), key);
-        self.inflight.insert(key, Inflight { id, batch, token, last_progress: None, tool, modern, round: None });
+        self.inflight
+            .insert(key, Inflight { id, batch, token, last_progress: None, tool, modern, round: None, list: None });
         key
     }
 
@@ -361,6 +364,13 @@ impl Peer {
     }
 
     /// Attaches the multi round-trip bookkeeping of a modern call.
+    /// Marks a request as a list that passes middleware, its cursor at `offset`.
+    pub(crate) fn set_list(&mut self, key: RequestKey, kind: crate::catalogue::ListKind, offset: usize) {
+        if let Some(inf) = self.inflight.get_mut(&key) {
+            inf.list = Some((kind, u32::try_from(offset).unwrap_or(u32::MAX)));
+        }
+    }
+
     pub(crate) fn set_round(&mut self, key: RequestKey, round: Box<super::mrtr::Round>) {
         if let Some(inf) = self.inflight.get_mut(&key) {
             inf.round = Some(round);

@@ -41,6 +41,8 @@ pub enum Outcome {
     /// The call became a task (tasks extension): the task as created (`taskId`, `status`,
     /// times, `ttlMs`, `pollIntervalMs`), sent with `resultType: "task"`.
     TaskCreated(Map<String, Value>),
+    /// A list as middleware left it ([`Request::List`]): the engine pages it.
+    Listed(Vec<Value>),
     /// The call needs input from the client first (2026-07-28, multi round-trip requests):
     /// what the handler asked through [`ServerSession::request_input`], plus what this
     /// carries, goes out as an `input_required` result.
@@ -303,6 +305,10 @@ impl ServerSession {
             }
             Outcome::Completion(c) => self.peer.write_result(&inf.id, inf.batch, route, &c),
             Outcome::Json(j) => self.peer.write_result(&inf.id, inf.batch, route, &j),
+            Outcome::Listed(items) => match self.role.listed_page(&inf, items) {
+                Ok(bytes) => self.peer.write_result_raw(&inf.id, inf.batch, route, &bytes),
+                Err(e) => self.peer.write_error(Some(&inf.id), inf.batch, route, &e),
+            },
             // 2025-11-25's CreateTaskResult wraps its Task.
             Outcome::TaskCreated(t) => {
                 if let Some(id) = t.get("taskId").and_then(Value::as_str) {
@@ -751,6 +757,9 @@ impl ServerRole {
 
     fn list(&self, peer: &mut Peer, id: RequestId, kind: ListKind, raw: Option<RawJson<'_>>, batch: Option<u64>) {
         let v = peer.version.unwrap_or(ProtocolVersion::LATEST_LEGACY);
+        if self.registry.list_hooked(kind) {
+            return self.list_through_middleware(peer, id, kind, v, raw, batch, None);
+        }
         let page = params::<CursorParams>(raw)
             .and_then(|p| self.registry.list_page_for(kind, v, p.cursor.as_deref(), Some(&self.visibility)));
         match page {
@@ -1005,6 +1014,76 @@ impl ServerRole {
         Ok(())
     }
 
+    /// A list some middleware hook sees: built whole for the caller, handed to the chain
+    /// ([`Request::List`]), paged when it comes back ([`Outcome::Listed`]).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn list_through_middleware(
+        &self,
+        peer: &mut Peer,
+        id: RequestId,
+        kind: ListKind,
+        v: ProtocolVersion,
+        raw: Option<RawJson<'_>>,
+        batch: Option<u64>,
+        ctx: Option<&Arc<modern::RequestContext>>,
+    ) {
+        let offset = params::<CursorParams>(raw).and_then(|p| match p.cursor.as_deref() {
+            None => Ok(0),
+            Some(c) => crate::util::decode_cursor(c).ok_or_else(|| {
+                RpcError::invalid_params(format!("invalid cursor {c:?}")).with_data(serde_json::json!({ "cursor": c }))
+            }),
+        });
+        let offset = match offset {
+            Ok(o) => o,
+            Err(e) => return peer.write_error(Some(&id), batch, Route::Standalone, &e),
+        };
+        let meta = params::<MetaOnly>(raw).ok().and_then(|m| m.meta);
+        let items = self.registry.list_items(kind, v, Some(&self.visibility));
+        let key = peer.invoke(id, batch, meta, Request::List { kind, items }, None, ctx.cloned());
+        peer.set_list(key, kind, offset);
+    }
+
+    /// A request method of the server's own: its params (an object, or none) without
+    /// `_meta` go to its handler.
+    pub(super) fn custom(
+        &self,
+        peer: &mut Peer,
+        id: RequestId,
+        method: &str,
+        raw: Option<RawJson<'_>>,
+        batch: Option<u64>,
+        ctx: Option<&Arc<modern::RequestContext>>,
+    ) -> Result<(), RpcError> {
+        let mut params = match raw.map(|r| serde_json::from_str::<Value>(r.get())) {
+            None | Some(Ok(Value::Null)) => Map::new(),
+            Some(Ok(Value::Object(m))) => m,
+            Some(Ok(_)) => return Err(RpcError::invalid_params(format!("{method}: params must be an object"))),
+            Some(Err(e)) => return Err(RpcError::invalid_params(format!("{method}: {e}"))),
+        };
+        let meta = match params.remove("_meta") {
+            None | Some(Value::Null) => None,
+            Some(Value::Object(m)) => Some(m),
+            Some(_) => return Err(RpcError::invalid_params(format!("{method}: _meta must be an object"))),
+        };
+        let params = Value::Object(params);
+        if let Err(errors) = self.registry.check_method_params(method, &params) {
+            return Err(RpcError::invalid_params(format!("{method}: {}", errors.join("; ")))
+                .with_data(serde_json::json!({ "method": method, "errors": errors })));
+        }
+        let Value::Object(params) = params else { unreachable!("made an object above") };
+        let request = Request::Custom { method: method.to_string(), params };
+        peer.invoke(id, batch, meta, request, None, ctx.cloned());
+        Ok(())
+    }
+
+    /// The page a list that passed middleware answers with.
+    pub(super) fn listed_page(&self, inf: &super::peer::Inflight, items: Vec<Value>) -> Result<Vec<u8>, RpcError> {
+        let Some((kind, offset)) = inf.list else {
+            return Err(RpcError::internal("a list outcome for a request that was not a list"));
+        };
+        self.registry.page_of(kind, items, offset as usize)
+    }
+
     /// Whether this session's caller sees a component (the server's rules, then its own).
     pub(super) fn sees(&self, kind: Component, key: &str) -> bool {
         self.registry.visible(kind, key, Some(&self.visibility))
@@ -1109,6 +1188,7 @@ impl Role for ServerRole {
                 }
                 Err(e) => Err(e),
             },
+            _ if self.registry.has_method(method) => self.custom(peer, id.clone(), method, raw, batch, None),
             _ => Err(RpcError::method_not_found(method)),
         };
         if let Err(e) = result {
@@ -1126,7 +1206,10 @@ impl Role for ServerRole {
                 }
             }
             _ => {
-                if self.state == State::Uninitialized {
+                // Before the handshake only a notification of the server's own (a 2026-07-28
+                // connection has no handshake): the spec's would be out of place.
+                let own = || crate::protocol::methods::check_custom(method).is_ok();
+                if self.state == State::Uninitialized && !own() {
                     return;
                 }
                 let params = raw.and_then(|r| serde_json::from_str(r.get()).ok());

@@ -10,6 +10,7 @@ mod content;
 mod elicitation;
 mod lifecycle;
 mod logging;
+pub mod methods;
 mod modern;
 mod prompts;
 mod resources;

@@ -26,6 +26,11 @@ pub(crate) type ResourceFn =
 pub(crate) type PromptFn = std::sync::Arc<
     dyn Fn(HashMap<String, String>, Context) -> BoxFuture<'static, Result<GetPromptResult>> + Send + Sync,
 >;
+/// The handler of a request method of the server's own: its params in, its result out.
+pub(crate) type MethodFn =
+    std::sync::Arc<dyn Fn(Map<String, Value>, Context) -> BoxFuture<'static, Result<Value>> + Send + Sync>;
+/// The handler of a notification method of the server's own.
+pub(crate) type NotificationFn = std::sync::Arc<dyn Fn(Map<String, Value>) -> BoxFuture<'static, ()> + Send + Sync>;
 /// The completion handler.
 pub(crate) type CompleteFn =
     std::sync::Arc<dyn Fn(CompleteParams, Context) -> BoxFuture<'static, Result<CompleteResult>> + Send + Sync>;
@@ -47,6 +52,10 @@ pub(crate) struct Handlers {
     pub resources: HashMap<String, ResourceFn>,
     pub prompts: HashMap<String, PromptFn>,
     pub completion: Option<CompleteFn>,
+    /// Request methods of the server's own, by method.
+    pub methods: HashMap<String, MethodFn>,
+    /// Notifications of the server's own, by method.
+    pub notifications: HashMap<String, NotificationFn>,
 }
 
 /// The handlers of one server, changed while it serves.
@@ -102,6 +111,15 @@ impl Invoke for HandlerTable {
                     Box::pin(async move { to_outcome(fut.await, Outcome::Completion) })
                 }
                 None => ready(Outcome::Completion(Default::default())),
+            },
+            // The end of a list's chain: the entries the engine built.
+            Request::List { items, .. } => ready(Outcome::Listed(items)),
+            Request::Custom { method, params } => match h.methods.get(&method) {
+                Some(f) => {
+                    let fut = f(params, ctx);
+                    Box::pin(async move { to_outcome(fut.await, Outcome::Json) })
+                }
+                None => ready(Outcome::Error(RpcError::method_not_found(&method))),
             },
             // The runtime answers task operations before the table is asked.
             Request::Task(_) => {

@@ -5,7 +5,9 @@
 //! A link implements [`Middleware`]: one method per hook, each given the request's
 //! [`MiddlewareContext`] and [`Next`], the rest of the chain. For a request the chain calls,
 //! link by link, `on_message`, then `on_request`, then the method's own hook (`on_call_tool`,
-//! `on_read_resource`, `on_get_prompt`, `on_complete`), as FastMCP does; the last link's
+//! `on_read_resource`, `on_get_prompt`, `on_complete`, the list hooks `on_list_tools` and
+//! its kin, and `on_custom_method` for the methods of the server's own), as FastMCP does;
+//! the last link's
 //! `next` is the handler. A link may change the request's arguments (in `cx.message`),
 //! answer by itself (return an [`Outcome`] without calling `next`), change or time the
 //! outcome, or stop it with an error.
@@ -39,8 +41,29 @@ impl Hooks {
     pub const GET_PROMPT: Hooks = Hooks(1 << 4);
     /// `on_complete`: `completion/complete`.
     pub const COMPLETE: Hooks = Hooks(1 << 5);
+    /// `on_custom_method`: a request method of the server's own (`Server::method`).
+    pub const CUSTOM_METHOD: Hooks = Hooks(1 << 6);
+    /// `on_list_tools`: `tools/list`.
+    pub const LIST_TOOLS: Hooks = Hooks(1 << 7);
+    /// `on_list_resources`: `resources/list`.
+    pub const LIST_RESOURCES: Hooks = Hooks(1 << 8);
+    /// `on_list_resource_templates`: `resources/templates/list`.
+    pub const LIST_RESOURCE_TEMPLATES: Hooks = Hooks(1 << 9);
+    /// `on_list_prompts`: `prompts/list`.
+    pub const LIST_PROMPTS: Hooks = Hooks(1 << 10);
     /// Every hook.
-    pub const ALL: Hooks = Hooks((1 << 6) - 1);
+    pub const ALL: Hooks = Hooks((1 << 11) - 1);
+
+    /// The hook of list `kind`.
+    pub const fn list(kind: crate::catalogue::ListKind) -> Hooks {
+        use crate::catalogue::ListKind;
+        match kind {
+            ListKind::Tools => Hooks::LIST_TOOLS,
+            ListKind::Resources => Hooks::LIST_RESOURCES,
+            ListKind::ResourceTemplates => Hooks::LIST_RESOURCE_TEMPLATES,
+            ListKind::Prompts => Hooks::LIST_PROMPTS,
+        }
+    }
     /// No hook.
     pub const NONE: Hooks = Hooks(0);
 
@@ -61,6 +84,8 @@ impl Hooks {
             Request::ReadResource { .. } => Hooks::READ_RESOURCE,
             Request::GetPrompt { .. } => Hooks::GET_PROMPT,
             Request::Complete(_) => Hooks::COMPLETE,
+            Request::Custom { .. } => Hooks::CUSTOM_METHOD,
+            Request::List { kind, .. } => Hooks::list(*kind),
             _ => Hooks::NONE,
         }
     }
@@ -102,7 +127,7 @@ impl std::fmt::Debug for MiddlewareContext {
 
 impl MiddlewareContext {
     /// The JSON-RPC method (`tools/call`, `resources/read`, ...).
-    pub fn method(&self) -> &'static str {
+    pub fn method(&self) -> &str {
         method_of(&self.message)
     }
 
@@ -151,8 +176,15 @@ impl MiddlewareContext {
 }
 
 /// The JSON-RPC method of a request.
-pub(crate) fn method_of(request: &Request) -> &'static str {
+pub(crate) fn method_of(request: &Request) -> &str {
     match request {
+        Request::Custom { method, .. } => method,
+        Request::List { kind, .. } => match kind {
+            crate::catalogue::ListKind::Tools => "tools/list",
+            crate::catalogue::ListKind::Resources => "resources/list",
+            crate::catalogue::ListKind::ResourceTemplates => "resources/templates/list",
+            crate::catalogue::ListKind::Prompts => "prompts/list",
+        },
         Request::CallTool { .. } => "tools/call",
         Request::ReadResource { .. } => "resources/read",
         Request::GetPrompt { .. } => "prompts/get",
@@ -227,6 +259,33 @@ pub trait Middleware: Send + Sync + 'static {
     fn on_complete<'a>(&'a self, cx: MiddlewareContext, next: Next<'a>) -> BoxFuture<'a, Outcome> {
         next.run(cx)
     }
+
+    /// `tools/list`: `next` resolves with [`Outcome::Listed`], every tool the caller sees (as
+    /// JSON); return the list to send, filtered or edited (the engine pages it after).
+    fn on_list_tools<'a>(&'a self, cx: MiddlewareContext, next: Next<'a>) -> BoxFuture<'a, Outcome> {
+        next.run(cx)
+    }
+
+    /// `resources/list` (as [`Middleware::on_list_tools`]).
+    fn on_list_resources<'a>(&'a self, cx: MiddlewareContext, next: Next<'a>) -> BoxFuture<'a, Outcome> {
+        next.run(cx)
+    }
+
+    /// `resources/templates/list` (as [`Middleware::on_list_tools`]).
+    fn on_list_resource_templates<'a>(&'a self, cx: MiddlewareContext, next: Next<'a>) -> BoxFuture<'a, Outcome> {
+        next.run(cx)
+    }
+
+    /// `prompts/list` (as [`Middleware::on_list_tools`]).
+    fn on_list_prompts<'a>(&'a self, cx: MiddlewareContext, next: Next<'a>) -> BoxFuture<'a, Outcome> {
+        next.run(cx)
+    }
+
+    /// A request method of the server's own (`Server::method`): the catch-all of the methods
+    /// the spec does not define (`cx.method()` names it; `cx.message` holds its params).
+    fn on_custom_method<'a>(&'a self, cx: MiddlewareContext, next: Next<'a>) -> BoxFuture<'a, Outcome> {
+        next.run(cx)
+    }
 }
 
 /// The links of one server, in registration order, around its invocation path.
@@ -244,6 +303,11 @@ impl Chain {
 
     pub(crate) fn links(&self) -> &[Arc<dyn Middleware>] {
         &self.links
+    }
+
+    /// The union of the links' hooks.
+    pub(crate) fn hooks(&self) -> Hooks {
+        self.hooks
     }
 
     /// Whether any link has a hook for `request` (only requests with a hook of their own
@@ -270,6 +334,10 @@ impl Chain {
             Request::GetPrompt { name, arguments } => {
                 Request::GetPrompt { name: name.clone(), arguments: std::mem::take(arguments) }
             }
+            Request::Custom { method, params } => {
+                Request::Custom { method: method.clone(), params: std::mem::take(params) }
+            }
+            Request::List { kind, items } => Request::List { kind: *kind, items: std::mem::take(items) },
             other => other.clone(),
         };
         let cx = MiddlewareContext { message, timestamp: SystemTime::now(), inv, ctx };
@@ -317,6 +385,8 @@ impl<'a> Next<'a> {
                         *arguments = given;
                     }
                     (Request::Complete(params), Request::Complete(given)) => *params = given,
+                    (Request::Custom { params, .. }, Request::Custom { params: given, .. }) => *params = given,
+                    (Request::List { items, .. }, Request::List { items: given, .. }) => *items = given,
                     _ => {}
                 }
                 return self.inner.invoke(inv, ctx);
@@ -339,6 +409,11 @@ impl<'a> Next<'a> {
                     Hooks::CALL_TOOL => link.on_call_tool(cx, next),
                     Hooks::READ_RESOURCE => link.on_read_resource(cx, next),
                     Hooks::GET_PROMPT => link.on_get_prompt(cx, next),
+                    Hooks::CUSTOM_METHOD => link.on_custom_method(cx, next),
+                    Hooks::LIST_TOOLS => link.on_list_tools(cx, next),
+                    Hooks::LIST_RESOURCES => link.on_list_resources(cx, next),
+                    Hooks::LIST_RESOURCE_TEMPLATES => link.on_list_resource_templates(cx, next),
+                    Hooks::LIST_PROMPTS => link.on_list_prompts(cx, next),
                     _ => link.on_complete(cx, next),
                 },
             };

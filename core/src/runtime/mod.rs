@@ -23,12 +23,12 @@ pub use context::{Context, PeerInfo};
 /// The future a [`Middleware`] hook returns (re-exported: no dependency on `futures` needed).
 pub use futures_util::future::BoxFuture;
 pub use handlers::ResourceRequest;
-pub(crate) use handlers::{HandlerTable, Handlers, ToolFn};
+pub(crate) use handlers::{HandlerTable, Handlers, MethodFn, NotificationFn, ToolFn};
 pub use invoke::Invoke;
 pub(crate) use invoke::{panic_message, panicked, ready};
 pub use middleware::{Hooks, Middleware, MiddlewareContext, Next};
 
-use crate::catalogue::Registry;
+use crate::catalogue::{ListKind, Registry};
 use crate::engine::{Invocation, Outcome, Request, ServerConfig, TaskOp};
 use crate::jsonrpc::RpcError;
 use crate::protocol::Implementation;
@@ -83,7 +83,12 @@ impl Runtime {
         let mut chain = self.chain.write().unwrap_or_else(|e| e.into_inner());
         let mut links = chain.as_ref().map(|c| c.links().to_vec()).unwrap_or_default();
         links.push(link);
-        *chain = Some(Arc::new(middleware::Chain::new(links)));
+        let new = middleware::Chain::new(links);
+        // Lists are served from cached pages unless a hook wants to see them.
+        let lists: Vec<ListKind> =
+            ListKind::ALL.into_iter().filter(|k| new.hooks().contains(middleware::Hooks::list(*k))).collect();
+        self.registry.set_list_hooks(&lists);
+        *chain = Some(Arc::new(new));
         self.has_chain.store(true, Ordering::Release);
     }
 
@@ -108,6 +113,37 @@ impl Runtime {
     /// The task runtime, when the server serves tasks.
     pub fn task_runtime(&self) -> Option<Arc<tasks::TaskRuntime>> {
         self.path.task_runtime()
+    }
+
+    /// Runs the handler of a notification of the server's own (`Server::notification`),
+    /// if it has one, on its own task: it answers nothing, and a panic in it ends it alone.
+    pub(crate) fn notification(&self, method: &str, params: Option<&serde_json::Value>) {
+        let Some(f) = self.path.handlers.read().notifications.get(method).cloned() else { return };
+        let params = match params {
+            Some(serde_json::Value::Object(m)) => m.clone(),
+            _ => serde_json::Map::new(),
+        };
+        let fut = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(params))) {
+            Ok(fut) => fut,
+            Err(p) => {
+                let panic = panic_message(p);
+                return tracing::warn!(target: "hypermcp::session", method, panic, "notification handler panicked");
+            }
+        };
+        let name = method.to_string();
+        let run = async move {
+            let method = name;
+            if let Err(p) = futures_util::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(fut)).await {
+                let panic = panic_message(p);
+                tracing::warn!(target: "hypermcp::session", method, panic, "notification handler panicked");
+            }
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(rt) => drop(rt.spawn(run)),
+            Err(_) => {
+                tracing::warn!(target: "hypermcp::session", method, "no tokio runtime to run a notification handler on")
+            }
+        }
     }
 
     pub(crate) fn set_task_runtime(&self, runtime: Arc<tasks::TaskRuntime>) {

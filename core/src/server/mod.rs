@@ -419,6 +419,80 @@ impl Server {
         self
     }
 
+    /// Serves a request method of the server's own, which the spec does not define, in both
+    /// eras: the handler gets its params (without `_meta`, which [`Context::meta`] holds) and
+    /// the request's context, and its value is the result. Clients send one with
+    /// [`Client::request`](crate::Client::request).
+    ///
+    /// # Panics
+    /// For a name the spec or an extension owns (see [`Server::add_method`]).
+    ///
+    /// ```
+    /// # use hypermcp::Server;
+    /// let server = Server::new("s", "1").method("acme/search", |params, _ctx| async move {
+    ///     Ok(serde_json::json!({ "hits": [params.get("q").cloned()] }))
+    /// });
+    /// ```
+    pub fn method<F, Fut>(self, method: &str, handler: F) -> Self
+    where
+        F: Fn(Map<String, Value>, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Value>> + Send + 'static,
+    {
+        if let Err(e) = self.add_method(method, handler) {
+            panic!("{e}");
+        }
+        self
+    }
+
+    /// [`Server::method`], fallible and at any time. Fails for a name the spec or an extension
+    /// owns (`tools/...`, `notifications/progress`...), one JSON-RPC keeps (`rpc.`), or one
+    /// with spaces.
+    pub fn add_method<F, Fut>(&self, method: &str, handler: F) -> std::result::Result<(), DefinitionError>
+    where
+        F: Fn(Map<String, Value>, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Value>> + Send + 'static,
+    {
+        self.rt.registry().add_method(method, None)?;
+        let f: crate::runtime::MethodFn = Arc::new(move |params, ctx| Box::pin(handler(params, ctx)));
+        self.handlers().methods.insert(method.to_string(), f);
+        Ok(())
+    }
+
+    /// Stops serving a method of the server's own; returns whether it was served.
+    pub fn remove_method(&self, method: &str) -> bool {
+        self.handlers().methods.remove(method);
+        self.rt.registry().remove_method(method)
+    }
+
+    /// Handles a notification of the server's own (sent with
+    /// [`Client::notify`](crate::Client::notify)): the handler gets its params and runs on
+    /// its own task.
+    ///
+    /// # Panics
+    /// For a name the spec or an extension owns (see [`Server::add_method`]).
+    pub fn notification<F, Fut>(self, method: &str, handler: F) -> Self
+    where
+        F: Fn(Map<String, Value>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        if let Err(e) = self.add_notification(method, handler) {
+            panic!("{e}");
+        }
+        self
+    }
+
+    /// [`Server::notification`], fallible and at any time.
+    pub fn add_notification<F, Fut>(&self, method: &str, handler: F) -> std::result::Result<(), DefinitionError>
+    where
+        F: Fn(Map<String, Value>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        crate::protocol::methods::check_custom(method).map_err(DefinitionError)?;
+        let f: crate::runtime::NotificationFn = Arc::new(move |params| Box::pin(handler(params)));
+        self.handlers().notifications.insert(method.to_string(), f);
+        Ok(())
+    }
+
     /// Tags a tool, resource, template or prompt (by name, URI or URI template): the
     /// visibility rules ([`Server::disable`], [`Server::enable`]) select by tag. Clients do
     /// not see tags.

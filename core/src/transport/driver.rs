@@ -113,7 +113,8 @@ where
                         let _ = w.send(result.map(Answer::Value));
                     }
                 }
-                Event::Initialized | Event::Progress { .. } | Event::Notification { .. } | Event::Lost { .. } => {}
+                Event::Notification { method, params, .. } => server.notification(&method, params.as_ref()),
+                Event::Initialized | Event::Progress { .. } | Event::Lost { .. } => {}
             }
         }
         // 2. Handlers that are already done answer before anything is written.

@@ -16,6 +16,7 @@ mod client_features;
 mod client_reconnect;
 mod completion;
 mod conformance_server;
+mod custom_methods;
 mod extensions;
 mod fuzz_replay;
 mod handshake;

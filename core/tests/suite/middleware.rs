@@ -227,3 +227,63 @@ async fn a_server_without_middleware_is_untouched_and_one_added_later_applies() 
     })
     .await;
 }
+
+/// Hides the tools whose name starts with `_` from every list, and renames nothing else.
+struct HideInternal;
+
+impl Middleware for HideInternal {
+    fn hooks(&self) -> Hooks {
+        Hooks::LIST_TOOLS | Hooks::LIST_PROMPTS
+    }
+    fn on_list_tools<'a>(&'a self, cx: MiddlewareContext, next: Next<'a>) -> BoxFuture<'a, Outcome> {
+        Box::pin(async move {
+            match next.run(cx).await {
+                Outcome::Listed(mut items) => {
+                    items.retain(|t| !t["name"].as_str().unwrap_or_default().starts_with('_'));
+                    Outcome::Listed(items)
+                }
+                other => other,
+            }
+        })
+    }
+    fn on_list_prompts<'a>(&'a self, _cx: MiddlewareContext, _next: Next<'a>) -> BoxFuture<'a, Outcome> {
+        Box::pin(async { Outcome::Error(RpcError::new(-32001, "prompts are not listed here")) })
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_list_hook_filters_the_list_then_the_engine_pages_it() {
+    bounded(async {
+        let mut server = Server::new("lists", "1.0.0")
+            .middleware(HideInternal)
+            .prompt(Prompt::new("p"), |_a, _c| async move { Ok(GetPromptResult::default()) });
+        for name in ["a", "_b", "c", "_d", "e"] {
+            server = server.tool(Tool::new(name), |_args, _ctx| async move { "ok" });
+        }
+        server.registry().set_page_size(2);
+        let ts = TestServer::start(&server, HttpOptions::default()).await;
+        let url = format!("http://{}/mcp", ts.host());
+        for mode in [ClientMode::Legacy, ClientMode::Modern] {
+            let memory = Client::in_memory(&server, ClientOptions::new("t", "1").mode(mode)).await.unwrap();
+            let http = Client::http(&url, HttpClientOptions::default(), ClientOptions::new("t", "1").mode(mode))
+                .await
+                .unwrap();
+            for client in [&memory, &http] {
+                // Paged after the hook: two pages of visible tools, not three of all.
+                let first = client.list_tools_page(None).await.unwrap();
+                let names: Vec<&str> = first.tools.iter().map(|t| t.name.as_str()).collect();
+                assert_eq!(names, ["a", "c"]);
+                let second = client.list_tools_page(first.next_cursor.as_deref()).await.unwrap();
+                assert_eq!(second.tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["e"]);
+                assert!(second.next_cursor.is_none());
+                let e = client.list_prompts().await.unwrap_err();
+                assert_eq!(e.code(), -32001, "{e}");
+                // The hidden tools are still callable: a list hook filters lists only.
+                assert_eq!(client.call_tool("_b", json!({})).await.unwrap().content[0].as_text(), Some("ok"));
+            }
+            memory.close().await.unwrap();
+            http.close().await.unwrap();
+        }
+    })
+    .await;
+}

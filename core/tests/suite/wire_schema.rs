@@ -71,3 +71,18 @@ fn rejects_invalid_messages() {
     assert_valid("2025-03-26", &batch);
     assert!(rejects(|| assert_valid("2025-06-18", &batch)));
 }
+
+/// Every method a revision's schema names is one a server's own methods may not take.
+#[test]
+fn every_schema_method_is_reserved() {
+    for rev in REVS.into_iter().chain(["2026-07-28"]) {
+        let path = workspace_dir().join("tests/fixtures/schema").join(format!("{rev}.json"));
+        let schema: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        let defs = schema.get("definitions").or_else(|| schema.get("$defs")).and_then(|d| d.as_object()).unwrap();
+        let methods: Vec<&str> = defs.values().filter_map(|d| d["properties"]["method"]["const"].as_str()).collect();
+        assert!(methods.len() > 15, "{rev}: {methods:?}");
+        for m in methods {
+            assert!(hypermcp::protocol::methods::SPEC_METHODS.contains(&m), "{rev}: {m} is missing from SPEC_METHODS");
+        }
+    }
+}

@@ -31,6 +31,11 @@ pub const LAYOUTS: &[(&str, &[&str])] = &[
     ("resource", call_layout!("uri", "template", "variables")),
     ("prompt", call_layout!("name", "arguments")),
     ("complete", call_layout!("params")),
+    // A request method of the server's own (`server.method`): its params without `_meta`.
+    ("method", call_layout!("method", "params")),
+    // A list some middleware hook sees (`list`: "tools", "resources", "resource_templates",
+    // "prompts"): every entry the caller sees; the host answers with the list to send.
+    ("list", call_layout!("list", "items")),
     // Client side: the server's requests to the client's handlers.
     ("sampling", call_layout!("params")),
     ("elicitation", call_layout!("params")),
@@ -92,15 +97,17 @@ impl Kind {
     const RESOURCE: Kind = Kind(1);
     const PROMPT: Kind = Kind(2);
     const COMPLETE: Kind = Kind(3);
-    const SAMPLING: Kind = Kind(4);
-    const ELICITATION: Kind = Kind(5);
-    const ROOTS: Kind = Kind(6);
-    const CANCELLED: Kind = Kind(7);
-    const RESPONSE: Kind = Kind(8);
-    const PROGRESS: Kind = Kind(9);
-    const INITIALIZED: Kind = Kind(10);
-    const NOTIFICATION: Kind = Kind(11);
-    const LOST: Kind = Kind(12);
+    const METHOD: Kind = Kind(4);
+    const LIST: Kind = Kind(5);
+    const SAMPLING: Kind = Kind(6);
+    const ELICITATION: Kind = Kind(7);
+    const ROOTS: Kind = Kind(8);
+    const CANCELLED: Kind = Kind(9);
+    const RESPONSE: Kind = Kind(10);
+    const PROGRESS: Kind = Kind(11);
+    const INITIALIZED: Kind = Kind(12);
+    const NOTIFICATION: Kind = Kind(13);
+    const LOST: Kind = Kind(14);
 
     /// Its name (`"tool"`, `"response"`...).
     pub fn name(self) -> &'static str {
@@ -124,6 +131,8 @@ pub fn kind(ev: &Event) -> Kind {
             Request::CreateMessage(_) => Kind::SAMPLING,
             Request::Elicit(_) => Kind::ELICITATION,
             Request::ListRoots => Kind::ROOTS,
+            Request::Custom { .. } => Kind::METHOD,
+            Request::List { .. } => Kind::LIST,
             // Answered in Rust by the host adapters (`HostSession::poll_event`), never handed over.
             Request::Task(_) => Kind::TOOL,
         },
@@ -178,6 +187,14 @@ pub fn visit<'a>(ev: &'a Event, mut f: impl FnMut(Field<'a>)) {
                 Request::CreateMessage(p) => f(owned(&**p)),
                 Request::Elicit(p) => f(owned(&**p)),
                 Request::ListRoots => {}
+                Request::Custom { method, params } => {
+                    f(Field::Str(method));
+                    f(Field::Object(Some(params)));
+                }
+                Request::List { kind, items } => {
+                    f(Field::Str(kind.name()));
+                    f(Field::Owned(Value::Array(items.clone())));
+                }
                 Request::Task(op) => {
                     f(Field::Str(op.task_id()));
                     f(Field::Object(None));
@@ -316,6 +333,8 @@ mod tests {
             inv(Request::ReadResource { uri: "u".into(), template: None, variables: HashMap::new() }),
             inv(Request::GetPrompt { name: "p".into(), arguments: HashMap::new() }),
             inv(Request::ListRoots),
+            inv(Request::Custom { method: "acme/x".into(), params: Map::new() }),
+            inv(Request::List { kind: crate::catalogue::ListKind::Tools, items: vec![] }),
             Event::Cancelled { key: RequestKey(1), reason: None },
             Event::Response { id: OutboundId(1), result: Ok(Value::Null) },
             Event::Response { id: OutboundId(1), result: Err(RpcError::new(1, "x")) },

@@ -422,6 +422,12 @@ impl HostSession {
         })
     }
 
+    /// Answers a list that passed the host's middleware with the entries to send: the
+    /// engine pages them.
+    pub fn complete_list(&mut self, key: RequestKey, items: Vec<Value>) {
+        self.complete(key, Outcome::Listed(items));
+    }
+
     /// Changes what this session's caller sees (`ctx.enable_components`, ...): a stream's
     /// connection or a legacy HTTP session; a stateless request or a task has no caller
     /// to change the view of. With replicas, the session's record is saved meanwhile.

@@ -67,6 +67,10 @@ impl Dispatcher for RustDispatcher {
                     }
                 }
                 Event::Cancelled { key, .. } => cancel(session, key),
+                Event::Notification { method, params, .. } => {
+                    let _enter = session.shared.runtime.get().map(|rt| rt.enter());
+                    self.server.notification(&method, params.as_ref());
+                }
                 _ => {}
             }
         }

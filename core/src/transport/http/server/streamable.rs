@@ -76,8 +76,19 @@ impl HttpService {
             let origin = Arc::new(Origin { headers: seen, session_id: None, auth });
             return self.post_modern(headers, &body, single, &class, origin).await;
         }
+        // No client-to-server notification of the spec's is defined over HTTP at 2026-07-28,
+        // nor what headers one carries: a notification POST that names no session (or says
+        // 2026-07-28) reaches the handlers of the server's own on a session of its own.
+        let sessionless = !class.requests && !class.initialize && existing.is_none();
+        if (modern_header || sessionless) && mentions_own_notification(&body) {
+            let s = Session::new(sh, None);
+            s.with(|i| i.engine.handle_message(&body, Instant::now()));
+            s.close();
+            let mut r = Response::new(HttpBody::Empty);
+            *r.status_mut() = StatusCode::ACCEPTED;
+            return r;
+        }
         if modern_header {
-            // No client-to-server notification is defined over HTTP at 2026-07-28.
             let mut r = Response::new(HttpBody::Empty);
             *r.status_mut() = StatusCode::ACCEPTED;
             return r;
@@ -585,6 +596,21 @@ fn refusal_status(body: &[u8]) -> Option<StatusCode> {
         | codes::PARSE_ERROR => Some(StatusCode::BAD_REQUEST),
         codes::METHOD_NOT_FOUND => Some(StatusCode::NOT_FOUND),
         _ => None,
+    }
+}
+
+/// Whether a body of notifications may hold one of the server's own (a method that is not
+/// the spec's): a cheap look at the methods, before any session is made for them.
+fn mentions_own_notification(body: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct M<'a> {
+        #[serde(borrow, default)]
+        method: Option<std::borrow::Cow<'a, str>>,
+    }
+    let own = |m: &M<'_>| m.method.as_deref().is_some_and(|m| crate::protocol::methods::check_custom(m).is_ok());
+    match serde_json::from_slice::<M<'_>>(body) {
+        Ok(m) => own(&m),
+        Err(_) => serde_json::from_slice::<Vec<M<'_>>>(body).is_ok_and(|ms| ms.iter().any(own)),
     }
 }
 
