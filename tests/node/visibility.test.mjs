@@ -141,3 +141,37 @@ test('a modern stdio connection is one caller', async () => {
     await b.close();
   }
 });
+
+test('hideUnauthorized leaves out what the token may not use', async () => {
+  const verify = async (token) => {
+    const scope = { user: 'mcp:tools', admin: 'mcp:tools mcp:admin' }[token];
+    return scope === undefined ? null : { sub: token, scope };
+  };
+  const server = new Server({ name: 'scoped', version: '1' });
+  server.tool('status', () => 'ok');
+  server.tool('wipe', { scopes: ['mcp:admin'] }, () => 'wiped');
+  server.prompt('audit', { scopes: 'mcp:admin' }, () => 'audit');
+  const auth = { resource: 'https://mcp.test/mcp', authorizationServers: ['https://as.test'], requiredScopes: ['mcp:tools'], hideUnauthorized: true, verify };
+  const http = await server.startHttp({ port: 0, auth });
+  try {
+    for (const mode of ['legacy', 'modern']) {
+      const user = await within(Client.http(http.url, { mode, headers: { Authorization: 'Bearer user' } }));
+      try {
+        assert.deepEqual(names(await within(user.listTools())), ['status']);
+        assert.deepEqual(names(await within(user.listPrompts())), []);
+        await assert.rejects(user.callTool('wipe', {}), /Unknown tool: wipe/);
+      } finally {
+        await user.close();
+      }
+      const admin = await within(Client.http(http.url, { mode, headers: { Authorization: 'Bearer admin' } }));
+      try {
+        assert.deepEqual(names(await within(admin.listTools())), ['status', 'wipe']);
+        assert.equal((await within(admin.callTool('wipe', {}))).content[0].text, 'wiped');
+      } finally {
+        await admin.close();
+      }
+    }
+  } finally {
+    await within(http.stop(), 20_000, 'http.stop()');
+  }
+});

@@ -181,3 +181,45 @@ def test_a_modern_stdio_connection_is_one_caller() -> None:
             assert "report" not in names(await within(b.list_tools()))
 
     run(main())
+
+
+def test_hide_unauthorized_leaves_out_what_the_token_may_not_use() -> None:
+    async def verify(token: str) -> dict[str, Any] | None:
+        scopes = {"user": "mcp:tools", "admin": "mcp:tools mcp:admin"}.get(token)
+        return None if scopes is None else {"sub": token, "scope": scopes}
+
+    server = Server("scoped")
+
+    @server.tool
+    def status() -> str:
+        return "ok"
+
+    @server.tool(scopes=["mcp:admin"])
+    def wipe() -> str:
+        return "wiped"
+
+    @server.prompt(scopes="mcp:admin")
+    def audit() -> str:
+        return "audit"
+
+    auth = {
+        "resource": "https://mcp.test/mcp",
+        "authorization_servers": ["https://as.test"],
+        "required_scopes": ["mcp:tools"],
+        "hide_unauthorized": True,
+        "verify": verify,
+    }
+
+    async def main() -> None:
+        async with await within(server.start_http("127.0.0.1", 0, auth=auth)) as http:
+            for mode in ("legacy", "modern"):
+                async with Client.http(http.url, headers={"Authorization": "Bearer user"}, mode=mode) as user:
+                    assert names(await within(user.list_tools())) == ["status"]
+                    assert await within(user.list_prompts()) == []
+                    with pytest.raises(McpError, match="Unknown tool: wipe"):
+                        await within(user.call_tool("wipe"))
+                async with Client.http(http.url, headers={"Authorization": "Bearer admin"}, mode=mode) as admin:
+                    assert names(await within(admin.list_tools())) == ["status", "wipe"]
+                    assert (await within(admin.call_tool("wipe"))).content[0].text == "wiped"
+
+    run(main())

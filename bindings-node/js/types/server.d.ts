@@ -261,6 +261,11 @@ export interface ResourceServerOptions {
   scopesSupported?: string[];
   /** Scopes every request needs. */
   requiredScopes?: string[];
+  /**
+   * Leave the entries whose own scopes a token lacks out of its lists, and answer a call by
+   * name as "not found" (instead of 403 `insufficient_scope`). Default false.
+   */
+  hideUnauthorized?: boolean;
   /** Verify tokens as JWTs against this JWKS (cached; fetched again for an unknown `kid`). */
   jwksUri?: string;
   /** The `iss` a JWT must carry (default: the first authorization server). */

@@ -1007,9 +1007,9 @@ class Server:
         ``authorization_servers``, ``jwks_uri`` (JWT access tokens) or
         ``introspection_endpoint`` / ``introspection_client_id`` /
         ``introspection_client_secret``, ``required_scopes``, ``scopes_supported``,
-        ``issuer``, ``audience``; the metadata is served at its well-known URLs, a request
-        without a valid token gets 401 with ``WWW-Authenticate``, one without the required
-        scopes 403), ``store`` (``"redis://host:6379/0"``: share sessions, SSE events, tasks
+        ``issuer``, ``audience``, ``hide_unauthorized``; the metadata is served at its
+        well-known URLs, a request without a valid token gets 401 with ``WWW-Authenticate``,
+        one without the required scopes 403), ``store`` (``"redis://host:6379/0"``: share sessions, SSE events, tasks
         and catalogue changes with the other replicas of this server, so that any replica
         serves any request behind a load balancer without sticky sessions; default: the
         ``HYPERMCP_STORE`` environment variable, else sessions live in this process; a store

@@ -125,6 +125,23 @@ pub struct TemplateEntry {
     pub parsed: UriTemplate,
 }
 
+/// Who asks, for what it may see: its own visibility rules, and (when the server hides
+/// what a token may not use) the scopes its token grants.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Caller<'a> {
+    /// The caller's own rules (`ctx.enable_components`, ...).
+    pub rules: Option<&'a Rules>,
+    /// The scopes of its token, when entries needing others are to be hidden from it.
+    pub scopes: Option<&'a [String]>,
+}
+
+impl<'a> Caller<'a> {
+    /// A caller with its own rules, seeing every entry its token may not use.
+    pub fn with_rules(rules: &'a Rules) -> Self {
+        Caller { rules: Some(rules), scopes: None }
+    }
+}
+
 /// Why a definition was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DefinitionError(pub String);
@@ -197,15 +214,35 @@ impl Inner {
     }
 
     /// Whether a component is visible: the caller's own rules decide where one matches,
-    /// then the server's; visible where none does.
-    fn visible(&self, kind: Component, key: &str, caller: Option<&Rules>) -> bool {
+    /// then the server's; visible where none does. With the caller's scopes given
+    /// (`hide_unauthorized`), an entry needing scopes it lacks is not.
+    fn visible(&self, kind: Component, key: &str, caller: Caller<'_>) -> bool {
         let tags = self.tags_of(kind, key);
-        caller.and_then(|c| c.verdict(kind, key, tags)).or_else(|| self.rules.verdict(kind, key, tags)).unwrap_or(true)
+        let shown = caller
+            .rules
+            .and_then(|c| c.verdict(kind, key, tags))
+            .or_else(|| self.rules.verdict(kind, key, tags))
+            .unwrap_or(true);
+        shown && caller.scopes.is_none_or(|granted| self.scopes_allow(kind, key, granted))
+    }
+
+    /// Whether `granted` holds every scope an entry requires of its own.
+    fn scopes_allow(&self, kind: Component, key: &str, granted: &[String]) -> bool {
+        if self.scopes.is_empty() {
+            return true;
+        }
+        let target = match kind {
+            Component::Tool => ScopeTarget::Tool(key.to_string()),
+            Component::Resource | Component::Template => ScopeTarget::Resource(key.to_string()),
+            Component::Prompt => ScopeTarget::Prompt(key.to_string()),
+        };
+        self.scopes.get(&target).is_none_or(|need| need.iter().all(|s| granted.contains(s)))
     }
 
     /// Whether each entry of each list is visible, in list order (to tell which lists a
     /// change of rules changed).
-    fn view(&self, caller: Option<&Rules>) -> [Vec<bool>; 4] {
+    fn view(&self, rules: Option<&Rules>) -> [Vec<bool>; 4] {
+        let caller = Caller { rules, scopes: None };
         let skills = self.skills.iter().flat_map(|c| c.skills().map(|s| c.resource(s).uri));
         [
             self.tools.keys().map(|k| self.visible(Component::Tool, k, caller)).collect(),
@@ -749,6 +786,11 @@ impl Registry {
         .unwrap_or_default()
     }
 
+    /// Whether `caller` sees what every caller sees (its pages are the cached ones).
+    fn plain(&self, caller: Caller<'_>) -> bool {
+        caller.rules.is_none_or(Rules::is_empty) && (caller.scopes.is_none() || !self.has_required_scopes())
+    }
+
     /// The server's visibility rules.
     pub fn visibility_rules(&self) -> Rules {
         self.read().rules.clone()
@@ -778,8 +820,8 @@ impl Registry {
 
     /// Whether a caller with its own rules `caller` sees component `kind` named `key` (a
     /// name, URI or URI template): one it does not see is "not found" to it.
-    pub fn visible(&self, kind: Component, key: &str, caller: Option<&Rules>) -> bool {
-        if !self.filtered.load(std::sync::atomic::Ordering::Acquire) && caller.is_none_or(Rules::is_empty) {
+    pub fn visible(&self, kind: Component, key: &str, caller: Caller<'_>) -> bool {
+        if self.plain(caller) && !self.filtered.load(std::sync::atomic::Ordering::Acquire) {
             return true;
         }
         self.read().visible(kind, key, caller)
@@ -787,8 +829,8 @@ impl Registry {
 
     /// What serves `uri` for a caller with its own rules `caller`: a static resource it sees,
     /// else the first template it sees that matches.
-    pub fn resolve_for(&self, uri: &str, caller: Option<&Rules>) -> Option<Resolved> {
-        if !self.filtered.load(std::sync::atomic::Ordering::Acquire) && caller.is_none_or(Rules::is_empty) {
+    pub fn resolve_for(&self, uri: &str, caller: Caller<'_>) -> Option<Resolved> {
+        if self.plain(caller) && !self.filtered.load(std::sync::atomic::Ordering::Acquire) {
             return self.resolve(uri);
         }
         let inner = self.read();
@@ -805,7 +847,7 @@ impl Registry {
     /// The `result` bytes of one list page for revision `v`: served from cache, built once
     /// per change. A cursor that was not made here (or points past the end) is -32602.
     pub fn list_page(&self, kind: ListKind, v: ProtocolVersion, cursor: Option<&str>) -> Result<Arc<[u8]>, RpcError> {
-        self.list_page_for(kind, v, cursor, None)
+        self.list_page_for(kind, v, cursor, Caller::default())
     }
 
     /// [`Registry::list_page`] for a caller with its own visibility rules `caller`: its own
@@ -815,9 +857,9 @@ impl Registry {
         kind: ListKind,
         v: ProtocolVersion,
         cursor: Option<&str>,
-        caller: Option<&Rules>,
+        caller: Caller<'_>,
     ) -> Result<Arc<[u8]>, RpcError> {
-        let caller = caller.filter(|c| !c.is_empty());
+        let plain = self.plain(caller);
         let offset = match cursor {
             None => 0,
             Some(c) => decode_cursor(c).ok_or_else(|| {
@@ -825,7 +867,7 @@ impl Registry {
             })?,
         };
         let key = (kind, v, offset);
-        if caller.is_none() {
+        if plain {
             if let Some(bytes) = self.cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
                 return Ok(bytes.clone());
             }
@@ -841,7 +883,7 @@ impl Registry {
         };
         let next = offset + items.len();
         let bytes: Arc<[u8]> = page_bytes(kind, items, (next < total).then_some(next)).into();
-        if caller.is_none() {
+        if plain {
             self.cache.lock().unwrap_or_else(|e| e.into_inner()).insert(key, bytes.clone());
         }
         Ok(bytes)
@@ -849,8 +891,7 @@ impl Registry {
 
     /// Every entry of a list a caller with its own rules `caller` sees, shaped for revision
     /// `v` (what list middleware is handed).
-    pub fn list_items(&self, kind: ListKind, v: ProtocolVersion, caller: Option<&Rules>) -> Vec<Value> {
-        let caller = caller.filter(|c| !c.is_empty());
+    pub fn list_items(&self, kind: ListKind, v: ProtocolVersion, caller: Caller<'_>) -> Vec<Value> {
         let inner = self.read();
         self.items(&inner, kind, v, caller, 0, usize::MAX)
     }
@@ -881,8 +922,8 @@ impl Registry {
     }
 
     /// How many entries of list `kind` a caller with its own rules `caller` sees.
-    fn visible_total(&self, inner: &Inner, kind: ListKind, caller: Option<&Rules>) -> usize {
-        let all = caller.is_none() && !self.filtered.load(std::sync::atomic::Ordering::Acquire);
+    fn visible_total(&self, inner: &Inner, kind: ListKind, caller: Caller<'_>) -> usize {
+        let all = self.plain(caller) && !self.filtered.load(std::sync::atomic::Ordering::Acquire);
         if all {
             return match kind {
                 ListKind::Tools => inner.tools.len(),
@@ -909,11 +950,11 @@ impl Registry {
         inner: &Inner,
         kind: ListKind,
         v: ProtocolVersion,
-        caller: Option<&Rules>,
+        caller: Caller<'_>,
         offset: usize,
         take: usize,
     ) -> Vec<Value> {
-        let all = caller.is_none() && !self.filtered.load(std::sync::atomic::Ordering::Acquire);
+        let all = self.plain(caller) && !self.filtered.load(std::sync::atomic::Ordering::Acquire);
         let seen = |c: Component, k: &str| all || inner.visible(c, k, caller);
         match kind {
             ListKind::Tools => inner

@@ -272,6 +272,10 @@ pub struct Origin {
     pub session_id: Option<String>,
     /// Who the verified access token speaks for (the HTTP server's `auth` option).
     pub auth: Option<Arc<crate::auth::server::AuthInfo>>,
+    /// Whether entries whose scopes the token lacks are hidden from this request (the
+    /// `auth` option's `hide_unauthorized`) rather than answered 403.
+    #[serde(skip)]
+    pub hide_unauthorized: bool,
 }
 
 impl Origin {

@@ -816,7 +816,7 @@ impl ServerRole {
         }
         let page = params::<CursorParams>(raw).and_then(|p| {
             let v = ProtocolVersion::V2026_07_28;
-            self.registry.list_page_for(kind, v, p.cursor.as_deref(), Some(&self.visibility))
+            self.registry.list_page_for(kind, v, p.cursor.as_deref(), self.caller(peer))
         });
         match page {
             Ok(bytes) => {

@@ -9,7 +9,7 @@ use super::outbox::{Route, Transmit};
 use super::peer::{params, Peer, RequestOptions, Role};
 use super::{Event, OutboundId, Request, RequestKey, State};
 use crate::catalogue::visibility::{Component, Rules, VisibilityChange};
-use crate::catalogue::{ListKind, Registry, RegistryChange, Resolved};
+use crate::catalogue::{Caller, ListKind, Registry, RegistryChange, Resolved};
 use crate::jsonrpc::{RawJson, RequestId, RpcError};
 use crate::protocol::*;
 use serde::Deserialize;
@@ -761,7 +761,7 @@ impl ServerRole {
             return self.list_through_middleware(peer, id, kind, v, raw, batch, None);
         }
         let page = params::<CursorParams>(raw)
-            .and_then(|p| self.registry.list_page_for(kind, v, p.cursor.as_deref(), Some(&self.visibility)));
+            .and_then(|p| self.registry.list_page_for(kind, v, p.cursor.as_deref(), self.caller(peer)));
         match page {
             Ok(bytes) => peer.write_result_raw(&id, batch, Route::Standalone, &bytes),
             Err(e) => peer.write_error(Some(&id), batch, Route::Standalone, &e),
@@ -785,7 +785,7 @@ impl ServerRole {
             Some(p) => p,
             None => params(raw)?,
         };
-        let Some(entry) = self.registry.tool(&p.name).filter(|_| self.sees(Component::Tool, &p.name)) else {
+        let Some(entry) = self.registry.tool(&p.name).filter(|_| self.sees(peer, Component::Tool, &p.name)) else {
             return Err(RpcError::unknown_tool(&p.name));
         };
         let arguments = match p.arguments {
@@ -909,7 +909,7 @@ impl ServerRole {
         ctx: Option<&Arc<modern::RequestContext>>,
     ) -> Result<(), RpcError> {
         let p: UriParams = params(raw)?;
-        let listed = self.sees(Component::Resource, &p.uri);
+        let listed = self.sees(peer, Component::Resource, &p.uri);
         if let Some(file) = super::skills::skill_file(&self.registry, &p.uri).filter(|_| listed) {
             self.read_skill_file(peer, &id, batch, ctx.is_some(), &file);
             return Ok(());
@@ -918,7 +918,7 @@ impl ServerRole {
             self.read_app(peer, &id, batch, ctx.is_some(), &p.uri, &app);
             return Ok(());
         }
-        let (template, variables) = match self.registry.resolve_for(&p.uri, Some(&self.visibility)) {
+        let (template, variables) = match self.registry.resolve_for(&p.uri, self.caller(peer)) {
             // 2026-07-28 reports an unknown resource as invalid params.
             None if ctx.is_some() => {
                 return Err(RpcError::invalid_params(format!("Resource not found: {}", p.uri))
@@ -951,7 +951,7 @@ impl ServerRole {
         ctx: Option<&Arc<modern::RequestContext>>,
     ) -> Result<(), RpcError> {
         let p: GetPromptParams = params(raw)?;
-        let Some(prompt) = self.registry.prompt(&p.name).filter(|_| self.sees(Component::Prompt, &p.name)) else {
+        let Some(prompt) = self.registry.prompt(&p.name).filter(|_| self.sees(peer, Component::Prompt, &p.name)) else {
             return Err(RpcError::unknown_prompt(&p.name));
         };
         let arguments = p.arguments.unwrap_or_default();
@@ -988,7 +988,8 @@ impl ServerRole {
         let p: CompleteParams = params(raw)?;
         match &p.reference {
             CompletionReference::Prompt { name } => {
-                let Some(prompt) = self.registry.prompt(name).filter(|_| self.sees(Component::Prompt, name)) else {
+                let Some(prompt) = self.registry.prompt(name).filter(|_| self.sees(peer, Component::Prompt, name))
+                else {
                     return Err(RpcError::unknown_prompt(name));
                 };
                 let known = prompt.arguments.iter().flatten().any(|a| a.name == p.argument.name);
@@ -1001,8 +1002,8 @@ impl ServerRole {
                 }
             }
             CompletionReference::Resource { uri } => {
-                let template = self.registry.template(uri).filter(|_| self.sees(Component::Template, uri));
-                let resource = self.registry.resource(uri).filter(|_| self.sees(Component::Resource, uri));
+                let template = self.registry.template(uri).filter(|_| self.sees(peer, Component::Template, uri));
+                let resource = self.registry.resource(uri).filter(|_| self.sees(peer, Component::Resource, uri));
                 if template.is_none() && resource.is_none() {
                     return Err(RpcError::invalid_params(format!("Unknown resource template: {uri}"))
                         .with_data(serde_json::json!({ "uri": uri })));
@@ -1038,7 +1039,7 @@ impl ServerRole {
             Err(e) => return peer.write_error(Some(&id), batch, Route::Standalone, &e),
         };
         let meta = params::<MetaOnly>(raw).ok().and_then(|m| m.meta);
-        let items = self.registry.list_items(kind, v, Some(&self.visibility));
+        let items = self.registry.list_items(kind, v, self.caller(peer));
         let key = peer.invoke(id, batch, meta, Request::List { kind, items }, None, ctx.cloned());
         peer.set_list(key, kind, offset);
     }
@@ -1085,16 +1086,28 @@ impl ServerRole {
     }
 
     /// Whether this session's caller sees a component (the server's rules, then its own).
-    pub(super) fn sees(&self, kind: Component, key: &str) -> bool {
-        self.registry.visible(kind, key, Some(&self.visibility))
+    pub(super) fn sees(&self, peer: &Peer, kind: Component, key: &str) -> bool {
+        self.registry.visible(kind, key, self.caller(peer))
+    }
+
+    /// Who asks the request at hand: this session's own rules and, when the HTTP server
+    /// hides what a token may not use, the scopes of the request's token.
+    pub(super) fn caller<'a>(&'a self, peer: &'a Peer) -> Caller<'a> {
+        let scopes = peer
+            .origin
+            .as_deref()
+            .filter(|o| o.hide_unauthorized)
+            .and_then(|o| o.auth.as_deref())
+            .map(|a| a.scopes.as_slice());
+        Caller { rules: Some(&self.visibility), scopes }
     }
 
     fn subscription(&mut self, peer: &mut Peer, raw: Option<RawJson<'_>>, subscribe: bool) -> Result<(), RpcError> {
         let p: UriParams = params(raw)?;
         if subscribe {
-            let skill =
-                super::skills::skill_file(&self.registry, &p.uri).filter(|_| self.sees(Component::Resource, &p.uri));
-            if self.registry.resolve_for(&p.uri, Some(&self.visibility)).is_none() && skill.is_none() {
+            let skill = super::skills::skill_file(&self.registry, &p.uri)
+                .filter(|_| self.sees(peer, Component::Resource, &p.uri));
+            if self.registry.resolve_for(&p.uri, self.caller(peer)).is_none() && skill.is_none() {
                 return Err(RpcError::resource_not_found(&p.uri));
             }
             if self.subscriptions.insert(p.uri) {

@@ -375,3 +375,53 @@ async fn dpop_bound_tokens_need_their_proof() {
     })
     .await;
 }
+
+/// `hide_unauthorized`: what a token may not use is left out of its lists and, called by
+/// name, "not found" (no 403, no step-up), in both eras; a token with the scopes sees it all.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hide_unauthorized_leaves_out_what_the_token_may_not_use() {
+    use hypermcp::ClientMode;
+    bounded(async {
+        let s = signer();
+        let jwks_uri = publish(s.jwks.clone()).await;
+        let auth = ResourceServerOptions {
+            resource: RESOURCE.into(),
+            authorization_servers: vec![ISSUER.into()],
+            required_scopes: vec!["mcp:tools".into()],
+            jwks_uri: Some(jwks_uri),
+            hide_unauthorized: true,
+            ..Default::default()
+        };
+        let ts = TestServer::start(&scoped_server(), HttpOptions { auth: Some(auth), ..options() }).await;
+        let url = format!("http://{}/mcp", ts.host());
+        let token = |scope: &str| {
+            s.token(json!({"iss": ISSUER, "aud": RESOURCE, "sub": "alice", "client_id": "app", "scope": scope,
+                "exp": now() + 600}))
+        };
+        for mode in [ClientMode::Legacy, ClientMode::Modern] {
+            let connect = |scope: &str| {
+                let http = HttpClientOptions::default().bearer_token(token(scope));
+                Client::http(&url, http, ClientOptions::new("t", "1").mode(mode))
+            };
+            let user = connect("mcp:tools").await.unwrap();
+            let names: Vec<String> = user.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();
+            assert_eq!(names, ["whoami"], "{mode:?}");
+            assert!(user.list_resource_templates().await.unwrap().is_empty());
+            assert!(user.list_prompts().await.unwrap().is_empty());
+            let e = user.call_tool("admin", json!({})).await.unwrap_err();
+            assert!(e.to_string().contains("Unknown tool: admin"), "{mode:?}: {e}");
+            assert!(user.read_resource("secret://plans").await.is_err());
+            assert!(user.get_prompt("audit", Default::default()).await.is_err());
+            user.close().await.unwrap();
+
+            let admin = connect("mcp:tools mcp:admin mcp:secrets").await.unwrap();
+            let names: Vec<String> = admin.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();
+            assert_eq!(names, ["whoami", "admin"], "{mode:?}");
+            assert_eq!(admin.list_resource_templates().await.unwrap().len(), 1);
+            assert_eq!(admin.call_tool("admin", json!({})).await.unwrap().content[0].as_text(), Some("admin done"));
+            assert_eq!(admin.read_resource("secret://plans").await.unwrap().contents.len(), 1);
+            admin.close().await.unwrap();
+        }
+    })
+    .await;
+}

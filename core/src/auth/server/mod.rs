@@ -159,6 +159,11 @@ pub struct ResourceServerOptions {
     /// zero turns the cache off (a revoked token is then refused at once by introspection).
     #[serde(alias = "tokenCacheTtl", deserialize_with = "some_duration")]
     pub token_cache_ttl: Option<Duration>,
+    /// Hide from a caller the tools, resources and prompts whose required scopes its token
+    /// lacks: they are left out of its lists and, called by name, are "not found". Default
+    /// false: they are listed, and a call answers 403 `insufficient_scope` (clients step up).
+    #[serde(alias = "hideUnauthorized")]
+    pub hide_unauthorized: bool,
     /// The app's own verifier (overrides `jwks_uri` and introspection).
     #[serde(skip)]
     pub verifier: Option<Arc<dyn TokenVerifier>>,

@@ -27,6 +27,8 @@ pub(crate) struct Head<'a> {
 }
 
 pub(crate) struct Guard {
+    /// Entries whose scopes a token lacks are hidden from it, not answered 403.
+    pub(crate) hide_unauthorized: bool,
     verifier: Result<Arc<dyn TokenVerifier>, String>,
     required: Vec<String>,
     metadata: Bytes,
@@ -120,6 +122,7 @@ impl Guard {
         }
         let doc = resource_metadata(&o.resource, &o.authorization_servers, o.scopes_supported.as_deref());
         Guard {
+            hide_unauthorized: o.hide_unauthorized,
             verifier,
             required: o.required_scopes.clone(),
             metadata: Bytes::from(doc.to_string()),

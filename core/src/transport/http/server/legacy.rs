@@ -103,7 +103,8 @@ impl HttpService {
             };
         }
         let Some(session) = local else { return not_found() };
-        let origin = Arc::new(Origin { headers: seen, session_id: Some(id), auth });
+        let hide_unauthorized = self.shared.guard.as_ref().is_some_and(|g| g.hide_unauthorized);
+        let origin = Arc::new(Origin { headers: seen, session_id: Some(id), auth, hide_unauthorized });
         let limit = self.shared.options.stream_buffer;
         // Under the one lock that handles the message: a client that does not read its stream
         // gets no more answers queued for it (the body was read first: the client is not cut

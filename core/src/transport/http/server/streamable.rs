@@ -73,7 +73,8 @@ impl HttpService {
         // on its own, whatever session header it carries; unsupported versions included (the
         // engine answers them with the versions it speaks).
         if class.modern || (modern_header && class.requests) {
-            let origin = Arc::new(Origin { headers: seen, session_id: None, auth });
+            let hide_unauthorized = sh.guard.as_ref().is_some_and(|g| g.hide_unauthorized);
+            let origin = Arc::new(Origin { headers: seen, session_id: None, auth, hide_unauthorized });
             return self.post_modern(headers, &body, single, &class, origin).await;
         }
         // No client-to-server notification of the spec's is defined over HTTP at 2026-07-28,
@@ -150,7 +151,9 @@ impl HttpService {
             *r.status_mut() = StatusCode::ACCEPTED;
             return r;
         }
-        let origin = Arc::new(Origin { headers: seen, session_id: session.id().map(str::to_string), auth });
+        let hide_unauthorized = sh.guard.as_ref().is_some_and(|g| g.hide_unauthorized);
+        let session_id = session.id().map(str::to_string);
+        let origin = Arc::new(Origin { headers: seen, session_id, auth, hide_unauthorized });
         let stream = session.with(|i| {
             if i.closed {
                 return None;
@@ -371,7 +374,8 @@ impl HttpService {
     pub(super) fn check_entry_scopes(&self, auth: Option<&Arc<AuthInfo>>, body: &[u8]) -> Result<(), Box<Reply>> {
         let sh = &self.shared;
         let (Some(guard), Some(info)) = (&sh.guard, auth) else { return Ok(()) };
-        if !sh.registry.has_required_scopes() {
+        // Hidden entries are the engine's to answer: "not found", as if they did not exist.
+        if guard.hide_unauthorized || !sh.registry.has_required_scopes() {
             return Ok(());
         }
         for (method, target) in targets(body) {
