@@ -68,7 +68,7 @@ pub(super) struct ServerRole {
     /// Open `subscriptions/listen` streams.
     pub(super) listens: super::KeyMap<RequestKey, Listen>,
     /// The caller's own visibility rules (`ctx.enable_components`, ...): a legacy session's,
-    /// or at 2026-07-28 those a transport found for the caller of the request at hand.
+    /// or a stdio connection's in either era.
     pub(super) visibility: Rules,
 }
 
@@ -458,15 +458,9 @@ impl ServerSession {
         Ok(lists)
     }
 
-    /// The session's own visibility rules (a 2026-07-28 transport keeps them per caller).
+    /// The session's own visibility rules.
     pub fn visibility(&self) -> &Rules {
         &self.role.visibility
-    }
-
-    /// Serves the requests that follow as a caller whose own visibility rules are `rules`
-    /// (a 2026-07-28 transport sets those of the request's caller).
-    pub fn set_visibility(&mut self, rules: Rules) {
-        self.role.visibility = rules;
     }
 
     /// Sends a request to the client (sampling, elicitation, roots, ping), checking the
