@@ -53,6 +53,18 @@ function defineOrThrow(fn) {
 }
 
 /**
+ * A set of names (`tags`, `names`, `components`) as a sorted list: an array or Set, never one
+ * string (which would read as its characters).
+ * @param {Iterable<string>} value
+ * @param {string} what
+ * @returns {string[]}
+ */
+function nameSet(value, what) {
+  if (typeof value === 'string') throw new DefinitionError(`${what}: give an array or Set, not the string ${JSON.stringify(value)}`);
+  return [...new Set(value)].sort();
+}
+
+/**
  * `tags` of a definition as a sorted list (an array or Set of non-empty strings).
  * @param {Iterable<string> | undefined} tags
  * @param {string} what
@@ -60,8 +72,7 @@ function defineOrThrow(fn) {
  */
 function tagList(tags, what) {
   if (tags === undefined || tags === null) return [];
-  if (typeof tags === 'string') throw new DefinitionError(`${what}: tags: give an array or Set of tags, not the string ${JSON.stringify(tags)}`);
-  const items = [...new Set(tags)].sort();
+  const items = nameSet(tags, `${what}: tags`);
   for (const t of items) {
     if (typeof t !== 'string' || t === '') throw new DefinitionError(`${what}: tags: ${JSON.stringify(t)} is not a tag (a non-empty string)`);
   }
@@ -80,9 +91,7 @@ function visibilityFilter(filter, what) {
   const out = {};
   for (const key of /** @type {const} */ (['names', 'tags', 'components'])) {
     const value = filter[key];
-    if (value === undefined || value === null) continue;
-    if (typeof value === 'string') throw new DefinitionError(`${what}: ${key}: give an array or Set, not the string ${JSON.stringify(value)}`);
-    out[key] = [...new Set(value)].sort();
+    if (value !== undefined && value !== null) out[key] = nameSet(value, `${what}: ${key}`);
   }
   if (filter.matchAll) out.match_all = true;
   return JSON.stringify(out);

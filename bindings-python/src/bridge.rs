@@ -223,6 +223,13 @@ fn field<'py>(py: Python<'py>, f: Field<'_>) -> PyResult<Bound<'py, PyAny>> {
         }
         Field::Json(Some(v)) => to_py(py, v)?,
         Field::Owned(v) => to_py(py, &v)?,
+        Field::Values(items) => {
+            let list = PyList::empty(py);
+            for v in items {
+                list.append(to_py(py, v)?)?;
+            }
+            list.into_any()
+        }
         Field::Error(e) => rpc_err(py, e).into_value(py).into_bound(py).into_any(),
         Field::Context(c) => Bound::new(py, Deferred::new(Source::Context(c.clone())))?.into_any(),
         Field::Origin(o) => Bound::new(py, Deferred::new(Source::Origin(o.clone())))?.into_any(),

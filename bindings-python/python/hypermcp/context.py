@@ -19,36 +19,20 @@ runs once per round: put side effects (writes, payments, emails) after the input
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from .errors import DefinitionError
+from ._options import visibility_filter
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from ._connection import ServerConnection
     from ._core import Deferred
+    from ._options import Filter
     from ._trace import TraceContext
 
 __all__ = ["AuthInfo", "Context", "ElicitResult", "Headers", "InputRequired"]
-
-
-def _visibility_filter(
-    names: Collection[str] | None,
-    tags: Collection[str] | None,
-    components: Collection[str] | None,
-    match_all: bool,
-) -> dict[str, Any]:
-    """The filter of a visibility rule, as the engine reads it."""
-    out: dict[str, Any] = {}
-    for key, value in (("names", names), ("tags", tags), ("components", components)):
-        if value is None:
-            continue
-        if isinstance(value, str):
-            raise DefinitionError(f"{key}: give a set, not the string {value!r}")
-        out[key] = sorted(set(value))
-    if match_all:
-        out["match_all"] = True
-    return out
 
 
 _LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
@@ -412,45 +396,21 @@ class Context:
 
     # ---- what this caller sees ------------------------------------------------------------
 
-    async def enable_components(
-        self,
-        *,
-        names: Collection[str] | None = None,
-        tags: Collection[str] | None = None,
-        components: Collection[str] | None = None,
-        match_all: bool = False,
-    ) -> None:
+    async def enable_components(self, **filter: Unpack[Filter]) -> None:
         """Shows this caller, and no one else, the components that match (the criteria of
         :meth:`Server.enable`), over the server's rules. The caller is the session (its
         rules kept in the session record, so every replica applies them) or, at 2026-07-28
         over stdio, the connection; a stateless HTTP request has none, and gets an error.
         The caller is told of each list it now sees differently (``list_changed``)."""
-        self._change_visibility("enable", names, tags, components, match_all)
+        self._conn.change_visibility({"op": "enable", **visibility_filter("enable_components", filter)})
 
-    async def disable_components(
-        self,
-        *,
-        names: Collection[str] | None = None,
-        tags: Collection[str] | None = None,
-        components: Collection[str] | None = None,
-        match_all: bool = False,
-    ) -> None:
+    async def disable_components(self, **filter: Unpack[Filter]) -> None:
         """Hides from this caller the components that match (see :meth:`enable_components`)."""
-        self._change_visibility("disable", names, tags, components, match_all)
+        self._conn.change_visibility({"op": "disable", **visibility_filter("disable_components", filter)})
 
     async def reset_visibility(self) -> None:
         """Drops this caller's own rules: it sees what the server's rules show."""
         self._conn.change_visibility({"op": "reset"})
-
-    def _change_visibility(
-        self,
-        op: str,
-        names: Collection[str] | None,
-        tags: Collection[str] | None,
-        components: Collection[str] | None,
-        match_all: bool,
-    ) -> None:
-        self._conn.change_visibility({"op": op, **_visibility_filter(names, tags, components, match_all)})
 
     async def sample(
         self,

@@ -31,11 +31,15 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from . import _core
 from ._handler import _Handler, _string_converters
+from ._options import clean, keep_freed_memory, scope_list, tag_list, task_mode, visibility_filter
 from ._schema import ToolSignature
-from .context import Context, _visibility_filter
+from .context import Context
 from .errors import DefinitionError
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from ._options import Filter
     from .middleware import Chain, Middleware
 
 __all__ = ["Server"]
@@ -46,57 +50,6 @@ F = TypeVar("F", bound=Callable[..., Any])
 # How many times Server.run was called in this process: the runner of `hypermcp run`
 # (_runner.py) runs the file's server only when the file did not.
 _runs = 0
-
-
-_MALLOC_TUNABLES = ("GLIBC_TUNABLES", "MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_")
-
-
-def _keep_freed_memory() -> None:
-    """When ``run()`` owns the process: let glibc keep freed blocks of up to 16 MiB for reuse
-    (at most 32 MiB of free heap stays resident) rather than return each to the kernel and
-    fault it in again for the next large message (a 1 MiB answer: 2.2x faster). Off with
-    ``HYPERMCP_TUNE_MALLOC=0``; left alone when glibc's own tunables are set."""
-    if os.environ.get("HYPERMCP_TUNE_MALLOC", "1") != "0" and not any(k in os.environ for k in _MALLOC_TUNABLES):
-        _core.keep_freed_memory()
-
-
-def _tag_list(tags: Collection[str] | None) -> list[str]:
-    """``tags=`` as a sorted list (a set, list or tuple of non-empty strings)."""
-    if tags is None:
-        return []
-    if isinstance(tags, str):
-        raise DefinitionError(f"tags: give a set of tags, not the string {tags!r}")
-    items = sorted(set(tags))
-    for t in items:
-        if not isinstance(t, str) or not t:
-            raise DefinitionError(f"tags: {t!r} is not a tag (a non-empty string)")
-    return items
-
-
-def _scope_list(scopes: str | Sequence[str] | None) -> list[str]:
-    """``scopes=`` as a list: a space-separated string or a sequence of scope names."""
-    if scopes is None:
-        return []
-    items = scopes.split() if isinstance(scopes, str) else list(scopes)
-    for s in items:
-        if not isinstance(s, str) or not s or any(c.isspace() for c in s):
-            raise DefinitionError(f"scopes: {s!r} is not a scope name (a non-empty string without spaces)")
-    return items
-
-
-def _task_mode(tool: str, task: bool | str | None) -> str | None:
-    """``task=`` as the engine's task mode."""
-    if task is None or task is False:
-        return None
-    if task is True:
-        return "optional"
-    if task in ("optional", "required", "manual"):
-        return task
-    raise DefinitionError(f'tool {tool!r}: task must be True, "optional", "required" or "manual", not {task!r}')
-
-
-def _clean(d: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in d.items() if v is not None}
 
 
 class Server:
@@ -153,7 +106,7 @@ class Server:
         self.name = name
         self.version = version
         self.instructions = instructions
-        self._info = _clean({"title": title, "description": description, "website_url": website_url, "icons": icons})
+        self._info = clean({"title": title, "description": description, "website_url": website_url, "icons": icons})
         self._lifespan = lifespan
         self._lifespan_cm: AbstractAsyncContextManager[Any] | None = None
         self._lifespan_users = 0
@@ -161,7 +114,7 @@ class Server:
         self.lifespan_context: Any = None
         self._request_timeout = request_timeout
         self._max_message_size = max_message_size
-        self._modern = _clean(
+        self._modern = clean(
             {
                 "cache": cache,
                 "request_state_keys": request_state_keys,
@@ -217,38 +170,21 @@ class Server:
 
     # ---- visibility ----------------------------------------------------------------------------
 
-    def enable(
-        self,
-        *,
-        names: Collection[str] | None = None,
-        tags: Collection[str] | None = None,
-        components: Collection[str] | None = None,
-        match_all: bool = False,
-        only: bool = False,
-    ) -> None:
+    def enable(self, *, only: bool = False, **filter: Unpack[Filter]) -> None:
         """Shows every client the components that match all the criteria given: ``names``
         (names of tools and prompts, URIs of resources, URI templates), ``tags`` (any of
         them), ``components`` (``"tool"``, ``"resource"``, ``"template"``, ``"prompt"``), or
         ``match_all``. Later rules override earlier ones where they overlap. ``only=True``
         is the allow-list form: nothing else is visible (earlier enables are dropped).
         Connected clients whose lists changed get ``list_changed``."""
-        filter = _visibility_filter(names, tags, components, match_all)
-        for kind in self._registry.enable(filter, only):
+        for kind in self._registry.enable(visibility_filter("enable", filter), only):
             self._changed(kind)
 
-    def disable(
-        self,
-        *,
-        names: Collection[str] | None = None,
-        tags: Collection[str] | None = None,
-        components: Collection[str] | None = None,
-        match_all: bool = False,
-    ) -> None:
+    def disable(self, **filter: Unpack[Filter]) -> None:
         """Hides from every client the components that match (the criteria of
         :meth:`enable`): they are left out of the lists, and called by name they are "not
         found", exactly as if they did not exist."""
-        filter = _visibility_filter(names, tags, components, match_all)
-        for kind in self._registry.disable(filter):
+        for kind in self._registry.disable(visibility_filter("disable", filter)):
             self._changed(kind)
 
     def reset_visibility(self) -> None:
@@ -272,7 +208,7 @@ class Server:
         }
         if self._max_message_size is not None:
             cfg["max_message_size"] = self._max_message_size
-        return _clean(cfg)
+        return clean(cfg)
 
     # ---- tasks (io.modelcontextprotocol/tasks) -----------------------------------------------
 
@@ -462,11 +398,11 @@ class Server:
             if not str(link.get("resourceUri", "")).startswith("ui://"):
                 raise DefinitionError(f"tool {tool_name!r}: ui names no ui:// resource ({ui!r})")
             definition["_meta"] = {**definition.get("_meta", {}), "ui": link}
-        required = _scope_list(scopes)
-        mode = _task_mode(tool_name, task)
+        required = scope_list(scopes)
+        mode = task_mode(tool_name, task)
         if mode is not None:
             self.enable_tasks()
-        self._registry.set_tags("tool", tool_name, _tag_list(tags))
+        self._registry.set_tags("tool", tool_name, tag_list(tags))
         self._registry.add_tool(definition)
         self._registry.set_task_mode(tool_name, mode)
         self._registry.set_required_scopes("tool", tool_name, required)
@@ -546,7 +482,7 @@ class Server:
         """Adds (or replaces) a resource or resource template at any time."""
         sig = ToolSignature.from_function(fn, context_type=Context)
         is_template = "{" in uri
-        definition = _clean(
+        definition = clean(
             {
                 ("uriTemplate" if is_template else "uri"): uri,
                 "name": name or sig.name,
@@ -559,8 +495,8 @@ class Server:
                 "size": None if is_template else size,
             }
         )
-        required = _scope_list(scopes)
-        self._registry.set_tags("template" if is_template else "resource", uri, _tag_list(tags))
+        required = scope_list(scopes)
+        self._registry.set_tags("template" if is_template else "resource", uri, tag_list(tags))
         if is_template:
             self._registry.add_template(definition)
         else:
@@ -761,10 +697,10 @@ class Server:
         props = sig.input_schema.get("properties", {})
         required = set(sig.input_schema.get("required", []))
         arguments = [
-            _clean({"name": arg, "description": spec.get("description"), "required": arg in required})
+            clean({"name": arg, "description": spec.get("description"), "required": arg in required})
             for arg, spec in props.items()
         ]
-        definition = _clean(
+        definition = clean(
             {
                 "name": prompt_name,
                 "title": title,
@@ -774,8 +710,8 @@ class Server:
                 "_meta": meta,
             }
         )
-        required = _scope_list(scopes)
-        self._registry.set_tags("prompt", prompt_name, _tag_list(tags))
+        required = scope_list(scopes)
+        self._registry.set_tags("prompt", prompt_name, tag_list(tags))
         self._registry.add_prompt(definition)
         self._registry.set_required_scopes("prompt", prompt_name, required)
         handler = _Handler(prompt_name, fn, inline=inline, signature=sig)
@@ -963,7 +899,7 @@ class Server:
                 port = int(text)
         host = "127.0.0.1" if host is None else host
         port = 8000 if port is None else port
-        _keep_freed_memory()
+        keep_freed_memory()
         try:
             if transport == "stdio":
                 if http_options:

@@ -11,9 +11,9 @@ use super::outbox::Route;
 use super::peer::{params, Inflight, Peer};
 use super::server::{checked_tool_result, invalid_arguments, Outcome, ServerRole, ServerSession};
 use super::RequestKey;
-use crate::catalogue::{ListKind, ToolEntry};
-use crate::jsonrpc::message::{json_str, json_str_text, JsonStr};
-use crate::jsonrpc::{codes, fastser, RawJson, RequestId, RpcError};
+use crate::catalogue::ListKind;
+use crate::jsonrpc::message::{json_str, JsonStr};
+use crate::jsonrpc::{codes, RawJson, RequestId, RpcError};
 use crate::protocol::meta_keys::{CLIENT_CAPABILITIES, CLIENT_INFO, LOG_LEVEL, PREFIX, PROTOCOL_VERSION};
 use crate::protocol::*;
 use serde::de::IgnoredAny;
@@ -21,6 +21,15 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 use std::sync::Arc;
+
+mod headers;
+pub(crate) use headers::check_param_headers;
+use headers::{check_standard_headers, name_field};
+pub use headers::{header_mismatch, RequestHeaders};
+
+mod stamp;
+use stamp::write_result_stamped;
+pub(crate) use stamp::{identify, stamp, write_stamped};
 
 /// What a modern request declares about itself in `_meta`, and the inputs it brings.
 /// Serializes (camelCase) as bindings hand it to handlers.
@@ -44,21 +53,6 @@ pub struct RequestContext {
     pub request_state: Option<String>,
     /// Rounds before this attempt (0 on the first).
     pub round: u32,
-}
-
-/// What the HTTP transport read from a request's headers, for the engine to check against
-/// the body (2026-07-28, "Request Metadata"). Values are as received (Base64 sentinels
-/// still encoded).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct RequestHeaders {
-    /// `MCP-Protocol-Version`.
-    pub protocol_version: Option<String>,
-    /// `Mcp-Method`.
-    pub method: Option<String>,
-    /// `Mcp-Name`.
-    pub name: Option<String>,
-    /// `Mcp-Param-{Name}` headers: the name part (as sent) and the value.
-    pub params: Vec<(String, String)>,
 }
 
 /// The methods only the stateless revision has.
@@ -314,11 +308,6 @@ fn meta_value<'a, T: Deserialize<'a>>(raw: Option<&'a RawValue>, key: &str) -> R
     }
 }
 
-/// -32020: a header does not match the body, or a required one is missing.
-pub fn header_mismatch(detail: impl std::fmt::Display) -> RpcError {
-    RpcError::new(codes::HEADER_MISMATCH, format!("Header mismatch: {detail}"))
-}
-
 /// -32021: the request needs a capability the client did not declare; `required` names it
 /// as a `ClientCapabilities` object (e.g. `{"sampling": {}}`).
 pub fn missing_capability(required: Value) -> RpcError {
@@ -380,27 +369,6 @@ pub fn unsupported_version(requested: &str, supported: &[ProtocolVersion]) -> Rp
     list.dedup();
     RpcError::new(codes::UNSUPPORTED_PROTOCOL_VERSION, format!("Unsupported protocol version: {requested}"))
         .with_data(serde_json::json!({ "supported": list, "requested": requested }))
-}
-
-/// Decodes a header value that may use the Base64 sentinel (`=?base64?…?=`); a plain value
-/// is borrowed.
-pub(crate) fn decode_header_value(v: &str) -> Option<std::borrow::Cow<'_, str>> {
-    match v.strip_prefix("=?base64?").and_then(|rest| rest.strip_suffix("?=")) {
-        Some(b64) => {
-            crate::util::base64_decode_strict(b64).and_then(|bytes| String::from_utf8(bytes).ok()).map(Into::into)
-        }
-        None => Some(v.into()),
-    }
-}
-
-/// The value `Mcp-Name` mirrors for `method` (`params.name` or `params.uri`).
-fn name_field(method: &str) -> Option<&'static str> {
-    match method {
-        "tools/call" | "prompts/get" => Some("name"),
-        "resources/read" => Some("uri"),
-        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
-        _ => None,
-    }
 }
 
 /// Checks a modern request's `_meta` (and, over HTTP, its headers) and returns its context.
@@ -516,143 +484,6 @@ fn check_version(
     match requested.parse::<ProtocolVersion>() {
         Ok(v) if v.era() == Era::Modern && supported.contains(&v) => Ok(v),
         _ => Err(unsupported_version(requested, supported)),
-    }
-}
-
-/// `Mcp-Method` and `Mcp-Name` against the body.
-fn check_standard_headers(method: &str, named: Option<&str>, h: &RequestHeaders) -> Result<(), RpcError> {
-    match &h.method {
-        None => return Err(header_mismatch("the Mcp-Method header is missing")),
-        Some(m) if m != method => {
-            return Err(header_mismatch(format!("Mcp-Method header {m:?} does not match body method {method:?}")))
-        }
-        Some(_) => {}
-    }
-    let Some(field) = name_field(method) else { return Ok(()) };
-    // A name that is not a string: the handler reports it.
-    let Some(body) = named.and_then(json_str_text) else {
-        return Ok(());
-    };
-    match &h.name {
-        None => Err(header_mismatch("the Mcp-Name header is missing")),
-        Some(raw) => match decode_header_value(raw) {
-            None => Err(header_mismatch(format!("Mcp-Name header {raw:?} is not valid Base64 UTF-8"))),
-            Some(name) if name != body => {
-                Err(header_mismatch(format!("Mcp-Name header value {name:?} does not match body {field} {body:?}")))
-            }
-            Some(_) => Ok(()),
-        },
-    }
-}
-
-/// `Mcp-Param-{Name}` headers of a `tools/call` against its arguments, for the parameters
-/// the tool's input schema annotates with `x-mcp-header`.
-pub(crate) fn check_param_headers(tool: &ToolEntry, arguments: &Value, h: &RequestHeaders) -> Result<(), RpcError> {
-    for p in tool.header_params() {
-        let sent = h.params.iter().find(|(n, _)| n.eq_ignore_ascii_case(&p.header)).map(|(_, v)| v.as_str());
-        let value = p.path.iter().try_fold(arguments, |v, key| v.get(key)).filter(|v| !v.is_null());
-        match (value, sent) {
-            (None, None) => {}
-            (None, Some(_)) => {
-                return Err(header_mismatch(format!("Mcp-Param-{} header sent for an absent argument", p.header)))
-            }
-            (Some(_), None) => return Err(header_mismatch(format!("the Mcp-Param-{} header is missing", p.header))),
-            (Some(v), Some(raw)) => {
-                let Some(text) = decode_header_value(raw) else {
-                    return Err(header_mismatch(format!("Mcp-Param-{} header is not valid Base64 UTF-8", p.header)));
-                };
-                let matches = match v {
-                    Value::String(s) => *s == text,
-                    Value::Bool(b) => text == if *b { "true" } else { "false" },
-                    Value::Number(n) => text.parse::<f64>().ok().is_some_and(|x| Some(x) == n.as_f64()),
-                    _ => false,
-                };
-                if !matches {
-                    return Err(header_mismatch(format!(
-                        "Mcp-Param-{} header value {text:?} does not match the argument {v}",
-                        p.header
-                    )));
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Writes a result response whose `result` object is `fields` (JSON members, without
-/// braces) followed by the members of the object `body`: how modern results get
-/// `resultType`, caching hints and `_meta` in front of cached or serialized bytes.
-pub(crate) fn write_stamped(out: &mut Vec<u8>, id: &crate::jsonrpc::RequestId, fields: &[u8], body: &[u8]) {
-    open_result(out, id, fields);
-    let rest = body.strip_prefix(b"{").unwrap_or(body);
-    if rest.first() != Some(&b'}') {
-        out.push(b',');
-    }
-    out.extend_from_slice(rest);
-    out.push(b'}');
-}
-
-/// The answer up to the result's first members: `{"jsonrpc":"2.0","id":ID,"result":{FIELDS`.
-fn open_result(out: &mut Vec<u8>, id: &crate::jsonrpc::RequestId, fields: &[u8]) {
-    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
-    id.write_json(out);
-    out.extend_from_slice(b",\"result\":{");
-    out.extend_from_slice(fields);
-}
-
-/// [`write_stamped`] of a value serialized straight into `out` (no copy of its own): the
-/// value's opening brace becomes the separator after `fields`.
-fn write_result_stamped<T: serde::Serialize + ?Sized>(
-    out: &mut Vec<u8>,
-    id: &crate::jsonrpc::RequestId,
-    fields: &[u8],
-    value: &T,
-) {
-    open_result(out, id, fields);
-    let start = out.len();
-    let written = fastser::to_writer(out, value).is_ok();
-    match out.get(start..start + 2) {
-        Some([b'{', b'}']) => out.truncate(start),
-        Some([b'{', _]) if written => {
-            out[start] = b',';
-            out.pop(); // its closing brace; the result's comes below
-        }
-        _ => out.truncate(start), // not an object (never a result): the fields alone
-    }
-    out.extend_from_slice(b"}}");
-}
-
-/// The members a modern result starts with: `resultType`, caching hints when the result is
-/// cacheable, and `_meta` with the server's identity (`identity` is its JSON, or empty).
-pub(crate) fn stamp(hints: Option<CacheHints>, identity: &[u8]) -> Vec<u8> {
-    let mut s = b"\"resultType\":\"complete\"".to_vec();
-    if let Some(h) = hints {
-        s.extend_from_slice(
-            format!(",\"ttlMs\":{},\"cacheScope\":\"{}\"", h.ttl_ms, h.cache_scope.as_str()).as_bytes(),
-        );
-    }
-    if !identity.is_empty() {
-        s.extend_from_slice(b",\"_meta\":{\"io.modelcontextprotocol/serverInfo\":");
-        s.extend_from_slice(identity);
-        s.push(b'}');
-    }
-    s
-}
-
-impl RequestHeaders {
-    /// Whether `MCP-Protocol-Version` names a revision of the stateless era.
-    pub fn declares_modern(&self) -> bool {
-        self.protocol_version
-            .as_deref()
-            .and_then(|v| v.parse::<ProtocolVersion>().ok())
-            .is_some_and(|v| v.era() == Era::Modern)
-    }
-}
-
-/// `_meta` with the server's identity added.
-pub(super) fn identify(meta: &mut Option<Meta>, identity: &Value) {
-    if !identity.is_null() {
-        meta.get_or_insert_with(Default::default).insert(meta_keys::SERVER_INFO.into(), identity.clone());
     }
 }
 

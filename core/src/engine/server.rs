@@ -458,11 +458,6 @@ impl ServerSession {
         Ok(lists)
     }
 
-    /// The session's own visibility rules.
-    pub fn visibility(&self) -> &Rules {
-        &self.role.visibility
-    }
-
     /// Sends a request to the client (sampling, elicitation, roots, ping), checking the
     /// client declared the capability and the revision has the feature. The answer arrives as
     /// [`Event::Response`].
@@ -1022,12 +1017,7 @@ impl ServerRole {
         batch: Option<u64>,
         ctx: Option<&Arc<modern::RequestContext>>,
     ) {
-        let offset = params::<CursorParams>(raw).and_then(|p| match p.cursor.as_deref() {
-            None => Ok(0),
-            Some(c) => crate::util::decode_cursor(c).ok_or_else(|| {
-                RpcError::invalid_params(format!("invalid cursor {c:?}")).with_data(serde_json::json!({ "cursor": c }))
-            }),
-        });
+        let offset = params::<CursorParams>(raw).and_then(|p| crate::catalogue::cursor_offset(p.cursor.as_deref()));
         let offset = match offset {
             Ok(o) => o,
             Err(e) => return peer.write_error(Some(&id), batch, Route::Standalone, &e),

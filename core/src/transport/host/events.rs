@@ -76,6 +76,8 @@ pub enum Field<'a> {
     Json(Option<&'a Value>),
     /// A JSON value made for the occasion (typed params, serialized).
     Owned(Value),
+    /// A list of JSON values (a list's entries), borrowed.
+    Values(&'a [Value]),
     /// A JSON-RPC error (the host makes it its error type).
     Error(&'a RpcError),
     /// A 2026-07-28 request's own context (a JSON object). Shared, so that a host may keep it
@@ -193,7 +195,7 @@ pub fn visit<'a>(ev: &'a Event, mut f: impl FnMut(Field<'a>)) {
                 }
                 Request::List { kind, items } => {
                     f(Field::Str(kind.name()));
-                    f(Field::Owned(Value::Array(items.clone())));
+                    f(Field::Values(items));
                 }
                 Request::Task(op) => {
                     f(Field::Str(op.task_id()));
@@ -246,6 +248,7 @@ impl serde::Serialize for Field<'_> {
             Field::Strings(m) => m.serialize(s),
             Field::Json(v) => v.serialize(s),
             Field::Owned(v) => v.serialize(s),
+            Field::Values(v) => v.serialize(s),
             Field::Error(e) => e.serialize(s),
             Field::Context(c) => c.serialize(s),
             Field::Origin(o) => o.serialize(s),
