@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client, DefinitionError, McpError, Server } from 'hypermcp';
-import { within } from './_helpers.mjs';
+import { until, within } from './_helpers.mjs';
 
 function makeServer() {
   const server = new Server({ name: 'visible', version: '1' });
@@ -78,6 +78,8 @@ test('definitions and rules are checked', () => {
 async function perCaller(a, b, aChanges) {
   assert.ok(!names(await within(a.listTools())).includes('report'));
   assert.equal((await within(a.callTool('unlock', {}))).content[0].text, 'unlocked');
+  // Over HTTP the notification comes on the GET stream, beside the call's answer.
+  await until(() => aChanges.includes('notifications/tools/list_changed'));
   assert.ok(aChanges.includes('notifications/tools/list_changed'), aChanges.join());
   assert.ok(names(await within(a.listTools())).includes('report'));
   assert.equal((await within(a.callTool('report', {}))).content[0].text, 'premium report');

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from _helpers import run, within
+from _helpers import run, until, within
 from hypermcp import Client, Context, DefinitionError, McpError, Server
 
 
@@ -120,6 +120,8 @@ def test_definitions_and_rules_are_checked() -> None:
 async def per_caller(a: Client, b: Client, a_changes: list[str]) -> None:
     assert "report" not in names(await within(a.list_tools()))
     assert (await within(a.call_tool("unlock"))).content[0].text == "unlocked"
+    # Over HTTP the notification comes on the GET stream, beside the call's answer.
+    await until(lambda: "notifications/tools/list_changed" in a_changes)
     assert "notifications/tools/list_changed" in a_changes
     assert "report" in names(await within(a.list_tools()))
     assert (await within(a.call_tool("report"))).content[0].text == "premium report"
