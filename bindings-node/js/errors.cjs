@@ -28,6 +28,8 @@ const HEADER_MISMATCH = -32020;
 const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
 /** 2026-07-28: the server does not speak the requested protocol version. */
 const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+/** hypermcp: the rate limiting middleware refused the request (`data.retryAfterMs`). */
+const RATE_LIMITED = -32029;
 /** hypermcp's code for a request the server refused for want of authorization that the client
  * could not get (OAuth failed, or no `auth` option); never sent on the wire. */
 const UNAUTHORIZED = -32011;
@@ -46,6 +48,7 @@ const NAMES = new Map([
   [HEADER_MISMATCH, 'ERR_MCP_HEADER_MISMATCH'],
   [MISSING_REQUIRED_CLIENT_CAPABILITY, 'ERR_MCP_MISSING_CAPABILITY'],
   [UNSUPPORTED_PROTOCOL_VERSION, 'ERR_MCP_UNSUPPORTED_VERSION'],
+  [RATE_LIMITED, 'ERR_MCP_RATE_LIMITED'],
   [UNAUTHORIZED, 'ERR_MCP_UNAUTHORIZED'],
 ]);
 
@@ -110,6 +113,23 @@ const UnsupportedProtocolVersion = /** @type {Declared['UnsupportedProtocolVersi
   coded('UnsupportedProtocolVersion', UNSUPPORTED_PROTOCOL_VERSION)
 );
 const Unauthorized = /** @type {Declared['Unauthorized']} */ (coded('Unauthorized', UNAUTHORIZED));
+/** The server's rate limit refused the request: `retryAfter` is in seconds (`data.retryAfterMs`). */
+class RateLimited extends McpError {
+  /** @param {string} message @param {unknown} [data] */
+  constructor(message, data) {
+    super(RATE_LIMITED, message, data);
+    // Set by McpError (from NAMES); declared here with its narrower type.
+    /** @type {'ERR_MCP_RATE_LIMITED'} */
+    this.code;
+    this.name = 'RateLimited';
+  }
+
+  /** @returns {number | undefined} */
+  get retryAfter() {
+    const d = /** @type {{ retryAfterMs?: unknown } | undefined} */ (this.data);
+    return typeof d?.retryAfterMs === 'number' ? d.retryAfterMs / 1000 : undefined;
+  }
+}
 
 /** A call aborted through its AbortSignal. */
 class AbortError extends McpError {
@@ -186,6 +206,7 @@ const BY_CODE = new Map(/** @type {[number, CodedError][]} */ ([
   [HEADER_MISMATCH, HeaderMismatch],
   [MISSING_REQUIRED_CLIENT_CAPABILITY, MissingRequiredClientCapability],
   [UNSUPPORTED_PROTOCOL_VERSION, UnsupportedProtocolVersion],
+  [RATE_LIMITED, RateLimited],
   [UNAUTHORIZED, Unauthorized],
 ]));
 
@@ -232,6 +253,7 @@ module.exports = {
   HEADER_MISMATCH,
   MISSING_REQUIRED_CLIENT_CAPABILITY,
   UNSUPPORTED_PROTOCOL_VERSION,
+  RATE_LIMITED,
   UNAUTHORIZED,
   McpError,
   ParseError,
@@ -246,6 +268,7 @@ module.exports = {
   HeaderMismatch,
   MissingRequiredClientCapability,
   UnsupportedProtocolVersion,
+  RateLimited,
   Unauthorized,
   AbortError,
   DefinitionError,

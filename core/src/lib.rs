@@ -53,6 +53,10 @@ pub mod trace;
 pub mod transport;
 mod util;
 
+/// The middleware hypermcp ships ([`RateLimiting`](middleware::RateLimiting),
+/// [`Timing`](middleware::Timing), [`Logging`](middleware::Logging)); write your own with
+/// [`runtime::Middleware`].
+pub use runtime::builtin as middleware;
 pub use transport::http;
 
 pub use catalogue::visibility::{Component, Filter};

@@ -803,6 +803,20 @@ mod block_28 {
 
 // docs/servers.md, Rust block 2
 mod block_29 {
+    use hypermcp::middleware::{Logging, RateLimiting, Timing};
+    use hypermcp::{Server, Tool};
+
+    fn server() -> hypermcp::Result<Server> {
+        Ok(Server::new("api", "1.0.0")
+            .middleware(Logging::new())
+            .middleware(Timing::new())
+            .middleware(RateLimiting::new(10.0).burst_capacity(20.0).tool("search", 1.0, 2.0).store_url("memory")?)
+            .tool(Tool::new("search"), |_args, _ctx| async move { "found" }))
+    }
+}
+
+// docs/servers.md, Rust block 3
+mod block_30 {
     use hypermcp::{CallToolResult, Component, Filter, Server, Tool};
 
     fn server() -> Server {
@@ -819,8 +833,8 @@ mod block_29 {
     }
 }
 
-// docs/servers.md, Rust block 3
-mod block_30 {
+// docs/servers.md, Rust block 4
+mod block_31 {
     use hypermcp::Server;
     use serde_json::{json, Value};
 
@@ -836,8 +850,8 @@ mod block_30 {
     }
 }
 
-// docs/servers.md, Rust block 4
-mod block_31 {
+// docs/servers.md, Rust block 5
+mod block_32 {
     use hypermcp::{CallToolResult, ElicitParams, Error, Server, Tool};
     use serde_json::json;
 
@@ -859,7 +873,7 @@ mod block_31 {
 }
 
 // docs/transports.md, Rust block 1
-mod block_32 {
+mod block_33 {
     use hypermcp::http::HttpOptions;
     use hypermcp::{CallToolResult, Server, Tool};
 

@@ -98,6 +98,33 @@ async fn the_log_and_the_counters_tell_what_happened() {
         // Not served where it is not asked for.
         let plain = TestServer::start(&test_server(), options()).await;
         assert_eq!(plain.send(Req::new("GET", "/metrics")).await.status, 404);
+
+        // The logging middleware: one line a request, under hypermcp::requests, with its
+        // method, name, outcome, duration, session and client.
+        let logged =
+            test_server().middleware(hypermcp::middleware::Logging::new().include_payloads(12).methods(["tools/call"]));
+        let ts = TestServer::start(&logged, options()).await;
+        let s = initialize(&ts, REV).await;
+        let r = ts.send(Req::post(&call(7, "echo", json!({"text": "a long text to cut"}))).session(&s)).await;
+        assert_eq!(r.status, 200);
+        let lines: Vec<LogRecord> =
+            got.lock().unwrap().iter().filter(|r| r.target == "hypermcp::requests").cloned().collect();
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        let line = &lines[0].message;
+        assert_eq!(lines[0].level, hypermcp::log::Level::INFO);
+        for part in [
+            "request method=\"tools/call\" name=\"echo\" outcome=\"ok\" duration_ms=",
+            &format!("session=\"{}\"", s.id),
+            "client=\"",
+            "payload=\"{\\\"text\\\":\\\"a l…\"",
+        ] {
+            assert!(line.contains(part), "{part} in {line}");
+        }
+        // Methods it was not asked to log say nothing.
+        let r = ts.send(Req::post(&json!({"jsonrpc": "2.0", "id": 8, "method": "tools/list"})).session(&s)).await;
+        assert_eq!(r.status, 200);
+        let n = got.lock().unwrap().iter().filter(|r| r.target == "hypermcp::requests").count();
+        assert_eq!(n, 1);
     })
     .await;
     // Off again: nothing more is said.

@@ -35,6 +35,8 @@ export declare const HEADER_MISMATCH: -32020;
 export declare const MISSING_REQUIRED_CLIENT_CAPABILITY: -32021;
 /** MCP (2026-07-28): the server does not speak the requested protocol version. */
 export declare const UNSUPPORTED_PROTOCOL_VERSION: -32022;
+/** hypermcp: the rate limiting middleware refused the request: {@link RateLimited}. */
+export declare const RATE_LIMITED: -32029;
 /** hypermcp's code for a request refused for want of an authorization the client could not get
  * (never sent on the wire): {@link Unauthorized}. */
 export declare const UNAUTHORIZED: -32011;
@@ -188,6 +190,16 @@ export declare class UnsupportedProtocolVersion extends McpError {
   constructor(message: string, data?: unknown);
   /** `"ERR_MCP_UNSUPPORTED_VERSION"`. */
   code: 'ERR_MCP_UNSUPPORTED_VERSION';
+}
+
+/** hypermcp's -32029: the server's rate limit refused the request (`data.retryAfterMs`). */
+export declare class RateLimited extends McpError {
+  /** @param message which limit @param data `{ retryAfterMs, limit }` */
+  constructor(message: string, data?: unknown);
+  /** `"ERR_MCP_RATE_LIMITED"`. */
+  code: 'ERR_MCP_RATE_LIMITED';
+  /** Seconds until the request may be made again, when the server said. */
+  readonly retryAfter: number | undefined;
 }
 
 /**

@@ -46,6 +46,7 @@ from .errors import (
     ToolError,
     Unauthorized,
     UnsupportedProtocolVersion,
+    RateLimited,
     UrlElicitationRequired,
 )
 from .server import Server
@@ -100,6 +101,7 @@ __all__ = [
     "TraceContext",
     "Unauthorized",
     "UnsupportedProtocolVersion",
+    "RateLimited",
     "UrlElicitationRequired",
     "__version__",
     "enable_logging",

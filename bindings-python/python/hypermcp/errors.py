@@ -24,6 +24,7 @@ __all__ = [
     "HEADER_MISMATCH",
     "MISSING_REQUIRED_CLIENT_CAPABILITY",
     "UNSUPPORTED_PROTOCOL_VERSION",
+    "RATE_LIMITED",
     "McpError",
     "ParseError",
     "InvalidRequest",
@@ -37,6 +38,7 @@ __all__ = [
     "HeaderMismatch",
     "MissingRequiredClientCapability",
     "UnsupportedProtocolVersion",
+    "RateLimited",
     "ToolError",
     "Unauthorized",
     "DefinitionError",
@@ -65,6 +67,8 @@ HEADER_MISMATCH = -32020
 MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
 #: 2026-07-28: the server does not speak the requested protocol version.
 UNSUPPORTED_PROTOCOL_VERSION = -32022
+#: hypermcp: the rate limiting middleware refused the request (``data["retryAfterMs"]``).
+RATE_LIMITED = -32029
 #: hypermcp's code for a request the server refused for want of an authorization the client
 #: could not get (OAuth failed, or no ``auth`` option); never sent on the wire.
 UNAUTHORIZED = -32011
@@ -181,6 +185,19 @@ class UnsupportedProtocolVersion(_Coded):
     default_code = UNSUPPORTED_PROTOCOL_VERSION
 
 
+class RateLimited(_Coded):
+    """hypermcp's -32029: the server's rate limit refused the request; :attr:`retry_after`
+    says in how many seconds a token comes back (``data["retryAfterMs"]``)."""
+
+    default_code = RATE_LIMITED
+
+    @property
+    def retry_after(self) -> float | None:
+        """Seconds until the request may be made again, when the server said."""
+        ms = self.data.get("retryAfterMs") if isinstance(self.data, dict) else None
+        return ms / 1000 if isinstance(ms, (int, float)) else None
+
+
 class Unauthorized(_Coded, PermissionError):
     """The server refused the request for want of authorization (HTTP 401, or 403 with
     ``insufficient_scope``) and the client could not get it: OAuth failed (the message says
@@ -235,6 +252,7 @@ _BY_CODE: dict[int, type[_Coded]] = {
     HEADER_MISMATCH: HeaderMismatch,
     MISSING_REQUIRED_CLIENT_CAPABILITY: MissingRequiredClientCapability,
     UNSUPPORTED_PROTOCOL_VERSION: UnsupportedProtocolVersion,
+    RATE_LIMITED: RateLimited,
     UNAUTHORIZED: Unauthorized,
 }
 

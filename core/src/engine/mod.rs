@@ -276,6 +276,10 @@ pub struct Origin {
     /// `auth` option's `hide_unauthorized`) rather than answered 403.
     #[serde(skip)]
     pub hide_unauthorized: bool,
+    /// The client's address (the connection's peer, or the trusted proxy's header:
+    /// [`HttpOptions::client_address_header`](crate::http::HttpOptions::client_address_header)).
+    #[serde(rename = "clientAddress", skip_serializing_if = "Option::is_none")]
+    pub client_address: Option<std::net::IpAddr>,
 }
 
 impl Origin {

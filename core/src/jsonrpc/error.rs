@@ -35,6 +35,9 @@ pub mod codes {
     pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i32 = -32021;
     /// MCP 2026-07-28: the requested protocol version is not supported.
     pub const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
+    /// hypermcp: the rate limiting middleware refused the request; `data.retryAfterMs`
+    /// says when a token comes back.
+    pub const RATE_LIMITED: i32 = -32029;
 }
 
 /// A JSON-RPC error object: `{code, message, data?}`. Also the error type of handler code

@@ -245,6 +245,11 @@ impl Context {
     pub fn session_id(&self) -> Option<&str> {
         self.origin.as_ref().and_then(|o| o.session_id.as_deref())
     }
+    /// The client's IP address over HTTP (the connection's peer, or what the trusted
+    /// proxy's header says); `None` over stdio and in memory.
+    pub fn client_address(&self) -> Option<std::net::IpAddr> {
+        self.origin.as_ref().and_then(|o| o.client_address)
+    }
     /// Who the request's access token speaks for (subject, client, scopes, claims), when the
     /// HTTP server verifies tokens (its `auth` option).
     pub fn auth(&self) -> Option<&crate::auth::server::AuthInfo> {

@@ -12,6 +12,7 @@
 //! The transports take a [`Serves`] (a [`crate::Server`], or the runtime itself) and know
 //! nothing of the Rust API above them.
 
+pub mod builtin;
 mod context;
 mod handlers;
 mod invoke;

@@ -1,13 +1,29 @@
 //! What crosses replicas: the records a server keeps beyond one request, behind traits with
 //! in-memory implementations ([`tasks`]: the durable state of the Tasks extension;
 //! [`sessions`]: legacy session records, resumable events and the bus of an HTTP server's
-//! replicas), and [`redis`], the implementation replicas share a Redis server through.
+//! replicas; [`limits`]: rate limits' token buckets), and [`redis`], the implementation
+//! replicas share a Redis server through.
 
+pub mod limits;
 pub mod redis;
 pub mod sessions;
 pub mod tasks;
 
 pub use sessions::{BusMessage, ClusterError, ClusterStore, MemoryHub, MemoryReplica, SessionRecord, Target};
+
+/// The token buckets a URL names: `memory` (this process), or `redis://…` (shared by the
+/// replicas on that server; connected on first use).
+pub fn rates(url: &str) -> Result<std::sync::Arc<dyn limits::RateStore>, ClusterError> {
+    if url == "memory" {
+        return Ok(std::sync::Arc::new(limits::MemoryRates::new()));
+    }
+    if url.starts_with("redis://") || url.starts_with("redis+unix://") || url.starts_with("unix://") {
+        return Ok(std::sync::Arc::new(redis::RedisRates::new(url)?));
+    }
+    Err(ClusterError(format!(
+        "unsupported rate limit store {url:?}: give \"memory\" or a redis:// URL (redis://host:6379/0)"
+    )))
+}
 
 /// Connects to the store a URL names: `redis://…` (see [`redis::RedisStore::connect`]).
 pub async fn connect(url: &str) -> Result<std::sync::Arc<dyn ClusterStore>, ClusterError> {

@@ -9,7 +9,9 @@
 //!   holding (or next opening) it;
 //! - `hypermcp:c:<change>:<session>`: a claim, so that one replica tells a session of a
 //!   change (a few minutes);
-//! - `hypermcp:replicas`: a counter that numbers replicas as they start.
+//! - `hypermcp:replicas`: a counter that numbers replicas as they start;
+//! - `hypermcp:rl:<key>`: a rate limit's token bucket ([`RedisRates`]), until it would be
+//!   full again.
 //!
 //! The bus is Redis pub/sub on two channels a replica: `hypermcp:bus:<n>` (its own) and
 //! `hypermcp:bus:all`; never one per session. Commands go through the redis crate's
@@ -614,6 +616,91 @@ impl TaskStore for RedisTaskStore {
             tasks.truncate(limit);
             Ok(TaskPage { tasks, next })
         })
+    }
+}
+
+/// Takes a token from bucket `KEYS[1]` (`ARGV`: rate a second, burst, now in ms): returns
+/// -1 when the call may go on, else the milliseconds until a token comes back. The bucket
+/// keeps its tokens and time in a hash that expires once it would be full again.
+const TAKE_TOKEN: &str = r"
+local rate, burst, now = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local b = redis.call('HMGET', KEYS[1], 't', 'ms')
+local tokens, last = tonumber(b[1]) or burst, tonumber(b[2]) or now
+if now > last then
+  tokens = math.min(burst, tokens + (now - last) * rate / 1000)
+  last = now
+end
+local wait = -1
+if tokens >= 1 then tokens = tokens - 1 else wait = math.max(1, math.ceil((1 - tokens) * 1000 / rate)) end
+redis.call('HSET', KEYS[1], 't', tostring(tokens), 'ms', tostring(last))
+redis.call('PEXPIRE', KEYS[1], math.ceil(burst * 1000 / rate) + 1000)
+return wait
+";
+
+/// Token buckets shared by the replicas of a Redis server ([`RateStore`]): one script a
+/// call, so replicas never lose each other's calls. Connects on first use, and again when
+/// Redis comes back.
+pub struct RedisRates {
+    url: String,
+    shown: String,
+    conn: tokio::sync::OnceCell<ConnectionManager>,
+}
+
+impl std::fmt::Debug for RedisRates {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisRates").field("url", &self.shown).finish_non_exhaustive()
+    }
+}
+
+impl RedisRates {
+    /// Buckets on the Redis server at `url` (`redis://[user:password@]host[:port][/db]`);
+    /// fails at once only when the URL is not one. The connection is made on the first call.
+    pub fn new(url: &str) -> Result<RedisRates, ClusterError> {
+        redis::Client::open(url).map_err(|e| ClusterError(format!("cannot use Redis at {}: {e}", redact(url))))?;
+        Ok(RedisRates { url: url.to_string(), shown: redact(url), conn: tokio::sync::OnceCell::new() })
+    }
+
+    async fn conn(&self) -> Result<&ConnectionManager, ClusterError> {
+        self.conn
+            .get_or_try_init(|| async {
+                let client = redis::Client::open(self.url.as_str()).map_err(err)?;
+                let config = ConnectionManagerConfig::new()
+                    .set_connection_timeout(Some(Duration::from_secs(2)))
+                    .set_response_timeout(Some(RESPONSE_TIMEOUT))
+                    .set_number_of_retries(1);
+                ConnectionManager::new_with_config(client, config)
+                    .await
+                    .map_err(|e| ClusterError(format!("cannot reach Redis at {}: {e}", self.shown)))
+            })
+            .await
+    }
+}
+
+impl super::limits::RateStore for RedisRates {
+    fn take(
+        &self,
+        key: &str,
+        bucket: super::limits::Bucket,
+        now_ms: u64,
+    ) -> BoxFuture<'_, Result<Option<u64>, ClusterError>> {
+        let key = format!("{PREFIX}:rl:{key}");
+        Box::pin(async move {
+            let conn = self.conn().await?;
+            let cmd = redis::cmd("EVAL")
+                .arg(TAKE_TOKEN)
+                .arg(1)
+                .arg(&key)
+                .arg(bucket.rate)
+                .arg(bucket.burst)
+                .arg(now_ms)
+                .to_owned();
+            let wait: i64 = run(conn, cmd).await?;
+            Ok((wait >= 0).then_some(wait as u64))
+        })
+    }
+
+    fn describe(&self) -> String {
+        self.shown.clone()
     }
 }
 

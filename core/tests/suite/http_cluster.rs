@@ -18,7 +18,7 @@ use std::time::Duration;
 const REV: &str = "2025-11-25";
 
 /// A `redis-server` of this test's own on a free loopback port, stopped when dropped.
-struct Redis {
+pub(crate) struct Redis {
     child: Option<Child>,
     port: u16,
     dir: std::path::PathBuf,
@@ -26,7 +26,7 @@ struct Redis {
 
 impl Redis {
     /// `None` when redis-server is not installed (and not required).
-    fn start() -> Option<Redis> {
+    pub(crate) fn start() -> Option<Redis> {
         let port = std::net::TcpListener::bind("127.0.0.1:0").ok()?.local_addr().ok()?.port();
         let dir = std::env::temp_dir().join(format!("hypermcp-redis-{}-{port}", std::process::id()));
         std::fs::create_dir_all(&dir).ok()?;
@@ -66,7 +66,7 @@ impl Redis {
         }
     }
 
-    fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("redis://127.0.0.1:{}/0", self.port)
     }
 }

@@ -11,6 +11,7 @@ mod common;
 mod http_util;
 
 mod apps;
+mod builtin_middleware;
 mod cancellation;
 mod client_features;
 mod client_reconnect;

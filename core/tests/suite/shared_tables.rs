@@ -27,6 +27,7 @@ fn error_codes_match_the_fixture() {
         ("HEADER_MISMATCH", codes::HEADER_MISMATCH),
         ("MISSING_REQUIRED_CLIENT_CAPABILITY", codes::MISSING_REQUIRED_CLIENT_CAPABILITY),
         ("UNSUPPORTED_PROTOCOL_VERSION", codes::UNSUPPORTED_PROTOCOL_VERSION),
+        ("RATE_LIMITED", codes::RATE_LIMITED),
     ];
     let table = fixture("errors.json");
     let expected = table["codes"].as_object().expect("codes");

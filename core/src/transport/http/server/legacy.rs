@@ -49,7 +49,12 @@ impl HttpService {
         sse_reply(SseBody::new(stream, session, sh.options.keep_alive, b": ping\n\n"))
     }
 
-    pub(super) async fn legacy_post<B>(&self, req: Request<B>, auth: Option<Arc<AuthInfo>>) -> Reply
+    pub(super) async fn legacy_post<B>(
+        &self,
+        req: Request<B>,
+        auth: Option<Arc<AuthInfo>>,
+        peer: Option<super::ClientAddr>,
+    ) -> Reply
     where
         B: Body,
         B::Error: Into<BoxError>,
@@ -67,6 +72,7 @@ impl HttpService {
                 "Bad Request: the sessionId query parameter is required",
             );
         };
+        let client = self.client_of(&req, peer);
         // The body is read before any answer, so that a client still sending it gets the
         // answer (a 404 for a session that ended, say) rather than a reset connection.
         let (parts, body) = req.into_parts();
@@ -104,7 +110,8 @@ impl HttpService {
         }
         let Some(session) = local else { return not_found() };
         let hide_unauthorized = self.shared.guard.as_ref().is_some_and(|g| g.hide_unauthorized);
-        let origin = Arc::new(Origin { headers: seen, session_id: Some(id), auth, hide_unauthorized });
+        let origin =
+            Arc::new(Origin { headers: seen, session_id: Some(id), auth, hide_unauthorized, client_address: client });
         let limit = self.shared.options.stream_buffer;
         // Under the one lock that handles the message: a client that does not read its stream
         // gets no more answers queued for it (the body was read first: the client is not cut

@@ -207,7 +207,7 @@ impl HttpService {
             }
         } else if o.legacy_paths().is_some_and(|(_, messages)| path == messages) {
             if req.method() == Method::POST {
-                self.legacy_post(req, auth).await
+                self.legacy_post(req, auth, peer).await
             } else {
                 let mut r = error_reply(StatusCode::METHOD_NOT_ALLOWED, -32000, "Method not allowed");
                 r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));

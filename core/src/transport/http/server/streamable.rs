@@ -74,7 +74,8 @@ impl HttpService {
         // engine answers them with the versions it speaks).
         if class.modern || (modern_header && class.requests) {
             let hide_unauthorized = sh.guard.as_ref().is_some_and(|g| g.hide_unauthorized);
-            let origin = Arc::new(Origin { headers: seen, session_id: None, auth, hide_unauthorized });
+            let origin =
+                Arc::new(Origin { headers: seen, session_id: None, auth, hide_unauthorized, client_address: client });
             return self.post_modern(headers, &body, single, &class, origin).await;
         }
         // No client-to-server notification of the spec's is defined over HTTP at 2026-07-28,
@@ -153,7 +154,7 @@ impl HttpService {
         }
         let hide_unauthorized = sh.guard.as_ref().is_some_and(|g| g.hide_unauthorized);
         let session_id = session.id().map(str::to_string);
-        let origin = Arc::new(Origin { headers: seen, session_id, auth, hide_unauthorized });
+        let origin = Arc::new(Origin { headers: seen, session_id, auth, hide_unauthorized, client_address: client });
         let stream = session.with(|i| {
             if i.closed {
                 return None;

@@ -2,7 +2,10 @@
 //! by status, evictions, clients losing their server. Process-wide (every server and client
 //! of the process adds to them), kept in relaxed atomics (a few nanoseconds where they are
 //! counted), read with [`snapshot`] or as Prometheus text ([`prometheus`]; an HTTP server
-//! serves it at [`crate::http::HttpOptions::metrics_path`] when set).
+//! serves it at [`crate::http::HttpOptions::metrics_path`] when set), with the duration
+//! histograms of the timing middleware ([`durations`]).
+
+pub mod durations;
 
 use serde::Serialize;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,7 +24,7 @@ impl Counter {
     pub(crate) fn dec(&self) {
         self.0.fetch_sub(1, Ordering::Relaxed);
     }
-    fn get(&self) -> u64 {
+    pub(crate) fn get(&self) -> u64 {
         self.0.load(Ordering::Relaxed)
     }
 }
@@ -38,7 +41,7 @@ pub(crate) static CLIENT_LOST: Counter = Counter::new();
 pub(crate) static CLIENT_RECONNECTS: Counter = Counter::new();
 
 /// The JSON-RPC error codes counted on their own (any other: `other`).
-const CODES: [(i32, &str); 13] = {
+const CODES: [(i32, &str); 14] = {
     use crate::jsonrpc::codes::*;
     [
         (PARSE_ERROR, "parse_error"),
@@ -54,6 +57,7 @@ const CODES: [(i32, &str); 13] = {
         (HEADER_MISMATCH, "header_mismatch"),
         (MISSING_REQUIRED_CLIENT_CAPABILITY, "missing_client_capability"),
         (UNSUPPORTED_PROTOCOL_VERSION, "unsupported_protocol_version"),
+        (RATE_LIMITED, "rate_limited"),
     ]
 };
 static ERRORS: [Counter; CODES.len() + 1] = [const { Counter::new() }; CODES.len() + 1];
@@ -115,7 +119,7 @@ pub struct Metrics {
     /// `method_not_found`, `invalid_params`, `internal_error`, `resource_not_found`,
     /// `request_timeout`, `request_cancelled`, `connection_closed` (-32000, also a server's own
     /// errors), `url_elicitation_required`, `header_mismatch`, `missing_client_capability`,
-    /// `unsupported_protocol_version`, `other`).
+    /// `unsupported_protocol_version`, `rate_limited`, `other`).
     pub errors: std::collections::BTreeMap<String, u64>,
     /// HTTP requests refused, by status (`"413"`, `"429"`..., `other`).
     pub http_refused: std::collections::BTreeMap<String, u64>,
@@ -194,6 +198,7 @@ pub fn prometheus() -> String {
     for (status, n) in &m.http_refused {
         let _ = writeln!(out, "hypermcp_http_refused_total{{status=\"{status}\"}} {n}");
     }
+    durations::write(&mut out);
     out
 }
 

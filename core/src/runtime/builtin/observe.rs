@@ -1,0 +1,230 @@
+//! [`Timing`] and [`Logging`]: what each request took, as histograms and as log lines.
+
+use super::Options;
+use crate::engine::{Outcome, Request};
+use crate::runtime::middleware::{Hooks, Middleware, MiddlewareContext, Next};
+use futures_util::future::BoxFuture;
+use std::collections::HashSet;
+use std::time::Instant;
+use tracing::Level;
+
+/// Duration histograms per method and per tool (`hypermcp_request_duration_seconds`,
+/// `hypermcp_tool_duration_seconds`), on the Prometheus endpoint
+/// ([`HttpOptions::metrics_path`](crate::http::HttpOptions::metrics_path)) and in
+/// [`crate::metrics::prometheus`]. It times what runs inside it: the middleware added after
+/// it and the handler.
+///
+/// ```
+/// let server = hypermcp::Server::new("timed", "1.0").middleware(hypermcp::middleware::Timing::new());
+/// ```
+#[derive(Debug, Default, Clone)]
+pub struct Timing {}
+
+impl Timing {
+    /// Every method, every tool.
+    pub fn new() -> Self {
+        Timing {}
+    }
+
+    pub(super) fn from_options(o: &Options<'_>) -> Result<Self, String> {
+        o.only(&[])?;
+        Ok(Timing::new())
+    }
+}
+
+impl Middleware for Timing {
+    fn hooks(&self) -> Hooks {
+        Hooks::MESSAGE
+    }
+
+    fn on_message<'a>(&'a self, cx: MiddlewareContext, next: Next<'a>) -> BoxFuture<'a, Outcome> {
+        let start = Instant::now();
+        let method = cx.method().to_string();
+        let tool = match &cx.message {
+            Request::CallTool { name, .. } => Some(name.clone()),
+            _ => None,
+        };
+        Box::pin(async move {
+            let outcome = next.run(cx).await;
+            crate::metrics::durations::observe(&method, tool.as_deref(), start.elapsed().as_nanos() as u64);
+            outcome
+        })
+    }
+}
+
+/// One line per request (FastMCP's `LoggingMiddleware`), at `info` by default, under the
+/// target `hypermcp::requests` (Python's logger `hypermcp.requests`, Node's `setLogger`):
+///
+/// `request method="tools/call" name="echo" outcome="ok" duration_ms=0.213 session="…" client="app/1.0"`
+///
+/// `outcome` is `ok`, `tool_error` (a tool result with `isError`), `error` (with `code`
+/// and `error`), `task` or `input_required`. With `include_payloads` the arguments follow
+/// (`payload=…`, cut at `max_payload_length` bytes). The line is formatted in the engine
+/// and reaches the host's logger with others in a batch.
+#[derive(Debug, Clone)]
+pub struct Logging {
+    level: Level,
+    payloads: bool,
+    max_payload: usize,
+    methods: Option<HashSet<String>>,
+}
+
+impl Default for Logging {
+    fn default() -> Self {
+        Logging::new()
+    }
+}
+
+/// The target of the lines.
+pub const TARGET: &str = "hypermcp::requests";
+
+impl Logging {
+    /// Every request, at `info`, without payloads.
+    pub fn new() -> Self {
+        Logging { level: Level::INFO, payloads: false, max_payload: 1000, methods: None }
+    }
+
+    /// The level of the lines.
+    pub fn level(mut self, level: Level) -> Self {
+        self.level = level;
+        self
+    }
+
+    /// Adds each request's arguments to its line, cut at `max_length` bytes.
+    pub fn include_payloads(mut self, max_length: usize) -> Self {
+        self.payloads = true;
+        self.max_payload = max_length;
+        self
+    }
+
+    /// Only requests of these methods (`tools/call`, ...).
+    pub fn methods<I: IntoIterator<Item = S>, S: Into<String>>(mut self, methods: I) -> Self {
+        self.methods = Some(methods.into_iter().map(Into::into).collect());
+        self
+    }
+
+    pub(super) fn from_options(o: &Options<'_>) -> Result<Self, String> {
+        o.only(&["level", "includePayloads", "maxPayloadLength", "methods"])?;
+        let mut m = Logging::new();
+        if let Some(level) = o.text("level")? {
+            m.level = match crate::log::parse_level(level)?.into_level() {
+                Some(l) => l,
+                None => return Err(o.wrong("level", "error, warn, info, debug or trace")),
+            };
+        }
+        m.payloads = o.flag("includePayloads")?.unwrap_or(false);
+        if let Some(n) = o.positive("maxPayloadLength")? {
+            m.max_payload = n as usize;
+        }
+        m.methods = o.names("methods")?.map(|v| v.into_iter().collect());
+        Ok(m)
+    }
+
+    fn enabled(&self) -> bool {
+        match self.level {
+            Level::ERROR => tracing::enabled!(target: TARGET, Level::ERROR),
+            Level::WARN => tracing::enabled!(target: TARGET, Level::WARN),
+            Level::INFO => tracing::enabled!(target: TARGET, Level::INFO),
+            Level::DEBUG => tracing::enabled!(target: TARGET, Level::DEBUG),
+            _ => tracing::enabled!(target: TARGET, Level::TRACE),
+        }
+    }
+}
+
+/// What a line says of a request, taken before it runs.
+struct Line {
+    method: String,
+    name: Option<String>,
+    session: Option<String>,
+    client: Option<String>,
+    payload: Option<String>,
+}
+
+impl Line {
+    fn of(cx: &MiddlewareContext, payloads: Option<usize>) -> Line {
+        let ctx = cx.context();
+        let payload = payloads.map(|max| {
+            let v = match &cx.message {
+                Request::CallTool { arguments, .. } => serde_json::to_string(arguments),
+                Request::GetPrompt { arguments, .. } => serde_json::to_string(arguments),
+                Request::Custom { params, .. } => serde_json::to_string(params),
+                Request::Complete(p) => serde_json::to_string(p),
+                _ => Ok(String::new()),
+            };
+            let mut s = v.unwrap_or_default();
+            if s.len() > max {
+                let mut cut = max;
+                while !s.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                s.truncate(cut);
+                s.push('…');
+            }
+            s
+        });
+        Line {
+            method: cx.method().to_string(),
+            name: cx.name().map(str::to_string),
+            session: ctx.session_id().map(str::to_string),
+            client: ctx.client_info().map(|c| format!("{}/{}", c.name, c.version)),
+            payload,
+        }
+    }
+
+    fn emit(self, level: Level, outcome: &Outcome, duration_ms: f64) {
+        let (kind, code, error) = match outcome {
+            Outcome::Tool(r) if r.is_error == Some(true) => ("tool_error", None, None),
+            Outcome::Error(e) => ("error", Some(e.code), Some(e.message.as_str())),
+            Outcome::InvalidArguments(_) => ("error", Some(crate::jsonrpc::codes::INVALID_PARAMS), None),
+            Outcome::TaskCreated(_) => ("task", None, None),
+            Outcome::InputRequired(_) => ("input_required", None, None),
+            _ => ("ok", None, None),
+        };
+        let duration_ms = (duration_ms * 1000.0).round() / 1000.0;
+        macro_rules! line {
+            ($level:expr) => {
+                tracing::event!(
+                    target: TARGET,
+                    $level,
+                    method = self.method.as_str(),
+                    name = self.name.as_deref(),
+                    outcome = kind,
+                    code,
+                    error,
+                    duration_ms,
+                    session = self.session.as_deref(),
+                    client = self.client.as_deref(),
+                    payload = self.payload.as_deref(),
+                    "request"
+                )
+            };
+        }
+        match level {
+            Level::ERROR => line!(Level::ERROR),
+            Level::WARN => line!(Level::WARN),
+            Level::INFO => line!(Level::INFO),
+            Level::DEBUG => line!(Level::DEBUG),
+            _ => line!(Level::TRACE),
+        }
+    }
+}
+
+impl Middleware for Logging {
+    fn hooks(&self) -> Hooks {
+        Hooks::MESSAGE
+    }
+
+    fn on_message<'a>(&'a self, cx: MiddlewareContext, next: Next<'a>) -> BoxFuture<'a, Outcome> {
+        // Nothing is taken of a request whose line nobody would read.
+        if !self.enabled() || self.methods.as_ref().is_some_and(|m| !m.contains(cx.method())) {
+            return next.run(cx);
+        }
+        let start = Instant::now();
+        let line = Line::of(&cx, self.payloads.then_some(self.max_payload));
+        Box::pin(async move {
+            let outcome = next.run(cx).await;
+            line.emit(self.level, &outcome, start.elapsed().as_secs_f64() * 1000.0);
+            outcome
+        })
+    }
+}

@@ -1,0 +1,187 @@
+//! The middleware hypermcp ships, in Rust: the rate limit (a client's bucket, a tool's, one
+//! for all, refused requests with a retry hint, buckets shared by two replicas through a real
+//! Redis, a store that is away letting requests through), the timing histograms on the
+//! Prometheus text, and the options the bindings hand over checked with clear messages. The
+//! log lines of `Logging` are in tests/observability.rs (it owns the process's log).
+
+use crate::common::bounded;
+use crate::http_cluster::Redis;
+use crate::http_util::TestServer;
+use hypermcp::http::{HttpClientOptions, HttpOptions};
+use hypermcp::middleware::{RateLimiting, Timing};
+use hypermcp::{CallToolResult, Client, ClientMode, ClientOptions, Server, Tool};
+use serde_json::json;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+fn tools(name: &str) -> Server {
+    Server::new(name, "1.0")
+        .tool(Tool::new("echo"), |_a, _c| async move { CallToolResult::text("ok") })
+        .tool(Tool::new("search"), |_a, _c| async move { CallToolResult::text("found") })
+}
+
+/// A clock the test moves.
+fn clock() -> (Arc<AtomicU64>, impl Fn() -> u64 + Send + Sync + 'static) {
+    let now = Arc::new(AtomicU64::new(1_000_000));
+    let n = now.clone();
+    (now, move || n.load(Ordering::Relaxed))
+}
+
+fn retry_after(e: &hypermcp::Error) -> u64 {
+    assert_eq!(e.code(), hypermcp::jsonrpc::codes::RATE_LIMITED, "{e}");
+    assert!(e.to_string().contains("Rate limit exceeded"), "{e}");
+    e.rpc().and_then(|r| r.data.as_ref()).and_then(|d| d["retryAfterMs"].as_u64()).expect("retryAfterMs")
+}
+
+#[tokio::test]
+async fn a_client_bucket_refuses_past_its_burst_and_refills_with_the_clock() {
+    bounded(async {
+        for mode in [ClientMode::Legacy, ClientMode::Modern] {
+            let (now, clock) = clock();
+            let limit = RateLimiting::new(2.0).burst_capacity(3.0).tool("search", 0.5, 1.0).clock(clock);
+            let client =
+                Client::in_memory(&tools("limited").middleware(limit), ClientOptions::new("t", "1").mode(mode))
+                    .await
+                    .unwrap();
+            for _ in 0..2 {
+                client.call_tool("echo", json!({})).await.unwrap();
+            }
+            // The third takes the last token of the client's bucket, and the tool's one.
+            client.call_tool("search", json!({})).await.unwrap();
+            let e = client.call_tool("echo", json!({})).await.unwrap_err();
+            assert_eq!(retry_after(&e), 500, "2 a second: a token in 500 ms");
+            // Lists are served from the catalogue, not limited.
+            client.list_tools().await.unwrap();
+            now.fetch_add(500, Ordering::Relaxed);
+            client.call_tool("echo", json!({})).await.unwrap();
+            // The tool's own bucket: one call in two seconds (1.5 s on, it holds 0.75).
+            now.fetch_add(1000, Ordering::Relaxed);
+            let e = client.call_tool("search", json!({})).await.unwrap_err();
+            assert!(e.to_string().contains("tool search"), "{e}");
+            assert_eq!(retry_after(&e), 500);
+            now.fetch_add(500, Ordering::Relaxed);
+            assert_eq!(client.call_tool("search", json!({})).await.unwrap().content[0].as_text(), Some("found"));
+            client.close().await.unwrap();
+        }
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_have_buckets_of_their_own_unless_the_limit_is_global() {
+    bounded(async {
+        for global in [false, true] {
+            let (_now, clock) = clock();
+            let limit = RateLimiting::new(0.001).burst_capacity(2.0).global_limit(global).clock(clock);
+            let ts = TestServer::start(&tools("per-session").middleware(limit), HttpOptions::default()).await;
+            let url = format!("http://{}/mcp", ts.host());
+            let connect = || {
+                Client::http(&url, HttpClientOptions::default(), ClientOptions::new("t", "1").mode(ClientMode::Legacy))
+            };
+            let (a, b) = (connect().await.unwrap(), connect().await.unwrap());
+            a.call_tool("echo", json!({})).await.unwrap();
+            a.call_tool("echo", json!({})).await.unwrap();
+            assert!(a.call_tool("echo", json!({})).await.is_err(), "a spent its bucket");
+            let other = b.call_tool("echo", json!({})).await;
+            assert_eq!(other.is_err(), global, "b has its own bucket unless the limit is global: {other:?}");
+            a.close().await.unwrap();
+            b.close().await.unwrap();
+        }
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_replicas_share_buckets_through_redis() {
+    let Some(redis) = Redis::start() else { return };
+    bounded(async {
+        let url = redis.url();
+        // 2026-07-28 requests carry no session: the client is its address, the same at both.
+        let replica =
+            |name: &str| tools(name).middleware(RateLimiting::new(0.001).burst_capacity(3.0).store_url(&url).unwrap());
+        let (one, two) = (
+            TestServer::start(&replica("one"), HttpOptions::default()).await,
+            TestServer::start(&replica("two"), HttpOptions::default()).await,
+        );
+        let connect = |ts: &TestServer| {
+            let url = format!("http://{}/mcp", ts.host());
+            async move {
+                Client::http(&url, HttpClientOptions::default(), ClientOptions::new("t", "1").mode(ClientMode::Modern))
+                    .await
+                    .unwrap()
+            }
+        };
+        let (a, b) = (connect(&one).await, connect(&two).await);
+        a.call_tool("echo", json!({})).await.unwrap();
+        a.call_tool("echo", json!({})).await.unwrap();
+        b.call_tool("echo", json!({})).await.unwrap();
+        let e = b.call_tool("echo", json!({})).await.unwrap_err();
+        assert!(retry_after(&e) > 900_000, "0.001 a second: a token in about 1000 s");
+        assert!(a.call_tool("echo", json!({})).await.is_err(), "the bucket is one for both replicas");
+        a.close().await.unwrap();
+        b.close().await.unwrap();
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_store_that_is_away_lets_requests_through() {
+    bounded(async {
+        let limit = RateLimiting::new(0.001).burst_capacity(1.0).store_url("redis://127.0.0.1:1/0").unwrap();
+        let client = Client::in_memory(&tools("open").middleware(limit), ClientOptions::new("t", "1")).await.unwrap();
+        for _ in 0..3 {
+            client.call_tool("echo", json!({})).await.unwrap();
+        }
+        client.close().await.unwrap();
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn timing_fills_histograms_per_method_and_tool() {
+    bounded(async {
+        let server = Server::new("timed", "1.0")
+            .tool(Tool::new("timed_only_here"), |_a, _c| async move { CallToolResult::text("ok") })
+            .middleware(Timing::new());
+        let client = Client::in_memory(&server, ClientOptions::new("t", "1")).await.unwrap();
+        for _ in 0..3 {
+            client.call_tool("timed_only_here", json!({})).await.unwrap();
+        }
+        let text = hypermcp::metrics::prometheus();
+        assert!(text.contains("# TYPE hypermcp_tool_duration_seconds histogram"), "{text}");
+        assert!(text.contains("hypermcp_tool_duration_seconds_count{tool=\"timed_only_here\"} 3"), "{text}");
+        assert!(
+            text.contains("hypermcp_tool_duration_seconds_bucket{tool=\"timed_only_here\",le=\"+Inf\"} 3"),
+            "{text}"
+        );
+        assert!(text.contains("hypermcp_request_duration_seconds_count{method=\"tools/call\"}"), "{text}");
+        client.close().await.unwrap();
+    })
+    .await;
+}
+
+#[test]
+fn the_options_the_bindings_hand_over_are_checked() {
+    use hypermcp::middleware::from_config;
+    let err = |kind: &str, v: serde_json::Value| from_config(kind, &v).err().expect("refused");
+    assert!(from_config("rate_limiting", &json!({"maxRequestsPerSecond": 5, "burstCapacity": 10})).is_ok());
+    assert!(from_config(
+        "rate_limiting",
+        &json!({"maxRequestsPerSecond": 5, "store": "memory", "tools": {"search": {"maxRequestsPerSecond": 1}}})
+    )
+    .is_ok());
+    assert!(err("rate_limiting", json!({})).contains("maxRequestsPerSecond must be given"));
+    assert!(err("rate_limiting", json!({"maxRequestsPerSecond": -1})).contains("a number above 0"));
+    assert!(err("rate_limiting", json!({"maxRequestsPerSecond": 1, "burst": 3})).contains("no option \"burst\""));
+    assert!(err("rate_limiting", json!({"maxRequestsPerSecond": 1, "store": "mysql://x"}))
+        .contains("unsupported rate limit store"));
+    assert!(err("rate_limiting", json!({"maxRequestsPerSecond": 1, "tools": {"x": 3}}))
+        .contains("tools[\"x\"] must be an object"));
+    assert!(
+        from_config("logging", &json!({"level": "debug", "includePayloads": true, "methods": ["tools/call"]})).is_ok()
+    );
+    assert!(err("logging", json!({"level": "loud"})).contains("unknown log level"));
+    assert!(err("logging", json!({"methods": "tools/call"})).contains("a list of strings"));
+    assert!(from_config("timing", &json!(null)).is_ok());
+    assert!(err("caching", json!({})).contains("no built-in middleware is called \"caching\""));
+}
