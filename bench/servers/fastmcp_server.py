@@ -36,6 +36,18 @@ if os.environ.get("BENCH_MIDDLEWARE"):
 
     mcp.add_middleware(PassThrough())
 
+if os.environ.get("BENCH_BUILTINS"):
+    # FastMCP's logging and timing middleware, their lines read by nobody (level above them).
+    import logging
+
+    from fastmcp.server.middleware.logging import LoggingMiddleware
+    from fastmcp.server.middleware.timing import TimingMiddleware
+
+    quiet = logging.getLogger("bench.quiet")
+    quiet.setLevel(logging.WARNING)
+    mcp.add_middleware(LoggingMiddleware(logger=quiet))
+    mcp.add_middleware(TimingMiddleware(logger=quiet))
+
 
 @mcp.tool(description="Echo the text back")
 async def echo(text: Annotated[str, Field(description="Text to echo back")]) -> str:

@@ -12,11 +12,18 @@
 // (bench/servers/README.md): `--tls-cert PEM --tls-key PEM` serve HTTPS; `--auth-issuer URL
 // --auth-jwks URL --auth-resource URI` make the server an OAuth resource server that takes JWTs
 // of that issuer for that resource with the scope `mcp`.
-import { Server } from 'hypermcp';
+import { LoggingMiddleware, Server, TimingMiddleware, setLogger } from 'hypermcp';
 
 const server = new Server({ name: 'hypermcp-bench', version: '1.0.0' });
 // One pass-through middleware with BENCH_MIDDLEWARE=1 (bench/servers/README.md).
 if (process.env.BENCH_MIDDLEWARE) server.use({ onCallTool: async (context, next) => next(context) });
+// The logging and timing built-ins with BENCH_BUILTINS=1 (their lines read by nobody: the
+// logger's level is above them).
+if (process.env.BENCH_BUILTINS) {
+  server.use(new LoggingMiddleware({ logger: { info() {}, warn() {}, error() {}, debug() {} } }));
+  server.use(new TimingMiddleware());
+  setLogger(console, { level: 'warn' });
+}
 
 server.tool(
   'echo',

@@ -31,6 +31,15 @@ if os.environ.get("BENCH_MIDDLEWARE"):
 
     server.add_middleware(PassThrough())
 
+if os.environ.get("BENCH_BUILTINS"):
+    # The logging and timing built-ins (their lines read by nobody: the level is above them).
+    from hypermcp import enable_logging
+    from hypermcp.middleware import LoggingMiddleware, TimingMiddleware
+
+    server.add_middleware(LoggingMiddleware())
+    server.add_middleware(TimingMiddleware())
+    enable_logging("WARNING")
+
 
 @server.tool(description="Echo the text back")
 async def echo(text: str) -> str:

@@ -161,6 +161,11 @@ pub fn build() -> Server {
     if std::env::var_os("BENCH_MIDDLEWARE").is_some() {
         server = server.middleware(PassThrough);
     }
+    // The logging and timing built-ins with BENCH_BUILTINS=1 (their lines read by nobody).
+    if std::env::var_os("BENCH_BUILTINS").is_some() {
+        server =
+            server.middleware(hypermcp::middleware::Logging::new()).middleware(hypermcp::middleware::Timing::new());
+    }
 
     // Built on the first read and kept (bench/servers/README.md).
     static BLOB: std::sync::OnceLock<Arc<str>> = std::sync::OnceLock::new();

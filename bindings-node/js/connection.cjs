@@ -70,9 +70,11 @@ class ServerConnection {
       server._taskConnection();
       session.setTasks(server._taskRuntime);
     }
+    if (server._builtins) session.setMiddleware(server._builtins);
     const conn = new ServerConnection(server, session, write);
-    // What the task runtime answers late (tasks/result) or tells (task status).
-    if (server._taskRuntime) conn._late = session.setWaker(() => { if (!conn.closed) conn.pump(); });
+    // What the task runtime answers late (tasks/result) or tells (task status), and calls
+    // that limits kept in Redis admit on the engine's thread.
+    if (server._taskRuntime || server._builtins) conn._late = session.setWaker(() => { if (!conn.closed) conn.pump(); });
     server._connections.add(conn);
     return conn;
   }

@@ -109,6 +109,8 @@ class HttpHost {
       server._taskConnection();
       this.native.setTasks(server._taskRuntime);
     }
+    if (server._builtins) this.native.setMiddleware(server._builtins);
+    server._httpHosts.add(new WeakRef(this));
     this.path = this.native.path;
     /**
      * The 2026-07-28 request contexts held for the native side, by slot: `poll`'s events name

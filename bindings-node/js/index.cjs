@@ -13,6 +13,7 @@ const content = require('./content.cjs');
 const nativeModule = require('./native.cjs');
 const { setLogger, metrics, metricsText } = require('./ops.cjs');
 const { TraceContext } = require('./trace.cjs');
+const { BuiltinMiddleware, RateLimitingMiddleware, TimingMiddleware, LoggingMiddleware } = require('./middleware.cjs');
 
 module.exports = {
   Server,
@@ -29,6 +30,10 @@ module.exports = {
   TraceContext,
   ...errors,
   ...content,
+  BuiltinMiddleware,
+  RateLimitingMiddleware,
+  TimingMiddleware,
+  LoggingMiddleware,
   setLogger,
   metrics,
   metricsText,

@@ -152,4 +152,73 @@ function checkLink(link) {
   return /** @type {Middleware} */ (link);
 }
 
-module.exports = { Chain, MiddlewareContext, checkLink, HOOKS, CUSTOM, LIST_METHODS };
+/**
+ * A middleware the engine runs (the built-ins below): it passes no call through JavaScript,
+ * so it costs a few atomics a call. Added with `server.use` like any other; they run around
+ * the JavaScript middleware (first, in the order they were added), on every transport and in
+ * both eras. Options are checked when it is made (an `OptionError` names the wrong one).
+ */
+class BuiltinMiddleware {
+  /** @param {string} kind @param {Record<string, unknown>} options */
+  constructor(kind, options) {
+    /** @type {string} the engine's name of it */
+    this._kind = kind;
+    /** @type {Record<string, unknown>} */
+    this._options = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined && v !== null));
+    new (require('./native.cjs').BuiltinMiddleware)().add(kind, JSON.stringify(this._options));
+  }
+}
+
+/**
+ * A token bucket per client (FastMCP's `RateLimitingMiddleware`): `burstCapacity` calls at
+ * once (twice `maxRequestsPerSecond` by default), refilled at `maxRequestsPerSecond`. The
+ * client is its token's subject, else its legacy session, else its address; `globalLimit`
+ * shares one bucket among all. `tools` gives tools a bucket of their own on top; `store:
+ * 'redis://host:6379/0'` keeps buckets in Redis, shared by every replica. A refused request
+ * gets a `RateLimited` error (-32029) with `data.retryAfterMs`.
+ */
+class RateLimitingMiddleware extends BuiltinMiddleware {
+  /** @param {import('./types/server').RateLimitingOptions} [options] */
+  constructor(options = {}) {
+    super('rate_limiting', { maxRequestsPerSecond: 10, ...options });
+  }
+}
+
+/** Duration histograms per method and per tool (`hypermcp_request_duration_seconds`,
+ * `hypermcp_tool_duration_seconds`) in `metricsText()` and on `metricsPath`. */
+class TimingMiddleware extends BuiltinMiddleware {
+  constructor() {
+    super('timing', {});
+  }
+}
+
+/**
+ * One line a request (FastMCP's `LoggingMiddleware`), `[hypermcp::requests] request
+ * method="tools/call" name="echo" outcome="ok" duration_ms=0.21 ...`, formatted by the engine
+ * and handed over in batches. Sent to the logger of `setLogger` (its level lowered to `level`
+ * if need be), or to `logger` (default `console`) when none was set.
+ */
+class LoggingMiddleware extends BuiltinMiddleware {
+  /** @param {import('./types/server').LoggingOptions} [options] */
+  constructor(options = {}) {
+    const { logger, ...rest } = options;
+    super('logging', rest);
+    /** @type {object} */
+    this._logger = logger ?? console;
+    /** @type {string} */
+    this._level = String(rest.level ?? 'info').toLowerCase();
+  }
+}
+
+module.exports = {
+  Chain,
+  MiddlewareContext,
+  checkLink,
+  HOOKS,
+  CUSTOM,
+  LIST_METHODS,
+  BuiltinMiddleware,
+  RateLimitingMiddleware,
+  TimingMiddleware,
+  LoggingMiddleware,
+};

@@ -8,6 +8,21 @@ const native = require('./native.cjs');
 const METHODS = { error: 'error', warn: 'warn', info: 'info', debug: 'debug', trace: 'trace' };
 const LEVELS = new Set(['error', 'warn', 'info', 'debug', 'trace']);
 
+/** @type {{ logger: object, level: string } | null} where the engine's log goes now */
+let sent = null;
+const ORDER = ['error', 'warn', 'info', 'debug', 'trace'];
+
+/**
+ * Sends the engine's log at `level` or below it (what the logging middleware needs): to the
+ * logger set before (its level lowered if need be), else to `fallback`.
+ * @param {string} level
+ * @param {object} fallback
+ */
+function ensureLogger(level, fallback) {
+  if (sent === null) setLogger(/** @type {any} */ (fallback), { level: /** @type {any} */ (level) });
+  else if (ORDER.indexOf(sent.level) < ORDER.indexOf(level)) setLogger(/** @type {any} */ (sent.logger), { level: /** @type {any} */ (level) });
+}
+
 /**
  * Sends what the engine says about itself (sessions opened and closed and why, requests and
  * messages refused and why, evictions, limits hit, clients losing their server) to `logger`:
@@ -21,6 +36,7 @@ const LEVELS = new Set(['error', 'warn', 'info', 'debug', 'trace']);
 function setLogger(logger, options = {}) {
   if (logger == null) {
     native.setLogHandler(null, null);
+    sent = null;
     return;
   }
   if (typeof logger !== 'object' && typeof logger !== 'function') {
@@ -29,6 +45,7 @@ function setLogger(logger, options = {}) {
   const level = String(options?.level ?? 'info').toLowerCase();
   if (!LEVELS.has(level)) throw new TypeError(`unknown log level ${JSON.stringify(options?.level)}: one of error, warn, info, debug, trace`);
   const target = /** @type {any} */ (logger);
+  sent = { logger, level };
   native.setLogHandler(level, () => {
     const text = native.takeLogRecords();
     if (!text) return;
@@ -59,4 +76,4 @@ function metricsText() {
   return native.metricsText();
 }
 
-module.exports = { setLogger, metrics, metricsText };
+module.exports = { setLogger, ensureLogger, metrics, metricsText };

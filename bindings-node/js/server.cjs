@@ -184,6 +184,10 @@ class Server {
     this._middleware = [];
     /** @type {import('./middleware.cjs').Chain | null} the middleware's hooks by method (null: the direct path) */
     this._chain = null;
+    /** @type {import('../native/index.js').BuiltinMiddleware | null} the built-ins the engine runs */
+    this._builtins = null;
+    /** @type {Set<WeakRef<{ native: import('../native/index.js').HttpServer }>>} the HTTP hosts serving this server */
+    this._httpHosts = new Set();
     if (options.tasks) this.enableTasks(options.tasks === true ? {} : options.tasks);
     for (const m of options.middleware ?? []) this.use(m);
   }
@@ -191,18 +195,41 @@ class Server {
   /**
    * Adds a middleware at the end of the chain: it runs inside the ones added before, around
    * every tool call, resource read, prompt and completion, on every transport and in both
-   * eras. Connections already open see it.
-   * @param {import('./types/server').Middleware} middleware
+   * eras. Connections already open see it. A built-in (`RateLimitingMiddleware`,
+   * `TimingMiddleware`, `LoggingMiddleware`) runs in the engine, around the JavaScript links.
+   * @param {import('./types/server').Middleware | import('./types/server').BuiltinMiddleware} middleware
    * @returns {this}
    */
   use(middleware) {
-    const { Chain, checkLink } = require('./middleware.cjs');
-    this._middleware.push(checkLink(middleware));
+    const { Chain, checkLink, BuiltinMiddleware, LoggingMiddleware } = require('./middleware.cjs');
+    if (middleware instanceof BuiltinMiddleware) {
+      this._addBuiltin(middleware);
+      if (middleware instanceof LoggingMiddleware) require('./ops.cjs').ensureLogger(middleware._level, middleware._logger);
+    }
+    this._middleware.push(checkLink(/** @type {import('./types/server').Middleware} */ (middleware)));
     const chain = new Chain(this._middleware);
     this._chain = chain.byMethod.size ? chain : null;
     // Lists are served from the engine's cached pages unless a hook wants to see them.
     this._registry.setListHooks(chain.lists());
     return this;
+  }
+
+  /**
+   * The engine runs the built-ins around every session's calls: set once on each session
+   * and HTTP server, open or to come.
+   * @param {import('./middleware.cjs').BuiltinMiddleware} middleware
+   */
+  _addBuiltin(middleware) {
+    const first = this._builtins === null;
+    if (this._builtins === null) this._builtins = new this._native.BuiltinMiddleware();
+    this._builtins.add(middleware._kind, JSON.stringify(middleware._options));
+    if (!first) return;
+    for (const conn of this._connections) conn.session.setMiddleware(this._builtins);
+    for (const ref of this._httpHosts) {
+      const host = ref.deref();
+      if (host) host.native.setMiddleware(this._builtins);
+      else this._httpHosts.delete(ref);
+    }
   }
 
   /** The middleware, in the order it runs (a copy). */

@@ -59,6 +59,12 @@ impl HttpServer {
         self.host.set_tasks(tasks.map(|t| t.inner.clone()));
     }
 
+    /// Runs the server's built-in middleware around every session's calls.
+    #[napi]
+    pub fn set_middleware(&self, middleware: Option<&crate::server::BuiltinMiddleware>) {
+        self.host.set_middleware(middleware.map(|m| m.inner.clone()));
+    }
+
     /// Throws an `OptionError` for HTTP options (JSON text) the engine cannot take.
     #[napi]
     pub fn check_options(env: Env, options: String) -> napi::Result<()> {

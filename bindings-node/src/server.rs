@@ -8,7 +8,7 @@ use crate::errors::{definition_err, option_err, rpc_err, state_err};
 use hypermcp::catalogue::visibility::{Component, Filter, VisibilityChange};
 use hypermcp::catalogue::{self, ListKind, RegistryChange};
 use hypermcp::engine::{InputAnswer, InputRequired, Outcome, RequestKey, RequestOptions};
-use hypermcp::transport::host::{options, HostSession, HostTasks};
+use hypermcp::transport::host::{options, HostMiddleware, HostSession, HostTasks};
 use hypermcp::{CallToolResult, LoggingLevel, Prompt, ReadResourceResult, Resource, ResourceTemplate, RpcError, Tool};
 use napi::bindgen_prelude::Buffer;
 use napi::Env;
@@ -288,6 +288,12 @@ impl ServerSession {
     #[napi]
     pub fn set_tasks(&mut self, tasks: Option<&TaskRuntime>) {
         self.inner.set_tasks(tasks.map(|t| t.inner.clone()));
+    }
+
+    /// Runs the server's built-in middleware around this session's calls.
+    #[napi]
+    pub fn set_middleware(&mut self, middleware: Option<&BuiltinMiddleware>) {
+        self.inner.set_middleware(middleware.map(|m| m.inner.clone()));
     }
 
     /// Gives this stream session the function that wakes JS (called with no arguments) when
@@ -693,4 +699,39 @@ impl TaskRuntime {
 /// A visibility filter from JSON; what is wrong with it is a `DefinitionError`.
 fn parse_filter(env: &Env, text: &str) -> napi::Result<Filter> {
     serde_json::from_str(text).map_err(|e| definition_err(env, format!("visibility filter: {e}")))
+}
+
+/// The built-in middleware of one `Server` (rate limiting, timing, logging): the engine runs it
+/// around the calls of every session it is set on; JavaScript never sees a call pass it.
+#[napi]
+pub struct BuiltinMiddleware {
+    pub(crate) inner: Arc<HostMiddleware>,
+}
+
+impl Default for BuiltinMiddleware {
+    fn default() -> Self {
+        BuiltinMiddleware { inner: HostMiddleware::new() }
+    }
+}
+
+#[napi]
+impl BuiltinMiddleware {
+    #[napi(constructor)]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds built-in `kind` (`rate_limiting`, `timing`, `logging`) with its options (JSON
+    /// text, camelCase keys); throws an `OptionError` naming the option that is wrong.
+    #[napi]
+    pub fn add(&self, env: Env, kind: String, options: String) -> napi::Result<()> {
+        let options = parse_json(&env, &options, "middleware options")?;
+        self.inner.add(&kind, &options).map_err(|e| option_err(&env, e))
+    }
+
+    /// Calls being timed or logged now.
+    #[napi(getter)]
+    pub fn running(&self) -> u32 {
+        self.inner.running() as u32
+    }
 }

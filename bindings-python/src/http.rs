@@ -41,6 +41,11 @@ impl HttpServer {
         self.host.set_tasks(tasks.map(|t| t.inner.clone()));
     }
 
+    /// Runs the server's built-in middleware around every session's calls.
+    fn set_middleware(&self, middleware: Option<&crate::server::BuiltinMiddleware>) {
+        self.host.set_middleware(middleware.map(|m| m.inner.clone()));
+    }
+
     /// Raises `OptionError` for HTTP options the engine cannot take.
     #[staticmethod]
     fn check_options(py: Python<'_>, options: &Bound<'_, PyAny>) -> PyResult<()> {

@@ -39,6 +39,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<server::Registry>()?;
     m.add_class::<server::ServerSession>()?;
     m.add_class::<server::TaskRuntime>()?;
+    m.add_class::<server::BuiltinMiddleware>()?;
     m.add_class::<client::ClientSession>()?;
     m.add_class::<client::ReconnectPolicy>()?;
     m.add_class::<http::HttpServer>()?;

@@ -9,6 +9,9 @@ use std::sync::Arc;
 /// Records waiting for the Python thread, at most (more are dropped and counted).
 const QUEUE: usize = 4096;
 
+/// Records handed to Python with one taking of the GIL, at most.
+const BATCH: usize = 256;
+
 /// Python's number for a level (`logging.ERROR`...).
 fn levelno(level: &Level) -> u8 {
     match *level {
@@ -40,14 +43,25 @@ pub fn set_log_handler(py: Python<'_>, level: Option<&str>, handler: Option<Py<P
     std::thread::Builder::new()
         .name("hypermcp-log".into())
         .spawn(move || {
-            while let Ok(r) = rx.recv() {
+            while let Ok(first) = rx.recv() {
+                // What waits goes over in one batch: one taking of the GIL, not one a record
+                // (a request log line a call would otherwise cost more than the call).
+                let mut batch = vec![first];
+                while batch.len() < BATCH {
+                    match rx.try_recv() {
+                        Ok(r) => batch.push(r),
+                        Err(_) => break,
+                    }
+                }
                 let skipped = lost.swap(0, std::sync::atomic::Ordering::Relaxed);
                 Python::attach(|py| {
                     if skipped > 0 {
                         let m = format!("{skipped} log records dropped: the Python side did not keep up");
                         let _ = handler.call1(py, (30u8, "hypermcp", m));
                     }
-                    let _ = handler.call1(py, (levelno(&r.level), r.target.as_str(), r.message.as_str()));
+                    for r in &batch {
+                        let _ = handler.call1(py, (levelno(&r.level), r.target.as_str(), r.message.as_str()));
+                    }
                 });
             }
         })

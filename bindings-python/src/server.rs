@@ -8,7 +8,7 @@ use crate::errors::{definition_err, option_err, rpc_err, state_err};
 use hypermcp::catalogue::visibility::{Component, Filter, VisibilityChange};
 use hypermcp::catalogue::{self, ListKind, RegistryChange};
 use hypermcp::engine::{InputAnswer, InputRequired, Outcome, RequestKey, RequestOptions};
-use hypermcp::transport::host::{options, HostSession, HostTasks};
+use hypermcp::transport::host::{options, HostMiddleware, HostSession, HostTasks};
 use hypermcp::{CallToolResult, LoggingLevel, Prompt, Resource, ResourceTemplate, RpcError, Tool};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -269,6 +269,11 @@ impl ServerSession {
     /// as tasks, `tasks/*` requests); None: they are answered -32601.
     fn set_tasks(&mut self, tasks: Option<&TaskRuntime>) {
         self.inner.set_tasks(tasks.map(|t| t.inner.clone()));
+    }
+
+    /// Runs the server's built-in middleware around this session's calls.
+    fn set_middleware(&mut self, middleware: Option<&BuiltinMiddleware>) {
+        self.inner.set_middleware(middleware.map(|m| m.inner.clone()));
     }
 
     /// The descriptor the loop watches for what reaches this stream session from other
@@ -606,6 +611,32 @@ impl TaskRuntime {
 
     /// Handlers running as tasks.
     #[getter]
+    fn running(&self) -> usize {
+        self.inner.running()
+    }
+}
+
+/// The built-in middleware of one server (rate limiting, timing, logging): the engine runs it
+/// around the calls of every session it is set on; Python never sees a call pass it.
+#[pyclass(module = "hypermcp._core", frozen)]
+pub struct BuiltinMiddleware {
+    pub(crate) inner: Arc<HostMiddleware>,
+}
+
+#[pymethods]
+impl BuiltinMiddleware {
+    #[new]
+    fn new() -> Self {
+        BuiltinMiddleware { inner: HostMiddleware::new() }
+    }
+
+    /// Adds built-in `kind` (`rate_limiting`, `timing`, `logging`) with its options (camelCase
+    /// keys); raises `OptionError` naming the option that is wrong.
+    fn add(&self, py: Python<'_>, kind: &str, options: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.inner.add(kind, &from_py(options)?).map_err(|e| option_err(py, e))
+    }
+
+    /// Calls being timed or logged now.
     fn running(&self) -> usize {
         self.inner.running()
     }

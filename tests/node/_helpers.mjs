@@ -66,3 +66,39 @@ export async function withClient(server, options, fn) {
     await within(client.close());
   }
 }
+
+/** A redis-server of the test's own on a free port, or null (a skip; a failure with HYPERMCP_REQUIRE_REDIS=1). */
+export async function startRedis(t) {
+  const { execFileSync, spawn } = await import('node:child_process');
+  const assert = (await import('node:assert/strict')).default;
+  try {
+    execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
+  } catch {
+    if (process.env.HYPERMCP_REQUIRE_REDIS === '1') assert.fail('redis-server is required (HYPERMCP_REQUIRE_REDIS=1) but not installed');
+    t.skip('redis-server is not installed (make peers installs it)');
+    return null;
+  }
+  const port = await new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const p = s.address().port;
+      s.close(() => resolve(p));
+    });
+  });
+  const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+    cwd: (await import('node:os')).tmpdir(),
+  });
+  for (let i = 0; i < 500; i++) {
+    const up = await new Promise((resolve) => {
+      const c = net.connect(port, '127.0.0.1', () => {
+        c.end();
+        resolve(true);
+      });
+      c.on('error', () => resolve(false));
+    });
+    if (up) return { proc, url: `redis://127.0.0.1:${port}/0` };
+    await sleep(20);
+  }
+  proc.kill();
+  assert.fail('redis-server did not start');
+}

@@ -15,7 +15,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client, Server } from 'hypermcp';
-import { within, sleep } from './_helpers.mjs';
+import { within, sleep, startRedis } from './_helpers.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const PACKAGE = pathToFileURL(path.join(ROOT, 'bindings-node/js/index.mjs')).href;
@@ -1024,42 +1024,6 @@ test('handlers see the request (ctx.auth, ctx.headers, ctx.sessionId); entries n
     await running.stop();
   }
 });
-
-/** A redis-server of the test's own on a free port, or null (a skip; a failure with HYPERMCP_REQUIRE_REDIS=1). */
-async function startRedis(t) {
-  const { execFileSync } = await import('node:child_process');
-  try {
-    execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
-  } catch {
-    if (process.env.HYPERMCP_REQUIRE_REDIS === '1') assert.fail('redis-server is required (HYPERMCP_REQUIRE_REDIS=1) but not installed');
-    t.skip('redis-server is not installed (make peers installs it)');
-    return null;
-  }
-  const net = await import('node:net');
-  const port = await new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = s.address().port;
-      s.close(() => resolve(p));
-    });
-  });
-  const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: 'ignore',
-    cwd: (await import('node:os')).tmpdir(),
-  });
-  for (let i = 0; i < 500; i++) {
-    const up = await new Promise((resolve) => {
-      const c = net.connect(port, '127.0.0.1', () => {
-        c.end();
-        resolve(true);
-      });
-      c.on('error', () => resolve(false));
-    });
-    if (up) return { proc, url: `redis://127.0.0.1:${port}/0` };
-    await sleep(20);
-  }
-  proc.kill();
-  assert.fail('redis-server did not start');
-}
 
 test('store: unreachable at start is a clear error; two servers sharing Redis serve one session', async (t) => {
   await assert.rejects(makeServer().startHttp({ port: 0, store: 'redis://127.0.0.1:1/0' }), /cannot reach Redis at redis:\/\/127\.0\.0\.1:1\/0/);

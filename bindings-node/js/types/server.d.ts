@@ -94,7 +94,7 @@ export interface ServerOptions<L = unknown> {
    */
   tasks?: boolean | TaskOptions;
   /** Middleware, in the order it runs (as `server.use` adds it). */
-  middleware?: Middleware<L>[];
+  middleware?: (Middleware<L> | BuiltinMiddleware)[];
   /**
    * Runs before serving starts; its `context` is shared by every handler
    * (`ctx.server.lifespanContext`), its `close` runs when serving ends.
@@ -700,6 +700,66 @@ export interface Middleware<L = unknown> {
   onCustomMethod?: MiddlewareHook<{ params: { [key: string]: unknown } }, L>;
 }
 
+/**
+ * A middleware the engine runs (`RateLimitingMiddleware`, `TimingMiddleware`,
+ * `LoggingMiddleware`): no call passes through JavaScript. Added with `server.use`; they run
+ * around the JavaScript middleware, first, in the order they were added.
+ */
+export declare class BuiltinMiddleware {
+  /** @param kind the engine's name of it (`rate_limiting`, `timing`, `logging`) @param options its options */
+  constructor(kind: string, options: { [key: string]: unknown });
+  /** The engine's name of it. */
+  _kind: string;
+  /** Its options, as the engine takes them. */
+  _options: { [key: string]: unknown };
+}
+
+/** The options of `RateLimitingMiddleware`. */
+export interface RateLimitingOptions {
+  /** Requests a client makes a second on average (default 10). */
+  maxRequestsPerSecond?: number;
+  /** Requests a client may make at once (default: twice the rate). */
+  burstCapacity?: number;
+  /** One bucket for all clients together. */
+  globalLimit?: boolean;
+  /** Tools with a bucket of their own, per client, on top of the client's. */
+  tools?: { [tool: string]: { maxRequestsPerSecond: number; burstCapacity?: number } };
+  /** Where buckets are kept: `'memory'` (default) or a `redis://` URL shared by replicas. */
+  store?: string;
+}
+
+/**
+ * A token bucket per client (its token's subject, else its legacy session, else its
+ * address). A refused request gets a `RateLimited` error (-32029), `retryAfter` in seconds.
+ */
+export declare class RateLimitingMiddleware extends BuiltinMiddleware {
+  constructor(options?: RateLimitingOptions);
+}
+
+/** Duration histograms per method and per tool, in `metricsText()` and on `metricsPath`. */
+export declare class TimingMiddleware extends BuiltinMiddleware {
+  constructor();
+}
+
+/** The options of `LoggingMiddleware`. */
+export interface LoggingOptions {
+  /** The level of the lines (default `'info'`). */
+  level?: 'error' | 'warn' | 'info' | 'debug' | 'trace';
+  /** Adds each request's arguments to its line. */
+  includePayloads?: boolean;
+  /** Where payloads are cut, in bytes (default 1000). */
+  maxPayloadLength?: number;
+  /** Only these methods (`'tools/call'`, ...). */
+  methods?: string[];
+  /** Where lines go when `setLogger` was not called (default `console`). */
+  logger?: { error?: Function; warn?: Function; info?: Function; debug?: Function };
+}
+
+/** One line a request, `[hypermcp::requests] request method="tools/call" name="echo" outcome="ok" ...`. */
+export declare class LoggingMiddleware extends BuiltinMiddleware {
+  constructor(options?: LoggingOptions);
+}
+
 /** The handler of a request method of the server's own: its params in, its result out. */
 export type MethodHandler<L = unknown> = (
   params: { [key: string]: unknown },
@@ -733,7 +793,7 @@ export declare class Server<L = unknown> {
    * every tool call, resource read, prompt and completion, on every transport and in both
    * eras. Connections already open see it.
    */
-  use(middleware: Middleware<L>): this;
+  use(middleware: Middleware<L> | BuiltinMiddleware): this;
   /** The middleware, in the order it runs (a copy). */
   readonly middleware: Middleware<L>[];
   /** The server's name. */

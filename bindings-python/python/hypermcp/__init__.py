@@ -40,13 +40,13 @@ from .errors import (
     MissingRequiredClientCapability,
     OptionError,
     ParseError,
+    RateLimited,
     RequestTimeout,
     ResourceNotFound,
     SkillVerificationError,
     ToolError,
     Unauthorized,
     UnsupportedProtocolVersion,
-    RateLimited,
     UrlElicitationRequired,
 )
 from .server import Server

@@ -153,8 +153,11 @@ class ServerConnection:
         if tasks:
             server._task_connection()
             session.set_tasks(server._task_runtime)
+        if server._builtins is not None:
+            session.set_middleware(server._builtins)
         conn = cls(server, session, write)
-        fd = session.wake_fileno() if tasks else None
+        # Limits kept in Redis admit calls on the engine's thread: they come back through it.
+        fd = session.wake_fileno() if tasks or server._builtins is not None else None
         if fd is not None:
             # What the task runtime answers late (tasks/result) or tells (task status).
             conn._wake_fd = fd

@@ -66,6 +66,9 @@ class HttpHost:
         if server._task_runtime is not None:
             server._task_connection()
             native.set_tasks(server._task_runtime)
+        if server._builtins is not None:
+            native.set_middleware(server._builtins)
+        server._http_hosts.add(self)
         self.loop = asyncio.get_running_loop()
         self.max_body: int = native.max_body
         self.sse_path: str | None = native.sse_path

@@ -18,6 +18,17 @@ def _handler(levelno: int, target: str, message: str) -> None:
     logging.getLogger(target.replace("::", ".")).log(levelno, message)
 
 
+#: The lowest level sent to ``logging`` now (None: not sent).
+_sent: int | None = None
+
+
+def ensure_logging(level: int) -> None:
+    """Sends the engine's log to ``logging`` at ``level`` or below it (what the logging
+    middleware needs), keeping a lower level set before."""
+    if _sent is None or _sent > level:
+        enable_logging(level)
+
+
 def enable_logging(level: int | str | None = logging.INFO) -> None:
     """Sends what the engine says about itself to the ``logging`` module: sessions opened and
     closed and why, requests and messages refused and why, evictions, limits hit, clients
@@ -29,8 +40,10 @@ def enable_logging(level: int | str | None = logging.INFO) -> None:
 
     Records are handed over on a thread of their own (a burst beyond 4096 waiting records is
     dropped, and the drop is logged)."""
+    global _sent
     if level is None:
         _core.set_log_handler(None, None)
+        _sent = None
         return
     name = logging.getLevelName(level) if isinstance(level, int) else str(level).upper()
     if isinstance(level, int) and level < logging.DEBUG:
@@ -40,6 +53,8 @@ def enable_logging(level: int | str | None = logging.INFO) -> None:
         if engine_level is None:
             raise ValueError(f"unknown log level {level!r}: use logging.DEBUG, INFO, WARNING or ERROR")
     _core.set_log_handler(engine_level, _handler)
+    number = level if isinstance(level, int) else logging.getLevelName(str(name))
+    _sent = number if isinstance(number, int) else logging.INFO
 
 
 def metrics() -> dict[str, Any]:

@@ -40,6 +40,9 @@ if TYPE_CHECKING:
     from .context import Context
 
 __all__ = [
+    "LoggingMiddleware",
+    "RateLimitingMiddleware",
+    "TimingMiddleware",
     "CallNext",
     "CompleteMessage",
     "CustomMethodMessage",
@@ -218,6 +221,115 @@ class Middleware:
         """A request method of the server's own (:meth:`Server.method`), whichever:
         ``context.method`` names it, ``context.message`` is a :class:`CustomMethodMessage`."""
         return await call_next(context)
+
+
+class Builtin(Middleware):
+    """A middleware the engine runs (the built-ins below): it passes no call through Python,
+    so it costs a few atomics a call, whatever the number of them. Added with
+    ``server.add_middleware`` like any other; they run around the Python middleware (first,
+    in the order they were added), on every transport and in both eras."""
+
+    #: The engine's name of it.
+    _kind: str = ""
+
+    def __init__(self, options: dict[str, Any]) -> None:
+        from . import _core
+
+        self._options = {k: v for k, v in options.items() if v is not None}
+        # Checked now, with the message naming the option, rather than when a server runs it.
+        _core.BuiltinMiddleware().add(self._kind, self._options)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._options!r})"
+
+
+class RateLimitingMiddleware(Builtin):
+    """A token bucket per client (FastMCP's ``RateLimitingMiddleware``): ``burst_capacity``
+    calls at once (twice ``max_requests_per_second`` by default), refilled at
+    ``max_requests_per_second``. The client is its access token's subject, else its legacy
+    session, else its address (over stdio, the connection's one client); with
+    ``global_limit=True`` every client shares one bucket. ``tools`` gives tools a bucket of
+    their own on top (``{"search": 1.0}`` or ``{"search": (1.0, 2)}``: per second, burst).
+    ``store="redis://host:6379/0"`` keeps the buckets in Redis, shared by every replica.
+
+    A refused request gets :class:`~hypermcp.errors.RateLimited` (-32029) with
+    ``data["retryAfterMs"]``. Counted: tool calls, reads, prompts, completions and methods
+    of your own (lists are served from the catalogue unless a list hook asks for them)."""
+
+    _kind = "rate_limiting"
+
+    def __init__(
+        self,
+        max_requests_per_second: float = 10.0,
+        burst_capacity: float | None = None,
+        *,
+        global_limit: bool = False,
+        tools: dict[str, float | tuple[float, float]] | None = None,
+        store: str | None = None,
+    ) -> None:
+        per_tool: dict[str, dict[str, float]] | None = None
+        if tools is not None:
+            per_tool = {}
+            for name, limit in tools.items():
+                if isinstance(limit, tuple):
+                    rate, burst = limit
+                    per_tool[name] = {"maxRequestsPerSecond": rate, "burstCapacity": burst}
+                else:
+                    per_tool[name] = {"maxRequestsPerSecond": limit}
+        super().__init__(
+            {
+                "maxRequestsPerSecond": max_requests_per_second,
+                "burstCapacity": burst_capacity,
+                "globalLimit": global_limit,
+                "tools": per_tool,
+                "store": store,
+            }
+        )
+
+
+class TimingMiddleware(Builtin):
+    """Duration histograms per method and per tool (``hypermcp_request_duration_seconds``,
+    ``hypermcp_tool_duration_seconds``) in :func:`hypermcp.metrics_text` and on an HTTP
+    server's ``metrics_path``."""
+
+    _kind = "timing"
+
+    def __init__(self) -> None:
+        super().__init__({})
+
+
+class LoggingMiddleware(Builtin):
+    """One line a request (FastMCP's ``LoggingMiddleware``) to the logger
+    ``hypermcp.requests``: ``request method="tools/call" name="echo" outcome="ok"
+    duration_ms=0.21 session="…" client="app/1.0"``, formatted by the engine and handed to
+    ``logging`` in batches from a thread of its own. ``include_payloads`` adds the
+    arguments, cut at ``max_payload_length`` bytes; ``methods`` limits it to those methods.
+    Adding it sends the engine's log to ``logging`` (:func:`hypermcp.enable_logging`) at
+    ``log_level`` if it was not already."""
+
+    _kind = "logging"
+
+    def __init__(
+        self,
+        log_level: int = 20,
+        include_payloads: bool = False,
+        max_payload_length: int = 1000,
+        methods: list[str] | None = None,
+    ) -> None:
+        import logging
+
+        self.log_level = log_level
+        super().__init__(
+            {
+                "level": logging.getLevelName(log_level)
+                .lower()
+                .replace("warning", "warn")
+                .replace("critical", "error"),
+                "includePayloads": include_payloads,
+                "maxPayloadLength": max_payload_length,
+                "methods": methods,
+            }
+        )
 
 
 #: The key of the chain's entry for the methods of the server's own.

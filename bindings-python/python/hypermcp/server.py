@@ -25,6 +25,7 @@ import asyncio
 import inspect
 import os
 import sys
+import weakref
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any, TypeVar, overload
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
     from ._options import Filter
-    from .middleware import Chain, Middleware
+    from .middleware import Builtin, Chain, Middleware
 
 __all__ = ["Server"]
 
@@ -140,6 +141,10 @@ class Server:
         self._task_runtime: _core.TaskRuntime | None = None
         self._task_conn: Any = None
         self._middleware: list[Middleware] = []
+        #: The built-in middleware the engine runs (None: none).
+        self._builtins: _core.BuiltinMiddleware | None = None
+        #: The HTTP hosts serving this server (they take the built-ins when added later).
+        self._http_hosts: weakref.WeakSet[Any] = weakref.WeakSet()
         #: The hooks of the middleware by method (None: no middleware, the direct path).
         self._chain: Chain | None = None
         if tasks:
@@ -153,15 +158,34 @@ class Server:
         """Adds a :class:`~hypermcp.middleware.Middleware` at the end of the chain: it runs
         inside the ones added before, around every tool call, resource read, prompt and
         completion, on every transport and in both eras. Connections already open see it."""
-        from .middleware import Chain, Middleware
+        from .middleware import Builtin, Chain, LoggingMiddleware, Middleware
 
         if not isinstance(middleware, Middleware):
             raise TypeError(f"add_middleware takes a hypermcp.Middleware, not {type(middleware).__name__}")
+        if isinstance(middleware, Builtin):
+            self._add_builtin(middleware)
+            if isinstance(middleware, LoggingMiddleware):
+                from ._ops import ensure_logging
+
+                ensure_logging(middleware.log_level)
         self._middleware.append(middleware)
         chain = Chain(self._middleware)
         self._chain = chain if chain.by_method else None
         # Lists are served from the engine's cached pages unless a hook wants to see them.
         self._registry.set_list_hooks(chain.lists())
+
+    def _add_builtin(self, middleware: Builtin) -> None:
+        # The engine runs these around every session's calls: set once on each session and
+        # HTTP server, open or to come.
+        first = self._builtins is None
+        if self._builtins is None:
+            self._builtins = _core.BuiltinMiddleware()
+        self._builtins.add(middleware._kind, middleware._options)  # pyright: ignore[reportPrivateUsage]
+        if first:
+            for conn in list(self._connections):
+                conn.session.set_middleware(self._builtins)
+            for host in list(self._http_hosts):
+                host.native.set_middleware(self._builtins)
 
     @property
     def middleware(self) -> list[Middleware]:

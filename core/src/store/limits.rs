@@ -52,6 +52,11 @@ pub trait RateStore: Send + Sync + 'static {
 
     /// What it is, for messages (`memory`, `redis://host:6379`).
     fn describe(&self) -> String;
+
+    /// Whether [`RateStore::take`] is ready at once (no I/O).
+    fn is_local(&self) -> bool {
+        false
+    }
 }
 
 /// Buckets kept at most by a [`MemoryRates`] (the full ones are dropped first, then the
@@ -108,6 +113,10 @@ impl RateStore for MemoryRates {
 
     fn describe(&self) -> String {
         "memory".into()
+    }
+
+    fn is_local(&self) -> bool {
+        true
     }
 }
 

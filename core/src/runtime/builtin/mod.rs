@@ -16,6 +16,7 @@
 mod observe;
 mod rate_limit;
 
+pub(crate) use observe::{Line, Timer};
 pub use observe::{Logging, Timing};
 pub use rate_limit::RateLimiting;
 
@@ -32,10 +33,37 @@ pub(crate) fn system_clock() -> Clock {
     Arc::new(crate::util::unix_ms)
 }
 
+/// A built-in, as [`parse`] makes it.
+#[derive(Debug, Clone)]
+pub enum Builtin {
+    /// [`RateLimiting`].
+    RateLimiting(Arc<RateLimiting>),
+    /// [`Timing`].
+    Timing(Timing),
+    /// [`Logging`].
+    Logging(Logging),
+}
+
+impl Builtin {
+    /// As a link of a Rust server's chain.
+    pub fn into_middleware(self) -> Arc<dyn Middleware> {
+        match self {
+            Builtin::RateLimiting(m) => m,
+            Builtin::Timing(m) => Arc::new(m),
+            Builtin::Logging(m) => Arc::new(m),
+        }
+    }
+}
+
 /// The built-in middleware `kind` (`rate_limiting`, `timing`, `logging`) configured by
 /// `config` (a JSON object of its options, in camelCase: see each type). Fails with a
 /// message naming the option that is wrong.
 pub fn from_config(kind: &str, config: &Value) -> Result<Arc<dyn Middleware>, String> {
+    parse(kind, config).map(Builtin::into_middleware)
+}
+
+/// [`from_config`], as the [`Builtin`] itself (what a host server keeps).
+pub fn parse(kind: &str, config: &Value) -> Result<Builtin, String> {
     let empty = serde_json::Map::new();
     let options = match config {
         Value::Object(m) => m,
@@ -43,13 +71,12 @@ pub fn from_config(kind: &str, config: &Value) -> Result<Arc<dyn Middleware>, St
         _ => return Err(format!("the options of the {kind} middleware must be an object")),
     };
     let opts = Options { kind, map: options };
-    let m: Arc<dyn Middleware> = match kind {
-        "rate_limiting" => Arc::new(RateLimiting::from_options(&opts)?),
-        "timing" => Arc::new(Timing::from_options(&opts)?),
-        "logging" => Arc::new(Logging::from_options(&opts)?),
+    Ok(match kind {
+        "rate_limiting" => Builtin::RateLimiting(Arc::new(RateLimiting::from_options(&opts)?)),
+        "timing" => Builtin::Timing(Timing::from_options(&opts)?),
+        "logging" => Builtin::Logging(Logging::from_options(&opts)?),
         _ => return Err(format!("no built-in middleware is called {kind:?}: rate_limiting, timing or logging")),
-    };
-    Ok(m)
+    })
 }
 
 /// The options of one built-in, read with the checks and messages they all share.

@@ -1,9 +1,10 @@
 //! [`Timing`] and [`Logging`]: what each request took, as histograms and as log lines.
 
 use super::Options;
-use crate::engine::{Outcome, Request};
+use crate::engine::{Origin, Outcome, Request};
 use crate::runtime::middleware::{Hooks, Middleware, MiddlewareContext, Next};
 use futures_util::future::BoxFuture;
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::time::Instant;
 use tracing::Level;
@@ -38,18 +39,53 @@ impl Middleware for Timing {
     }
 
     fn on_message<'a>(&'a self, cx: MiddlewareContext, next: Next<'a>) -> BoxFuture<'a, Outcome> {
-        let start = Instant::now();
-        let method = cx.method().to_string();
-        let tool = match &cx.message {
-            Request::CallTool { name, .. } => Some(name.clone()),
-            _ => None,
-        };
+        let timer = Timer::start(&cx.message);
         Box::pin(async move {
             let outcome = next.run(cx).await;
-            crate::metrics::durations::observe(&method, tool.as_deref(), start.elapsed().as_nanos() as u64);
+            timer.stop();
             outcome
         })
     }
+}
+
+/// One request being timed.
+#[derive(Debug)]
+pub(crate) struct Timer {
+    at: Instant,
+    method: Cow<'static, str>,
+    tool: Option<String>,
+}
+
+impl Timer {
+    pub(crate) fn start(request: &Request) -> Timer {
+        let tool = match request {
+            Request::CallTool { name, .. } => Some(name.clone()),
+            _ => None,
+        };
+        Timer { at: Instant::now(), method: static_method(request), tool }
+    }
+
+    pub(crate) fn stop(self) {
+        crate::metrics::durations::observe(&self.method, self.tool.as_deref(), self.at.elapsed().as_nanos() as u64);
+    }
+}
+
+/// A request's method, without a copy for the spec's.
+fn static_method(request: &Request) -> Cow<'static, str> {
+    Cow::Borrowed(match request {
+        Request::Custom { method, .. } => return Cow::Owned(method.clone()),
+        _ => match crate::runtime::middleware::method_of(request) {
+            "tools/call" => "tools/call",
+            "resources/read" => "resources/read",
+            "prompts/get" => "prompts/get",
+            "completion/complete" => "completion/complete",
+            "tools/list" => "tools/list",
+            "resources/list" => "resources/list",
+            "resources/templates/list" => "resources/templates/list",
+            "prompts/list" => "prompts/list",
+            _ => "other",
+        },
+    })
 }
 
 /// One line per request (FastMCP's `LoggingMiddleware`), at `info` by default, under the
@@ -132,7 +168,10 @@ impl Logging {
 }
 
 /// What a line says of a request, taken before it runs.
-struct Line {
+#[derive(Debug)]
+pub(crate) struct Line {
+    level: Level,
+    at: Instant,
     method: String,
     name: Option<String>,
     session: Option<String>,
@@ -140,11 +179,33 @@ struct Line {
     payload: Option<String>,
 }
 
+impl Logging {
+    /// The line of `request` (from `origin`, by client `client`), when one is to be said.
+    pub(crate) fn start(
+        &self,
+        request: &Request,
+        origin: Option<&Origin>,
+        client: impl FnOnce() -> Option<String>,
+    ) -> Option<Line> {
+        let method = crate::runtime::middleware::method_of(request);
+        // Nothing is taken of a request whose line nobody would read.
+        if !self.enabled() || self.methods.as_ref().is_some_and(|m| !m.contains(method)) {
+            return None;
+        }
+        Some(Line::of(self.level, request, origin, client(), self.payloads.then_some(self.max_payload)))
+    }
+}
+
 impl Line {
-    fn of(cx: &MiddlewareContext, payloads: Option<usize>) -> Line {
-        let ctx = cx.context();
+    fn of(
+        level: Level,
+        request: &Request,
+        origin: Option<&Origin>,
+        client: Option<String>,
+        payloads: Option<usize>,
+    ) -> Line {
         let payload = payloads.map(|max| {
-            let v = match &cx.message {
+            let v = match request {
                 Request::CallTool { arguments, .. } => serde_json::to_string(arguments),
                 Request::GetPrompt { arguments, .. } => serde_json::to_string(arguments),
                 Request::Custom { params, .. } => serde_json::to_string(params),
@@ -162,16 +223,26 @@ impl Line {
             }
             s
         });
+        let name = match request {
+            Request::CallTool { name, .. } | Request::GetPrompt { name, .. } => Some(name.clone()),
+            Request::ReadResource { uri, .. } => Some(uri.clone()),
+            _ => None,
+        };
         Line {
-            method: cx.method().to_string(),
-            name: cx.name().map(str::to_string),
-            session: ctx.session_id().map(str::to_string),
-            client: ctx.client_info().map(|c| format!("{}/{}", c.name, c.version)),
+            level,
+            at: Instant::now(),
+            method: crate::runtime::middleware::method_of(request).to_string(),
+            name,
+            session: origin.and_then(|o| o.session_id.clone()),
+            client,
             payload,
         }
     }
 
-    fn emit(self, level: Level, outcome: &Outcome, duration_ms: f64) {
+    /// Says the line of the request, now that it ended with `outcome`.
+    pub(crate) fn emit(self, outcome: &Outcome) {
+        let level = self.level;
+        let duration_ms = self.at.elapsed().as_secs_f64() * 1000.0;
         let (kind, code, error) = match outcome {
             Outcome::Tool(r) if r.is_error == Some(true) => ("tool_error", None, None),
             Outcome::Error(e) => ("error", Some(e.code), Some(e.message.as_str())),
@@ -215,15 +286,12 @@ impl Middleware for Logging {
     }
 
     fn on_message<'a>(&'a self, cx: MiddlewareContext, next: Next<'a>) -> BoxFuture<'a, Outcome> {
-        // Nothing is taken of a request whose line nobody would read.
-        if !self.enabled() || self.methods.as_ref().is_some_and(|m| !m.contains(cx.method())) {
-            return next.run(cx);
-        }
-        let start = Instant::now();
-        let line = Line::of(&cx, self.payloads.then_some(self.max_payload));
+        let ctx = cx.context();
+        let client = || ctx.client_info().map(|c| format!("{}/{}", c.name, c.version));
+        let Some(line) = self.start(&cx.message, ctx.origin.as_deref(), client) else { return next.run(cx) };
         Box::pin(async move {
             let outcome = next.run(cx).await;
-            line.emit(self.level, &outcome, start.elapsed().as_secs_f64() * 1000.0);
+            line.emit(&outcome);
             outcome
         })
     }

@@ -1,7 +1,7 @@
 //! [`RateLimiting`]: token buckets per client, and per tool, in memory or in Redis.
 
 use super::{Clock, Options};
-use crate::engine::{Outcome, Request};
+use crate::engine::{Origin, Outcome, Request};
 use crate::jsonrpc::{codes, RpcError};
 use crate::runtime::middleware::{Hooks, Middleware, MiddlewareContext, Next};
 use crate::store::limits::{Bucket, MemoryRates, RateStore};
@@ -138,22 +138,43 @@ impl RateLimiting {
         Ok(m)
     }
 
-    /// The bucket key of the client that sent `cx`.
-    fn client(&self, cx: &MiddlewareContext) -> String {
+    /// The bucket key of the client that sent a request from `origin`.
+    fn client(&self, origin: Option<&Origin>) -> String {
         if self.global {
             return "global".into();
         }
-        let ctx = cx.context();
-        let who = if let Some(sub) = ctx.auth().and_then(|a| a.subject.as_deref()) {
-            format!("sub:{sub}")
-        } else if let Some(s) = ctx.session_id() {
-            format!("session:{s}")
-        } else if let Some(a) = ctx.client_address() {
-            format!("addr:{a}")
-        } else {
-            "local".into()
+        let who = match origin {
+            Some(o) => match (o.auth.as_ref().and_then(|a| a.subject.as_deref()), &o.session_id, o.client_address) {
+                (Some(sub), _, _) => format!("sub:{sub}"),
+                (None, Some(s), _) => format!("session:{s}"),
+                (None, None, Some(a)) => format!("addr:{a}"),
+                (None, None, None) => "local".into(),
+            },
+            None => "local".into(),
         };
         short(who)
+    }
+
+    /// Whether [`RateLimiting::admit`] answers at once (buckets in this process).
+    pub(crate) fn is_local(&self) -> bool {
+        self.store.is_local()
+    }
+
+    /// Whether `request`, from `origin`, may go on (`None`), else the error that refuses it.
+    pub(crate) async fn admit(&self, request: &Request, origin: Option<&Origin>) -> Option<Outcome> {
+        let client = self.client(origin);
+        if let Some(wait) = self.take(&client, self.bucket).await {
+            return Some(refused(wait, if self.global { "server" } else { "client" }));
+        }
+        if let Request::CallTool { name, .. } = request {
+            if let Some(bucket) = self.tools.get(name) {
+                let key = short(format!("tool:{name}:{client}"));
+                if let Some(wait) = self.take(&key, *bucket).await {
+                    return Some(refused(wait, &format!("tool {name}")));
+                }
+            }
+        }
+        None
     }
 
     /// Takes a token from `key`'s bucket: the wait when refused (none when the store failed).
@@ -203,17 +224,8 @@ impl Middleware for RateLimiting {
 
     fn on_request<'a>(&'a self, cx: MiddlewareContext, next: Next<'a>) -> BoxFuture<'a, Outcome> {
         Box::pin(async move {
-            let client = self.client(&cx);
-            if let Some(wait) = self.take(&client, self.bucket).await {
-                return refused(wait, if self.global { "server" } else { "client" });
-            }
-            if let Request::CallTool { name, .. } = &cx.message {
-                if let Some(bucket) = self.tools.get(name) {
-                    let key = short(format!("tool:{name}:{client}"));
-                    if let Some(wait) = self.take(&key, *bucket).await {
-                        return refused(wait, &format!("tool {name}"));
-                    }
-                }
+            if let Some(refused) = self.admit(&cx.message, cx.context().origin.as_deref()).await {
+                return refused;
             }
             next.run(cx).await
         })

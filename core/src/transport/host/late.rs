@@ -29,6 +29,8 @@ pub(crate) enum Item {
     Complete(RequestKey, Outcome),
     /// A change of the server's registry (a task's status).
     Change(RegistryChange),
+    /// A call the built-in middleware admitted on the I/O runtime: for the host now.
+    Admitted(crate::engine::Event),
 }
 
 /// The queue of [`Item`]s of one stream session, with its host's wake function.

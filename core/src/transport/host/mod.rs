@@ -18,6 +18,7 @@
 //! function) and how it encodes events and items for its language.
 
 pub mod events;
+mod gate;
 mod late;
 pub mod options;
 mod runtime;
@@ -26,6 +27,7 @@ mod session;
 mod stream;
 mod tasks;
 
+pub use gate::HostMiddleware;
 pub use options::{OptionError, TimeUnit};
 pub use server::{HostHttpServer, HostItem};
 pub use session::{HostSession, NotAStream};

@@ -132,6 +132,8 @@ struct Shared {
     next_verify: AtomicU64,
     /// The server's task runtime, when it runs tasks.
     tasks: Mutex<Option<Arc<HostTasks>>>,
+    /// The server's built-in middleware, when it has some.
+    gate: Mutex<Option<Arc<super::HostMiddleware>>>,
 }
 
 #[derive(Default)]
@@ -169,6 +171,10 @@ impl Caller for HttpCaller<'_> {
         self.0.complete(key, outcome);
     }
 
+    fn client_info(&self) -> Option<crate::protocol::Implementation> {
+        self.0.peer_info().client.clone()
+    }
+
     fn later(&mut self, key: crate::engine::RequestKey) -> Option<Later> {
         let session = Arc::downgrade(self.0);
         Some(Later {
@@ -201,6 +207,56 @@ impl Dispatcher for HostDispatcher {
         // A host that went away runs nothing more.
         let Some(shared) = self.0.upgrade() else { return };
         let key = key_of(session);
+        // The built-in middleware admits calls first (or answers them); a call it admits on
+        // the I/O runtime comes back through `admitted`.
+        let gate = lock(&shared.gate).clone();
+        if let Some(gate) = gate {
+            let mut caller = HttpCaller(session);
+            events = events
+                .into_iter()
+                .filter_map(|ev| {
+                    let call = match &ev {
+                        Event::Invoke(inv) => Some(inv.key),
+                        _ => None,
+                    };
+                    let deferred = || {
+                        let (weak, key) = (Arc::downgrade(session), call?);
+                        let dispatcher = HostDispatcher(self.0.clone());
+                        let refuse_to = weak.clone();
+                        Some(super::gate::Deferred {
+                            deliver: Box::new(move |ev| {
+                                if let Some(s) = weak.upgrade() {
+                                    dispatcher.admitted(&s, vec![ev]);
+                                }
+                            }),
+                            refuse: Box::new(move |outcome| {
+                                if let Some(s) = refuse_to.upgrade() {
+                                    s.complete(key, outcome);
+                                }
+                            }),
+                        })
+                    };
+                    gate.admit(key, ev, &mut caller, deferred)
+                })
+                .collect();
+        }
+        self.admitted(session, events);
+    }
+
+    fn closed(&self, session: &Arc<Session>) {
+        let Some(shared) = self.0.upgrade() else { return };
+        let key = key_of(session);
+        if lock(&shared.sessions).by_key.contains_key(&key) {
+            shared.push(Queued::Item(HostItem::Closed(key)));
+        }
+    }
+}
+
+impl HostDispatcher {
+    /// Hands the host `events` of `session` that the built-in middleware admitted.
+    fn admitted(&self, session: &Arc<Session>, mut events: Vec<Event>) {
+        let Some(shared) = self.0.upgrade() else { return };
+        let key = key_of(session);
         // What is the task runtime's never reaches the host's handlers.
         let tasks = lock(&shared.tasks).clone();
         let mut caller = HttpCaller(session);
@@ -227,14 +283,6 @@ impl Dispatcher for HostDispatcher {
         };
         if first {
             shared.push(Queued::Ready(key));
-        }
-    }
-
-    fn closed(&self, session: &Arc<Session>) {
-        let Some(shared) = self.0.upgrade() else { return };
-        let key = key_of(session);
-        if lock(&shared.sessions).by_key.contains_key(&key) {
-            shared.push(Queued::Item(HostItem::Closed(key)));
         }
     }
 }
@@ -276,6 +324,7 @@ impl HostHttpServer {
             verifying: Mutex::new(HashMap::new()),
             next_verify: AtomicU64::new(1),
             tasks: Mutex::new(None),
+            gate: Mutex::new(None),
         });
         if let (true, Some(auth)) = (host_verifies, options.auth.as_mut()) {
             auth.verifier = Some(Arc::new(HostVerifier(Arc::downgrade(&shared))));
@@ -377,6 +426,9 @@ impl HostHttpServer {
                     if let Some(t) = &*lock(&self.shared.tasks) {
                         t.session_ended(key);
                     }
+                    if let Some(g) = &*lock(&self.shared.gate) {
+                        g.session_ended(key);
+                    }
                     sessions.closing.push(key);
                     items.push(HostItem::Closed(key));
                 }
@@ -393,7 +445,14 @@ impl HostHttpServer {
     /// The session a [`HostItem`] names, until the take after its [`HostItem::Closed`].
     pub fn session(&self, key: u64) -> Option<HostSession> {
         let tasks = lock(&self.shared.tasks).clone();
-        lock(&self.shared.sessions).by_key.get(&key).map(|a| HostSession::http(a.clone(), tasks))
+        let gate = lock(&self.shared.gate).clone();
+        lock(&self.shared.sessions).by_key.get(&key).map(|a| HostSession::http(a.clone(), tasks, gate.clone()))
+    }
+
+    /// Runs the server's built-in middleware around every session's calls (see
+    /// [`HostSession::set_middleware`]).
+    pub fn set_middleware(&self, gate: Option<Arc<super::HostMiddleware>>) {
+        *lock(&self.shared.gate) = gate.filter(|g| !g.is_empty());
     }
 
     /// Lets the server's task runtime take what is its own in every session (see

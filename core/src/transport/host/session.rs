@@ -8,6 +8,7 @@
 //! [`HostSession::poll_event`]). Either way the host runs the same code: poll events, run
 //! handlers, complete them, flush.
 
+use super::gate::{Deferred, HostMiddleware};
 use super::late::{Inbox, Item};
 use super::server::Announced;
 use super::server::HttpCaller;
@@ -31,6 +32,8 @@ pub struct HostSession {
     tasks: Option<Arc<HostTasks>>,
     /// What reaches a stream session from other threads, once the host gave a waker.
     late: Option<Late>,
+    /// The server's built-in middleware, when it has some.
+    gate: Option<Arc<HostMiddleware>>,
 }
 
 /// See [`super::late`].
@@ -41,6 +44,8 @@ struct Late {
     waiters: KeyMap<OutboundId, oneshot::Sender<Result<Answer, RpcError>>>,
     /// Tells the inbox of task changes (`notifications/tasks/status`).
     listener: Option<(Arc<Registry>, ListenerId)>,
+    /// Calls the built-in middleware admitted late, for the host.
+    admitted: std::collections::VecDeque<Event>,
 }
 
 impl Late {
@@ -60,6 +65,9 @@ impl Drop for HostSession {
         if let (Place::Stream(_), Some(t)) = (&self.place, &self.tasks) {
             t.session_ended(self.uid());
         }
+        if let (Place::Stream(_), Some(g)) = (&self.place, &self.gate) {
+            g.session_ended(self.uid());
+        }
     }
 }
 
@@ -69,6 +77,10 @@ struct SessionCaller<'a>(&'a mut HostSession);
 impl Caller for SessionCaller<'_> {
     fn complete(&mut self, key: RequestKey, outcome: Outcome) {
         self.0.complete(key, outcome);
+    }
+
+    fn client_info(&self) -> Option<Implementation> {
+        self.0.client_info()
     }
 
     fn later(&mut self, key: RequestKey) -> Option<Later> {
@@ -126,16 +138,32 @@ impl std::error::Error for NotAStream {}
 impl HostSession {
     /// A session over a byte stream the host owns (stdio, in memory).
     pub fn new(config: Arc<ServerConfig>, registry: Arc<Registry>) -> Self {
-        HostSession { place: Place::Stream(Box::new(ServerSession::new(config, registry))), tasks: None, late: None }
+        HostSession {
+            place: Place::Stream(Box::new(ServerSession::new(config, registry))),
+            tasks: None,
+            late: None,
+            gate: None,
+        }
     }
 
-    pub(crate) fn http(announced: Arc<Announced>, tasks: Option<Arc<HostTasks>>) -> Self {
-        HostSession { place: Place::Http(announced), tasks, late: None }
+    pub(crate) fn http(
+        announced: Arc<Announced>,
+        tasks: Option<Arc<HostTasks>>,
+        gate: Option<Arc<HostMiddleware>>,
+    ) -> Self {
+        HostSession { place: Place::Http(announced), tasks, late: None, gate }
+    }
+
+    /// Runs the server's built-in middleware around this session's calls (`None`, or one
+    /// with no link: none). A stream session with limits kept in Redis needs a waker
+    /// ([`HostSession::set_waker`]): their calls reach the host once admitted.
+    pub fn set_middleware(&mut self, gate: Option<Arc<HostMiddleware>>) {
+        self.gate = gate.filter(|g| !g.is_empty());
     }
 
     /// The session the handlers of `tasks` run on (see [`HostTasks`]).
     pub(crate) fn tasks(tasks: Arc<HostTasks>) -> Self {
-        HostSession { place: Place::Tasks(tasks), tasks: None, late: None }
+        HostSession { place: Place::Tasks(tasks), tasks: None, late: None, gate: None }
     }
 
     /// Lets the server's task runtime take what is its own in this session: calls that run
@@ -165,7 +193,12 @@ impl HostSession {
                 inbox.push(Item::Change(change.clone()));
             }
         });
-        self.late = Some(Late { inbox, waiters: KeyMap::default(), listener: Some((registry, id)) });
+        self.late = Some(Late {
+            inbox,
+            waiters: KeyMap::default(),
+            listener: Some((registry, id)),
+            admitted: Default::default(),
+        });
         true
     }
 
@@ -188,6 +221,7 @@ impl HostSession {
                 Item::Command(c) => crate::transport::driver::apply(s, c, &mut late.waiters),
                 Item::Complete(key, outcome) => s.complete(key, outcome),
                 Item::Change(change) => s.registry_changed(&change),
+                Item::Admitted(ev) => late.admitted.push_back(ev),
             }
         }
     }
@@ -255,11 +289,50 @@ impl HostSession {
     pub fn poll_event(&mut self) -> Option<Event> {
         self.drain_late();
         loop {
-            let ev = match &mut self.place {
-                Place::Stream(s) => s.poll_event(),
-                Place::Http(a) => a.pop(),
-                Place::Tasks(t) => return t.poll_event(),
-            }?;
+            // A call admitted late has passed the gate already.
+            let (ev, admitted) = match self.late.as_mut().and_then(|l| l.admitted.pop_front()) {
+                Some(ev) => (ev, true),
+                None => (
+                    match &mut self.place {
+                        Place::Stream(s) => s.poll_event(),
+                        Place::Http(a) => a.pop(),
+                        Place::Tasks(t) => return t.poll_event(),
+                    }?,
+                    false,
+                ),
+            };
+            // (An HTTP session's events passed the gate in the service's dispatcher.)
+            let ev = match (&self.gate, admitted, &self.place) {
+                (Some(gate), false, Place::Stream(_)) => {
+                    let (gate, uid) = (gate.clone(), self.uid());
+                    let inbox = self.late.as_ref().map(|l| Arc::downgrade(&l.inbox));
+                    let ev_key = match &ev {
+                        Event::Invoke(inv) => Some(inv.key),
+                        _ => None,
+                    };
+                    let later = move || {
+                        let (inbox, key) = (inbox?, ev_key?);
+                        let refuse_to = inbox.clone();
+                        Some(Deferred {
+                            deliver: Box::new(move |ev| {
+                                if let Some(i) = inbox.upgrade() {
+                                    i.push(Item::Admitted(ev));
+                                }
+                            }),
+                            refuse: Box::new(move |outcome| {
+                                if let Some(i) = refuse_to.upgrade() {
+                                    i.push(Item::Complete(key, outcome));
+                                }
+                            }),
+                        })
+                    };
+                    match gate.admit(uid, ev, &mut SessionCaller(self), later) {
+                        Some(ev) => ev,
+                        None => continue,
+                    }
+                }
+                _ => ev,
+            };
             // Answers to the task runtime's own requests go to it.
             let ev = match (ev, &mut self.late) {
                 (Event::Response { id, result }, Some(late)) => match late.waiters.remove(&id) {
@@ -322,6 +395,9 @@ impl HostSession {
         if let Some(t) = &self.tasks {
             t.call_ended(self.uid(), key);
         }
+        if let Some(g) = &self.gate {
+            g.finished(self.uid(), key, &outcome);
+        }
         self.engine(|s| s.complete(key, outcome));
     }
 
@@ -346,7 +422,11 @@ impl HostSession {
     pub fn start_task(&mut self, key: RequestKey) -> Result<Option<(String, RequestKey)>, RpcError> {
         let Some(tasks) = self.tasks.clone() else { return Ok(None) };
         let uid = self.uid();
+        let gate = self.gate.clone();
         let adopted = tasks.adopt(uid, key, &mut |key, outcome| {
+            if let Some(g) = &gate {
+                g.finished(uid, key, &outcome);
+            }
             self.engine(|s| s.complete(key, outcome));
         })?;
         Ok(adopted.map(|(id, k)| (id, RequestKey(k))))
@@ -470,6 +550,9 @@ impl HostSession {
     pub fn close(&mut self) {
         if let Some(t) = &self.tasks {
             t.session_ended(self.uid());
+        }
+        if let Some(g) = &self.gate {
+            g.session_ended(self.uid());
         }
         if let Some(late) = &mut self.late {
             late.stop_listening();

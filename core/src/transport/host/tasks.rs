@@ -58,6 +58,8 @@ fn resolve<F: Future>(fut: F) -> F::Output {
 pub(crate) trait Caller {
     /// Answers call `key` now.
     fn complete(&mut self, key: RequestKey, outcome: Outcome);
+    /// The client's name and version, as its session knows them.
+    fn client_info(&self) -> Option<crate::protocol::Implementation>;
     /// What answering call `key` later takes (a `tasks/result` waits for its task): where
     /// its context sends requests, what it knows of the client, and how the answer gets to
     /// the session. `None` when the session cannot be answered later.

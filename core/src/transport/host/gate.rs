@@ -1,0 +1,185 @@
+//! [`HostMiddleware`]: the built-in middleware of a host-language server, run in the engine
+//! at the edge of the host: a call is admitted (rate limits) before the host sees it, and
+//! timed and logged when the host completes it. The host runs none of it: no crossing into
+//! Python or JavaScript, whatever their number.
+//!
+//! Limits kept in this process answer at once. Limits kept in Redis answer on the I/O
+//! runtime; the call then reaches the host a moment later (through the session's inbox, or
+//! the HTTP server's queue), or is answered with the refusal there.
+
+use super::tasks::Caller;
+use crate::engine::{Event, Invocation, Outcome, Request, RequestKey};
+use crate::runtime::builtin::{self, Builtin, Line, Timer};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, RwLock};
+
+/// The built-in middleware of one host server, shared by its sessions (see the module docs).
+#[derive(Debug, Default)]
+pub struct HostMiddleware {
+    links: RwLock<Arc<Vec<Builtin>>>,
+    /// The calls the host is running that are timed or logged, by (session, key) (shared
+    /// with the admissions that finish on the I/O runtime).
+    running: Arc<Mutex<HashMap<(u64, u64), Running>>>,
+}
+
+#[derive(Debug)]
+struct Running {
+    timer: Option<Timer>,
+    line: Option<Line>,
+}
+
+/// What a session hands the gate for a call that is admitted later: how the call reaches the
+/// host once admitted, or how it is answered when refused.
+pub(crate) struct Deferred {
+    pub deliver: Box<dyn FnOnce(Event) + Send>,
+    pub refuse: Box<dyn FnOnce(Outcome) + Send>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl HostMiddleware {
+    /// No middleware yet.
+    pub fn new() -> Arc<Self> {
+        Arc::default()
+    }
+
+    /// Adds built-in `kind` (`rate_limiting`, `timing`, `logging`) with its options (JSON,
+    /// camelCase); it runs inside those added before. Fails with a message naming the
+    /// option that is wrong.
+    pub fn add(&self, kind: &str, config: &Value) -> Result<(), String> {
+        let link = builtin::parse(kind, config)?;
+        let mut links = self.links.write().unwrap_or_else(|e| e.into_inner());
+        let mut more = Vec::clone(&links);
+        more.push(link);
+        *links = Arc::new(more);
+        Ok(())
+    }
+
+    /// The calls being timed or logged now.
+    pub fn running(&self) -> usize {
+        lock(&self.running).len()
+    }
+
+    /// What the gate does with an event of `session` before the host sees it: a call that
+    /// reaches user code is admitted (or refused through `caller`) and its timing and line
+    /// begin. Returns the event the host is to handle now, if any; `later` is how a call
+    /// admitted on the I/O runtime gets to the host (`None`: admitted here or let through).
+    pub(crate) fn admit(
+        &self,
+        session: u64,
+        ev: Event,
+        caller: &mut dyn Caller,
+        later: impl FnOnce() -> Option<Deferred>,
+    ) -> Option<Event> {
+        let Event::Invoke(inv) = ev else {
+            if let Event::Cancelled { key, .. } = &ev {
+                lock(&self.running).remove(&(session, key.0));
+            }
+            return Some(ev);
+        };
+        if !reaches_user_code(&inv.request) {
+            return Some(Event::Invoke(inv));
+        }
+        let links = self.links.read().unwrap_or_else(|e| e.into_inner()).clone();
+        if links.iter().all(|l| !matches!(l, Builtin::RateLimiting(r) if !r.is_local())) {
+            for limit in limits(&links) {
+                let admitted = futures_util::FutureExt::now_or_never(limit.admit(&inv.request, inv.origin.as_deref()));
+                if let Some(Some(refused)) = admitted {
+                    caller.complete(inv.key, refused);
+                    return None;
+                }
+            }
+            self.begin(session, &inv, &links, caller);
+            return Some(Event::Invoke(inv));
+        }
+        let Some(deferred) = later() else {
+            // A session that cannot be answered later (no waker): let the call through.
+            self.begin(session, &inv, &links, caller);
+            return Some(Event::Invoke(inv));
+        };
+        // Timed from its arrival; the client name is read now, on the session's thread.
+        self.begin(session, &inv, &links, caller);
+        let running = Arc::downgrade(&self.running);
+        super::runtime::io_runtime().spawn(async move {
+            for limit in limits(&links) {
+                if let Some(refused) = limit.admit(&inv.request, inv.origin.as_deref()).await {
+                    // Refused: no line or timing of a call the host never ran.
+                    if let Some(r) = running.upgrade() {
+                        lock(&r).remove(&(session, inv.key.0));
+                    }
+                    (deferred.refuse)(refused);
+                    return;
+                }
+            }
+            (deferred.deliver)(Event::Invoke(inv));
+        });
+        None
+    }
+
+    fn begin(&self, session: u64, inv: &Invocation, links: &[Builtin], caller: &dyn Caller) {
+        let mut timer = None;
+        let mut line = None;
+        for link in links {
+            match link {
+                Builtin::Timing(_) if timer.is_none() => timer = Some(Timer::start(&inv.request)),
+                Builtin::Logging(l) if line.is_none() => {
+                    line = l.start(&inv.request, inv.origin.as_deref(), || {
+                        let client = inv.context.as_ref().and_then(|c| c.client_info.as_deref().cloned());
+                        client.or_else(|| caller.client_info()).map(|c| format!("{}/{}", c.name, c.version))
+                    });
+                }
+                _ => {}
+            }
+        }
+        if timer.is_some() || line.is_some() {
+            lock(&self.running).insert((session, inv.key.0), Running { timer, line });
+        }
+    }
+
+    /// Call `key` of `session` ended with `outcome` (the host's, or the engine's for a call
+    /// cancelled meanwhile): its timing and line end.
+    pub(crate) fn finished(&self, session: u64, key: RequestKey, outcome: &Outcome) {
+        let Some(r) = lock(&self.running).remove(&(session, key.0)) else { return };
+        if let Some(t) = r.timer {
+            t.stop();
+        }
+        if let Some(l) = r.line {
+            l.emit(outcome);
+        }
+    }
+
+    /// Session `session` ended: what it was running is forgotten.
+    pub(crate) fn session_ended(&self, session: u64) {
+        lock(&self.running).retain(|(s, _), _| *s != session);
+    }
+
+    /// Whether any link is defined (sessions of a server without skip the gate).
+    pub fn is_empty(&self) -> bool {
+        self.links.read().unwrap_or_else(|e| e.into_inner()).is_empty()
+    }
+}
+
+/// The rate limits among `links`, in order.
+fn limits(links: &[Builtin]) -> impl Iterator<Item = &builtin::RateLimiting> {
+    links.iter().filter_map(|l| match l {
+        Builtin::RateLimiting(r) => Some(&**r),
+        _ => None,
+    })
+}
+
+/// The requests that reach a host's handlers (the others the engine or the task runtime
+/// answers).
+fn reaches_user_code(request: &Request) -> bool {
+    matches!(
+        request,
+        Request::CallTool { .. }
+            | Request::ReadResource { .. }
+            | Request::GetPrompt { .. }
+            | Request::Complete(_)
+            | Request::Custom { .. }
+            | Request::List { .. }
+    )
+}

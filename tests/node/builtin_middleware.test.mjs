@@ -1,0 +1,150 @@
+// The built-in middleware from Node (FastMCP's names, run by the engine): the rate limit (a
+// client's bucket, a tool's own, sessions apart or one for all, the retry hint, buckets shared
+// by two servers through a real Redis, refusals that never reach JavaScript), the timing
+// histograms and the request log line; bad options refused with the option named.
+// Run: node --test tests/node/
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  Client,
+  LoggingMiddleware,
+  OptionError,
+  RateLimited,
+  RateLimitingMiddleware,
+  Server,
+  TimingMiddleware,
+  metricsText,
+  setLogger,
+} from 'hypermcp';
+import { within, sleep, startRedis } from './_helpers.mjs';
+
+function tools(...middleware) {
+  const server = new Server({ name: 'limited', version: '1.0.0', middleware });
+  server.tool('echo', () => 'ok');
+  server.tool('search', () => 'found');
+  return server;
+}
+
+for (const mode of ['modern', 'legacy']) {
+  test(`a bucket refuses past its burst with a retry hint (${mode})`, async () => {
+    let seen = 0;
+    const counter = { onCallTool: (c, next) => ((seen += 1), next(c)) };
+    // A call refused by the tool's bucket still spent one of the client's.
+    const server = tools(new RateLimitingMiddleware({ maxRequestsPerSecond: 0.001, burstCapacity: 3, tools: { search: { maxRequestsPerSecond: 0.001, burstCapacity: 1 } } }), counter);
+    const client = await within(Client.inMemory(server, { mode }));
+    try {
+      await client.callTool('search');
+      const tool = await client.callTool('search').catch((e) => e);
+      assert.ok(tool instanceof RateLimited && /tool search/.test(tool.message), String(tool));
+      await client.callTool('echo');
+      const e = await client.callTool('echo').catch((e) => e);
+      assert.ok(e instanceof RateLimited, String(e));
+      assert.equal(e.code, 'ERR_MCP_RATE_LIMITED');
+      assert.equal(e.rpcCode, -32029);
+      assert.ok(e.retryAfter > 900 && e.retryAfter <= 1000, String(e.retryAfter));
+      // Lists are served from the catalogue, never limited.
+      assert.equal((await client.listTools()).tools.length, 2);
+      assert.equal(seen, 2, 'refused calls never reached JavaScript');
+    } finally {
+      await client.close();
+    }
+  });
+}
+
+test('sessions have buckets of their own unless the limit is global', async () => {
+  for (const globalLimit of [false, true]) {
+    const http = await tools(new RateLimitingMiddleware({ maxRequestsPerSecond: 0.001, burstCapacity: 1, globalLimit })).startHttp({ port: 0 });
+    try {
+      const a = await within(Client.http(http.url, { mode: 'legacy' }));
+      const b = await within(Client.http(http.url, { mode: 'legacy' }));
+      try {
+        await a.callTool('echo');
+        await assert.rejects(a.callTool('echo'), RateLimited);
+        if (globalLimit) await assert.rejects(b.callTool('echo'), RateLimited);
+        else await b.callTool('echo');
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    } finally {
+      await within(http.stop(), 20_000, 'http.stop()');
+    }
+  }
+});
+
+test('two servers share buckets through Redis', async (t) => {
+  const redis = await startRedis(t);
+  if (!redis) return;
+  const limit = () => new RateLimitingMiddleware({ maxRequestsPerSecond: 0.001, burstCapacity: 3, store: redis.url });
+  const one = await tools(limit()).startHttp({ port: 0 });
+  const two = await tools(limit()).startHttp({ port: 0 });
+  try {
+    // 2026-07-28: no session; the client is its address, the same at both.
+    const a = await within(Client.http(one.url));
+    const b = await within(Client.http(two.url));
+    try {
+      await a.callTool('echo');
+      await a.callTool('echo');
+      await b.callTool('echo');
+      await assert.rejects(b.callTool('echo'), RateLimited);
+      await assert.rejects(a.callTool('echo'), RateLimited);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+    // A stream session too (admitted on the engine's thread, then run).
+    const c = await within(Client.inMemory(tools(new RateLimitingMiddleware({ maxRequestsPerSecond: 0.001, burstCapacity: 1, globalLimit: true, store: redis.url }))));
+    try {
+      await c.callTool('echo');
+      await assert.rejects(c.callTool('echo'), RateLimited);
+    } finally {
+      await c.close();
+    }
+  } finally {
+    await within(one.stop(), 20_000, 'one.stop()');
+    await within(two.stop(), 20_000, 'two.stop()');
+    redis.proc.kill();
+  }
+});
+
+test('timing fills histograms per method and tool', async () => {
+  const server = new Server({ name: 'timed', version: '1.0.0', middleware: [new TimingMiddleware()] });
+  server.tool('timed_in_node', () => 'ok');
+  const client = await within(Client.inMemory(server));
+  try {
+    for (let i = 0; i < 3; i++) await client.callTool('timed_in_node');
+  } finally {
+    await client.close();
+  }
+  const text = metricsText();
+  assert.ok(text.includes('hypermcp_tool_duration_seconds_count{tool="timed_in_node"} 3'), text);
+  assert.ok(text.includes('hypermcp_tool_duration_seconds_bucket{tool="timed_in_node",le="+Inf"} 3'), text);
+});
+
+test('logging says one line a request to the logger', async () => {
+  const lines = [];
+  const logger = { info: (l) => lines.push(l), warn() {}, error() {}, debug() {} };
+  const server = tools(new LoggingMiddleware({ includePayloads: true, maxPayloadLength: 40, methods: ['tools/call'], logger }));
+  const client = await within(Client.inMemory(server, { name: 'audit-test', version: '2.0' }));
+  try {
+    await client.callTool('echo', { text: 'hello' });
+    await client.listTools();
+    for (let i = 0; i < 200 && !lines.some((l) => l.includes('hypermcp::requests')); i++) await sleep(10);
+  } finally {
+    await client.close();
+    setLogger(null);
+  }
+  const mine = lines.filter((l) => l.startsWith('[hypermcp::requests]'));
+  assert.equal(mine.length, 1, mine.join('\n'));
+  for (const part of ['method="tools/call"', 'name="echo"', 'outcome="ok"', 'duration_ms=', 'client="audit-test/2.0"', 'hello']) {
+    assert.ok(mine[0].includes(part), `${part} in ${mine[0]}`);
+  }
+});
+
+test('bad options are refused with the option named', () => {
+  assert.throws(() => new RateLimitingMiddleware({ maxRequestsPerSecond: 0 }), (e) => e instanceof OptionError && /maxRequestsPerSecond must be a number above 0/.test(e.message));
+  assert.throws(() => new RateLimitingMiddleware({ store: 'mysql://db' }), /unsupported rate limit store/);
+  assert.throws(() => new LoggingMiddleware({ level: 'loud' }), /unknown log level/);
+  assert.throws(() => new RateLimitingMiddleware({ burst: 3 }), /no option "burst"/);
+});
