@@ -8,7 +8,7 @@
 // its HTTP streams).
 
 const { Context, InputRequired } = require('./context.cjs');
-const { McpError, ConnectionClosed, errorFromObject } = require('./errors.cjs');
+const { McpError, ConnectionClosed, ToolError, errorFromObject } = require('./errors.cjs');
 const { isContent } = require('./content.cjs');
 const E = require('./events.cjs');
 const trace = require('./trace.cjs');
@@ -169,7 +169,7 @@ class ServerConnection {
         r = tool.parse(args);
       } catch (err) {
         // A throwing refine/transform is user code failing, as a throwing handler is.
-        this._toolError(key, err);
+        this._toolError(key, err, name);
         return;
       }
       if (!r.ok) {
@@ -189,7 +189,7 @@ class ServerConnection {
       ctx,
       call,
       (result) => ctx._conn._toolResult(ctx._key, tool, result),
-      (err) => ctx._conn._toolError(ctx._key, err),
+      (err) => ctx._conn._toolError(ctx._key, err, name),
     );
   }
 
@@ -260,18 +260,37 @@ class ServerConnection {
   }
 
   /**
+   * A tool's failure: an `McpError` is a JSON-RPC error, a `ToolError` a failed result with
+   * its message, anything else what the engine says (masked under `maskErrorDetails`).
    * @param {number} key
    * @param {unknown} err
+   * @param {string} name the tool's
    */
-  _toolError(key, err) {
+  _toolError(key, err, name) {
     if (err instanceof InputRequired) {
       this._inputRequired(key, err);
     } else if (err instanceof McpError) {
       this.session.completeError(key, err.rpcCode, err.message, err.data === undefined ? null : JSON.stringify(err.data));
+    } else if (err instanceof ToolError) {
+      this.session.completeToolText(key, err.message || err.name, true);
     } else {
-      const message = err instanceof Error ? err.message || err.name : String(err);
-      this.session.completeToolText(key, message, true);
+      this._failed(key, 'tool', name, err);
     }
+  }
+
+  /**
+   * Completes a call whose handler threw unexpectedly: the engine says what the client reads
+   * (the message, or a generic one under `maskErrorDetails`, the error and its stack then
+   * logged).
+   * @param {number} key
+   * @param {string} kind tool, resource, prompt, completion, method or list
+   * @param {string} name what it names
+   * @param {unknown} err
+   */
+  _failed(key, kind, name, err) {
+    const message = err instanceof Error ? err.message || err.name : String(err);
+    const detail = this.server._maskErrorDetails && err instanceof Error && err.stack ? err.stack : null;
+    this.session.completeFailure(key, kind, name, message, detail);
   }
 
   /**
@@ -337,7 +356,7 @@ class ServerConnection {
         if (err instanceof McpError) {
           this.session.completeError(key, err.rpcCode, err.message, err.data === undefined ? null : JSON.stringify(err.data));
         } else {
-          this.session.completeError(key, -32603, `a list hook failed: ${err instanceof Error ? err.message : String(err)}`, null);
+          this._failed(key, 'list', '', err);
         }
       },
     );
@@ -379,7 +398,7 @@ class ServerConnection {
         if (err instanceof McpError) {
           this.session.completeError(key, err.rpcCode, err.message, err.data === undefined ? null : JSON.stringify(err.data));
         } else {
-          this.session.completeError(key, -32603, `${method} failed: ${err instanceof Error ? err.message : String(err)}`, null);
+          this._failed(key, 'method', method, err);
         }
       },
     );
@@ -462,7 +481,7 @@ class ServerConnection {
         } else if (err instanceof McpError) {
           this.session.completeError(key, err.rpcCode, err.message, err.data === undefined ? null : JSON.stringify(err.data));
         } else {
-          this.session.completeError(key, -32603, `${kind} handler failed: ${err instanceof Error ? err.message : String(err)}`, null);
+          this._failed(key, kind, kind === 'resource' ? uri : kind === 'prompt' ? ev[E.PROMPT_NAME] : '', err);
         }
       },
     );

@@ -131,6 +131,19 @@ class RateLimited extends McpError {
   }
 }
 
+/**
+ * Throw in a tool to fail it with `isError: true` and exactly this message, whatever
+ * `maskErrorDetails` says (any other error fails it too, its message masked when the server
+ * masks error details).
+ */
+class ToolError extends Error {
+  /** @param {string} message */
+  constructor(message) {
+    super(message);
+    this.name = 'ToolError';
+  }
+}
+
 /** A call aborted through its AbortSignal. */
 class AbortError extends McpError {
   /** @param {string} [message] @param {unknown} [reason] */
@@ -255,6 +268,7 @@ module.exports = {
   UNSUPPORTED_PROTOCOL_VERSION,
   RATE_LIMITED,
   UNAUTHORIZED,
+  ToolError,
   McpError,
   ParseError,
   InvalidRequest,

@@ -45,6 +45,7 @@ export const {
   UnsupportedProtocolVersion,
   RateLimited,
   Unauthorized,
+  ToolError,
   AbortError,
   DefinitionError,
   OptionError,

@@ -184,6 +184,8 @@ class Server {
     this._middleware = [];
     /** @type {import('./middleware.cjs').Chain | null} the middleware's hooks by method (null: the direct path) */
     this._chain = null;
+    /** @type {boolean} hide what unexpected handler errors say (FastMCP's mask_error_details) */
+    this._maskErrorDetails = options.maskErrorDetails === true;
     /** @type {import('../native/index.js').BuiltinMiddleware | null} the built-ins the engine runs */
     this._builtins = null;
     /** @type {Set<WeakRef<{ native: import('../native/index.js').HttpServer }>>} the HTTP hosts serving this server */
@@ -253,7 +255,7 @@ class Server {
       }
       return this;
     }
-    this._taskRuntime = new nativeModule.TaskRuntime(JSON.stringify(clean({ ...options })), this._registry, () => this._taskConn?.pump());
+    this._taskRuntime = new nativeModule.TaskRuntime(JSON.stringify(clean({ ...options, maskErrorDetails: this._maskErrorDetails })), this._registry, () => this._taskConn?.pump());
     return this;
   }
 
@@ -285,6 +287,7 @@ class Server {
         requestTimeout: this._requestTimeout,
         maxMessageSize: this._maxMessageSize,
         tasks: this._taskRuntime !== null,
+        maskErrorDetails: this._maskErrorDetails,
         ...this._info,
         ...this._modern,
       }),

@@ -383,6 +383,24 @@ impl ServerSession {
         Ok(())
     }
 
+    /// Answers a call whose handler threw unexpectedly (`kind`: tool, resource, prompt,
+    /// completion, method, list; `name` what it names; `error` the message; `detail` the
+    /// stack): the engine says what the client reads (masked under `maskErrorDetails`).
+    #[napi]
+    pub fn complete_failure(
+        &mut self,
+        env: Env,
+        key: i64,
+        kind: String,
+        name: String,
+        error: String,
+        detail: Option<String>,
+    ) -> napi::Result<()> {
+        self.inner
+            .complete_failure(RequestKey(key as u64), &kind, &name, &error, detail.as_deref())
+            .map_err(|e| option_err(&env, e))
+    }
+
     /// Answers a tool call with one text block.
     #[napi]
     pub fn complete_tool_text(&mut self, key: i64, text: String, is_error: bool) {

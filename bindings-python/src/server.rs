@@ -340,6 +340,22 @@ impl ServerSession {
         Ok(())
     }
 
+    /// Answers a call whose handler raised unexpectedly (`kind`: tool, resource, prompt,
+    /// completion, method, list; `name` what it names; `error` the message; `detail` the
+    /// traceback): the engine says what the client reads (masked under
+    /// `mask_error_details`).
+    #[pyo3(signature = (key, kind, name, error, detail=None))]
+    fn complete_failure(
+        &mut self,
+        key: u64,
+        kind: &str,
+        name: &str,
+        error: &str,
+        detail: Option<&str>,
+    ) -> PyResult<()> {
+        self.inner.complete_failure(RequestKey(key), kind, name, error, detail).map_err(PyValueError::new_err)
+    }
+
     /// Answers a tool call with one text block (the common case, no dict built).
     fn complete_tool_text(&mut self, key: u64, text: String, is_error: bool) {
         let mut r = CallToolResult::text(text);

@@ -148,3 +148,41 @@ test('bad options are refused with the option named', () => {
   assert.throws(() => new LoggingMiddleware({ level: 'loud' }), /unknown log level/);
   assert.throws(() => new RateLimitingMiddleware({ burst: 3 }), /no option "burst"/);
 });
+
+for (const mode of ['modern', 'legacy']) {
+  test(`maskErrorDetails hides unexpected errors and logs them (${mode})`, async () => {
+    const { McpError, ToolError } = await import('hypermcp');
+    const lines = [];
+    setLogger({ error: (l) => lines.push(l), warn() {}, info() {}, debug() {} }, { level: 'error' });
+    const server = new Server({ name: 'masked', version: '1.0.0', maskErrorDetails: true });
+    server.tool('book', () => {
+      throw new Error('db password is hunter2');
+    });
+    server.tool('full', () => {
+      throw new ToolError('no seats left');
+    });
+    server.tool('refused', () => {
+      throw new McpError(-32001, 'not for you');
+    });
+    server.resource('data://secret', { name: 'secret' }, () => {
+      throw new Error('internal key');
+    });
+    const client = await within(Client.inMemory(server, { mode }));
+    try {
+      let r = await client.callTool('book');
+      assert.equal(r.isError, true);
+      assert.equal(r.content[0].text, 'Error calling tool "book"');
+      r = await client.callTool('full');
+      assert.equal(r.content[0].text, 'no seats left');
+      await assert.rejects(client.callTool('refused'), (e) => e.rpcCode === -32001 && e.message === 'not for you');
+      await assert.rejects(client.readResource('data://secret'), (e) => e.message === 'Error reading resource "data://secret"');
+      for (let i = 0; i < 200 && lines.filter((l) => l.startsWith('[hypermcp::errors]')).length < 2; i++) await sleep(10);
+    } finally {
+      await client.close();
+      setLogger(null);
+    }
+    const logged = lines.filter((l) => l.startsWith('[hypermcp::errors]'));
+    assert.ok(logged.some((l) => l.includes('hunter2') && l.includes('name="book"') && l.includes('at ')), logged.join('\n'));
+    assert.ok(logged.some((l) => l.includes('internal key')), logged.join('\n'));
+  });
+}

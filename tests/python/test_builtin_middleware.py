@@ -178,3 +178,70 @@ def test_bad_options_are_refused_with_the_option_named() -> None:
         RateLimitingMiddleware(1, store="mysql://db")
     with pytest.raises(OptionError, match="unknown log level"):
         LoggingMiddleware(log_level=5)
+
+
+@pytest.mark.parametrize("protocol_version", [None, "2025-11-25"], ids=["modern", "legacy"])
+def test_mask_error_details_hides_unexpected_exceptions_and_logs_them(
+    protocol_version: str | None, caplog: pytest.LogCaptureFixture
+) -> None:
+    from hypermcp import McpError, ToolError, enable_logging
+
+    enable_logging(logging.INFO)
+    caplog.set_level(logging.ERROR, logger="hypermcp.errors")
+    server = Server("masked", mask_error_details=True)
+
+    @server.tool()
+    def book() -> str:
+        raise RuntimeError("db password is hunter2")
+
+    @server.tool()
+    def full() -> str:
+        raise ToolError("no seats left")
+
+    @server.tool()
+    def refused() -> str:
+        raise McpError(-32001, "not for you")
+
+    @server.resource("data://secret")
+    def secret() -> str:
+        raise KeyError("internal key")
+
+    async def main() -> None:
+        async with Client(server, protocol_version=protocol_version) as client:
+            r = await within(client.call_tool("book"))
+            assert r.is_error and r.text == 'Error calling tool "book"', r
+            r = await within(client.call_tool("full"))
+            assert r.is_error and r.text == "no seats left"
+            with pytest.raises(McpError) as e:
+                await within(client.call_tool("refused"))
+            assert e.value.code == -32001 and e.value.message == "not for you"
+            with pytest.raises(McpError) as e:
+                await within(client.read_resource("data://secret"))
+            assert e.value.message == 'Error reading resource "data://secret"'
+            for _ in range(200):
+                if len([r for r in caplog.records if r.name == "hypermcp.errors"]) >= 2:
+                    break
+                await asyncio.sleep(0.01)
+
+    try:
+        run(main())
+    finally:
+        enable_logging(None)
+    logged = [r.getMessage() for r in caplog.records if r.name == "hypermcp.errors"]
+    assert any("hunter2" in m and "Traceback" in m and 'name="book"' in m for m in logged), logged
+    assert any("internal key" in m for m in logged), logged
+
+
+def test_without_masking_the_exception_text_reaches_the_client() -> None:
+    server = Server("plain")
+
+    @server.tool()
+    def book() -> str:
+        raise RuntimeError("db is down")
+
+    async def main() -> None:
+        async with Client(server) as client:
+            r = await within(client.call_tool("book"))
+            assert r.is_error and r.text == "db is down"
+
+    run(main())

@@ -226,6 +226,15 @@ export declare class AbortError extends McpError {
   cause: unknown;
 }
 
+/**
+ * Throw in a tool to fail it with `isError: true` and exactly this message, whatever
+ * `maskErrorDetails` says.
+ */
+export declare class ToolError extends Error {
+  /** @param message what the client reads */
+  constructor(message: string);
+}
+
 /** A tool, resource, prompt or schema that cannot be registered (thrown by `server.tool()`...). */
 export declare class DefinitionError extends Error {
   /** @param message what is wrong with the definition */

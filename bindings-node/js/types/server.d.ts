@@ -96,6 +96,13 @@ export interface ServerOptions<L = unknown> {
   /** Middleware, in the order it runs (as `server.use` adds it). */
   middleware?: (Middleware<L> | BuiltinMiddleware)[];
   /**
+   * Hide what unexpected handler errors say (FastMCP's `mask_error_details`): the client
+   * reads `Error calling tool "name"` (and the like for resources, prompts, methods), the
+   * error and its stack go to the log (`[hypermcp::errors]`, see `setLogger`). A `ToolError`
+   * or `McpError` passes unchanged. Default false.
+   */
+  maskErrorDetails?: boolean;
+  /**
    * Runs before serving starts; its `context` is shared by every handler
    * (`ctx.server.lifespanContext`), its `close` runs when serving ends.
    */

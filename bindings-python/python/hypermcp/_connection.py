@@ -46,7 +46,7 @@ from ._handler import _Handler
 from ._records import wrap
 from .content import CallToolResult, Content, content_dict
 from .context import Context, InputRequired
-from .errors import McpError
+from .errors import McpError, ToolError
 
 if TYPE_CHECKING:
     from . import middleware
@@ -388,14 +388,30 @@ class ServerConnection:
         done(key, handler, result, exc)
         self.flush()
 
-    def _tool_failed(self, key: int, exc: BaseException) -> None:
+    def _tool_failed(self, key: int, exc: BaseException, name: str | None = None) -> None:
+        """A tool's failure; ``name`` given: an exception of its handler's, which the engine
+        masks when the server says so (``ToolError`` and ``McpError`` pass)."""
         if isinstance(exc, InputRequired):
             self.session.complete_input_required(key, exc.requests, exc.state)
         elif isinstance(exc, McpError):
             self.session.complete_error(key, exc.code, exc.message, exc.data)
-        else:
+        elif name is None or isinstance(exc, ToolError):
             message = str(exc) or type(exc).__name__
             self.session.complete_tool_text(key, message, True)
+        else:
+            self._failed(key, "tool", name, exc)
+
+    def _failed(self, key: int, kind: str, name: str, exc: BaseException) -> None:
+        """Completes a call whose handler raised ``exc`` unexpectedly: the engine says what the
+        client reads (the message, or a generic one under ``mask_error_details``, the
+        exception and its traceback then logged)."""
+        message = str(exc) or type(exc).__name__
+        detail = None
+        if self.server.mask_error_details:
+            import traceback  # only when the traceback goes to the log
+
+            detail = "".join(traceback.format_exception(exc))
+        self.session.complete_failure(key, kind, name, message, detail)
 
     def _tool_done(self, key: int, handler: _Handler, result: Any, exc: BaseException | None) -> None:
         moved = self._moved.pop(key, None)
@@ -404,7 +420,7 @@ class ServerConnection:
             conn._tool_done(task_key, handler, result, exc)
             return
         if exc is not None:
-            self._tool_failed(key, exc)
+            self._tool_failed(key, exc, handler.name)
             return
         if type(result) is str:
             self.session.complete_tool_text(key, result, False)
@@ -496,7 +512,7 @@ class ServerConnection:
             if isinstance(exc, McpError):
                 self.session.complete_error(key, exc.code, exc.message, exc.data)
             else:
-                self.session.complete_error(key, -32603, f"a list hook failed: {exc or type(exc).__name__}")
+                self._failed(key, "list", "", exc)
             return
         if not isinstance(result, (list, tuple)):
             msg = f"a list hook returned {type(result).__name__}: return the list of entries"
@@ -549,7 +565,7 @@ class ServerConnection:
             if isinstance(exc, McpError):
                 self.session.complete_error(key, exc.code, exc.message, exc.data)
             else:
-                self.session.complete_error(key, -32603, f"{handler.name} failed: {exc or type(exc).__name__}")
+                self._failed(key, "method", handler.name, exc)
             return
         if result is None:
             result = {}
@@ -611,7 +627,8 @@ class ServerConnection:
             elif isinstance(exc, McpError):
                 self.session.complete_error(key, exc.code, exc.message, exc.data)
             else:
-                self.session.complete_error(key, -32603, f"{kind} handler failed: {exc or type(exc).__name__}")
+                name = ev[RESOURCE_URI] if kind == "resource" else handler.name
+                self._failed(key, kind, name, exc)
             return
         try:
             if kind == "resource":

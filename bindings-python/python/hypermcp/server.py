@@ -78,6 +78,12 @@ class Server:
     {...settings}}`` (``{}`` for none), in ``capabilities.extensions`` of ``server/discover``
     and ``initialize`` (both eras). Every extension is off until named here; a handler sees
     what the client declared with ``ctx.client_extension(id)``.
+
+    ``mask_error_details=True`` (FastMCP's option) hides what unexpected exceptions of
+    handlers say: the client reads ``Error calling tool "name"`` (and the like for resources,
+    prompts, completions, methods), the exception and its traceback go to the logger
+    ``hypermcp.errors`` (see :func:`hypermcp.enable_logging`). ``ToolError`` and ``McpError``
+    pass unchanged.
     """
 
     def __init__(
@@ -103,6 +109,7 @@ class Server:
         extensions: dict[str, dict[str, Any]] | None = None,
         tasks: bool | Mapping[str, Any] | None = None,
         middleware: Iterable[Middleware] | None = None,
+        mask_error_details: bool = False,
     ) -> None:
         self.name = name
         self.version = version
@@ -115,6 +122,8 @@ class Server:
         self.lifespan_context: Any = None
         self._request_timeout = request_timeout
         self._max_message_size = max_message_size
+        #: Hide what unexpected exceptions of handlers say (FastMCP's ``mask_error_details``).
+        self.mask_error_details = bool(mask_error_details)
         self._modern = clean(
             {
                 "cache": cache,
@@ -227,6 +236,7 @@ class Server:
             "completions": bool(self._completions),
             "request_timeout": self._request_timeout,
             "tasks": self._task_runtime is not None,
+            "mask_error_details": self.mask_error_details,
             **self._info,
             **self._modern,
         }
@@ -254,7 +264,13 @@ class Server:
             if (ttl, poll_interval, max_tasks, cancel_grace) != (None, None, None, None):
                 raise DefinitionError("tasks are already enabled: pass their options once, before any task tool")
             return
-        options = {"ttl": ttl, "poll_interval": poll_interval, "max_tasks": max_tasks, "cancel_grace": cancel_grace}
+        options = {
+            "ttl": ttl,
+            "poll_interval": poll_interval,
+            "max_tasks": max_tasks,
+            "cancel_grace": cancel_grace,
+            "mask_error_details": self.mask_error_details,
+        }
         self._task_runtime = _core.TaskRuntime(options, self._registry)
 
     def _task_connection(self) -> Any:

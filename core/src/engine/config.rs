@@ -52,6 +52,11 @@ pub struct ServerConfig {
     /// revision's experimental methods (`capabilities.tasks`, `params.task`,
     /// `tasks/get|result|list|cancel`): the task runtime answers them (default false).
     pub legacy_tasks: bool,
+    /// Hide what unexpected failures of handlers say (FastMCP's `mask_error_details`): the
+    /// client gets a generic message naming the tool, resource or prompt, and the failure,
+    /// with its traceback, goes to the log (target `hypermcp::errors`). Errors a handler
+    /// means the client to read (`ToolError`, `McpError`, `Error::Rpc`) pass. Default false.
+    pub mask_error_details: bool,
     /// The identity 2026-07-28 results carry, made once for all the sessions sharing this
     /// configuration (a stateless server makes a session per request).
     pub(crate) identity: IdentityCache,
@@ -117,6 +122,7 @@ impl ServerConfig {
             request_timeout: Some(Duration::from_secs(60)),
             cache: CachePolicy::default(),
             legacy_tasks: false,
+            mask_error_details: false,
             identify_in_results: true,
             max_listeners: 1_000,
             request_state: RequestStateOptions::default(),

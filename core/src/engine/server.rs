@@ -274,6 +274,12 @@ impl ServerSession {
         &self.role.registry
     }
 
+    /// Whether what unexpected handler failures say is hidden from the client
+    /// ([`ServerConfig::mask_error_details`]).
+    pub fn masks_errors(&self) -> bool {
+        self.role.config.mask_error_details
+    }
+
     /// Number of peer requests being served by user code.
     pub fn in_flight(&self) -> usize {
         self.peer.inflight.len()

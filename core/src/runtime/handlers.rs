@@ -4,6 +4,7 @@
 
 use super::context::Context;
 use super::invoke::{ready, Invoke};
+use crate::engine::{failure, Failed};
 use crate::engine::{Invocation, Outcome, Request};
 use crate::error::{Error, Result};
 use crate::jsonrpc::RpcError;
@@ -11,14 +12,25 @@ use crate::protocol::*;
 use futures_util::future::BoxFuture;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-/// A tool's handler: its arguments and context in, its result (or a JSON-RPC error) out.
-pub(crate) type ToolFn = std::sync::Arc<
-    dyn Fn(Map<String, Value>, Context) -> BoxFuture<'static, std::result::Result<CallToolResult, RpcError>>
-        + Send
-        + Sync,
->;
+/// A tool's handler: its arguments and context in, what it answered out.
+pub(crate) type ToolFn =
+    std::sync::Arc<dyn Fn(Map<String, Value>, Context) -> BoxFuture<'static, ToolAnswer> + Send + Sync>;
+
+/// What a tool's handler answered ([`crate::IntoToolResult::into_tool_answer`]).
+#[doc(hidden)]
+#[derive(Debug)]
+pub enum ToolAnswer {
+    /// A result, an `isError` one included.
+    Result(CallToolResult),
+    /// A JSON-RPC error.
+    Error(RpcError),
+    /// An error the handler did not mean the client to read (its message): sent as an
+    /// `isError` result, or masked ([`crate::engine::ServerConfig::mask_error_details`]).
+    Failed(String),
+}
 /// A resource's (or a template's) handler.
 pub(crate) type ResourceFn =
     std::sync::Arc<dyn Fn(ResourceRequest, Context) -> BoxFuture<'static, Result<ReadResourceResult>> + Send + Sync>;
@@ -60,29 +72,45 @@ pub(crate) struct Handlers {
 
 /// The handlers of one server, changed while it serves.
 #[derive(Default)]
-pub(crate) struct HandlerTable(RwLock<Handlers>);
+pub(crate) struct HandlerTable {
+    handlers: RwLock<Handlers>,
+    /// Whether unexpected failures are masked (the server's `mask_error_details`).
+    mask: AtomicBool,
+}
 
 impl HandlerTable {
     pub(crate) fn read(&self) -> RwLockReadGuard<'_, Handlers> {
-        self.0.read().unwrap_or_else(|e| e.into_inner())
+        self.handlers.read().unwrap_or_else(|e| e.into_inner())
     }
 
     pub(crate) fn write(&self) -> RwLockWriteGuard<'_, Handlers> {
-        self.0.write().unwrap_or_else(|e| e.into_inner())
+        self.handlers.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Masks (or not) what unexpected failures say.
+    pub(crate) fn set_mask(&self, mask: bool) {
+        self.mask.store(mask, Ordering::Relaxed);
+    }
+
+    /// Whether unexpected failures are masked.
+    pub(crate) fn masks(&self) -> bool {
+        self.mask.load(Ordering::Relaxed)
     }
 }
 
 impl Invoke for HandlerTable {
     fn invoke(&self, inv: Invocation, ctx: Context) -> BoxFuture<'static, Outcome> {
         let h = self.read();
+        let mask = self.masks();
         match inv.request {
             Request::CallTool { name, arguments } => match h.tools.get(&name) {
                 Some(f) => {
                     let fut = f(arguments, ctx);
                     Box::pin(async move {
                         match fut.await {
-                            Ok(r) => Outcome::Tool(r),
-                            Err(e) => Outcome::Error(e),
+                            ToolAnswer::Result(r) => Outcome::Tool(r),
+                            ToolAnswer::Error(e) => Outcome::Error(e),
+                            ToolAnswer::Failed(e) => failure(Failed::Tool(&name), &e, None, mask),
                         }
                     })
                 }
@@ -92,8 +120,10 @@ impl Invoke for HandlerTable {
                 let key = template.as_ref().map(|t| t.template.uri_template.clone()).unwrap_or_else(|| uri.clone());
                 match h.resources.get(&key) {
                     Some(f) => {
-                        let fut = f(ResourceRequest { uri, variables }, ctx);
-                        Box::pin(async move { to_outcome(fut.await, Outcome::Resource) })
+                        let fut = f(ResourceRequest { uri: uri.clone(), variables }, ctx);
+                        Box::pin(async move {
+                            to_outcome(fut.await, Outcome::Resource, mask.then_some(Failed::Resource(&uri)))
+                        })
                     }
                     None => ready(Outcome::Error(RpcError::resource_not_found(&uri))),
                 }
@@ -101,14 +131,18 @@ impl Invoke for HandlerTable {
             Request::GetPrompt { name, arguments } => match h.prompts.get(&name) {
                 Some(f) => {
                     let fut = f(arguments, ctx);
-                    Box::pin(async move { to_outcome(fut.await, Outcome::Prompt) })
+                    Box::pin(
+                        async move { to_outcome(fut.await, Outcome::Prompt, mask.then_some(Failed::Prompt(&name))) },
+                    )
                 }
                 None => ready(Outcome::Error(RpcError::unknown_prompt(&name))),
             },
             Request::Complete(params) => match &h.completion {
                 Some(f) => {
                     let fut = f(params, ctx);
-                    Box::pin(async move { to_outcome(fut.await, Outcome::Completion) })
+                    Box::pin(
+                        async move { to_outcome(fut.await, Outcome::Completion, mask.then_some(Failed::Completion)) },
+                    )
                 }
                 None => ready(Outcome::Completion(Default::default())),
             },
@@ -117,7 +151,9 @@ impl Invoke for HandlerTable {
             Request::Custom { method, params } => match h.methods.get(&method) {
                 Some(f) => {
                     let fut = f(params, ctx);
-                    Box::pin(async move { to_outcome(fut.await, Outcome::Json) })
+                    Box::pin(
+                        async move { to_outcome(fut.await, Outcome::Json, mask.then_some(Failed::Method(&method))) },
+                    )
                 }
                 None => ready(Outcome::Error(RpcError::method_not_found(&method))),
             },
@@ -132,10 +168,15 @@ impl Invoke for HandlerTable {
     }
 }
 
-fn to_outcome<T>(r: Result<T>, f: impl FnOnce(T) -> Outcome) -> Outcome {
+/// A handler's outcome; an error other than a JSON-RPC one is masked when `masked` names
+/// what failed.
+fn to_outcome<T>(r: Result<T>, f: impl FnOnce(T) -> Outcome, masked: Option<Failed<'_>>) -> Outcome {
     match r {
         Ok(v) => f(v),
         Err(Error::Rpc(e)) => Outcome::Error(e),
-        Err(e) => Outcome::Error(RpcError::internal(e)),
+        Err(e) => match masked {
+            Some(what) => failure(what, &e.to_string(), None, true),
+            None => Outcome::Error(RpcError::internal(e)),
+        },
     }
 }

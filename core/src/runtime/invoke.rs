@@ -32,7 +32,13 @@ pub(crate) fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
     }
 }
 
-/// The outcome of a handler that panicked.
-pub(crate) fn panicked(p: Box<dyn std::any::Any + Send>) -> Outcome {
-    Outcome::Error(crate::jsonrpc::RpcError::internal(format!("handler panicked: {}", panic_message(p))))
+/// The outcome of a handler that panicked, its message hidden from the client when `mask`
+/// (the server's `mask_error_details`; the panic goes to the log then).
+pub(crate) fn panicked_masked(p: Box<dyn std::any::Any + Send>, mask: bool) -> Outcome {
+    let panic = panic_message(p);
+    if mask {
+        tracing::error!(target: "hypermcp::errors", panic, "handler panicked (the client was told less: mask_error_details)");
+        return Outcome::Error(crate::jsonrpc::RpcError::new(crate::jsonrpc::codes::INTERNAL_ERROR, "handler failed"));
+    }
+    Outcome::Error(crate::jsonrpc::RpcError::internal(format!("handler panicked: {panic}")))
 }

@@ -230,6 +230,13 @@ pub trait Middleware: Send + Sync + 'static {
         Hooks::ALL
     }
 
+    /// A built-in of hypermcp's ([`crate::middleware`]): run at the edge of the server's code
+    /// rather than as a link of the chain.
+    #[doc(hidden)]
+    fn builtin(&self) -> Option<super::builtin::Builtin> {
+        None
+    }
+
     /// Every message (first, outermost).
     fn on_message<'a>(&'a self, cx: MiddlewareContext, next: Next<'a>) -> BoxFuture<'a, Outcome> {
         next.run(cx)

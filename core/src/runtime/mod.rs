@@ -23,10 +23,10 @@ pub(crate) use context::{Answer, CancelState, Command, CommandSink, Sink};
 pub use context::{Context, PeerInfo};
 /// The future a [`Middleware`] hook returns (re-exported: no dependency on `futures` needed).
 pub use futures_util::future::BoxFuture;
-pub use handlers::ResourceRequest;
 pub(crate) use handlers::{HandlerTable, Handlers, MethodFn, NotificationFn, ToolFn};
+pub use handlers::{ResourceRequest, ToolAnswer};
 pub use invoke::Invoke;
-pub(crate) use invoke::{panic_message, panicked, ready};
+pub(crate) use invoke::{panic_message, panicked_masked, ready};
 pub use middleware::{Hooks, Middleware, MiddlewareContext, Next};
 
 use crate::catalogue::{ListKind, Registry};
@@ -48,6 +48,10 @@ pub struct Runtime {
     chain: RwLock<Option<Arc<middleware::Chain>>>,
     /// Whether `chain` holds any: a server without middleware reads no lock per call.
     has_chain: AtomicBool,
+    /// The built-in middleware, run at the edge of the invocation path ([`builtin::Builtins`]).
+    builtins: builtin::Builtins,
+    /// Whether `builtins` holds any.
+    has_builtins: AtomicBool,
 }
 
 /// The invocation path below the middleware: the task runtime, then the handler table.
@@ -71,6 +75,8 @@ impl Runtime {
             path: Arc::new(Path { handlers: Arc::default(), tasks: RwLock::new(None) }),
             chain: RwLock::new(None),
             has_chain: AtomicBool::new(false),
+            builtins: builtin::Builtins::default(),
+            has_builtins: AtomicBool::new(false),
         }
     }
 
@@ -81,6 +87,11 @@ impl Runtime {
 
     /// Adds a link at the end of the middleware chain (it runs inside those added before).
     pub(crate) fn add_middleware(&self, link: Arc<dyn Middleware>) {
+        if let Some(b) = link.builtin() {
+            self.builtins.add(b);
+            self.has_builtins.store(true, Ordering::Release);
+            return;
+        }
         let mut chain = self.chain.write().unwrap_or_else(|e| e.into_inner());
         let mut links = chain.as_ref().map(|c| c.links().to_vec()).unwrap_or_default();
         links.push(link);
@@ -152,18 +163,71 @@ impl Runtime {
     }
 }
 
-impl Invoke for Runtime {
-    /// Through the middleware chain (when a link has a hook for the request), then the task
-    /// runtime and the handler table.
-    fn invoke(&self, inv: Invocation, ctx: Context) -> BoxFuture<'static, Outcome> {
+impl Runtime {
+    /// The middleware chain, when a link has a hook for requests like `inv`'s.
+    fn chain_for(&self, inv: &Invocation) -> Option<Arc<middleware::Chain>> {
         if !self.has_chain.load(Ordering::Acquire) {
-            return self.path.invoke(inv, ctx);
+            return None;
         }
         let chain = self.chain.read().unwrap_or_else(|e| e.into_inner()).clone();
-        match chain {
-            Some(chain) if chain.wraps(&inv.request) => chain.run(self.path.clone(), inv, ctx),
-            _ => self.path.invoke(inv, ctx),
+        chain.filter(|c| c.wraps(&inv.request))
+    }
+}
+
+/// The chain (if any), then the task runtime and the handler table.
+fn inner(
+    chain: Option<Arc<middleware::Chain>>,
+    path: &Arc<Path>,
+    inv: Invocation,
+    ctx: Context,
+) -> BoxFuture<'static, Outcome> {
+    match chain {
+        Some(chain) => chain.run(path.clone(), inv, ctx),
+        None => path.invoke(inv, ctx),
+    }
+}
+
+impl Invoke for Runtime {
+    /// The built-ins first (rate limits admit the call; timing and the log line begin), then
+    /// the middleware chain (when a link has a hook for the request), the task runtime and
+    /// the handler table.
+    fn invoke(&self, inv: Invocation, ctx: Context) -> BoxFuture<'static, Outcome> {
+        let chain = self.chain_for(&inv);
+        if !self.has_builtins.load(Ordering::Acquire) || !builtin::reaches_user_code(&inv.request) {
+            return inner(chain, &self.path, inv, ctx);
         }
+        let links = self.builtins.snapshot();
+        let client = || ctx.client_info().map(|c| format!("{}/{}", c.name, c.version));
+        let noted = builtin::begin(&links, &inv.request, inv.origin.as_deref(), client);
+        if builtin::all_local(&links) {
+            for limit in builtin::limits(&links) {
+                let admitted = futures_util::FutureExt::now_or_never(limit.admit(&inv.request, inv.origin.as_deref()));
+                if let Some(Some(refused)) = admitted {
+                    return ready(refused);
+                }
+            }
+            let fut = inner(chain, &self.path, inv, ctx);
+            if noted.is_empty() {
+                return fut;
+            }
+            return Box::pin(async move {
+                let outcome = fut.await;
+                noted.end(&outcome);
+                outcome
+            });
+        }
+        // Limits kept in Redis: admitted as the call's first step.
+        let path = self.path.clone();
+        Box::pin(async move {
+            for limit in builtin::limits(&links) {
+                if let Some(refused) = limit.admit(&inv.request, inv.origin.as_deref()).await {
+                    return refused;
+                }
+            }
+            let outcome = inner(chain, &path, inv, ctx).await;
+            noted.end(&outcome);
+            outcome
+        })
     }
 }
 

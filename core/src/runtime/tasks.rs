@@ -35,6 +35,9 @@ pub struct TaskOptions {
     pub cancel_grace: Duration,
     /// Where tasks live (default: this process's memory).
     pub store: Option<Arc<dyn TaskStore>>,
+    /// Hide what unexpected failures of the tasks' handlers say, as the server does
+    /// ([`crate::engine::ServerConfig::mask_error_details`]).
+    pub mask_error_details: bool,
 }
 
 impl Default for TaskOptions {
@@ -45,6 +48,7 @@ impl Default for TaskOptions {
             max_tasks: 10_000,
             cancel_grace: Duration::from_secs(10),
             store: None,
+            mask_error_details: false,
         }
     }
 }
@@ -119,6 +123,11 @@ fn drive(fut: impl std::future::Future<Output = ()> + Send + 'static) {
 }
 
 impl TaskRuntime {
+    /// Whether what the tasks' handlers' unexpected failures say is hidden from clients.
+    pub fn masks_errors(&self) -> bool {
+        self.options.mask_error_details
+    }
+
     /// A runtime with these options, telling the sessions of `registry` what changes.
     pub fn new(options: TaskOptions, registry: Arc<crate::catalogue::Registry>) -> Arc<Self> {
         let store = options.store.clone().unwrap_or_else(|| Arc::new(MemoryTaskStore::new(options.max_tasks)));

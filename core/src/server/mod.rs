@@ -27,7 +27,7 @@ use crate::engine::ServerConfig;
 use crate::error::{Error, Result};
 use crate::jsonrpc::RpcError;
 use crate::protocol::*;
-use crate::runtime::{Handlers, Runtime, Serves, ToolFn};
+use crate::runtime::{Handlers, Runtime, Serves, ToolAnswer, ToolFn};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::future::Future;
@@ -37,6 +37,20 @@ use std::sync::Arc;
 pub trait IntoToolResult {
     /// Converts into a tool result, or a JSON-RPC error.
     fn into_tool_result(self) -> std::result::Result<CallToolResult, RpcError>;
+
+    /// [`IntoToolResult::into_tool_result`], telling apart an error the handler did not mean
+    /// the client to read (an `Err` other than [`Error::Rpc`]), which the server may mask
+    /// ([`Server::mask_error_details`]).
+    #[doc(hidden)]
+    fn into_tool_answer(self) -> ToolAnswer
+    where
+        Self: Sized,
+    {
+        match self.into_tool_result() {
+            Ok(r) => ToolAnswer::Result(r),
+            Err(e) => ToolAnswer::Error(e),
+        }
+    }
 }
 
 impl IntoToolResult for CallToolResult {
@@ -78,6 +92,17 @@ impl<T: IntoToolResult, E: Into<Error>> IntoToolResult for std::result::Result<T
             Err(e) => match e.into() {
                 Error::Rpc(rpc) => Err(rpc),
                 other => Ok(CallToolResult::error(other.to_string())),
+            },
+        }
+    }
+
+    fn into_tool_answer(self) -> ToolAnswer {
+        match self {
+            Ok(t) => t.into_tool_answer(),
+            Err(e) => match e.into() {
+                Error::Rpc(rpc) => ToolAnswer::Error(rpc),
+                // Masked when the server masks error details.
+                other => ToolAnswer::Failed(other.to_string()),
             },
         }
     }
@@ -161,7 +186,7 @@ impl Server {
         let name = tool.name.clone();
         let f: ToolFn = Arc::new(move |args, ctx| {
             let fut = handler(args, ctx);
-            Box::pin(async move { fut.await.into_tool_result() })
+            Box::pin(async move { fut.await.into_tool_answer() })
         });
         self.handlers().tools.insert(name.clone(), f);
         self.rt.config_write().tools = true;
@@ -537,6 +562,17 @@ impl Server {
     /// Drops the server's visibility rules: every component visible again.
     pub fn reset_visibility(&self) {
         self.rt.registry().reset_visibility();
+    }
+
+    /// Hides what unexpected failures say (FastMCP's `mask_error_details`): a tool whose
+    /// handler returns an `Err` other than [`Error::Rpc`] answers `Error calling tool "name"`,
+    /// a resource, prompt, completion or method of your own a -32603 of the same kind, and
+    /// a panic `handler failed`; the failure goes to the log (target `hypermcp::errors`).
+    /// `Error::Rpc` and results you make with `CallToolResult::error` pass unchanged.
+    pub fn mask_error_details(self, mask: bool) -> Self {
+        self.rt.handlers().set_mask(mask);
+        self.rt.config_write().mask_error_details = mask;
+        self
     }
 
     /// Adds a middleware at the end of the chain: it runs inside the ones added before, around

@@ -7,7 +7,7 @@
 use crate::engine::{Event, InputAnswer, KeyMap, Outcome, RequestKey, ServerSession};
 use crate::error::Result;
 use crate::jsonrpc::RpcError;
-use crate::runtime::{panic_message, ready, Answer, CancelState, Command, Context, Invoke, PeerInfo, Runtime, Sink};
+use crate::runtime::{panicked_masked, ready, Answer, CancelState, Command, Context, Invoke, PeerInfo, Runtime, Sink};
 use futures_util::future::{AbortHandle, Abortable, BoxFuture};
 use futures_util::stream::FuturesUnordered;
 use futures_util::{FutureExt, StreamExt};
@@ -59,13 +59,12 @@ where
                     }
                     let cancel = Arc::new(CancelState::default());
                     let key = inv.key;
+                    let mask = server.handlers().masks();
                     let ctx = Context::new(&inv, Sink::Channel(tx.clone()), peer_info.clone(), cancel.clone());
                     // A handler may panic before it returns its future, too.
                     let mut fut = match std::panic::catch_unwind(AssertUnwindSafe(|| server.invoke(inv, ctx))) {
                         Ok(fut) => fut,
-                        Err(p) => {
-                            ready(Outcome::Error(RpcError::internal(format!("handler panicked: {}", panic_message(p)))))
-                        }
+                        Err(p) => ready(panicked_masked(p, mask)),
                     };
                     // Most handlers finish without waiting: poll once here, with this task's
                     // waker, and answer at once. Only a handler that waits is kept (and can be
@@ -82,8 +81,7 @@ where
                             continue;
                         }
                         Err(p) => {
-                            let msg = format!("handler panicked: {}", panic_message(p));
-                            session.complete(key, Outcome::Error(RpcError::internal(msg)));
+                            session.complete(key, panicked_masked(p, mask));
                             continue;
                         }
                     }
@@ -94,10 +92,7 @@ where
                         let outcome = match r {
                             Err(_aborted) => None,
                             Ok(Ok(o)) => Some(o),
-                            Ok(Err(p)) => Some(Outcome::Error(RpcError::internal(format!(
-                                "handler panicked: {}",
-                                panic_message(p)
-                            )))),
+                            Ok(Err(p)) => Some(panicked_masked(p, mask)),
                         };
                         (key, outcome)
                     })));

@@ -185,3 +185,47 @@ fn the_options_the_bindings_hand_over_are_checked() {
     assert!(from_config("timing", &json!(null)).is_ok());
     assert!(err("caching", json!({})).contains("no built-in middleware is called \"caching\""));
 }
+
+#[tokio::test]
+async fn mask_error_details_hides_unexpected_failures_and_lets_meant_ones_pass() {
+    use hypermcp::{ReadResourceResult, Resource, RpcError};
+    bounded(async {
+        for mask in [true, false] {
+            let server = Server::new("masked", "1.0")
+                .mask_error_details(mask)
+                .tool(Tool::new("book"), |_a, _c| async move {
+                    Err::<String, _>(hypermcp::Error::msg("db password is hunter2"))
+                })
+                .tool(Tool::new("full"), |_a, _c| async move { CallToolResult::error("no seats left") })
+                .tool(Tool::new("refused"), |_a, _c| async move {
+                    Err::<String, _>(hypermcp::Error::Rpc(RpcError::new(-32001, "not for you")))
+                })
+                .tool(Tool::new("crash"), |_a, _c| async move {
+                    if true {
+                        panic!("secret state");
+                    }
+                    "unreachable"
+                })
+                .resource(Resource::new("data://secret", "secret"), |_r, _c| async move {
+                    Err::<ReadResourceResult, _>(hypermcp::Error::msg("internal key"))
+                });
+            let client = Client::in_memory(&server, ClientOptions::new("t", "1")).await.unwrap();
+            let r = client.call_tool("book", json!({})).await.unwrap();
+            assert_eq!(r.is_error, Some(true));
+            let want = if mask { "Error calling tool \"book\"" } else { "db password is hunter2" };
+            assert_eq!(r.content[0].as_text(), Some(want));
+            assert_eq!(client.call_tool("full", json!({})).await.unwrap().content[0].as_text(), Some("no seats left"));
+            let e = client.call_tool("refused", json!({})).await.unwrap_err();
+            assert_eq!((e.code(), e.rpc().unwrap().message.as_str()), (-32001, "not for you"));
+            let e = client.call_tool("crash", json!({})).await.unwrap_err();
+            assert_eq!(e.to_string().contains("secret state"), !mask, "{e}");
+            let e = client.read_resource("data://secret").await.unwrap_err();
+            assert_eq!(e.to_string().contains("internal key"), !mask, "{e}");
+            if mask {
+                assert!(e.to_string().contains("Error reading resource \"data://secret\""), "{e}");
+            }
+            client.close().await.unwrap();
+        }
+    })
+    .await;
+}

@@ -10,19 +10,22 @@
 //!   session, client), formatted here and handed to the host's logger in batches.
 //!
 //! The bindings build them from a JSON configuration ([`from_config`]) so that the options
-//! and their checks are written once. They run where the server's Rust middleware runs:
-//! around the host's chain, outermost in the order they were added.
+//! and their checks are written once. Wherever they are added, they run at the edge of the
+//! server's code ([`Builtins`]): a call is admitted before any middleware of the server's
+//! own sees it, and timed and logged around all of it, in every language (no future or
+//! frame of a chain per built-in).
 
 mod observe;
 mod rate_limit;
 
-pub(crate) use observe::{Line, Timer};
+use observe::{Line, Timer};
 pub use observe::{Logging, Timing};
 pub use rate_limit::RateLimiting;
 
 use super::middleware::Middleware;
+use crate::engine::{Origin, Outcome, Request};
 use serde_json::Value;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 /// The wall clock a built-in reads, in milliseconds since the epoch (injectable: tests hand
 /// a clock of their own).
@@ -77,6 +80,108 @@ pub fn parse(kind: &str, config: &Value) -> Result<Builtin, String> {
         "logging" => Builtin::Logging(Logging::from_options(&opts)?),
         _ => return Err(format!("no built-in middleware is called {kind:?}: rate_limiting, timing or logging")),
     })
+}
+
+/// The built-ins of one server, in the order they were added, run at the edge of its code:
+/// the runtime's invocation path for a Rust server, the host session for Python and Node.
+#[derive(Debug, Default)]
+pub struct Builtins {
+    links: RwLock<Arc<Vec<Builtin>>>,
+}
+
+impl Builtins {
+    /// Adds one after the others.
+    pub fn add(&self, link: Builtin) {
+        let mut links = self.links.write().unwrap_or_else(|e| e.into_inner());
+        let mut more = Vec::clone(&links);
+        more.push(link);
+        *links = Arc::new(more);
+    }
+
+    /// The built-ins now.
+    pub fn snapshot(&self) -> Arc<Vec<Builtin>> {
+        self.links.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.links.read().unwrap_or_else(|e| e.into_inner()).is_empty()
+    }
+}
+
+/// Whether `request` reaches a server's code (what the built-ins see: calls, reads, prompts,
+/// completions, lists that pass middleware, methods of the server's own).
+pub(crate) fn reaches_user_code(request: &Request) -> bool {
+    matches!(
+        request,
+        Request::CallTool { .. }
+            | Request::ReadResource { .. }
+            | Request::GetPrompt { .. }
+            | Request::Complete(_)
+            | Request::Custom { .. }
+            | Request::List { .. }
+    )
+}
+
+/// Whether every rate limit among `links` answers at once (buckets in this process).
+pub(crate) fn all_local(links: &[Builtin]) -> bool {
+    links.iter().all(|l| !matches!(l, Builtin::RateLimiting(r) if !r.is_local()))
+}
+
+/// The rate limits among `links`, in order.
+pub(crate) fn limits(links: &[Builtin]) -> impl Iterator<Item = &RateLimiting> {
+    links.iter().filter_map(|l| match l {
+        Builtin::RateLimiting(r) => Some(&**r),
+        _ => None,
+    })
+}
+
+/// What `links` note of a call from its start: its timer and its log line (`client` names
+/// the client, asked only when a line is said).
+pub(crate) fn begin(
+    links: &[Builtin],
+    request: &Request,
+    origin: Option<&Origin>,
+    client: impl FnOnce() -> Option<String>,
+) -> Noted {
+    let mut noted = Noted::default();
+    let mut client = Some(client);
+    for link in links {
+        match link {
+            Builtin::Timing(_) if noted.timer.is_none() => noted.timer = Some(Timer::start(request)),
+            Builtin::Logging(l) if noted.line.is_none() => {
+                if let Some(client) = client.take() {
+                    noted.line = l.start(request, origin, client);
+                }
+            }
+            _ => {}
+        }
+    }
+    noted
+}
+
+/// What the built-ins note of one call until it ends.
+#[derive(Debug, Default)]
+pub(crate) struct Noted {
+    timer: Option<Timer>,
+    line: Option<Line>,
+}
+
+impl Noted {
+    /// Whether nothing is noted (no timing, no line to say).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.timer.is_none() && self.line.is_none()
+    }
+
+    /// The call ended with `outcome`.
+    pub(crate) fn end(self, outcome: &Outcome) {
+        if let Some(t) = self.timer {
+            t.stop();
+        }
+        if let Some(l) = self.line {
+            l.emit(outcome);
+        }
+    }
 }
 
 /// The options of one built-in, read with the checks and messages they all share.

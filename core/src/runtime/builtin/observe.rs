@@ -12,8 +12,8 @@ use tracing::Level;
 /// Duration histograms per method and per tool (`hypermcp_request_duration_seconds`,
 /// `hypermcp_tool_duration_seconds`), on the Prometheus endpoint
 /// ([`HttpOptions::metrics_path`](crate::http::HttpOptions::metrics_path)) and in
-/// [`crate::metrics::prometheus`]. It times what runs inside it: the middleware added after
-/// it and the handler.
+/// [`crate::metrics::prometheus`]. It times all of a call: the server's middleware and the
+/// handler.
 ///
 /// ```
 /// let server = hypermcp::Server::new("timed", "1.0").middleware(hypermcp::middleware::Timing::new());
@@ -36,6 +36,10 @@ impl Timing {
 impl Middleware for Timing {
     fn hooks(&self) -> Hooks {
         Hooks::MESSAGE
+    }
+
+    fn builtin(&self) -> Option<super::Builtin> {
+        Some(super::Builtin::Timing(self.clone()))
     }
 
     fn on_message<'a>(&'a self, cx: MiddlewareContext, next: Next<'a>) -> BoxFuture<'a, Outcome> {
@@ -283,6 +287,10 @@ impl Line {
 impl Middleware for Logging {
     fn hooks(&self) -> Hooks {
         Hooks::MESSAGE
+    }
+
+    fn builtin(&self) -> Option<super::Builtin> {
+        Some(super::Builtin::Logging(self.clone()))
     }
 
     fn on_message<'a>(&'a self, cx: MiddlewareContext, next: Next<'a>) -> BoxFuture<'a, Outcome> {

@@ -28,6 +28,7 @@ use std::sync::Arc;
 /// let server = hypermcp::Server::new("api", "1.0")
 ///     .middleware(RateLimiting::new(10.0).burst_capacity(20.0).tool("search", 1.0, 2.0));
 /// ```
+#[derive(Clone)]
 pub struct RateLimiting {
     bucket: Bucket,
     global: bool,
@@ -220,6 +221,10 @@ fn refused(wait_ms: u64, what: &str) -> Outcome {
 impl Middleware for RateLimiting {
     fn hooks(&self) -> Hooks {
         Hooks::REQUEST
+    }
+
+    fn builtin(&self) -> Option<super::Builtin> {
+        Some(super::Builtin::RateLimiting(Arc::new(self.clone())))
     }
 
     fn on_request<'a>(&'a self, cx: MiddlewareContext, next: Next<'a>) -> BoxFuture<'a, Outcome> {

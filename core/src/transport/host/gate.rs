@@ -8,25 +8,19 @@
 //! the HTTP server's queue), or is answered with the refusal there.
 
 use super::tasks::Caller;
-use crate::engine::{Event, Invocation, Outcome, Request, RequestKey};
-use crate::runtime::builtin::{self, Builtin, Line, Timer};
+use crate::engine::{Event, Outcome, RequestKey};
+use crate::runtime::builtin::{self, Builtins, Noted};
 use serde_json::Value;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex};
 
 /// The built-in middleware of one host server, shared by its sessions (see the module docs).
 #[derive(Debug, Default)]
 pub struct HostMiddleware {
-    links: RwLock<Arc<Vec<Builtin>>>,
+    links: Builtins,
     /// The calls the host is running that are timed or logged, by (session, key) (shared
     /// with the admissions that finish on the I/O runtime).
-    running: Arc<Mutex<HashMap<(u64, u64), Running>>>,
-}
-
-#[derive(Debug)]
-struct Running {
-    timer: Option<Timer>,
-    line: Option<Line>,
+    running: Arc<Mutex<HashMap<(u64, u64), Noted>>>,
 }
 
 /// What a session hands the gate for a call that is admitted later: how the call reaches the
@@ -47,20 +41,21 @@ impl HostMiddleware {
     }
 
     /// Adds built-in `kind` (`rate_limiting`, `timing`, `logging`) with its options (JSON,
-    /// camelCase); it runs inside those added before. Fails with a message naming the
-    /// option that is wrong.
+    /// camelCase), after those added before. Fails with a message naming the option that
+    /// is wrong.
     pub fn add(&self, kind: &str, config: &Value) -> Result<(), String> {
-        let link = builtin::parse(kind, config)?;
-        let mut links = self.links.write().unwrap_or_else(|e| e.into_inner());
-        let mut more = Vec::clone(&links);
-        more.push(link);
-        *links = Arc::new(more);
+        self.links.add(builtin::parse(kind, config)?);
         Ok(())
     }
 
     /// The calls being timed or logged now.
     pub fn running(&self) -> usize {
         lock(&self.running).len()
+    }
+
+    /// Whether any link is defined (sessions of a server without skip the gate).
+    pub fn is_empty(&self) -> bool {
+        self.links.is_empty()
     }
 
     /// What the gate does with an event of `session` before the host sees it: a call that
@@ -80,31 +75,36 @@ impl HostMiddleware {
             }
             return Some(ev);
         };
-        if !reaches_user_code(&inv.request) {
+        if !builtin::reaches_user_code(&inv.request) {
             return Some(Event::Invoke(inv));
         }
-        let links = self.links.read().unwrap_or_else(|e| e.into_inner()).clone();
-        if links.iter().all(|l| !matches!(l, Builtin::RateLimiting(r) if !r.is_local())) {
-            for limit in limits(&links) {
+        let links = self.links.snapshot();
+        let local = builtin::all_local(&links);
+        if local {
+            for limit in builtin::limits(&links) {
                 let admitted = futures_util::FutureExt::now_or_never(limit.admit(&inv.request, inv.origin.as_deref()));
                 if let Some(Some(refused)) = admitted {
                     caller.complete(inv.key, refused);
                     return None;
                 }
             }
-            self.begin(session, &inv, &links, caller);
+        }
+        // Timed from its arrival; the client's name is read now, on the session's thread.
+        let noted = builtin::begin(&links, &inv.request, inv.origin.as_deref(), || {
+            let client = inv.context.as_ref().and_then(|c| c.client_info.as_deref().cloned());
+            client.or_else(|| caller.client_info()).map(|c| format!("{}/{}", c.name, c.version))
+        });
+        if !noted.is_empty() {
+            lock(&self.running).insert((session, inv.key.0), noted);
+        }
+        if local {
             return Some(Event::Invoke(inv));
         }
-        let Some(deferred) = later() else {
-            // A session that cannot be answered later (no waker): let the call through.
-            self.begin(session, &inv, &links, caller);
-            return Some(Event::Invoke(inv));
-        };
-        // Timed from its arrival; the client name is read now, on the session's thread.
-        self.begin(session, &inv, &links, caller);
+        // A session that cannot be answered later (no waker): the call goes through.
+        let Some(deferred) = later() else { return Some(Event::Invoke(inv)) };
         let running = Arc::downgrade(&self.running);
         super::runtime::io_runtime().spawn(async move {
-            for limit in limits(&links) {
+            for limit in builtin::limits(&links) {
                 if let Some(refused) = limit.admit(&inv.request, inv.origin.as_deref()).await {
                     // Refused: no line or timing of a call the host never ran.
                     if let Some(r) = running.upgrade() {
@@ -119,35 +119,12 @@ impl HostMiddleware {
         None
     }
 
-    fn begin(&self, session: u64, inv: &Invocation, links: &[Builtin], caller: &dyn Caller) {
-        let mut timer = None;
-        let mut line = None;
-        for link in links {
-            match link {
-                Builtin::Timing(_) if timer.is_none() => timer = Some(Timer::start(&inv.request)),
-                Builtin::Logging(l) if line.is_none() => {
-                    line = l.start(&inv.request, inv.origin.as_deref(), || {
-                        let client = inv.context.as_ref().and_then(|c| c.client_info.as_deref().cloned());
-                        client.or_else(|| caller.client_info()).map(|c| format!("{}/{}", c.name, c.version))
-                    });
-                }
-                _ => {}
-            }
-        }
-        if timer.is_some() || line.is_some() {
-            lock(&self.running).insert((session, inv.key.0), Running { timer, line });
-        }
-    }
-
     /// Call `key` of `session` ended with `outcome` (the host's, or the engine's for a call
     /// cancelled meanwhile): its timing and line end.
     pub(crate) fn finished(&self, session: u64, key: RequestKey, outcome: &Outcome) {
-        let Some(r) = lock(&self.running).remove(&(session, key.0)) else { return };
-        if let Some(t) = r.timer {
-            t.stop();
-        }
-        if let Some(l) = r.line {
-            l.emit(outcome);
+        let noted = lock(&self.running).remove(&(session, key.0));
+        if let Some(noted) = noted {
+            noted.end(outcome);
         }
     }
 
@@ -155,31 +132,4 @@ impl HostMiddleware {
     pub(crate) fn session_ended(&self, session: u64) {
         lock(&self.running).retain(|(s, _), _| *s != session);
     }
-
-    /// Whether any link is defined (sessions of a server without skip the gate).
-    pub fn is_empty(&self) -> bool {
-        self.links.read().unwrap_or_else(|e| e.into_inner()).is_empty()
-    }
-}
-
-/// The rate limits among `links`, in order.
-fn limits(links: &[Builtin]) -> impl Iterator<Item = &builtin::RateLimiting> {
-    links.iter().filter_map(|l| match l {
-        Builtin::RateLimiting(r) => Some(&**r),
-        _ => None,
-    })
-}
-
-/// The requests that reach a host's handlers (the others the engine or the task runtime
-/// answers).
-fn reaches_user_code(request: &Request) -> bool {
-    matches!(
-        request,
-        Request::CallTool { .. }
-            | Request::ReadResource { .. }
-            | Request::GetPrompt { .. }
-            | Request::Complete(_)
-            | Request::Custom { .. }
-            | Request::List { .. }
-    )
 }

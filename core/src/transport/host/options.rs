@@ -106,6 +106,9 @@ pub struct ServerOptions {
     /// Name the server in every 2026-07-28 result's `_meta`. Default true.
     #[serde(alias = "identifyInResults")]
     pub identify_in_results: Option<bool>,
+    /// Hide what unexpected handler failures say (see [`ServerConfig::mask_error_details`]).
+    #[serde(alias = "maskErrorDetails")]
+    pub mask_error_details: bool,
     /// Extensions the server supports: `{identifier: settings}` (`{}`: no settings).
     pub extensions: Option<Map<String, Value>>,
     /// The server runs tasks (declares `io.modelcontextprotocol/tasks`, and serves them at
@@ -173,6 +176,7 @@ impl ServerOptions {
         if let Some(b) = self.identify_in_results {
             cfg.identify_in_results = b;
         }
+        cfg.mask_error_details = self.mask_error_details;
         Ok(cfg)
     }
 }
@@ -198,6 +202,8 @@ struct TaskSettings {
     max_tasks: Option<usize>,
     #[serde(alias = "cancelGrace", deserialize_with = "some_duration")]
     cancel_grace: Option<Duration>,
+    #[serde(alias = "maskErrorDetails")]
+    mask_error_details: bool,
 }
 
 /// Task options from what a binding sends: `ttl`, `poll_interval`, `max_tasks`,
@@ -223,6 +229,7 @@ pub fn task_options(value: Value, unit: TimeUnit) -> Result<crate::runtime::task
     if let Some(d) = t.cancel_grace {
         o.cancel_grace = d;
     }
+    o.mask_error_details = t.mask_error_details;
     Ok(o)
 }
 

@@ -415,6 +415,28 @@ impl HostSession {
         Ok(())
     }
 
+    /// Completes a call whose handler failed unexpectedly (an exception the host did not
+    /// mean the client to read): `kind` is `tool`, `resource`, `prompt`, `completion`,
+    /// `method` or `list`, `name` what it names, `error` the failure's message, `detail` its
+    /// traceback. The engine answers as the server's `mask_error_details` says (see
+    /// [`crate::engine::failure`]).
+    pub fn complete_failure(
+        &mut self,
+        key: RequestKey,
+        kind: &str,
+        name: &str,
+        error: &str,
+        detail: Option<&str>,
+    ) -> Result<(), String> {
+        let what = crate::engine::Failed::parse(kind, name)?;
+        let mask = match &self.place {
+            Place::Tasks(t) => t.runtime().masks_errors(),
+            _ => self.look(|s| s.masks_errors()).unwrap_or(false),
+        };
+        self.complete(key, crate::engine::failure(what, error, detail, mask));
+        Ok(())
+    }
+
     /// Turns call `key` into a task (its handler decided to, `ctx.start_task()`): the call
     /// is answered with the task; the handler goes on as the task's, under the returned key
     /// of the task session. `None` when the call cannot become a task (its tool is not in

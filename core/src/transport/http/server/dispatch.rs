@@ -4,7 +4,7 @@
 
 use super::session::{Dispatcher, Session};
 use crate::engine::{Event, RequestKey};
-use crate::runtime::{panicked, ready, CancelState, Context, Invoke, Runtime, Sink};
+use crate::runtime::{panicked_masked, ready, CancelState, Context, Invoke, Runtime, Sink};
 use futures_util::future::{AbortHandle, Abortable};
 use futures_util::FutureExt;
 use std::panic::AssertUnwindSafe;
@@ -30,6 +30,8 @@ impl Dispatcher for RustDispatcher {
             match ev {
                 Event::Invoke(inv) => {
                     let key = inv.key;
+                    let mask = self.server.handlers().masks();
+                    let panicked = move |p| panicked_masked(p, mask);
                     let cancel = Arc::new(CancelState::default());
                     let ctx = Context::new(
                         &inv,
