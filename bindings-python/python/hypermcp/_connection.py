@@ -14,7 +14,9 @@ import types
 from collections.abc import Awaitable, Callable, Coroutine, Generator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from . import _core, _trace
+# Imported once here, not in each call that passes middleware (an import statement in a
+# function costs a lookup of the package a call).
+from . import _core, _trace, middleware
 from ._events import (
     COMPLETE_PARAMS,
     CONTEXT,
@@ -47,9 +49,9 @@ from ._records import wrap
 from .content import CallToolResult, Content, content_dict
 from .context import Context, InputRequired
 from .errors import McpError, ToolError
+from .middleware import CUSTOM, LIST_METHODS, CallToolMessage, CustomMethodMessage, ListMessage, MiddlewareContext
 
 if TYPE_CHECKING:
-    from . import middleware
     from .server import Server
 
 
@@ -252,7 +254,6 @@ class ServerConnection:
         chain = self.server._chain
         entry = chain.hooks("tools/call") if chain is not None else None
         if entry is not None:
-            from .middleware import CallToolMessage, MiddlewareContext
 
             def call(c: MiddlewareContext) -> Awaitable[Any]:
                 ctx = c.ctx if handler.context_param is not None else None
@@ -496,7 +497,6 @@ class ServerConnection:
     def _list(self, ev: tuple[Any, ...]) -> None:
         key, which, items = ev[KEY], ev[LIST_NAME], ev[LIST_ITEMS]
         chain = self.server._chain
-        from .middleware import LIST_METHODS, ListMessage, MiddlewareContext
 
         method = LIST_METHODS[which]
         entry = chain.hooks(method) if chain is not None else None
@@ -539,11 +539,8 @@ class ServerConnection:
         chain = self.server._chain
         entry = None
         if chain is not None:
-            from .middleware import CUSTOM
-
             entry = chain.hooks(CUSTOM)
         if entry is not None:
-            from .middleware import CustomMethodMessage, MiddlewareContext
 
             def call(c: MiddlewareContext) -> Awaitable[Any]:
                 return _call(handler, args_of(c.message.params, c.ctx if handler.context_param else None))
@@ -588,8 +585,6 @@ class ServerConnection:
         ev: tuple[Any, ...],
         done: Callable[..., None],
     ) -> None:
-        from . import middleware
-
         message: Any
         if kind == "resource":
             message = middleware.ReadResourceMessage(ev[RESOURCE_URI])
