@@ -13,7 +13,7 @@ const content = require('./content.cjs');
 const nativeModule = require('./native.cjs');
 const { setLogger, metrics, metricsText } = require('./ops.cjs');
 const { TraceContext } = require('./trace.cjs');
-const { BuiltinMiddleware, RateLimitingMiddleware, TimingMiddleware, LoggingMiddleware } = require('./middleware.cjs');
+const { BuiltinMiddleware, RateLimitingMiddleware, ResponseCachingMiddleware, TimingMiddleware, LoggingMiddleware } = require('./middleware.cjs');
 
 module.exports = {
   Server,
@@ -32,6 +32,7 @@ module.exports = {
   ...content,
   BuiltinMiddleware,
   RateLimitingMiddleware,
+  ResponseCachingMiddleware,
   TimingMiddleware,
   LoggingMiddleware,
   setLogger,

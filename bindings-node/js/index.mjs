@@ -59,6 +59,7 @@ export const {
   isContent,
   BuiltinMiddleware,
   RateLimitingMiddleware,
+  ResponseCachingMiddleware,
   TimingMiddleware,
   LoggingMiddleware,
   setLogger,

@@ -184,6 +184,21 @@ class RateLimitingMiddleware extends BuiltinMiddleware {
   }
 }
 
+/**
+ * Keeps successful tool results and resource contents for `ttl` ms (FastMCP's
+ * `ResponseCachingMiddleware`), keyed by the tool's name and arguments (or the URI) and the
+ * caller's token subject: a call met again within `ttl` is answered from the cache and
+ * never reaches JavaScript. `tools` / `excludedTools` choose the tools, `resources: false`
+ * keeps no resource contents. A tool's results are forgotten when the tool list changes, a
+ * resource's when it is updated or the resource list changes.
+ */
+class ResponseCachingMiddleware extends BuiltinMiddleware {
+  /** @param {import('./types/server').ResponseCachingOptions} [options] */
+  constructor(options = {}) {
+    super('response_caching', { ttl: 60_000, ...options });
+  }
+}
+
 /** Duration histograms per method and per tool (`hypermcp_request_duration_seconds`,
  * `hypermcp_tool_duration_seconds`) in `metricsText()` and on `metricsPath`. */
 class TimingMiddleware extends BuiltinMiddleware {
@@ -219,6 +234,7 @@ module.exports = {
   LIST_METHODS,
   BuiltinMiddleware,
   RateLimitingMiddleware,
+  ResponseCachingMiddleware,
   TimingMiddleware,
   LoggingMiddleware,
 };

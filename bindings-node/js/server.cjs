@@ -223,7 +223,7 @@ class Server {
    */
   _addBuiltin(middleware) {
     const first = this._builtins === null;
-    if (this._builtins === null) this._builtins = new this._native.BuiltinMiddleware();
+    if (this._builtins === null) this._builtins = new this._native.BuiltinMiddleware(this._registry);
     this._builtins.add(middleware._kind, JSON.stringify(middleware._options));
     if (!first) return;
     for (const conn of this._connections) conn.session.setMiddleware(this._builtins);

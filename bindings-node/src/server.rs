@@ -726,17 +726,12 @@ pub struct BuiltinMiddleware {
     pub(crate) inner: Arc<HostMiddleware>,
 }
 
-impl Default for BuiltinMiddleware {
-    fn default() -> Self {
-        BuiltinMiddleware { inner: HostMiddleware::new() }
-    }
-}
-
 #[napi]
 impl BuiltinMiddleware {
+    /// The built-ins of the server of `registry` (none: only to check options).
     #[napi(constructor)]
-    pub fn new() -> Self {
-        Self::default()
+    pub fn new(registry: Option<&Registry>) -> Self {
+        BuiltinMiddleware { inner: HostMiddleware::new(registry.map(|r| r.inner.clone())) }
     }
 
     /// Adds built-in `kind` (`rate_limiting`, `timing`, `logging`) with its options (JSON

@@ -641,9 +641,11 @@ pub struct BuiltinMiddleware {
 
 #[pymethods]
 impl BuiltinMiddleware {
+    /// The built-ins of the server of `registry` (None: only to check options).
     #[new]
-    fn new() -> Self {
-        BuiltinMiddleware { inner: HostMiddleware::new() }
+    #[pyo3(signature = (registry=None))]
+    fn new(registry: Option<&Registry>) -> Self {
+        BuiltinMiddleware { inner: HostMiddleware::new(registry.map(|r| r.inner.clone())) }
     }
 
     /// Adds built-in `kind` (`rate_limiting`, `timing`, `logging`) with its options (camelCase

@@ -186,3 +186,30 @@ for (const mode of ['modern', 'legacy']) {
     assert.ok(logged.some((l) => l.includes('internal key')), logged.join('\n'));
   });
 }
+
+test('the cache answers again until a change and never reaches JavaScript', async () => {
+  const { ResponseCachingMiddleware } = await import('hypermcp');
+  const calls = [];
+  const server = new Server({ name: 'cached', version: '1.0.0', middleware: [new ResponseCachingMiddleware({ ttl: 60_000, excludedTools: ['fresh'] })] });
+  server.tool('count', { inputSchema: { type: 'object', properties: { a: { type: 'number' } } } }, () => (calls.push('count'), String(calls.length)));
+  server.tool('fresh', () => (calls.push('fresh'), 'fresh'));
+  server.resource('data://n', { name: 'n' }, () => (calls.push('n'), String(calls.length)));
+  const client = await within(Client.inMemory(server));
+  try {
+    const first = (await client.callTool('count', { a: 1 })).content[0].text;
+    assert.equal((await client.callTool('count', { a: 1 })).content[0].text, first);
+    assert.notEqual((await client.callTool('count', { a: 2 })).content[0].text, first);
+    await client.callTool('fresh');
+    await client.callTool('fresh');
+    assert.equal(calls.filter((c) => c === 'fresh').length, 2);
+    assert.equal(calls.filter((c) => c === 'count').length, 2);
+    server.tool('new', () => 'x');
+    assert.notEqual((await client.callTool('count', { a: 1 })).content[0].text, first);
+    const r1 = JSON.stringify(await client.readResource('data://n'));
+    assert.equal(JSON.stringify(await client.readResource('data://n')), r1);
+    server.notifyResourceUpdated('data://n');
+    assert.notEqual(JSON.stringify(await client.readResource('data://n')), r1);
+  } finally {
+    await client.close();
+  }
+});

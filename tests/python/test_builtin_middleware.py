@@ -245,3 +245,67 @@ def test_without_masking_the_exception_text_reaches_the_client() -> None:
             assert r.is_error and r.text == "db is down"
 
     run(main())
+
+
+@pytest.mark.parametrize("protocol_version", [None, "2025-11-25"], ids=["modern", "legacy"])
+def test_the_cache_answers_again_until_a_change_and_never_reaches_python(protocol_version: str | None) -> None:
+    from hypermcp.middleware import ResponseCachingMiddleware
+
+    calls: list[str] = []
+    server = Server("cached", middleware=[ResponseCachingMiddleware(ttl=60, excluded_tools=["fresh"])])
+
+    @server.tool()
+    def count(a: int) -> str:
+        calls.append("count")
+        return str(len(calls))
+
+    @server.tool()
+    def fresh() -> str:
+        calls.append("fresh")
+        return "fresh"
+
+    @server.resource("data://n")
+    def n() -> str:
+        calls.append("n")
+        return str(len(calls))
+
+    async def main() -> None:
+        async with Client(server, protocol_version=protocol_version) as client:
+            first = (await within(client.call_tool("count", {"a": 1}))).text
+            assert (await within(client.call_tool("count", {"a": 1}))).text == first
+            assert (await within(client.call_tool("count", {"a": 2}))).text != first
+            await within(client.call_tool("fresh"))
+            await within(client.call_tool("fresh"))
+            assert calls.count("fresh") == 2 and calls.count("count") == 2
+            # A change of the tool list forgets tool results.
+            server.add_tool(lambda: "x", name="new")
+            assert (await within(client.call_tool("count", {"a": 1}))).text != first
+            r1 = await within(client.read_resource("data://n"))
+            assert await within(client.read_resource("data://n")) == r1
+            server.notify_resource_updated("data://n")
+            assert await within(client.read_resource("data://n")) != r1
+
+    run(main())
+
+
+def test_the_cache_forgets_after_its_ttl() -> None:
+    from hypermcp.middleware import ResponseCachingMiddleware
+
+    calls: list[int] = []
+    server = Server("ttl", middleware=[ResponseCachingMiddleware(ttl=0.05)])
+
+    @server.tool()
+    def count() -> str:
+        calls.append(1)
+        return str(len(calls))
+
+    async def main() -> None:
+        async with Client(server) as client:
+            await within(client.call_tool("count"))
+            await within(client.call_tool("count"))
+            assert len(calls) == 1
+            await asyncio.sleep(0.08)
+            await within(client.call_tool("count"))
+            assert len(calls) == 2
+
+    run(main())

@@ -743,6 +743,28 @@ export declare class RateLimitingMiddleware extends BuiltinMiddleware {
   constructor(options?: RateLimitingOptions);
 }
 
+/** The options of `ResponseCachingMiddleware`. */
+export interface ResponseCachingOptions {
+  /** How long an answer is kept, in milliseconds (default 60,000). */
+  ttl?: number;
+  /** Only these tools' results. */
+  tools?: string[];
+  /** Never these tools' results. */
+  excludedTools?: string[];
+  /** Whether resource contents are kept too (default true). */
+  resources?: boolean;
+  /** Entries kept at most (default 10,000). */
+  maxEntries?: number;
+}
+
+/**
+ * Keeps successful tool results and resource contents for `ttl` ms, per caller (its token's
+ * subject); forgotten when the tool list changes or the resource is updated.
+ */
+export declare class ResponseCachingMiddleware extends BuiltinMiddleware {
+  constructor(options?: ResponseCachingOptions);
+}
+
 /** Duration histograms per method and per tool, in `metricsText()` and on `metricsPath`. */
 export declare class TimingMiddleware extends BuiltinMiddleware {
   constructor();

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 __all__ = [
     "LoggingMiddleware",
     "RateLimitingMiddleware",
+    "ResponseCachingMiddleware",
     "TimingMiddleware",
     "CallNext",
     "CompleteMessage",
@@ -283,6 +284,39 @@ class RateLimitingMiddleware(Builtin):
                 "globalLimit": global_limit,
                 "tools": per_tool,
                 "store": store,
+            }
+        )
+
+
+class ResponseCachingMiddleware(Builtin):
+    """Keeps successful tool results and resource contents for ``ttl`` seconds (FastMCP's
+    ``ResponseCachingMiddleware``), keyed by the tool's name and arguments (or the URI) and
+    the caller's token subject: a call met again within ``ttl`` is answered from the cache
+    and never reaches Python. ``tools`` limits it to those tools, ``excluded_tools`` leaves
+    those out, ``resources=False`` keeps no resource contents. Results with ``isError``,
+    errors and calls run as tasks are never kept. A tool's results are forgotten when the
+    tool list changes, a resource's contents when it is updated
+    (``server.notify_resource_updated``) or the resource list changes; at most
+    ``max_entries`` are kept, the oldest going first."""
+
+    _kind = "response_caching"
+
+    def __init__(
+        self,
+        ttl: float = 60.0,
+        *,
+        tools: list[str] | None = None,
+        excluded_tools: list[str] | None = None,
+        resources: bool = True,
+        max_entries: int = 10_000,
+    ) -> None:
+        super().__init__(
+            {
+                "ttl": ttl * 1000,
+                "tools": tools,
+                "excludedTools": excluded_tools,
+                "resources": resources,
+                "maxEntries": max_entries,
             }
         )
 

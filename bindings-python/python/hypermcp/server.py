@@ -188,7 +188,7 @@ class Server:
         # HTTP server, open or to come.
         first = self._builtins is None
         if self._builtins is None:
-            self._builtins = _core.BuiltinMiddleware()
+            self._builtins = _core.BuiltinMiddleware(self._registry)
         self._builtins.add(middleware._kind, middleware._options)  # pyright: ignore[reportPrivateUsage]
         if first:
             for conn in list(self._connections):

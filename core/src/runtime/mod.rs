@@ -88,7 +88,7 @@ impl Runtime {
     /// Adds a link at the end of the middleware chain (it runs inside those added before).
     pub(crate) fn add_middleware(&self, link: Arc<dyn Middleware>) {
         if let Some(b) = link.builtin() {
-            self.builtins.add(b);
+            self.builtins.add(b, Some(&self.registry));
             self.has_builtins.store(true, Ordering::Release);
             return;
         }
@@ -174,6 +174,12 @@ impl Runtime {
     }
 }
 
+/// What the built-ins `links` note of `inv` once admitted.
+fn begin(links: &[builtin::Builtin], inv: &Invocation, ctx: &Context) -> builtin::Noted {
+    let client = || ctx.client_info().map(|c| format!("{}/{}", c.name, c.version));
+    builtin::begin(links, &inv.request, inv.origin.as_deref(), inv.task.is_some(), client)
+}
+
 /// The chain (if any), then the task runtime and the handler table.
 fn inner(
     chain: Option<Arc<middleware::Chain>>,
@@ -197,14 +203,17 @@ impl Invoke for Runtime {
             return inner(chain, &self.path, inv, ctx);
         }
         let links = self.builtins.snapshot();
-        let client = || ctx.client_info().map(|c| format!("{}/{}", c.name, c.version));
-        let noted = builtin::begin(&links, &inv.request, inv.origin.as_deref(), client);
         if builtin::all_local(&links) {
             for limit in builtin::limits(&links) {
                 let admitted = futures_util::FutureExt::now_or_never(limit.admit(&inv.request, inv.origin.as_deref()));
                 if let Some(Some(refused)) = admitted {
                     return ready(refused);
                 }
+            }
+            let mut noted = begin(&links, &inv, &ctx);
+            if let Some(hit) = noted.take_hit() {
+                noted.end(&hit);
+                return ready(hit);
             }
             let fut = inner(chain, &self.path, inv, ctx);
             if noted.is_empty() {
@@ -223,6 +232,11 @@ impl Invoke for Runtime {
                 if let Some(refused) = limit.admit(&inv.request, inv.origin.as_deref()).await {
                     return refused;
                 }
+            }
+            let mut noted = begin(&links, &inv, &ctx);
+            if let Some(hit) = noted.take_hit() {
+                noted.end(&hit);
+                return hit;
             }
             let outcome = inner(chain, &path, inv, ctx).await;
             noted.end(&outcome);

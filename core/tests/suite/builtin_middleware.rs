@@ -229,3 +229,59 @@ async fn mask_error_details_hides_unexpected_failures_and_lets_meant_ones_pass()
     })
     .await;
 }
+
+#[tokio::test]
+async fn the_cache_answers_again_until_its_ttl_or_a_change_and_keeps_no_failure() {
+    use hypermcp::middleware::ResponseCaching;
+    use hypermcp::{ReadResourceResult, Resource};
+    bounded(async {
+        let (now, clock) = clock();
+        let calls = Arc::new(AtomicU64::new(0));
+        let (c1, c2, c3) = (calls.clone(), calls.clone(), calls.clone());
+        let server = Server::new("cached", "1.0")
+            .middleware(ResponseCaching::new(1_000).excluded_tools(["fresh"]).clock(clock))
+            .tool(Tool::new("count"), move |_a, _c| {
+                let n = c1.fetch_add(1, Ordering::SeqCst) + 1;
+                async move { CallToolResult::text(n.to_string()) }
+            })
+            .tool(Tool::new("fresh"), move |_a, _c| {
+                let n = c2.fetch_add(1, Ordering::SeqCst) + 1;
+                async move { CallToolResult::text(n.to_string()) }
+            })
+            .tool(Tool::new("fails"), |_a, _c| async move { CallToolResult::error("no") })
+            .resource(Resource::new("data://n", "n"), move |r, _c| {
+                let n = c3.fetch_add(1, Ordering::SeqCst) + 1;
+                async move { Ok(ReadResourceResult::text(r.uri, n.to_string(), None)) }
+            });
+        let client = Client::in_memory(&server, ClientOptions::new("t", "1")).await.unwrap();
+        let text = |r: CallToolResult| r.content[0].as_text().unwrap().to_string();
+        let first = text(client.call_tool("count", json!({"a": 1})).await.unwrap());
+        assert_eq!(text(client.call_tool("count", json!({"a": 1})).await.unwrap()), first, "answered from the cache");
+        assert_ne!(
+            text(client.call_tool("count", json!({"a": 2})).await.unwrap()),
+            first,
+            "other arguments, another entry"
+        );
+        let before = calls.load(Ordering::SeqCst);
+        client.call_tool("fresh", json!({})).await.unwrap();
+        client.call_tool("fresh", json!({})).await.unwrap();
+        client.call_tool("fails", json!({})).await.unwrap();
+        client.call_tool("fails", json!({})).await.unwrap();
+        assert_eq!(calls.load(Ordering::SeqCst), before + 2, "excluded tools run every time");
+        // The TTL, by the clock.
+        now.fetch_add(1_001, Ordering::Relaxed);
+        let after_ttl = text(client.call_tool("count", json!({"a": 1})).await.unwrap());
+        assert_ne!(after_ttl, first);
+        // A change of the tool list forgets tool results.
+        server.add_tool(Tool::new("new"), |_a, _c| async move { "x" }).unwrap();
+        assert_ne!(text(client.call_tool("count", json!({"a": 1})).await.unwrap()), after_ttl);
+        // Resources: kept until updated.
+        let read = |r: hypermcp::ReadResourceResult| format!("{:?}", r.contents);
+        let r1 = read(client.read_resource("data://n").await.unwrap());
+        assert_eq!(read(client.read_resource("data://n").await.unwrap()), r1);
+        server.notify_resource_updated("data://n");
+        assert_ne!(read(client.read_resource("data://n").await.unwrap()), r1);
+        client.close().await.unwrap();
+    })
+    .await;
+}

@@ -15,9 +15,12 @@
 //! own sees it, and timed and logged around all of it, in every language (no future or
 //! frame of a chain per built-in).
 
+mod cache;
 mod observe;
 mod rate_limit;
 
+use cache::CacheKey;
+pub use cache::ResponseCaching;
 use observe::{Line, Timer};
 pub use observe::{Logging, Timing};
 pub use rate_limit::RateLimiting;
@@ -45,6 +48,8 @@ pub enum Builtin {
     Timing(Timing),
     /// [`Logging`].
     Logging(Logging),
+    /// [`ResponseCaching`].
+    ResponseCaching(ResponseCaching),
 }
 
 impl Builtin {
@@ -54,11 +59,13 @@ impl Builtin {
             Builtin::RateLimiting(m) => m,
             Builtin::Timing(m) => Arc::new(m),
             Builtin::Logging(m) => Arc::new(m),
+            Builtin::ResponseCaching(m) => Arc::new(m),
         }
     }
 }
 
-/// The built-in middleware `kind` (`rate_limiting`, `timing`, `logging`) configured by
+/// The built-in middleware `kind` (`rate_limiting`, `timing`, `logging`,
+/// `response_caching`) configured by
 /// `config` (a JSON object of its options, in camelCase: see each type). Fails with a
 /// message naming the option that is wrong.
 pub fn from_config(kind: &str, config: &Value) -> Result<Arc<dyn Middleware>, String> {
@@ -78,7 +85,12 @@ pub fn parse(kind: &str, config: &Value) -> Result<Builtin, String> {
         "rate_limiting" => Builtin::RateLimiting(Arc::new(RateLimiting::from_options(&opts)?)),
         "timing" => Builtin::Timing(Timing::from_options(&opts)?),
         "logging" => Builtin::Logging(Logging::from_options(&opts)?),
-        _ => return Err(format!("no built-in middleware is called {kind:?}: rate_limiting, timing or logging")),
+        "response_caching" => Builtin::ResponseCaching(ResponseCaching::from_options(&opts)?),
+        _ => {
+            return Err(format!(
+                "no built-in middleware is called {kind:?}: rate_limiting, timing, logging or response_caching"
+            ))
+        }
     })
 }
 
@@ -90,8 +102,11 @@ pub struct Builtins {
 }
 
 impl Builtins {
-    /// Adds one after the others.
-    pub fn add(&self, link: Builtin) {
+    /// Adds one after the others; a cache forgets what changes of `registry` make stale.
+    pub fn add(&self, link: Builtin, registry: Option<&crate::catalogue::Registry>) {
+        if let (Builtin::ResponseCaching(c), Some(r)) = (&link, registry) {
+            c.watch(r);
+        }
         let mut links = self.links.write().unwrap_or_else(|e| e.into_inner());
         let mut more = Vec::clone(&links);
         more.push(link);
@@ -136,18 +151,27 @@ pub(crate) fn limits(links: &[Builtin]) -> impl Iterator<Item = &RateLimiting> {
     })
 }
 
-/// What `links` note of a call from its start: its timer and its log line (`client` names
-/// the client, asked only when a line is said).
+/// What `links` note of a call once admitted: its timer, its log line (`client` names the
+/// client, asked only when a line is said), and where its answer is kept, or the answer
+/// kept already (`task`: the call runs as a task, never answered from the cache).
 pub(crate) fn begin(
     links: &[Builtin],
     request: &Request,
     origin: Option<&Origin>,
+    task: bool,
     client: impl FnOnce() -> Option<String>,
 ) -> Noted {
     let mut noted = Noted::default();
     let mut client = Some(client);
     for link in links {
         match link {
+            Builtin::ResponseCaching(c) if noted.cache.is_none() && noted.hit.is_none() => {
+                match c.lookup(request, origin, task) {
+                    Some(Ok(hit)) => noted.hit = Some(hit),
+                    Some(Err(key)) => noted.cache = Some((c.clone(), key)),
+                    None => {}
+                }
+            }
             Builtin::Timing(_) if noted.timer.is_none() => noted.timer = Some(Timer::start(request)),
             Builtin::Logging(l) if noted.line.is_none() => {
                 if let Some(client) = client.take() {
@@ -165,12 +189,20 @@ pub(crate) fn begin(
 pub(crate) struct Noted {
     timer: Option<Timer>,
     line: Option<Line>,
+    cache: Option<(ResponseCaching, CacheKey)>,
+    hit: Option<Outcome>,
 }
 
 impl Noted {
-    /// Whether nothing is noted (no timing, no line to say).
+    /// Whether nothing is noted (no timing, no line to say, nothing to keep).
     pub(crate) fn is_empty(&self) -> bool {
-        self.timer.is_none() && self.line.is_none()
+        self.timer.is_none() && self.line.is_none() && self.cache.is_none() && self.hit.is_none()
+    }
+
+    /// The answer kept for the call, when the cache has one (the call is answered with it:
+    /// [`Noted::end`] it with that answer).
+    pub(crate) fn take_hit(&mut self) -> Option<Outcome> {
+        self.hit.take()
     }
 
     /// The call ended with `outcome`.
@@ -180,6 +212,9 @@ impl Noted {
         }
         if let Some(l) = self.line {
             l.emit(outcome);
+        }
+        if let Some((cache, key)) = self.cache {
+            cache.store(key, outcome);
         }
     }
 }

@@ -18,16 +18,18 @@ use std::sync::{Arc, Mutex};
 #[derive(Debug, Default)]
 pub struct HostMiddleware {
     links: Builtins,
+    /// The server's catalogue: a cache forgets what its changes make stale.
+    registry: Option<Arc<crate::catalogue::Registry>>,
     /// The calls the host is running that are timed or logged, by (session, key) (shared
     /// with the admissions that finish on the I/O runtime).
     running: Arc<Mutex<HashMap<(u64, u64), Noted>>>,
 }
 
 /// What a session hands the gate for a call that is admitted later: how the call reaches the
-/// host once admitted, or how it is answered when refused.
+/// host once admitted, or how it is answered (refused, or from the cache).
 pub(crate) struct Deferred {
     pub deliver: Box<dyn FnOnce(Event) + Send>,
-    pub refuse: Box<dyn FnOnce(Outcome) + Send>,
+    pub answer: Box<dyn FnOnce(Outcome) + Send>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -35,16 +37,16 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl HostMiddleware {
-    /// No middleware yet.
-    pub fn new() -> Arc<Self> {
-        Arc::default()
+    /// No middleware yet, for the server of `registry` (`None`: only to check options).
+    pub fn new(registry: Option<Arc<crate::catalogue::Registry>>) -> Arc<Self> {
+        Arc::new(HostMiddleware { registry, ..Default::default() })
     }
 
     /// Adds built-in `kind` (`rate_limiting`, `timing`, `logging`) with its options (JSON,
     /// camelCase), after those added before. Fails with a message naming the option that
     /// is wrong.
     pub fn add(&self, kind: &str, config: &Value) -> Result<(), String> {
-        self.links.add(builtin::parse(kind, config)?);
+        self.links.add(builtin::parse(kind, config)?, self.registry.as_deref());
         Ok(())
     }
 
@@ -89,11 +91,20 @@ impl HostMiddleware {
                 }
             }
         }
-        // Timed from its arrival; the client's name is read now, on the session's thread.
-        let noted = builtin::begin(&links, &inv.request, inv.origin.as_deref(), || {
+        // Timed from its arrival (admitted later or not); the client's name is read now, on
+        // the session's thread.
+        let mut noted = builtin::begin(&links, &inv.request, inv.origin.as_deref(), inv.task.is_some(), || {
             let client = inv.context.as_ref().and_then(|c| c.client_info.as_deref().cloned());
             client.or_else(|| caller.client_info()).map(|c| format!("{}/{}", c.name, c.version))
         });
+        if local {
+            if let Some(hit) = noted.take_hit() {
+                noted.end(&hit);
+                caller.complete(inv.key, hit);
+                return None;
+            }
+        }
+        let hit = noted.take_hit();
         if !noted.is_empty() {
             lock(&self.running).insert((session, inv.key.0), noted);
         }
@@ -110,9 +121,17 @@ impl HostMiddleware {
                     if let Some(r) = running.upgrade() {
                         lock(&r).remove(&(session, inv.key.0));
                     }
-                    (deferred.refuse)(refused);
+                    (deferred.answer)(refused);
                     return;
                 }
+            }
+            if let Some(hit) = hit {
+                // Admitted, and answered from the cache: the host never runs it.
+                if let Some(noted) = running.upgrade().and_then(|r| lock(&r).remove(&(session, inv.key.0))) {
+                    noted.end(&hit);
+                }
+                (deferred.answer)(hit);
+                return;
             }
             (deferred.deliver)(Event::Invoke(inv));
         });

@@ -229,7 +229,7 @@ impl Dispatcher for HostDispatcher {
                                     dispatcher.admitted(&s, vec![ev]);
                                 }
                             }),
-                            refuse: Box::new(move |outcome| {
+                            answer: Box::new(move |outcome| {
                                 if let Some(s) = refuse_to.upgrade() {
                                     s.complete(key, outcome);
                                 }

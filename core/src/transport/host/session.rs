@@ -319,7 +319,7 @@ impl HostSession {
                                     i.push(Item::Admitted(ev));
                                 }
                             }),
-                            refuse: Box::new(move |outcome| {
+                            answer: Box::new(move |outcome| {
                                 if let Some(i) = refuse_to.upgrade() {
                                     i.push(Item::Complete(key, outcome));
                                 }
