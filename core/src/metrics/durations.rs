@@ -1,5 +1,5 @@
 //! Duration histograms: per method and per tool, filled by the timing middleware
-//! ([`crate::runtime::middleware::Timing`]) and written in the Prometheus text format beside
+//! ([`crate::middleware::Timing`]) and written in the Prometheus text format beside
 //! the counters (`hypermcp_request_duration_seconds`, `hypermcp_tool_duration_seconds`).
 //!
 //! A series is a few relaxed atomics; finding it takes a read lock and a map lookup. The

@@ -177,7 +177,7 @@ impl Runtime {
 /// What the built-ins `links` note of `inv` once admitted.
 fn begin(links: &[builtin::Builtin], inv: &Invocation, ctx: &Context) -> builtin::Noted {
     let client = || ctx.client_info().map(|c| format!("{}/{}", c.name, c.version));
-    builtin::begin(links, &inv.request, inv.origin.as_deref(), inv.task.is_some(), client)
+    builtin::begin(links, &inv.request, inv.origin.as_deref(), builtin::uncacheable(inv), client)
 }
 
 /// The chain (if any), then the task runtime and the handler table.

@@ -637,9 +637,9 @@ redis.call('PEXPIRE', KEYS[1], math.ceil(burst * 1000 / rate) + 1000)
 return wait
 ";
 
-/// Token buckets shared by the replicas of a Redis server ([`RateStore`]): one script a
-/// call, so replicas never lose each other's calls. Connects on first use, and again when
-/// Redis comes back.
+/// Token buckets shared by the replicas of a Redis server ([`super::limits::RateStore`]):
+/// one script a call, so replicas never lose each other's calls. Connects on first use, and
+/// again when Redis comes back.
 pub struct RedisRates {
     url: String,
     shown: String,

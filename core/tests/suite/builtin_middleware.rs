@@ -285,3 +285,43 @@ async fn the_cache_answers_again_until_its_ttl_or_a_change_and_keeps_no_failure(
     })
     .await;
 }
+
+#[tokio::test]
+async fn a_call_that_asked_the_client_is_never_answered_from_the_cache() {
+    use hypermcp::middleware::ResponseCaching;
+    use hypermcp::{ElicitAction, ElicitParams, ElicitResult};
+    bounded(async {
+        for mode in [ClientMode::Legacy, ClientMode::Modern] {
+            let asked = Arc::new(AtomicU64::new(0));
+            let a = asked.clone();
+            let server = Server::new("asks", "1.0").middleware(ResponseCaching::new(60_000)).tool(
+                Tool::new("ask"),
+                move |_x, ctx| {
+                    let a = a.clone();
+                    async move {
+                        let schema = json!({"type": "object", "properties": {"name": {"type": "string"}}});
+                        let answer = ctx.elicit(ElicitParams::form("Your name?", schema)).await?;
+                        a.fetch_add(1, Ordering::SeqCst);
+                        Ok::<_, hypermcp::Error>(format!("{:?}", answer.content))
+                    }
+                },
+            );
+            let options = ClientOptions::new("t", "1").mode(mode).on_elicitation(false, |_p| async move {
+                Ok(ElicitResult {
+                    action: ElicitAction::Accept,
+                    content: json!({"name": "Ada"}).as_object().cloned(),
+                    meta: None,
+                })
+            });
+            let client = Client::in_memory(&server, options).await.unwrap();
+            client.call_tool("ask", json!({})).await.unwrap();
+            client.call_tool("ask", json!({})).await.unwrap();
+            // Legacy: the push happens inside one call, whose result is kept (the handler
+            // ran once); 2026-07-28: the answered round carries the inputs and is never kept.
+            let want = if mode == ClientMode::Modern { 2 } else { 1 };
+            assert_eq!(asked.load(Ordering::SeqCst), want, "{mode:?}");
+            client.close().await.unwrap();
+        }
+    })
+    .await;
+}

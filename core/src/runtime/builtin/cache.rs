@@ -160,31 +160,32 @@ impl ResponseCaching {
     }
 
     /// The key of `request`, when its answer may be kept.
-    fn key(&self, request: &Request, origin: Option<&Origin>, task: bool) -> Option<Key> {
+    fn key(&self, request: &Request, origin: Option<&Origin>, uncacheable: bool) -> Option<Key> {
         let subject = || origin.and_then(|o| o.auth.as_ref()).and_then(|a| a.subject.clone()).unwrap_or_default();
         match request {
-            Request::CallTool { name, arguments } if !task => {
+            Request::CallTool { name, arguments } if !uncacheable => {
                 if self.excluded.contains(name) || self.tools.as_ref().is_some_and(|t| !t.contains(name)) {
                     return None;
                 }
                 let args = serde_json::to_string(arguments).ok()?;
                 Some(Key { tool: true, name: name.clone(), args, subject: subject() })
             }
-            Request::ReadResource { uri, .. } if self.resources => {
+            Request::ReadResource { uri, .. } if self.resources && !uncacheable => {
                 Some(Key { tool: false, name: uri.clone(), args: String::new(), subject: subject() })
             }
             _ => None,
         }
     }
 
-    /// The answer kept for `request`, if fresh; else the key to keep its answer under.
+    /// The answer kept for `request`, if fresh; else the key to keep its answer under (none
+    /// for a request whose answer is never kept, or `uncacheable`).
     pub(crate) fn lookup(
         &self,
         request: &Request,
         origin: Option<&Origin>,
-        task: bool,
+        uncacheable: bool,
     ) -> Option<Result<Outcome, CacheKey>> {
-        let key = self.key(request, origin, task)?;
+        let key = self.key(request, origin, uncacheable)?;
         let now = (self.clock)();
         let mut e = lock(&self.entries);
         match e.map.get(&key) {
@@ -239,7 +240,8 @@ impl Middleware for ResponseCaching {
     }
 
     fn on_request<'a>(&'a self, cx: MiddlewareContext, next: Next<'a>) -> BoxFuture<'a, Outcome> {
-        match self.lookup(&cx.message, cx.context().origin.as_deref(), cx.context().task.is_some()) {
+        let ctx = cx.context();
+        match self.lookup(&cx.message, ctx.origin.as_deref(), ctx.task.is_some() || ctx.input_responses().is_some()) {
             None => next.run(cx),
             Some(Ok(hit)) => Box::pin(std::future::ready(hit)),
             Some(Err(key)) => Box::pin(async move {

@@ -138,6 +138,13 @@ pub(crate) fn reaches_user_code(request: &Request) -> bool {
     )
 }
 
+/// Whether `inv`'s answer must not come from (or go to) the cache: a call that runs as a
+/// task, or a 2026-07-28 round that carries the client's answers to input requests (its
+/// result depends on them).
+pub(crate) fn uncacheable(inv: &crate::engine::Invocation) -> bool {
+    inv.task.is_some() || inv.context.as_ref().is_some_and(|c| c.input_responses.is_some())
+}
+
 /// Whether every rate limit among `links` answers at once (buckets in this process).
 pub(crate) fn all_local(links: &[Builtin]) -> bool {
     links.iter().all(|l| !matches!(l, Builtin::RateLimiting(r) if !r.is_local()))
@@ -153,12 +160,12 @@ pub(crate) fn limits(links: &[Builtin]) -> impl Iterator<Item = &RateLimiting> {
 
 /// What `links` note of a call once admitted: its timer, its log line (`client` names the
 /// client, asked only when a line is said), and where its answer is kept, or the answer
-/// kept already (`task`: the call runs as a task, never answered from the cache).
+/// kept already (`uncacheable`: see [`uncacheable`]).
 pub(crate) fn begin(
     links: &[Builtin],
     request: &Request,
     origin: Option<&Origin>,
-    task: bool,
+    uncacheable: bool,
     client: impl FnOnce() -> Option<String>,
 ) -> Noted {
     let mut noted = Noted::default();
@@ -166,7 +173,7 @@ pub(crate) fn begin(
     for link in links {
         match link {
             Builtin::ResponseCaching(c) if noted.cache.is_none() && noted.hit.is_none() => {
-                match c.lookup(request, origin, task) {
+                match c.lookup(request, origin, uncacheable) {
                     Some(Ok(hit)) => noted.hit = Some(hit),
                     Some(Err(key)) => noted.cache = Some((c.clone(), key)),
                     None => {}

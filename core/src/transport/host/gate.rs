@@ -93,7 +93,7 @@ impl HostMiddleware {
         }
         // Timed from its arrival (admitted later or not); the client's name is read now, on
         // the session's thread.
-        let mut noted = builtin::begin(&links, &inv.request, inv.origin.as_deref(), inv.task.is_some(), || {
+        let mut noted = builtin::begin(&links, &inv.request, inv.origin.as_deref(), builtin::uncacheable(&inv), || {
             let client = inv.context.as_ref().and_then(|c| c.client_info.as_deref().cloned());
             client.or_else(|| caller.client_info()).map(|c| format!("{}/{}", c.name, c.version))
         });

@@ -419,7 +419,7 @@ impl HostSession {
     /// mean the client to read): `kind` is `tool`, `resource`, `prompt`, `completion`,
     /// `method` or `list`, `name` what it names, `error` the failure's message, `detail` its
     /// traceback. The engine answers as the server's `mask_error_details` says (see
-    /// [`crate::engine::failure`]).
+    /// [`crate::engine::failure()`]).
     pub fn complete_failure(
         &mut self,
         key: RequestKey,
