@@ -198,7 +198,8 @@ class Server {
    * Adds a middleware at the end of the chain: it runs inside the ones added before, around
    * every tool call, resource read, prompt and completion, on every transport and in both
    * eras. Connections already open see it. A built-in (`RateLimitingMiddleware`,
-   * `TimingMiddleware`, `LoggingMiddleware`) runs in the engine, around the JavaScript links.
+   * `ResponseCachingMiddleware`, `TimingMiddleware`, `LoggingMiddleware`) runs in the engine,
+   * at the edge of the server's code: before the JavaScript links, whatever the order.
    * @param {import('./types/server').Middleware | import('./types/server').BuiltinMiddleware} middleware
    * @returns {this}
    */

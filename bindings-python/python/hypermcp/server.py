@@ -166,7 +166,11 @@ class Server:
     def add_middleware(self, middleware: Middleware) -> None:
         """Adds a :class:`~hypermcp.middleware.Middleware` at the end of the chain: it runs
         inside the ones added before, around every tool call, resource read, prompt and
-        completion, on every transport and in both eras. Connections already open see it."""
+        completion, on every transport and in both eras. Connections already open see it.
+        A built-in (:mod:`hypermcp.middleware`'s ``RateLimitingMiddleware``,
+        ``ResponseCachingMiddleware``, ``TimingMiddleware``, ``LoggingMiddleware``) runs in
+        the engine, at the edge of the server's code: before the Python links, whatever the
+        order."""
         from .middleware import Builtin, Chain, LoggingMiddleware, Middleware
 
         if not isinstance(middleware, Middleware):
