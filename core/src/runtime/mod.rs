@@ -204,11 +204,8 @@ impl Invoke for Runtime {
         }
         let links = self.builtins.snapshot();
         if builtin::all_local(&links) {
-            for limit in builtin::limits(&links) {
-                let admitted = futures_util::FutureExt::now_or_never(limit.admit(&inv.request, inv.origin.as_deref()));
-                if let Some(Some(refused)) = admitted {
-                    return ready(refused);
-                }
+            if let Some(refused) = builtin::refused_now(&links, &inv.request, inv.origin.as_deref()) {
+                return ready(refused);
             }
             let mut noted = begin(&links, &inv, &ctx);
             if let Some(hit) = noted.take_hit() {

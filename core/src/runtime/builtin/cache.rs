@@ -3,8 +3,7 @@
 use super::{Clock, Options};
 use crate::catalogue::{ListKind, Registry, RegistryChange};
 use crate::engine::{Origin, Outcome, Request};
-use crate::runtime::middleware::{Hooks, Middleware, MiddlewareContext, Next};
-use futures_util::future::BoxFuture;
+use crate::runtime::middleware::{Hooks, Middleware};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex, Weak};
 
@@ -231,24 +230,12 @@ impl ResponseCaching {
 pub(crate) struct CacheKey(Key);
 
 impl Middleware for ResponseCaching {
+    /// Runs at the edge of the server's code, not in the chain (see [`super::Builtins`]).
     fn hooks(&self) -> Hooks {
-        Hooks::REQUEST
+        Hooks::NONE
     }
 
     fn builtin(&self) -> Option<super::Builtin> {
         Some(super::Builtin::ResponseCaching(self.clone()))
-    }
-
-    fn on_request<'a>(&'a self, cx: MiddlewareContext, next: Next<'a>) -> BoxFuture<'a, Outcome> {
-        let ctx = cx.context();
-        match self.lookup(&cx.message, ctx.origin.as_deref(), ctx.task.is_some() || ctx.input_responses().is_some()) {
-            None => next.run(cx),
-            Some(Ok(hit)) => Box::pin(std::future::ready(hit)),
-            Some(Err(key)) => Box::pin(async move {
-                let outcome = next.run(cx).await;
-                self.store(key, &outcome);
-                outcome
-            }),
-        }
     }
 }

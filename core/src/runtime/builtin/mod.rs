@@ -150,6 +150,12 @@ pub(crate) fn all_local(links: &[Builtin]) -> bool {
     links.iter().all(|l| !matches!(l, Builtin::RateLimiting(r) if !r.is_local()))
 }
 
+/// The refusal of the first rate limit among `links` that refuses `request` (from
+/// `origin`), when all of them answer at once ([`all_local`]).
+pub(crate) fn refused_now(links: &[Builtin], request: &Request, origin: Option<&Origin>) -> Option<Outcome> {
+    limits(links).find_map(|limit| futures_util::FutureExt::now_or_never(limit.admit(request, origin)).flatten())
+}
+
 /// The rate limits among `links`, in order.
 pub(crate) fn limits(links: &[Builtin]) -> impl Iterator<Item = &RateLimiting> {
     links.iter().filter_map(|l| match l {

@@ -2,8 +2,7 @@
 
 use super::Options;
 use crate::engine::{Origin, Outcome, Request};
-use crate::runtime::middleware::{Hooks, Middleware, MiddlewareContext, Next};
-use futures_util::future::BoxFuture;
+use crate::runtime::middleware::{Hooks, Middleware};
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::time::Instant;
@@ -34,21 +33,13 @@ impl Timing {
 }
 
 impl Middleware for Timing {
+    /// Runs at the edge of the server's code, not in the chain (see [`super::Builtins`]).
     fn hooks(&self) -> Hooks {
-        Hooks::MESSAGE
+        Hooks::NONE
     }
 
     fn builtin(&self) -> Option<super::Builtin> {
         Some(super::Builtin::Timing(self.clone()))
-    }
-
-    fn on_message<'a>(&'a self, cx: MiddlewareContext, next: Next<'a>) -> BoxFuture<'a, Outcome> {
-        let timer = Timer::start(&cx.message);
-        Box::pin(async move {
-            let outcome = next.run(cx).await;
-            timer.stop();
-            outcome
-        })
     }
 }
 
@@ -285,22 +276,12 @@ impl Line {
 }
 
 impl Middleware for Logging {
+    /// Runs at the edge of the server's code, not in the chain (see [`super::Builtins`]).
     fn hooks(&self) -> Hooks {
-        Hooks::MESSAGE
+        Hooks::NONE
     }
 
     fn builtin(&self) -> Option<super::Builtin> {
         Some(super::Builtin::Logging(self.clone()))
-    }
-
-    fn on_message<'a>(&'a self, cx: MiddlewareContext, next: Next<'a>) -> BoxFuture<'a, Outcome> {
-        let ctx = cx.context();
-        let client = || ctx.client_info().map(|c| format!("{}/{}", c.name, c.version));
-        let Some(line) = self.start(&cx.message, ctx.origin.as_deref(), client) else { return next.run(cx) };
-        Box::pin(async move {
-            let outcome = next.run(cx).await;
-            line.emit(&outcome);
-            outcome
-        })
     }
 }

@@ -3,9 +3,8 @@
 use super::{Clock, Options};
 use crate::engine::{Origin, Outcome, Request};
 use crate::jsonrpc::{codes, RpcError};
-use crate::runtime::middleware::{Hooks, Middleware, MiddlewareContext, Next};
+use crate::runtime::middleware::{Hooks, Middleware};
 use crate::store::limits::{Bucket, MemoryRates, RateStore};
-use futures_util::future::BoxFuture;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -219,20 +218,12 @@ fn refused(wait_ms: u64, what: &str) -> Outcome {
 }
 
 impl Middleware for RateLimiting {
+    /// Runs at the edge of the server's code, not in the chain (see [`super::Builtins`]).
     fn hooks(&self) -> Hooks {
-        Hooks::REQUEST
+        Hooks::NONE
     }
 
     fn builtin(&self) -> Option<super::Builtin> {
         Some(super::Builtin::RateLimiting(Arc::new(self.clone())))
-    }
-
-    fn on_request<'a>(&'a self, cx: MiddlewareContext, next: Next<'a>) -> BoxFuture<'a, Outcome> {
-        Box::pin(async move {
-            if let Some(refused) = self.admit(&cx.message, cx.context().origin.as_deref()).await {
-                return refused;
-            }
-            next.run(cx).await
-        })
     }
 }

@@ -83,12 +83,9 @@ impl HostMiddleware {
         let links = self.links.snapshot();
         let local = builtin::all_local(&links);
         if local {
-            for limit in builtin::limits(&links) {
-                let admitted = futures_util::FutureExt::now_or_never(limit.admit(&inv.request, inv.origin.as_deref()));
-                if let Some(Some(refused)) = admitted {
-                    caller.complete(inv.key, refused);
-                    return None;
-                }
+            if let Some(refused) = builtin::refused_now(&links, &inv.request, inv.origin.as_deref()) {
+                caller.complete(inv.key, refused);
+                return None;
             }
         }
         // Timed from its arrival (admitted later or not); the client's name is read now, on
