@@ -22,14 +22,15 @@ def main(argv: list[str]) -> int:
         return 2
     path = os.path.abspath(argv[0])
     name = argv[1] if len(argv) == 2 else None
+    from . import _running
     from . import server as server_module
 
     # What the file sees: itself as the program, its directory first on the import path.
     sys.argv = [path]
     sys.path.insert(0, os.path.dirname(path))
-    runs = server_module._runs  # pyright: ignore[reportPrivateUsage]
+    runs = _running._runs  # pyright: ignore[reportPrivateUsage]
     found = runpy.run_path(path, run_name="__main__" if name is None else "__hypermcp_app__")
-    if name is None and server_module._runs > runs:  # pyright: ignore[reportPrivateUsage]
+    if name is None and _running._runs > runs:  # pyright: ignore[reportPrivateUsage]
         return 0  # the file ran its server, which has stopped
     servers = {k: v for k, v in found.items() if isinstance(v, server_module.Server)}
     if name is not None:
