@@ -347,9 +347,11 @@ class Context {
   /**
    * Shows this caller, and no one else, the components that match (the criteria of
    * `server.enable`), over the server's rules. The caller is the session (its rules kept
-   * in the session record, so every replica applies them) or, at 2026-07-28 over stdio,
-   * the connection; a stateless HTTP request has none, and is refused. The caller is told
-   * of each list it now sees differently (`list_changed`).
+   * in the session record, so every replica applies them), at 2026-07-28 over stdio the
+   * connection, and over HTTP without a session the subject of the request's access token
+   * (its rules kept for its next requests, by every replica with a store); a request
+   * without any of these is refused. The caller is told of each list it now sees
+   * differently (`list_changed`).
    * @param {import('./types/server').VisibilityFilter} filter
    * @returns {Promise<void>}
    */

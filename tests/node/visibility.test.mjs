@@ -1,7 +1,8 @@
 // Visibility in Node: tags, server.enable/disable (and the allow-list form), a hidden
 // component called by name is "not found" exactly as an unknown one, a caller's own rules
 // from a handler (ctx.enableComponents) seen by it alone with list_changed to it alone, in
-// memory and over HTTP sessions, and the clear error of a stateless HTTP request.
+// memory and over HTTP sessions, the token subject as the caller of a 2026-07-28 request over
+// HTTP, and the clear error of one without a caller.
 // Run: node --test tests/node/
 
 import { test } from 'node:test';
@@ -123,6 +124,40 @@ test("a caller's own rules over HTTP sessions, and the stateless refusal", async
       assert.ok(!names(await within(m.listTools())).includes('report'));
     } finally {
       await Promise.all([a.close(), b.close(), m.close()]);
+    }
+  } finally {
+    await within(http.stop(), 20_000, 'http.stop()');
+  }
+});
+
+test('a 2026-07-28 caller over HTTP is its token subject', async () => {
+  const server = makeServer();
+  server.disable({ tags: ['premium'] });
+  const verify = async (/** @type {string} */ token) => ({ sub: token.split('-')[0], scope: 'mcp:tools' });
+  const http = await server.startHttp({
+    port: 0,
+    auth: { resource: 'https://mcp.test/mcp', authorizationServers: ['https://as.test'], verify },
+  });
+  const connect = (/** @type {string} */ token) =>
+    within(Client.http(http.url, { mode: 'modern', headers: { Authorization: `Bearer ${token}` } }));
+  try {
+    const [a, b] = [await connect('alice-1'), await connect('bob-1')];
+    const hears = a.listen({ toolsListChanged: true })[Symbol.asyncIterator]();
+    try {
+      assert.equal((await within(hears.next())).value.method, 'notifications/subscriptions/acknowledged');
+      assert.equal((await within(a.callTool('unlock', {}))).content[0].text, 'unlocked');
+      assert.equal((await within(hears.next())).value.method, 'notifications/tools/list_changed');
+      assert.ok(names(await within(a.listTools())).includes('report'));
+      assert.ok(!names(await within(b.listTools())).includes('report'));
+      // Another connection with a token of alice's is alice too.
+      const again = await connect('alice-2');
+      assert.equal((await within(again.callTool('report', {}))).content[0].text, 'premium report');
+      await within(again.callTool('relock', {}));
+      await again.close();
+      assert.equal((await within(hears.next())).value.method, 'notifications/tools/list_changed');
+      assert.ok(!names(await within(a.listTools())).includes('report'));
+    } finally {
+      await Promise.all([a.close(), b.close()]);
     }
   } finally {
     await within(http.stop(), 20_000, 'http.stop()');

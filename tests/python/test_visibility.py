@@ -1,7 +1,8 @@
 """Visibility in Python (FastMCP's API): tags, server.enable/disable (and the allow-list form),
 a hidden component called by name is "not found" exactly as an unknown one, a caller's own
 rules from a handler (ctx.enable_components) seen by it alone with list_changed to it alone,
-in memory and over HTTP sessions, and the clear error of a stateless HTTP request."""
+in memory and over HTTP sessions, the token subject as the caller of a 2026-07-28 request over
+HTTP, and the clear error of one without a caller."""
 
 from __future__ import annotations
 
@@ -168,6 +169,37 @@ def test_a_callers_own_rules_over_http_and_the_stateless_refusal() -> None:
                     await within(m.call_tool("unlock"))
                 assert refused.value.code == -32600
                 assert "report" not in names(await within(m.list_tools()))
+
+    run(main())
+
+
+def test_a_modern_http_caller_is_its_token_subject() -> None:
+    async def verify(token: str) -> dict[str, Any] | None:
+        return {"sub": token.split("-")[0], "scope": "mcp:tools"}
+
+    server = make_server()
+    server.disable(tags={"premium"})
+    auth = {"resource": "https://mcp.test/mcp", "authorization_servers": ["https://as.test"], "verify": verify}
+
+    def client(url: str, token: str) -> Client:
+        return Client.http(url, headers={"Authorization": f"Bearer {token}"})
+
+    async def main() -> None:
+        async with await within(server.start_http("127.0.0.1", 0, auth=auth)) as http:
+            async with client(http.url, "alice-1") as a, client(http.url, "bob-1") as b:
+                async with a.listen(tools=True) as hears:
+                    first = await within(hears.__anext__())
+                    assert first[0] == "notifications/subscriptions/acknowledged"
+                    assert (await within(a.call_tool("unlock"))).content[0].text == "unlocked"
+                    assert (await within(hears.__anext__()))[0] == "notifications/tools/list_changed"
+                    assert "report" in names(await within(a.list_tools()))
+                    assert "report" not in names(await within(b.list_tools()))
+                    # Another connection with a token of alice's is alice too.
+                    async with client(http.url, "alice-2") as again:
+                        assert (await within(again.call_tool("report"))).content[0].text == "premium report"
+                        await within(again.call_tool("relock"))
+                    assert (await within(hears.__anext__()))[0] == "notifications/tools/list_changed"
+                    assert "report" not in names(await within(a.list_tools()))
 
     run(main())
 

@@ -238,9 +238,9 @@ export declare class Context<L = unknown> {
   elicitationComplete(elicitationId: string): void;
   /**
    * Shows this caller, and no one else, the components that match, over the server's rules
-   * (the legacy session, or at 2026-07-28 over stdio the connection; a stateless HTTP
-   * request has no caller and is refused). The caller is told of each list it now sees
-   * differently.
+   * (the legacy session; at 2026-07-28 over stdio the connection; over HTTP without a
+   * session the subject of the request's access token; a request without any of these is
+   * refused). The caller is told of each list it now sees differently.
    */
   enableComponents(filter: import('./server').VisibilityFilter): Promise<void>;
   /** Hides from this caller the components that match (see `enableComponents`). */

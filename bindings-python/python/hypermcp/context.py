@@ -399,9 +399,11 @@ class Context:
     async def enable_components(self, **filter: Unpack[Filter]) -> None:
         """Shows this caller, and no one else, the components that match (the criteria of
         :meth:`Server.enable`), over the server's rules. The caller is the session (its
-        rules kept in the session record, so every replica applies them) or, at 2026-07-28
-        over stdio, the connection; a stateless HTTP request has none, and gets an error.
-        The caller is told of each list it now sees differently (``list_changed``)."""
+        rules kept in the session record, so every replica applies them), at 2026-07-28
+        over stdio the connection, and over HTTP without a session the subject of the
+        request's access token (its rules kept for its next requests, by every replica
+        with a store); a request without any of these gets an error. The caller is told of
+        each list it now sees differently (``list_changed``)."""
         self._conn.change_visibility({"op": "enable", **visibility_filter("enable_components", filter)})
 
     async def disable_components(self, **filter: Unpack[Filter]) -> None:

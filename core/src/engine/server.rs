@@ -464,6 +464,17 @@ impl ServerSession {
         Ok(lists)
     }
 
+    /// The caller's own visibility rules (see [`ServerSession::change_visibility`]).
+    pub fn caller_rules(&self) -> &Rules {
+        &self.role.visibility
+    }
+
+    /// Gives the session the rules its caller already has: how a transport serves a request
+    /// without a session (2026-07-28, stateless HTTP) as its authenticated caller sees things.
+    pub fn set_caller_rules(&mut self, rules: Rules) {
+        self.role.visibility = rules;
+    }
+
     /// Sends a request to the client (sampling, elicitation, roots, ping), checking the
     /// client declared the capability and the revision has the feature. The answer arrives as
     /// [`Event::Response`].

@@ -448,9 +448,11 @@ impl Context {
     }
 
     /// Shows this caller (and no one else) the components `filter` matches, over the
-    /// server's rules: the caller is the legacy session (every replica applies its rules)
-    /// or, at 2026-07-28 over stdio, the connection. It is told of each list it now sees
-    /// differently (`list_changed`).
+    /// server's rules: the caller is the legacy session (every replica applies its rules),
+    /// at 2026-07-28 over stdio the connection, and over HTTP without a session the subject
+    /// of the request's access token (its rules kept for its next requests: by every
+    /// replica with a store). It is told of each list it now sees differently
+    /// (`list_changed`). Fails for a request without any of these.
     ///
     /// ```no_run
     /// # async fn f(ctx: hypermcp::Context) -> hypermcp::Result<()> {

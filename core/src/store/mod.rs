@@ -11,6 +11,20 @@ pub mod tasks;
 
 pub use sessions::{BusMessage, ClusterError, ClusterStore, MemoryHub, MemoryReplica, SessionRecord, Target};
 
+/// A key for `subject` no longer than 200 bytes (a longer one is hashed).
+pub(crate) fn short_key(subject: &str) -> std::borrow::Cow<'_, str> {
+    if subject.len() <= 200 {
+        return std::borrow::Cow::Borrowed(subject);
+    }
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(subject.as_bytes());
+    let mut hex = String::from("h:");
+    for b in digest {
+        hex.push_str(&format!("{b:02x}"));
+    }
+    std::borrow::Cow::Owned(hex)
+}
+
 /// The token buckets a URL names: `memory` (this process), or `redis://…` (shared by the
 /// replicas on that server; connected on first use).
 pub fn rates(url: &str) -> Result<std::sync::Arc<dyn limits::RateStore>, ClusterError> {

@@ -11,7 +11,9 @@
 //!   change (a few minutes);
 //! - `hypermcp:replicas`: a counter that numbers replicas as they start;
 //! - `hypermcp:rl:<key>`: a rate limit's token bucket ([`RedisRates`]), until it would be
-//!   full again.
+//!   full again;
+//! - `hypermcp:v:<subject>`: the own visibility rules of a caller without a session (a
+//!   token's subject, at 2026-07-28 or over stateless HTTP), 30 days after their last change.
 //!
 //! The bus is Redis pub/sub on two channels a replica: `hypermcp:bus:<n>` (its own) and
 //! `hypermcp:bus:all`; never one per session. Commands go through the redis crate's
@@ -19,6 +21,7 @@
 
 use super::sessions::{BusMessage, ClusterError, ClusterStore, Envelope, Receiver, SessionRecord, Target};
 use super::tasks::{StoreError, TaskPage, TaskPatch, TaskRecord, TaskStore};
+use crate::catalogue::visibility::{Rules, VisibilityChange};
 use bytes::Bytes;
 use futures_util::future::BoxFuture;
 use futures_util::StreamExt;
@@ -428,7 +431,57 @@ impl ClusterStore for RedisStore {
     fn set_receiver(&self, receiver: Receiver) {
         *self.receiver.write().unwrap_or_else(|e| e.into_inner()) = Some(receiver);
     }
+
+    fn load_view(&self, subject: &str) -> BoxFuture<'_, Result<Rules, ClusterError>> {
+        let key = format!("{PREFIX}:v:{}", super::short_key(subject));
+        Box::pin(async move {
+            let v: Option<Vec<u8>> = run(&self.conn, redis::cmd("GET").arg(&key).to_owned()).await?;
+            v.map_or(Ok(Rules::new()), |b| parse_view(&key, &b))
+        })
+    }
+
+    fn change_view(
+        &self,
+        subject: &str,
+        change: &VisibilityChange,
+        ttl: Duration,
+    ) -> BoxFuture<'_, Result<(Rules, Rules), ClusterError>> {
+        let key = format!("{PREFIX}:v:{}", super::short_key(subject));
+        let change = change.clone();
+        Box::pin(async move {
+            // Applied to what the store holds, written only if nobody changed it meanwhile.
+            for _ in 0..64 {
+                let current: Option<Vec<u8>> = run(&self.conn, redis::cmd("GET").arg(&key).to_owned()).await?;
+                let old = current.as_deref().map_or(Ok(Rules::new()), |b| parse_view(&key, b))?;
+                let new = change.apply(&old).map_err(ClusterError)?;
+                let body = if new.is_empty() { Vec::new() } else { serde_json::to_vec(&new).unwrap_or_default() };
+                let cmd = redis::cmd("EVAL")
+                    .arg(CAS_OR_DELETE)
+                    .arg(1)
+                    .arg(&key)
+                    .arg(current.unwrap_or_default())
+                    .arg(body)
+                    .arg(ms(ttl))
+                    .to_owned();
+                if run::<i64>(&self.conn, cmd).await? == 1 {
+                    return Ok((old, new));
+                }
+            }
+            Err(ClusterError(format!("the rules at {key} kept changing: the change was not saved")))
+        })
+    }
 }
+
+fn parse_view(key: &str, body: &[u8]) -> Result<Rules, ClusterError> {
+    serde_json::from_slice(body).map_err(|e| ClusterError(format!("the value at {key} is not visibility rules: {e}")))
+}
+
+/// Sets `KEYS[1]` to `ARGV[2]` for `ARGV[3]` ms, or deletes it when `ARGV[2]` is empty, if it
+/// still holds `ARGV[1]` (empty: if it holds nothing).
+const CAS_OR_DELETE: &str = "local cur = redis.call('GET', KEYS[1]) \
+if (cur == false and ARGV[1] == '') or cur == ARGV[1] then \
+if ARGV[2] == '' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) end \
+return 1 end return 0";
 
 /// The tasks of replicas sharing a Redis server ([`TaskStore`]): `hypermcp:t:<id>` holds a
 /// task (JSON) until its time-to-live ends; `hypermcp:to:<owner>` orders an owner's tasks by

@@ -4,6 +4,7 @@
 //! [`MemoryHub`], the in-memory implementation (replicas in one process share a hub).
 //! No I/O here: the Redis implementation is [`super::redis`].
 
+use crate::catalogue::visibility::{Rules, VisibilityChange};
 use bytes::Bytes;
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
@@ -31,8 +32,8 @@ pub struct SessionRecord {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub subscriptions: Vec<String>,
     /// The session's own visibility rules (`ctx.enable_components`, ...).
-    #[serde(default, skip_serializing_if = "crate::catalogue::visibility::Rules::is_empty")]
-    pub visibility: crate::catalogue::visibility::Rules,
+    #[serde(default, skip_serializing_if = "Rules::is_empty")]
+    pub visibility: Rules,
 }
 
 impl SessionRecord {
@@ -135,6 +136,17 @@ pub enum BusMessage {
         /// The change.
         change: crate::catalogue::RegistryChange,
     },
+    /// A caller without a session (a token's subject) changed what it sees: replicas keep
+    /// its rules for its next requests and tell its `subscriptions/listen` streams of the
+    /// lists it now sees differently.
+    View {
+        /// The subject.
+        subject: String,
+        /// Its rules as they are now.
+        rules: Rules,
+        /// The lists it sees differently.
+        lists: Vec<crate::catalogue::ListKind>,
+    },
     /// A client cancelled a request of its own: whichever replica runs it stops it.
     Cancel {
         /// The session.
@@ -225,6 +237,18 @@ pub trait ClusterStore: Send + Sync + 'static {
     fn task_store(&self) -> Option<Arc<dyn super::tasks::TaskStore>> {
         None
     }
+    /// The own visibility rules of a caller without a session (a token's subject, at
+    /// 2026-07-28 or over stateless HTTP): empty when it has none.
+    fn load_view(&self, subject: &str) -> BoxFuture<'_, Result<Rules, ClusterError>>;
+    /// Applies `change` to a subject's rules atomically (changes made at once through
+    /// several replicas all survive), keeping them for `ttl`; returns the rules before and
+    /// after. Rules that end empty are forgotten.
+    fn change_view(
+        &self,
+        subject: &str,
+        change: &VisibilityChange,
+        ttl: Duration,
+    ) -> BoxFuture<'_, Result<(Rules, Rules), ClusterError>>;
 }
 
 /// The in-memory [`ClusterStore`]: replicas in one process share a hub, each with its own
@@ -247,6 +271,7 @@ struct HubInner {
     events: HashMap<(String, u64), KeptEvents>,
     queued: HashMap<String, (VecDeque<Bytes>, Instant)>,
     claims: HashMap<String, Instant>,
+    views: HashMap<String, (Rules, Instant)>,
 }
 
 impl std::fmt::Debug for MemoryHub {
@@ -283,6 +308,7 @@ impl MemoryHub {
         g.events.retain(|_, (_, until)| *until > now);
         g.queued.retain(|_, (_, until)| *until > now);
         g.claims.retain(|_, until| *until > now);
+        g.views.retain(|_, (_, until)| *until > now);
     }
 }
 
@@ -458,6 +484,34 @@ impl ClusterStore for MemoryReplica {
 
     fn set_receiver(&self, receiver: Receiver) {
         self.hub.receivers.write().unwrap_or_else(|e| e.into_inner()).insert(self.number, receiver);
+    }
+
+    fn load_view(&self, subject: &str) -> BoxFuture<'_, Result<Rules, ClusterError>> {
+        let mut g = self.hub.lock();
+        MemoryHub::expire(&mut g, Instant::now());
+        let r = g.views.get(subject).map(|(r, _)| r.clone()).unwrap_or_default();
+        Box::pin(std::future::ready(Ok(r)))
+    }
+
+    fn change_view(
+        &self,
+        subject: &str,
+        change: &VisibilityChange,
+        ttl: Duration,
+    ) -> BoxFuture<'_, Result<(Rules, Rules), ClusterError>> {
+        let now = Instant::now();
+        let mut g = self.hub.lock();
+        MemoryHub::expire(&mut g, now);
+        let old = g.views.get(subject).map(|(r, _)| r.clone()).unwrap_or_default();
+        let r = change.apply(&old).map_err(ClusterError).map(|new| {
+            if new.is_empty() {
+                g.views.remove(subject);
+            } else {
+                g.views.insert(subject.to_string(), (new.clone(), now + ttl));
+            }
+            (old, new)
+        });
+        Box::pin(std::future::ready(r))
     }
 }
 

@@ -79,13 +79,13 @@ impl Drop for Redis {
 }
 
 /// Where the replicas of one scenario share their state.
-enum Backend {
+pub(crate) enum Backend {
     Memory(Arc<MemoryHub>),
     Redis(Redis),
 }
 
 impl Backend {
-    async fn store(&self) -> Arc<dyn ClusterStore> {
+    pub(crate) async fn store(&self) -> Arc<dyn ClusterStore> {
         match self {
             Backend::Memory(hub) => hub.replica(),
             Backend::Redis(r) => hypermcp::store::connect(&r.url()).await.expect("connect to the test's Redis"),
@@ -94,7 +94,7 @@ impl Backend {
 }
 
 /// The backends to run a scenario on: the memory hub, and Redis when there is one.
-fn backends() -> Vec<Backend> {
+pub(crate) fn backends() -> Vec<Backend> {
     let mut b = vec![Backend::Memory(MemoryHub::new())];
     if let Some(r) = Redis::start() {
         b.push(Backend::Redis(r));

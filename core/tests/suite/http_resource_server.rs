@@ -16,12 +16,12 @@ use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use p256::pkcs8::EncodePrivateKey;
 use serde_json::{json, Value};
 
-const RESOURCE: &str = "https://mcp.test/mcp";
-const ISSUER: &str = "https://as.test";
+pub(crate) const RESOURCE: &str = "https://mcp.test/mcp";
+pub(crate) const ISSUER: &str = "https://as.test";
 
-struct Signer {
+pub(crate) struct Signer {
     enc: EncodingKey,
-    jwks: Value,
+    pub(crate) jwks: Value,
 }
 
 /// Base64url without padding.
@@ -38,7 +38,7 @@ fn b64url(b: &[u8]) -> String {
     out
 }
 
-fn signer() -> Signer {
+pub(crate) fn signer() -> Signer {
     let sk = p256::ecdsa::SigningKey::from_slice(&[42u8; 32]).unwrap();
     let p = sk.verifying_key().to_encoded_point(false);
     let b64 = b64url;
@@ -47,12 +47,12 @@ fn signer() -> Signer {
     Signer { enc: EncodingKey::from_ec_der(sk.to_pkcs8_der().unwrap().as_bytes()), jwks }
 }
 
-fn now() -> u64 {
+pub(crate) fn now() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs()
 }
 
 impl Signer {
-    fn token(&self, claims: Value) -> String {
+    pub(crate) fn token(&self, claims: Value) -> String {
         let mut h = Header::new(Algorithm::ES256);
         h.kid = Some("k1".into());
         jsonwebtoken::encode(&h, &claims, &self.enc).unwrap()
@@ -60,7 +60,7 @@ impl Signer {
 }
 
 /// Publishes `jwks` at `http://127.0.0.1:PORT/jwks`; returns that URL.
-async fn publish(jwks: Value) -> String {
+pub(crate) async fn publish(jwks: Value) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/jwks", listener.local_addr().unwrap());
     let body = jwks.to_string();

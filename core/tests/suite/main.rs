@@ -51,6 +51,7 @@ mod server_everything;
 mod shared_tables;
 mod skills;
 mod stdio_child;
+mod subject_visibility;
 mod tasks;
 mod tools;
 mod trace_context;

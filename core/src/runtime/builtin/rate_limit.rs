@@ -196,16 +196,10 @@ impl RateLimiting {
 
 /// A key no longer than 200 bytes (a long subject is hashed).
 fn short(key: String) -> String {
-    if key.len() <= 200 {
-        return key;
+    match crate::store::short_key(&key) {
+        std::borrow::Cow::Borrowed(_) => key,
+        std::borrow::Cow::Owned(hashed) => hashed,
     }
-    use sha2::Digest;
-    let digest = sha2::Sha256::digest(key.as_bytes());
-    let mut hex = String::from("h:");
-    for b in digest {
-        hex.push_str(&format!("{b:02x}"));
-    }
-    hex
 }
 
 /// The error of a refused request.

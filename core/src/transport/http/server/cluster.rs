@@ -233,6 +233,7 @@ impl Shared {
             }
             BusMessage::Queued { session } => self.deliver_queued(&session),
             BusMessage::Registry { id, change } => self.apply_change(id, change),
+            BusMessage::View { subject, rules, lists } => self.view_told(&subject, rules, &lists),
         }
     }
 

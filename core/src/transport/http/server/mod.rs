@@ -14,8 +14,8 @@
 // the MCP endpoint), `legacy` (HTTP+SSE), `request` (the checks of a request), `reply` (the
 // replies made up here), `classify` (what a POST body holds), `table` (the session table),
 // `session` (one session), `stream` (its SSE streams), `events` (the event store),
-// `dispatch` (the Rust dispatcher), `options`, `serve` (running on a socket) and `h1`
-// (HTTP/1.1 on one connection).
+// `dispatch` (the Rust dispatcher), `views` (what callers without a session see), `options`,
+// `serve` (running on a socket) and `h1` (HTTP/1.1 on one connection).
 mod classify;
 mod cluster;
 mod dispatch;
@@ -32,6 +32,7 @@ mod session;
 mod stream;
 mod streamable;
 mod table;
+mod views;
 
 pub use events::{EventStore, InMemoryEventStore};
 pub use options::HttpOptions;

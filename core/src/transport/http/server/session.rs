@@ -112,6 +112,9 @@ pub struct Session {
     client: std::sync::OnceLock<std::net::IpAddr>,
     /// Entered the session table (counted as opened, so its end is counted too).
     pub(crate) admitted: std::sync::atomic::AtomicBool,
+    /// Without a session id: the token subject of the request's caller, whose own rules of
+    /// visibility it serves and changes.
+    pub(crate) subject: std::sync::OnceLock<Arc<str>>,
     me: Weak<Session>,
 }
 
@@ -156,6 +159,7 @@ impl Session {
             known: Mutex::new(None),
             client: std::sync::OnceLock::new(),
             admitted: std::sync::atomic::AtomicBool::new(false),
+            subject: std::sync::OnceLock::new(),
             me: me.clone(),
         })
     }
@@ -536,13 +540,17 @@ impl Session {
     }
 
     /// Changes what this session's caller sees (`ctx.enable_components`, ...); `then` gets
-    /// the outcome once the session's record is where the replicas share it (when they do),
-    /// so the call's answer never outruns the change.
+    /// the outcome once the session's record (or, for a request without a session, its
+    /// caller's rules) is where the replicas share it (when they do), so the call's answer
+    /// never outruns the change.
     pub fn change_visibility(
         &self,
         change: &crate::catalogue::visibility::VisibilityChange,
         then: impl FnOnce(Result<(), RpcError>) + Send + 'static,
     ) {
+        if let (None, Some(subject), Some(me)) = (&self.id, self.subject.get(), self.me.upgrade()) {
+            return self.shared.change_view(&me, subject.clone(), change, then);
+        }
         let r = self.with(|i| self.visibility_in(i, change));
         self.once_saved(r, then);
     }
@@ -608,9 +616,7 @@ impl Session {
                         replies.push(Reply::Wake(w));
                     }
                 }
-                Command::Visibility { change, reply } => {
-                    replies.push(Reply::Saved(reply, self.visibility_in(i, &change)))
-                }
+                Command::Visibility { change, reply } => replies.push(Reply::Visibility(reply, change)),
             }
             Ok(())
         })?;
@@ -623,7 +629,7 @@ impl Session {
                     let _ = tx.send(v);
                 }
                 Reply::Wake(ws) => ws.into_iter().for_each(Waker::wake),
-                Reply::Saved(tx, v) => self.once_saved(v, move |v| drop(tx.send(v))),
+                Reply::Visibility(tx, change) => self.change_visibility(&change, move |v| drop(tx.send(v))),
             }
         }
         Ok(())
@@ -634,7 +640,7 @@ enum Reply {
     Progress(oneshot::Sender<Result<bool, RpcError>>, Result<bool, RpcError>),
     Value(oneshot::Sender<Result<Answer, RpcError>>, Result<Answer, RpcError>),
     Wake(Vec<Waker>),
-    Saved(oneshot::Sender<Result<(), RpcError>>, Result<(), RpcError>),
+    Visibility(oneshot::Sender<Result<(), RpcError>>, crate::catalogue::visibility::VisibilityChange),
 }
 
 /// Most streams a session keeps for resumption.

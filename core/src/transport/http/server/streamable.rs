@@ -100,7 +100,10 @@ impl HttpService {
             Err(r) => return *r,
         };
         let (session, new) = if sh.options.stateless {
-            let s = Session::new(sh, None);
+            let s = match self.sessionless(auth.as_deref()).await {
+                Ok(s) => s,
+                Err(r) => return *r,
+            };
             if !class.initialize {
                 let v = version.unwrap_or(ProtocolVersion::V2025_03_26);
                 s.with(|i| i.engine.assume_initialized(v));
@@ -283,6 +286,21 @@ impl HttpService {
         })
     }
 
+    /// The session of one request without a session id: its authenticated caller's (whose
+    /// own rules of visibility it serves and changes), or no one's.
+    async fn sessionless(&self, auth: Option<&crate::auth::server::AuthInfo>) -> Result<Arc<Session>, Box<Reply>> {
+        let subject = auth.and_then(|a| a.subject.as_deref());
+        let rules = self.caller_view(subject).await.map_err(Box::new)?;
+        let session = Session::new(&self.shared, None);
+        if let Some(subject) = subject {
+            let _ = session.subject.set(Arc::from(subject));
+        }
+        if let Some(rules) = rules {
+            session.with(|i| i.engine.set_caller_rules((*rules).clone()));
+        }
+        Ok(session)
+    }
+
     /// A POST of the stateless revision: a fresh engine session for this one request (no
     /// `Mcp-Session-Id` is read or minted), its headers checked against the body.
     async fn post_modern(
@@ -294,7 +312,10 @@ impl HttpService {
         origin: Arc<Origin>,
     ) -> Reply {
         let sh = &self.shared;
-        let session = Session::new(sh, None);
+        let session = match self.sessionless(origin.auth.as_deref()).await {
+            Ok(s) => s,
+            Err(r) => return *r,
+        };
         if class.listen && !sh.add_listener(&session) {
             session.close();
             return error_reply(
@@ -358,7 +379,8 @@ impl HttpService {
             i.release_input();
             Some(listen)
         })?;
-        let lean = Arc::new(LeanListener { listen, stream: stream.clone(), shared: Arc::downgrade(sh) });
+        let subject = session.subject.get().cloned();
+        let lean = Arc::new(LeanListener { listen, stream: stream.clone(), shared: Arc::downgrade(sh), subject });
         sh.keep_lean(session, lean.clone());
         session.close();
         {

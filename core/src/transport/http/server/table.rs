@@ -37,6 +37,8 @@ pub(crate) struct Shared {
     pub(super) cluster: OnceLock<super::cluster::Cluster>,
     /// Held while connecting to the store.
     pub(super) connecting: tokio::sync::Mutex<()>,
+    /// The own visibility rules of callers without a session, by token subject.
+    pub(super) views: super::views::Views,
 }
 
 impl Drop for Shared {
@@ -72,6 +74,7 @@ impl Shared {
             listeners: Mutex::new(HashMap::new()),
             cluster: OnceLock::new(),
             connecting: tokio::sync::Mutex::new(()),
+            views: Default::default(),
         });
         // One listener for the whole service (not one per session): a change reaches every
         // session in the table.
@@ -231,6 +234,15 @@ impl Shared {
     /// Every listener, forgotten.
     pub(super) fn take_listeners(&self) -> Vec<Listener> {
         self.listeners().drain().filter_map(|(_, l)| l.upgrade()).collect()
+    }
+
+    /// The acknowledged listen streams of the caller `subject`.
+    pub(super) fn listeners_of(&self, subject: &str) -> Vec<Listener> {
+        let l = self.listeners();
+        l.values()
+            .filter(|l| matches!(l, Listening::Lean(l) if l.subject.as_deref() == Some(subject)))
+            .filter_map(Listening::upgrade)
+            .collect()
     }
 
     /// Open `subscriptions/listen` streams.
@@ -442,12 +454,14 @@ pub(crate) struct LeanListener {
     pub listen: crate::engine::DetachedListen,
     pub stream: Arc<super::stream::Stream>,
     pub shared: Weak<Shared>,
+    /// The token subject of the caller that opened it (told of its own changes of view).
+    pub subject: Option<Arc<str>>,
 }
 
 impl LeanListener {
     /// Sends `change` when the subscription asked for it. False when the stream is gone
     /// (ended, or its reader fell too far behind and it was dropped).
-    fn tell(&self, change: &RegistryChange, wakers: &mut Vec<std::task::Waker>) -> bool {
+    pub(super) fn tell(&self, change: &RegistryChange, wakers: &mut Vec<std::task::Waker>) -> bool {
         let Some(msg) = self.listen.notification(change) else { return true };
         self.stream.push(msg.into(), false, wakers).is_ok()
     }
