@@ -100,9 +100,12 @@ impl HttpService {
             Err(r) => return *r,
         };
         let (session, new) = if sh.options.stateless {
-            let s = match self.sessionless(auth.as_deref()).await {
+            let s = match self.sessionless(auth.as_deref()) {
                 Ok(s) => s,
-                Err(r) => return *r,
+                Err(later) => match later.await {
+                    Ok(s) => s,
+                    Err(r) => return *r,
+                },
             };
             if !class.initialize {
                 let v = version.unwrap_or(ProtocolVersion::V2025_03_26);
@@ -287,14 +290,20 @@ impl HttpService {
     }
 
     /// The session of one request without a session id: its authenticated caller's (whose
-    /// own rules of visibility it serves and changes), or no one's.
-    async fn sessionless(&self, auth: Option<&crate::auth::server::AuthInfo>) -> Result<Arc<Session>, Box<Reply>> {
-        let subject = auth.and_then(|a| a.subject.as_deref());
+    /// own rules of visibility it serves and changes), or no one's, made at once; `Err`: the
+    /// caller's rules must be read first (from the store), by the future returned.
+    fn sessionless<'a>(&'a self, auth: Option<&'a AuthInfo>) -> Result<Arc<Session>, Later<'a>> {
+        match auth.and_then(|a| a.subject.as_deref()) {
+            None => Ok(Session::new(&self.shared, None)),
+            // Boxed: the future of every request without a caller stays as it was.
+            Some(subject) => Err(Box::pin(self.callers_session(subject))),
+        }
+    }
+
+    async fn callers_session(&self, subject: &str) -> Result<Arc<Session>, Box<Reply>> {
         let rules = self.caller_view(subject).await.map_err(Box::new)?;
         let session = Session::new(&self.shared, None);
-        if let Some(subject) = subject {
-            let _ = session.subject.set(Arc::from(subject));
-        }
+        let _ = session.subject.set(Arc::from(subject));
         if let Some(rules) = rules {
             session.with(|i| i.engine.set_caller_rules((*rules).clone()));
         }
@@ -312,9 +321,12 @@ impl HttpService {
         origin: Arc<Origin>,
     ) -> Reply {
         let sh = &self.shared;
-        let session = match self.sessionless(origin.auth.as_deref()).await {
+        let session = match self.sessionless(origin.auth.as_deref()) {
             Ok(s) => s,
-            Err(r) => return *r,
+            Err(later) => match later.await {
+                Ok(s) => s,
+                Err(r) => return *r,
+            },
         };
         if class.listen && !sh.add_listener(&session) {
             session.close();
@@ -672,3 +684,6 @@ mod tests {
         assert_eq!((none.protocol_version, none.method, none.name, none.params.len()), (None, None, None, 0));
     }
 }
+
+/// A session made once its caller's rules are read ([`HttpService::sessionless`]).
+type Later<'a> = futures_util::future::BoxFuture<'a, Result<Arc<Session>, Box<Reply>>>;

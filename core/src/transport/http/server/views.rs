@@ -83,10 +83,9 @@ impl Views {
 
 impl HttpService {
     /// The own rules of the authenticated caller of a request without a session (`None`:
-    /// no caller, or it has none); a 503 reply when the store that keeps them is unreachable
+    /// it has none); a 503 reply when the store that keeps them is unreachable
     /// (serving the request as anyone would show what the caller's rules hide).
-    pub(super) async fn caller_view(&self, subject: Option<&str>) -> Result<Option<Arc<Rules>>, super::reply::Reply> {
-        let Some(subject) = subject else { return Ok(None) };
+    pub(super) async fn caller_view(&self, subject: &str) -> Result<Option<Arc<Rules>>, super::reply::Reply> {
         let sh = &self.shared;
         let now = Instant::now();
         let cluster = sh.cluster.get();
