@@ -190,7 +190,8 @@ class RateLimitingMiddleware extends BuiltinMiddleware {
  * caller's token subject: a call met again within `ttl` is answered from the cache and
  * never reaches JavaScript. `tools` / `excludedTools` choose the tools, `resources: false`
  * keeps no resource contents. A tool's results are forgotten when the tool list changes, a
- * resource's when it is updated or the resource list changes.
+ * resource's when it is updated or the resource list changes. `store: 'redis://…'` keeps
+ * the answers in Redis, shared by every replica.
  */
 class ResponseCachingMiddleware extends BuiltinMiddleware {
   /** @param {import('./types/server').ResponseCachingOptions} [options] */

@@ -113,7 +113,7 @@ async fn the_log_and_the_counters_tell_what_happened() {
         let line = &lines[0].message;
         assert_eq!(lines[0].level, hypermcp::log::Level::INFO);
         for part in [
-            "request method=\"tools/call\" name=\"echo\" outcome=\"ok\" duration_ms=",
+            "request method=\"tools/call\" name=\"echo\" outcome=\"ok\" cached=false duration_ms=",
             &format!("session=\"{}\"", s.id),
             "client=\"",
             "payload=\"{\\\"text\\\":\\\"a l…\"",
@@ -125,6 +125,29 @@ async fn the_log_and_the_counters_tell_what_happened() {
         assert_eq!(r.status, 200);
         let n = got.lock().unwrap().iter().filter(|r| r.target == "hypermcp::requests").count();
         assert_eq!(n, 1);
+
+        // A call answered from the cache says so; one a rate limit refused has its line too.
+        use hypermcp::middleware::{Logging, RateLimiting, ResponseCaching};
+        let guarded = test_server()
+            .middleware(Logging::new().methods(["tools/call"]))
+            .middleware(RateLimiting::new(0.001).burst_capacity(2.0))
+            .middleware(ResponseCaching::new(60_000));
+        let ts = TestServer::start(&guarded, options()).await;
+        let s = initialize(&ts, REV).await;
+        for id in 10..13 {
+            ts.send(Req::post(&call(id, "echo", json!({"text": "x"}))).session(&s)).await;
+        }
+        let lines: Vec<String> = got
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|r| r.target == "hypermcp::requests")
+            .map(|r| r.message.clone())
+            .collect();
+        let last: Vec<&String> = lines.iter().rev().take(3).rev().collect();
+        assert!(last[0].contains("outcome=\"ok\" cached=false"), "{last:?}");
+        assert!(last[1].contains("outcome=\"ok\" cached=true"), "{last:?}");
+        assert!(last[2].contains("outcome=\"error\" cached=false code=-32029"), "{last:?}");
     })
     .await;
     // Off again: nothing more is said.

@@ -213,3 +213,44 @@ test('the cache answers again until a change and never reaches JavaScript', asyn
     await client.close();
   }
 });
+
+test('two servers share answers through Redis', async (t) => {
+  const redis = await startRedis(t);
+  if (!redis) return;
+  const { ResponseCachingMiddleware } = await import('hypermcp');
+  const { execFileSync } = await import('node:child_process');
+  const port = new URL(redis.url).port;
+  // The servers write in the background: wait until Redis has it.
+  const held = async (/** @type {string} */ pattern) => {
+    for (let i = 0; i < 500; i++) {
+      if (execFileSync('redis-cli', ['-p', port, '--raw', 'KEYS', pattern], { encoding: 'utf8' }).trim()) return;
+      await sleep(2);
+    }
+    assert.fail(`Redis never held ${pattern}`);
+  };
+  const replica = (/** @type {string} */ name) => {
+    const server = new Server({ name: 'cached', version: '1.0.0', middleware: [new ResponseCachingMiddleware({ ttl: 60_000, store: redis.url })] });
+    server.tool('who', { inputSchema: { type: 'object', properties: { q: { type: 'number' } } } }, () => name);
+    return server;
+  };
+  const [one, two] = [replica('one'), replica('two')];
+  const http = await one.startHttp({ port: 0 });
+  try {
+    const a = await within(Client.http(http.url));
+    const b = await within(Client.inMemory(two));
+    try {
+      assert.equal((await a.callTool('who', { q: 1 })).content[0].text, 'one');
+      await held('hypermcp:rc:*');
+      assert.equal((await b.callTool('who', { q: 1 })).content[0].text, 'one', 'answered from Redis');
+      one.tool('new', () => 'x');
+      await held('hypermcp:rcg:t');
+      assert.equal((await b.callTool('who', { q: 1 })).content[0].text, 'two', 'forgotten for both');
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  } finally {
+    await within(http.stop(), 20_000, 'http.stop()');
+    redis.proc.kill();
+  }
+});

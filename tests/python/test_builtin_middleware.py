@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import subprocess
 from typing import Any
 
 import pytest
@@ -286,6 +287,53 @@ def test_the_cache_answers_again_until_a_change_and_never_reaches_python(protoco
             assert await within(client.read_resource("data://n")) != r1
 
     run(main())
+
+
+def test_two_servers_share_answers_through_redis() -> None:
+    from hypermcp.middleware import ResponseCachingMiddleware
+
+    started = start_redis()
+    if started is None:
+        pytest.skip("redis-server is not installed (make peers installs it)")
+    proc, port = started
+    url = f"redis://127.0.0.1:{port}/0"
+
+    async def held(pattern: str) -> None:
+        # The servers write in the background: wait until Redis has it.
+        for _ in range(500):
+            out = subprocess.run(
+                ["redis-cli", "-p", str(port), "--raw", "KEYS", pattern], capture_output=True, text=True
+            )
+            if out.stdout.strip():
+                return
+            await asyncio.sleep(0.002)
+        raise AssertionError(f"Redis never held {pattern}")
+
+    def replica(name: str) -> Server:
+        server = Server("cached", middleware=[ResponseCachingMiddleware(ttl=60, store=url)])
+
+        @server.tool()
+        def who(q: int) -> str:
+            return name
+
+        return server
+
+    async def main() -> None:
+        one, two = replica("one"), replica("two")
+        async with await within(one.start_http("127.0.0.1", 0)) as a_http, Client(two) as b:
+            async with Client.http(a_http.url) as a:
+                assert (await within(a.call_tool("who", {"q": 1}))).text == "one"
+                await held("hypermcp:rc:*")
+                assert (await within(b.call_tool("who", {"q": 1}))).text == "one", "answered from Redis"
+                one.add_tool(lambda: "x", name="new")
+                await held("hypermcp:rcg:t")
+                assert (await within(b.call_tool("who", {"q": 1}))).text == "two", "forgotten for both"
+
+    try:
+        run(main())
+    finally:
+        proc.kill()
+        proc.wait()
 
 
 def test_the_cache_forgets_after_its_ttl() -> None:

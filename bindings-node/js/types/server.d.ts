@@ -755,11 +755,18 @@ export interface ResponseCachingOptions {
   resources?: boolean;
   /** Entries kept at most (default 10,000). */
   maxEntries?: number;
+  /**
+   * `'redis://host:6379/0'`: the answers kept in Redis, shared by every replica (one
+   * replica's change forgets for all; give each server a database of its own). Default:
+   * this process.
+   */
+  store?: string;
 }
 
 /**
  * Keeps successful tool results and resource contents for `ttl` ms, per caller (its token's
- * subject); forgotten when the tool list changes or the resource is updated.
+ * subject); forgotten when the tool list changes or the resource is updated; in this process
+ * or, with `store`, in Redis for every replica.
  */
 export declare class ResponseCachingMiddleware extends BuiltinMiddleware {
   constructor(options?: ResponseCachingOptions);

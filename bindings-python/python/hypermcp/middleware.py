@@ -297,7 +297,9 @@ class ResponseCachingMiddleware(Builtin):
     errors and calls run as tasks are never kept. A tool's results are forgotten when the
     tool list changes, a resource's contents when it is updated
     (``server.notify_resource_updated``) or the resource list changes; at most
-    ``max_entries`` are kept, the oldest going first."""
+    ``max_entries`` are kept, the oldest going first. ``store="redis://host:6379/0"`` keeps
+    the answers in Redis, shared by every replica (one replica's change forgets for all;
+    give each server a database of its own)."""
 
     _kind = "response_caching"
 
@@ -309,6 +311,7 @@ class ResponseCachingMiddleware(Builtin):
         excluded_tools: list[str] | None = None,
         resources: bool = True,
         max_entries: int = 10_000,
+        store: str | None = None,
     ) -> None:
         super().__init__(
             {
@@ -317,6 +320,7 @@ class ResponseCachingMiddleware(Builtin):
                 "excludedTools": excluded_tools,
                 "resources": resources,
                 "maxEntries": max_entries,
+                "store": store,
             }
         )
 

@@ -176,8 +176,12 @@ impl Runtime {
 
 /// What the built-ins `links` note of `inv` once admitted.
 fn begin(links: &[builtin::Builtin], inv: &Invocation, ctx: &Context) -> builtin::Noted {
-    let client = || ctx.client_info().map(|c| format!("{}/{}", c.name, c.version));
-    builtin::begin(links, &inv.request, inv.origin.as_deref(), builtin::uncacheable(inv), client)
+    builtin::begin(links, &inv.request, inv.origin.as_deref(), builtin::uncacheable(inv), client_of(ctx))
+}
+
+/// How the built-ins' log line names the client of `ctx` (`name/version`).
+fn client_of(ctx: &Context) -> impl FnOnce() -> Option<String> + '_ {
+    || ctx.client_info().map(|c| format!("{}/{}", c.name, c.version))
 }
 
 /// The chain (if any), then the task runtime and the handler table.
@@ -205,6 +209,7 @@ impl Invoke for Runtime {
         let links = self.builtins.snapshot();
         if builtin::all_local(&links) {
             if let Some(refused) = builtin::refused_now(&links, &inv.request, inv.origin.as_deref()) {
+                builtin::say_refused(&links, &inv.request, inv.origin.as_deref(), client_of(&ctx), &refused);
                 return ready(refused);
             }
             let mut noted = begin(&links, &inv, &ctx);
@@ -222,11 +227,12 @@ impl Invoke for Runtime {
                 outcome
             });
         }
-        // Limits kept in Redis: admitted as the call's first step.
+        // Limits or answers kept in Redis: asked as the call's first step.
         let path = self.path.clone();
         Box::pin(async move {
             for limit in builtin::limits(&links) {
                 if let Some(refused) = limit.admit(&inv.request, inv.origin.as_deref()).await {
+                    builtin::say_refused(&links, &inv.request, inv.origin.as_deref(), client_of(&ctx), &refused);
                     return refused;
                 }
             }
@@ -234,6 +240,12 @@ impl Invoke for Runtime {
             if let Some(hit) = noted.take_hit() {
                 noted.end(&hit);
                 return hit;
+            }
+            if let Some(remote) = noted.remote() {
+                if let Some(hit) = remote.fetch().await {
+                    noted.end_hit(&hit);
+                    return hit;
+                }
             }
             let outcome = inner(chain, &path, inv, ctx).await;
             noted.end(&outcome);

@@ -1,11 +1,12 @@
 //! What crosses replicas: the records a server keeps beyond one request, behind traits with
 //! in-memory implementations ([`tasks`]: the durable state of the Tasks extension;
 //! [`sessions`]: legacy session records, resumable events and the bus of an HTTP server's
-//! replicas; [`limits`]: rate limits' token buckets), and [`redis`], the implementation
-//! replicas share a Redis server through.
+//! replicas; [`limits`]: rate limits' token buckets; [`responses`]: the response cache's
+//! shared answers), and [`redis`], the implementation replicas share a Redis server through.
 
 pub mod limits;
 pub mod redis;
+pub mod responses;
 pub mod sessions;
 pub mod tasks;
 

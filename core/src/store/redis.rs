@@ -55,7 +55,7 @@ impl Drop for RedisStore {
     }
 }
 
-fn err(e: redis::RedisError) -> ClusterError {
+pub(super) fn err(e: redis::RedisError) -> ClusterError {
     ClusterError(e.to_string())
 }
 
@@ -66,7 +66,10 @@ fn transient(e: &redis::RedisError) -> bool {
 }
 
 /// Runs `cmd`, once more after 100 ms if the connection was lost.
-async fn run<T: redis::FromRedisValue>(conn: &ConnectionManager, cmd: redis::Cmd) -> Result<T, ClusterError> {
+pub(super) async fn run<T: redis::FromRedisValue>(
+    conn: &ConnectionManager,
+    cmd: redis::Cmd,
+) -> Result<T, ClusterError> {
     match cmd.query_async(&mut conn.clone()).await {
         Err(e) if transient(&e) => {
             tokio::time::sleep(Duration::from_millis(100)).await;
@@ -91,7 +94,7 @@ async fn run_pipe<T: redis::FromRedisValue>(
 }
 
 /// The URL without its password, for messages.
-fn redact(url: &str) -> String {
+pub(super) fn redact(url: &str) -> String {
     match (url.find("://"), url.rfind('@')) {
         (Some(s), Some(at)) if at > s => format!("{}://…@{}", &url[..s], &url[at + 1..]),
         _ => url.to_string(),

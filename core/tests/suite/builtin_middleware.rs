@@ -325,3 +325,78 @@ async fn a_call_that_asked_the_client_is_never_answered_from_the_cache() {
     })
     .await;
 }
+
+/// Two replicas sharing answers through a real Redis: what A computed B answers without
+/// running its handler; a change of A's tool list, or an update of A's resource, forgets
+/// for both; a store that is away means answers are computed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_replicas_share_answers_through_redis() {
+    use hypermcp::middleware::ResponseCaching;
+    use hypermcp::{ReadResourceResult, Resource};
+    let Some(redis) = Redis::start() else { return };
+    bounded(async {
+        let url = redis.url();
+        let replica = |name: &'static str| {
+            Server::new("cached", "1.0")
+                .middleware(ResponseCaching::new(60_000).store_url(&url).unwrap())
+                .tool(Tool::new("who"), move |_a, _c| async move { CallToolResult::text(name) })
+                .resource(Resource::new("data://n", "n"), move |r, _c| async move {
+                    Ok(ReadResourceResult::text(r.uri, name, None))
+                })
+        };
+        let (one, two) = (replica("one"), replica("two"));
+        let a = Client::in_memory(&one, ClientOptions::new("t", "1")).await.unwrap();
+        let b = Client::in_memory(&two, ClientOptions::new("t", "1")).await.unwrap();
+        let who = |c: &Client| {
+            let c = c.clone();
+            async move { c.call_tool("who", json!({"q": 1})).await.unwrap().content[0].as_text().unwrap().to_string() }
+        };
+        let read = |c: &Client| {
+            let c = c.clone();
+            async move { format!("{:?}", c.read_resource("data://n").await.unwrap().contents) }
+        };
+        // What the store holds, seen from outside (the replicas write in the background).
+        let mut redis_conn = redis::Client::open(url.as_str()).unwrap().get_connection().unwrap();
+        let mut count = |pattern: &str| -> usize {
+            let keys: Vec<String> = redis::cmd("KEYS").arg(pattern).query(&mut redis_conn).unwrap();
+            keys.len()
+        };
+        let mut settle = |pattern: &str, n: usize| {
+            for _ in 0..500 {
+                if count(pattern) >= n {
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+            panic!("the store never held {n} of {pattern}");
+        };
+        assert_eq!(who(&a).await, "one");
+        settle("hypermcp:rc:*", 1);
+        assert_eq!(who(&b).await, "one", "B answers what A computed");
+        assert!(read(&a).await.contains("one"));
+        settle("hypermcp:rc:*", 2);
+        assert!(read(&b).await.contains("one"));
+        // A's tool list changes: tool results are forgotten for both; contents stay.
+        one.add_tool(Tool::new("new"), |_a, _c| async move { "x" }).unwrap();
+        settle("hypermcp:rcg:t", 1);
+        assert_eq!(who(&b).await, "two", "computed again, on B");
+        assert!(read(&b).await.contains("one"));
+        // A's resource is updated: its contents are forgotten for both.
+        one.notify_resource_updated("data://n");
+        settle("hypermcp:rcg:u:*", 1);
+        assert!(read(&b).await.contains("two"));
+        a.close().await.unwrap();
+        b.close().await.unwrap();
+
+        // A store that is away: every call is computed, none fails.
+        let away = Server::new("away", "1.0")
+            .middleware(ResponseCaching::new(60_000).store_url("redis://127.0.0.1:1/0").unwrap())
+            .tool(Tool::new("who"), |_a, _c| async move { CallToolResult::text("computed") });
+        let c = Client::in_memory(&away, ClientOptions::new("t", "1")).await.unwrap();
+        for _ in 0..2 {
+            assert_eq!(who(&c).await, "computed");
+        }
+        c.close().await.unwrap();
+    })
+    .await;
+}

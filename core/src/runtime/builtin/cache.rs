@@ -4,8 +4,10 @@ use super::{Clock, Options};
 use crate::catalogue::{ListKind, Registry, RegistryChange};
 use crate::engine::{Origin, Outcome, Request};
 use crate::runtime::middleware::{Hooks, Middleware};
+use crate::store::responses::ResponseStore;
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 /// Keeps successful tool results and resource contents for `ttl` (FastMCP's
 /// `ResponseCachingMiddleware`), keyed by the tool's name and arguments (or the resource's
@@ -13,7 +15,9 @@ use std::sync::{Arc, Mutex, Weak};
 /// result with `isError`, an error, a call that runs as a task or asks the client for input
 /// is never kept. The cache forgets a tool's results when the tool list changes, a
 /// resource's contents when it is updated (`notifications/resources/updated`) or the
-/// resource list changes; at most `max_entries` are kept (the oldest go first).
+/// resource list changes; at most `max_entries` are kept (the oldest go first). With a
+/// store ([`ResponseCaching::store_url`]: Redis) the replicas share the answers: one
+/// computed on a replica is answered by all, and a change on one forgets for all.
 ///
 /// ```
 /// use hypermcp::middleware::ResponseCaching;
@@ -30,6 +34,8 @@ pub struct ResponseCaching {
     max_entries: usize,
     clock: Clock,
     entries: Arc<Mutex<Entries>>,
+    /// Where replicas share answers (`None`: this process only).
+    shared: Option<Arc<dyn ResponseStore>>,
 }
 
 impl std::fmt::Debug for ResponseCaching {
@@ -40,6 +46,7 @@ impl std::fmt::Debug for ResponseCaching {
             .field("excluded", &self.excluded)
             .field("resources", &self.resources)
             .field("max_entries", &self.max_entries)
+            .field("store", &self.shared.as_ref().map_or_else(|| "memory".to_string(), |s| s.describe()))
             .finish()
     }
 }
@@ -78,7 +85,30 @@ impl ResponseCaching {
             max_entries: 10_000,
             clock: super::system_clock(),
             entries: Arc::default(),
+            shared: None,
         }
+    }
+
+    /// Answers kept where the replicas share them: `memory` (this process, the default) or
+    /// a `redis://` URL (connected on first use). Give replicas of one server one database,
+    /// and other servers others: entries are named by tool and resource.
+    pub fn store_url(mut self, url: &str) -> crate::Result<Self> {
+        self.shared = match url {
+            "memory" => None,
+            _ => Some(crate::store::responses::responses(url).map_err(|e| crate::Error::msg(e.0))?),
+        };
+        Ok(self)
+    }
+
+    /// Answers kept in `store`, shared by the replicas that use it.
+    pub fn store(mut self, store: Arc<dyn ResponseStore>) -> Self {
+        self.shared = Some(store);
+        self
+    }
+
+    /// Whether answers are kept in this process only (looked up without I/O).
+    pub(crate) fn is_local(&self) -> bool {
+        self.shared.is_none()
     }
 
     /// Only these tools' results.
@@ -122,7 +152,7 @@ impl ResponseCaching {
     }
 
     pub(super) fn from_options(o: &Options<'_>) -> Result<Self, String> {
-        o.only(&["ttl", "tools", "excludedTools", "resources", "maxEntries"])?;
+        o.only(&["ttl", "tools", "excludedTools", "resources", "maxEntries", "store"])?;
         let ttl = o.positive("ttl")?.ok_or_else(|| o.wrong("ttl", "given (milliseconds)"))?;
         let mut m = ResponseCaching::new(ttl as u64);
         if let Some(t) = o.names("tools")? {
@@ -135,6 +165,9 @@ impl ResponseCaching {
         if let Some(n) = o.positive("maxEntries")? {
             m.max_entries = n as usize;
         }
+        if let Some(url) = o.text("store")? {
+            m = m.store_url(url).map_err(|e| e.to_string())?;
+        }
         Ok(m)
     }
 
@@ -144,8 +177,17 @@ impl ResponseCaching {
             return;
         }
         let entries: Weak<Mutex<Entries>> = Arc::downgrade(&self.entries);
+        let shared = self.shared.clone();
         registry.add_listener(move |change| {
             let Some(entries) = entries.upgrade() else { return };
+            if let Some(store) = &shared {
+                match change {
+                    RegistryChange::ListChanged(ListKind::Tools) => store.forget("t"),
+                    RegistryChange::ListChanged(ListKind::Resources | ListKind::ResourceTemplates) => store.forget("r"),
+                    RegistryChange::ResourceUpdated(uri) => store.forget(&format!("u:{uri}")),
+                    _ => {}
+                }
+            }
             let mut e = lock(&entries);
             match change {
                 RegistryChange::ListChanged(ListKind::Tools) => e.map.retain(|k, _| !k.tool),
@@ -185,26 +227,69 @@ impl ResponseCaching {
         uncacheable: bool,
     ) -> Option<Result<Outcome, CacheKey>> {
         let key = self.key(request, origin, uncacheable)?;
+        if self.shared.is_some() {
+            // Asked of the store by [`ResponseCaching::fetch`], where the call is admitted.
+            return Some(Err(CacheKey { key, generations: Arc::default() }));
+        }
         let now = (self.clock)();
         let mut e = lock(&self.entries);
         match e.map.get(&key) {
             Some((expires, outcome)) if *expires > now => Some(Ok(outcome.clone())),
             Some(_) => {
                 e.map.remove(&key);
-                Some(Err(CacheKey(key)))
+                Some(Err(CacheKey { key, generations: Arc::default() }))
             }
-            None => Some(Err(CacheKey(key))),
+            None => Some(Err(CacheKey { key, generations: Arc::default() })),
+        }
+    }
+
+    /// The answer the store keeps for `key` (none without a store, or when it cannot be
+    /// reached: the call is then computed, and the failure logged).
+    pub(crate) async fn fetch(&self, key: &CacheKey) -> Option<Outcome> {
+        let store = self.shared.as_ref()?;
+        let (generations, found) = match store.get(&key.key.entry(), &key.key.scopes()).await {
+            Ok(r) => r,
+            Err(e) => {
+                let now = crate::util::unix_ms();
+                let last = FETCH_FAILED_AT.load(Ordering::Relaxed);
+                if now.saturating_sub(last) >= 10_000 && FETCH_FAILED_AT.swap(now, Ordering::Relaxed) == last {
+                    let store = store.describe();
+                    tracing::warn!(target: "hypermcp::session", store, error = %e.0, "response cache store failed: answers are computed meanwhile");
+                }
+                return None;
+            }
+        };
+        let _ = key.generations.set(generations);
+        let found = found?;
+        let (tag, body) = found.split_first()?;
+        match tag {
+            b't' => serde_json::from_slice(body).ok().map(Outcome::Tool),
+            b'r' => serde_json::from_slice(body).ok().map(Outcome::Resource),
+            _ => None,
         }
     }
 
     /// Keeps `outcome` under `key` when it may be kept.
-    pub(crate) fn store(&self, key: CacheKey, outcome: &Outcome) {
+    pub(crate) fn keep(&self, key: CacheKey, outcome: &Outcome) {
         let keep = match outcome {
             Outcome::Tool(r) => r.is_error != Some(true),
             Outcome::Resource(_) => true,
             _ => false,
         };
         if !keep {
+            return;
+        }
+        if let Some(store) = &self.shared {
+            // Kept under the generations it was looked up under (none: the lookup failed).
+            let Some(generations) = key.generations.get() else { return };
+            let body = match outcome {
+                Outcome::Tool(r) => serde_json::to_vec(r).map(|b| [b"t".as_slice(), &b].concat()),
+                Outcome::Resource(r) => serde_json::to_vec(r).map(|b| [b"r".as_slice(), &b].concat()),
+                _ => return,
+            };
+            if let Ok(body) = body {
+                store.put(&key.key.entry(), generations, body, self.ttl_ms);
+            }
             return;
         }
         let expires = (self.clock)().saturating_add(self.ttl_ms);
@@ -220,14 +305,43 @@ impl ResponseCaching {
             let Entries { map, order, .. } = &mut *e;
             order.retain(|k| map.contains_key(k));
         }
-        e.order.push_back(key.0.clone());
-        e.map.insert(key.0, (expires, outcome.clone()));
+        e.order.push_back(key.key.clone());
+        e.map.insert(key.key, (expires, outcome.clone()));
     }
 }
 
+/// When the store last failed a lookup (ms): logged once in ten seconds.
+static FETCH_FAILED_AT: AtomicU64 = AtomicU64::new(0);
+
 /// Where a call's answer is to be kept ([`ResponseCaching::lookup`]).
-#[derive(Debug)]
-pub(crate) struct CacheKey(Key);
+#[derive(Debug, Clone)]
+pub(crate) struct CacheKey {
+    key: Key,
+    /// With a store: the generations of its scopes when it was looked up.
+    generations: Arc<OnceLock<String>>,
+}
+
+impl Key {
+    /// Its name in a store: a digest of all it is made of.
+    fn entry(&self) -> String {
+        use sha2::Digest;
+        let mut h = sha2::Sha256::new();
+        for part in [if self.tool { "t" } else { "r" }, &self.name, &self.args, &self.subject] {
+            h.update((part.len() as u64).to_le_bytes());
+            h.update(part.as_bytes());
+        }
+        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// The scopes it is forgotten with.
+    fn scopes(&self) -> Vec<String> {
+        if self.tool {
+            vec!["t".into()]
+        } else {
+            vec!["r".into(), format!("u:{}", self.name)]
+        }
+    }
+}
 
 impl Middleware for ResponseCaching {
     /// Runs at the edge of the server's code, not in the chain (see [`super::Builtins`]).

@@ -145,15 +145,38 @@ pub(crate) fn uncacheable(inv: &crate::engine::Invocation) -> bool {
     inv.task.is_some() || inv.context.as_ref().is_some_and(|c| c.input_responses.is_some())
 }
 
-/// Whether every rate limit among `links` answers at once (buckets in this process).
+/// Whether every rate limit and cache among `links` answers at once (buckets and answers
+/// in this process).
 pub(crate) fn all_local(links: &[Builtin]) -> bool {
-    links.iter().all(|l| !matches!(l, Builtin::RateLimiting(r) if !r.is_local()))
+    links.iter().all(|l| match l {
+        Builtin::RateLimiting(r) => r.is_local(),
+        Builtin::ResponseCaching(c) => c.is_local(),
+        _ => true,
+    })
 }
 
 /// The refusal of the first rate limit among `links` that refuses `request` (from
 /// `origin`), when all of them answer at once ([`all_local`]).
 pub(crate) fn refused_now(links: &[Builtin], request: &Request, origin: Option<&Origin>) -> Option<Outcome> {
     limits(links).find_map(|limit| futures_util::FutureExt::now_or_never(limit.admit(request, origin)).flatten())
+}
+
+/// Says the log line of a request a rate limit refused before it began (the line of the
+/// first [`Logging`] among `links`, if any; `client` names the client).
+pub(crate) fn say_refused(
+    links: &[Builtin],
+    request: &Request,
+    origin: Option<&Origin>,
+    client: impl FnOnce() -> Option<String>,
+    refused: &Outcome,
+) {
+    let logging = links.iter().find_map(|l| match l {
+        Builtin::Logging(l) => Some(l),
+        _ => None,
+    });
+    if let Some(line) = logging.and_then(|l| l.start(request, origin, client)) {
+        line.emit(refused, false);
+    }
 }
 
 /// The rate limits among `links`, in order.
@@ -204,6 +227,8 @@ pub(crate) struct Noted {
     line: Option<Line>,
     cache: Option<(ResponseCaching, CacheKey)>,
     hit: Option<Outcome>,
+    /// Answered from the cache.
+    cached: bool,
 }
 
 impl Noted {
@@ -215,7 +240,29 @@ impl Noted {
     /// The answer kept for the call, when the cache has one (the call is answered with it:
     /// [`Noted::end`] it with that answer).
     pub(crate) fn take_hit(&mut self) -> Option<Outcome> {
-        self.hit.take()
+        let hit = self.hit.take();
+        self.cached |= hit.is_some();
+        hit
+    }
+
+    /// What a cache whose answers are in a store must be asked: the answer for this call,
+    /// looked up with [`Remote::fetch`] where the call is admitted (the I/O runtime).
+    pub(crate) fn remote(&self) -> Option<Remote> {
+        self.cache.as_ref().filter(|(c, _)| !c.is_local()).map(|(c, k)| Remote(c.clone(), k.clone()))
+    }
+
+    /// The call was answered from the cache with `hit`: it ends (nothing to keep).
+    pub(crate) fn end_hit(mut self, hit: &Outcome) {
+        self.cache = None;
+        self.cached = true;
+        self.end(hit);
+    }
+
+    /// The call was refused (a rate limit): its line is said, nothing timed or kept.
+    pub(crate) fn end_refused(mut self, refused: &Outcome) {
+        self.cache = None;
+        self.timer = None;
+        self.end(refused);
     }
 
     /// The call ended with `outcome`.
@@ -224,11 +271,21 @@ impl Noted {
             t.stop();
         }
         if let Some(l) = self.line {
-            l.emit(outcome);
+            l.emit(outcome, self.cached);
         }
         if let Some((cache, key)) = self.cache {
-            cache.store(key, outcome);
+            cache.keep(key, outcome);
         }
+    }
+}
+
+/// A lookup of a shared cache ([`Noted::remote`]).
+pub(crate) struct Remote(ResponseCaching, CacheKey);
+
+impl Remote {
+    /// The answer the store keeps for the call, if any.
+    pub(crate) async fn fetch(&self) -> Option<Outcome> {
+        self.0.fetch(&self.1).await
     }
 }
 

@@ -234,8 +234,9 @@ impl Line {
         }
     }
 
-    /// Says the line of the request, now that it ended with `outcome`.
-    pub(crate) fn emit(self, outcome: &Outcome) {
+    /// Says the line of the request, now that it ended with `outcome` (`cached`: answered
+    /// from the response cache).
+    pub(crate) fn emit(self, outcome: &Outcome, cached: bool) {
         let level = self.level;
         let duration_ms = self.at.elapsed().as_secs_f64() * 1000.0;
         let (kind, code, error) = match outcome {
@@ -255,6 +256,7 @@ impl Line {
                     method = self.method.as_str(),
                     name = self.name.as_deref(),
                     outcome = kind,
+                    cached,
                     code,
                     error,
                     duration_ms,

@@ -84,6 +84,8 @@ impl HostMiddleware {
         let local = builtin::all_local(&links);
         if local {
             if let Some(refused) = builtin::refused_now(&links, &inv.request, inv.origin.as_deref()) {
+                let client = client_name(&inv, caller);
+                builtin::say_refused(&links, &inv.request, inv.origin.as_deref(), || client, &refused);
                 caller.complete(inv.key, refused);
                 return None;
             }
@@ -91,8 +93,7 @@ impl HostMiddleware {
         // Timed from its arrival (admitted later or not); the client's name is read now, on
         // the session's thread.
         let mut noted = builtin::begin(&links, &inv.request, inv.origin.as_deref(), builtin::uncacheable(&inv), || {
-            let client = inv.context.as_ref().and_then(|c| c.client_info.as_deref().cloned());
-            client.or_else(|| caller.client_info()).map(|c| format!("{}/{}", c.name, c.version))
+            client_name(&inv, caller)
         });
         if local {
             if let Some(hit) = noted.take_hit() {
@@ -102,6 +103,7 @@ impl HostMiddleware {
             }
         }
         let hit = noted.take_hit();
+        let remote = noted.remote();
         if !noted.is_empty() {
             lock(&self.running).insert((session, inv.key.0), noted);
         }
@@ -114,9 +116,9 @@ impl HostMiddleware {
         super::runtime::io_runtime().spawn(async move {
             for limit in builtin::limits(&links) {
                 if let Some(refused) = limit.admit(&inv.request, inv.origin.as_deref()).await {
-                    // Refused: no line or timing of a call the host never ran.
-                    if let Some(r) = running.upgrade() {
-                        lock(&r).remove(&(session, inv.key.0));
+                    // Refused: its line says so; no timing of a call the host never ran.
+                    if let Some(noted) = running.upgrade().and_then(|r| lock(&r).remove(&(session, inv.key.0))) {
+                        noted.end_refused(&refused);
                     }
                     (deferred.answer)(refused);
                     return;
@@ -126,6 +128,17 @@ impl HostMiddleware {
                 // Admitted, and answered from the cache: the host never runs it.
                 if let Some(noted) = running.upgrade().and_then(|r| lock(&r).remove(&(session, inv.key.0))) {
                     noted.end(&hit);
+                }
+                (deferred.answer)(hit);
+                return;
+            }
+            if let Some(hit) = match &remote {
+                Some(r) => r.fetch().await,
+                None => None,
+            } {
+                // Answered from the replicas' cache: the host never runs it.
+                if let Some(noted) = running.upgrade().and_then(|r| lock(&r).remove(&(session, inv.key.0))) {
+                    noted.end_hit(&hit);
                 }
                 (deferred.answer)(hit);
                 return;
@@ -148,4 +161,10 @@ impl HostMiddleware {
     pub(crate) fn session_ended(&self, session: u64) {
         lock(&self.running).retain(|(s, _), _| *s != session);
     }
+}
+
+/// How the built-ins' log line names the client of `inv` (`name/version`).
+fn client_name(inv: &crate::engine::Invocation, caller: &mut dyn Caller) -> Option<String> {
+    let client = inv.context.as_ref().and_then(|c| c.client_info.as_deref().cloned());
+    client.or_else(|| caller.client_info()).map(|c| format!("{}/{}", c.name, c.version))
 }
