@@ -220,13 +220,14 @@ test('two servers share answers through Redis', async (t) => {
   const { ResponseCachingMiddleware } = await import('hypermcp');
   const { execFileSync } = await import('node:child_process');
   const port = new URL(redis.url).port;
+  const cli = (/** @type {string[]} */ ...command) => execFileSync('redis-cli', ['-p', port, '--raw', ...command], { encoding: 'utf8' }).trim();
   // The servers write in the background: wait until Redis has it.
-  const held = async (/** @type {string} */ pattern) => {
-    for (let i = 0; i < 500; i++) {
-      if (execFileSync('redis-cli', ['-p', port, '--raw', 'KEYS', pattern], { encoding: 'utf8' }).trim()) return;
+  const held = async (/** @type {string} */ what, /** @type {() => boolean} */ until) => {
+    for (let i = 0; i < 1000; i++) {
+      if (until()) return;
       await sleep(2);
     }
-    assert.fail(`Redis never held ${pattern}`);
+    assert.fail(`Redis never held ${what}`);
   };
   const replica = (/** @type {string} */ name) => {
     const server = new Server({ name: 'cached', version: '1.0.0', middleware: [new ResponseCachingMiddleware({ ttl: 60_000, store: redis.url })] });
@@ -239,11 +240,13 @@ test('two servers share answers through Redis', async (t) => {
     const a = await within(Client.http(http.url));
     const b = await within(Client.inMemory(two));
     try {
+      // Each server's tool, defined after the cache, moved the generation on once.
+      await held("the servers' start", () => cli('GET', 'hypermcp:rcg:t') === '2');
       assert.equal((await a.callTool('who', { q: 1 })).content[0].text, 'one');
-      await held('hypermcp:rc:*');
+      await held("A's answer", () => cli('KEYS', 'hypermcp:rc:*') !== '');
       assert.equal((await b.callTool('who', { q: 1 })).content[0].text, 'one', 'answered from Redis');
       one.tool('new', () => 'x');
-      await held('hypermcp:rcg:t');
+      await held('the next generation', () => cli('GET', 'hypermcp:rcg:t') === '3');
       assert.equal((await b.callTool('who', { q: 1 })).content[0].text, 'two', 'forgotten for both');
     } finally {
       await a.close();

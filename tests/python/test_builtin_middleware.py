@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import subprocess
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -298,16 +299,16 @@ def test_two_servers_share_answers_through_redis() -> None:
     proc, port = started
     url = f"redis://127.0.0.1:{port}/0"
 
-    async def held(pattern: str) -> None:
+    def redis(*command: str) -> str:
+        return subprocess.run(["redis-cli", "-p", str(port), "--raw", *command], capture_output=True, text=True).stdout
+
+    async def held(what: str, until: Callable[[], bool]) -> None:
         # The servers write in the background: wait until Redis has it.
-        for _ in range(500):
-            out = subprocess.run(
-                ["redis-cli", "-p", str(port), "--raw", "KEYS", pattern], capture_output=True, text=True
-            )
-            if out.stdout.strip():
+        for _ in range(1000):
+            if until():
                 return
             await asyncio.sleep(0.002)
-        raise AssertionError(f"Redis never held {pattern}")
+        raise AssertionError(f"Redis never held {what}")
 
     def replica(name: str) -> Server:
         server = Server("cached", middleware=[ResponseCachingMiddleware(ttl=60, store=url)])
@@ -322,11 +323,13 @@ def test_two_servers_share_answers_through_redis() -> None:
         one, two = replica("one"), replica("two")
         async with await within(one.start_http("127.0.0.1", 0)) as a_http, Client(two) as b:
             async with Client.http(a_http.url) as a:
+                # Each server's tool, defined after the cache, moved the generation on once.
+                await held("the servers' start", lambda: redis("GET", "hypermcp:rcg:t").strip() == "2")
                 assert (await within(a.call_tool("who", {"q": 1}))).text == "one"
-                await held("hypermcp:rc:*")
+                await held("A's answer", lambda: bool(redis("KEYS", "hypermcp:rc:*").strip()))
                 assert (await within(b.call_tool("who", {"q": 1}))).text == "one", "answered from Redis"
                 one.add_tool(lambda: "x", name="new")
-                await held("hypermcp:rcg:t")
+                await held("the next generation", lambda: redis("GET", "hypermcp:rcg:t").strip() == "3")
                 assert (await within(b.call_tool("who", {"q": 1}))).text == "two", "forgotten for both"
 
     try:

@@ -357,33 +357,38 @@ async fn two_replicas_share_answers_through_redis() {
         };
         // What the store holds, seen from outside (the replicas write in the background).
         let mut redis_conn = redis::Client::open(url.as_str()).unwrap().get_connection().unwrap();
-        let mut count = |pattern: &str| -> usize {
-            let keys: Vec<String> = redis::cmd("KEYS").arg(pattern).query(&mut redis_conn).unwrap();
-            keys.len()
-        };
-        let mut settle = |pattern: &str, n: usize| {
-            for _ in 0..500 {
-                if count(pattern) >= n {
+        let mut settle = |what: &str, until: &dyn Fn(&mut redis::Connection) -> bool| {
+            for _ in 0..1000 {
+                if until(&mut redis_conn) {
                     return;
                 }
                 std::thread::sleep(std::time::Duration::from_millis(2));
             }
-            panic!("the store never held {n} of {pattern}");
+            panic!("the store never held {what}");
         };
+        let keys = |pattern: &'static str, n: usize| {
+            move |c: &mut redis::Connection| redis::cmd("KEYS").arg(pattern).query::<Vec<String>>(c).unwrap().len() >= n
+        };
+        let generation = |key: &'static str, n: i64| {
+            move |c: &mut redis::Connection| redis::cmd("GET").arg(key).query::<Option<i64>>(c).unwrap() == Some(n)
+        };
+        // Each replica's definitions, made after the cache was added, moved the generations
+        // on once each (a replica that starts forgets what its tools may have changed).
+        settle("the replicas' start", &|c| generation("hypermcp:rcg:t", 2)(c) && generation("hypermcp:rcg:r", 2)(c));
         assert_eq!(who(&a).await, "one");
-        settle("hypermcp:rc:*", 1);
+        settle("A's answer", &keys("hypermcp:rc:*", 1));
         assert_eq!(who(&b).await, "one", "B answers what A computed");
         assert!(read(&a).await.contains("one"));
-        settle("hypermcp:rc:*", 2);
+        settle("A's contents", &keys("hypermcp:rc:*", 2));
         assert!(read(&b).await.contains("one"));
         // A's tool list changes: tool results are forgotten for both; contents stay.
         one.add_tool(Tool::new("new"), |_a, _c| async move { "x" }).unwrap();
-        settle("hypermcp:rcg:t", 1);
+        settle("the tools' next generation", &generation("hypermcp:rcg:t", 3));
         assert_eq!(who(&b).await, "two", "computed again, on B");
         assert!(read(&b).await.contains("one"));
         // A's resource is updated: its contents are forgotten for both.
         one.notify_resource_updated("data://n");
-        settle("hypermcp:rcg:u:*", 1);
+        settle("the resource's generation", &generation("hypermcp:rcg:u:data://n", 1));
         assert!(read(&b).await.contains("two"));
         a.close().await.unwrap();
         b.close().await.unwrap();
