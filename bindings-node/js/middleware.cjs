@@ -5,7 +5,8 @@
 // run in the order they were added; each runs its onMessage, then its onRequest, then the
 // method's own hook (onCallTool, onReadResource, onGetPrompt, onComplete, onCustomMethod for
 // the methods of the server's own), and the last
-// `next` calls the handler. A hook returns what the handler would (the tool's return value,
+// `next` calls the handler. A notification the client sends passes onMessage and
+// onNotification (`context.type === 'notification'`), then the server's handlers of it. A hook returns what the handler would (the tool's return value,
 // the resource's, the prompt's, the completion's); it may change the arguments in
 // `context.message` before it calls `next` (the name or URI stays what the client asked), return something of its own without calling it, change the result, or throw.
 // A hook a link does not define costs nothing; a server without middleware calls its handlers
@@ -13,6 +14,8 @@
 
 /** The key of the chain's entry for the methods of the server's own. */
 const CUSTOM = '*';
+/** The key of the chain's entry for notifications. */
+const NOTIFICATION = '!';
 
 /** The hook of each method. */
 const HOOKS = /** @type {const} */ ({
@@ -37,7 +40,7 @@ const LIST_METHODS = /** @type {const} */ ({
 });
 
 /** The names of every hook, for checking what a link offers. */
-const HOOK_NAMES = ['onMessage', 'onRequest', ...Object.values(HOOKS)];
+const HOOK_NAMES = ['onMessage', 'onRequest', ...Object.values(HOOKS), 'onNotification'];
 
 /**
  * @typedef {import('./types/server').Middleware} Middleware
@@ -49,20 +52,22 @@ class MiddlewareContext {
   /**
    * @param {string} method the JSON-RPC method
    * @param {any} message the request's params: `{name, arguments}` for tools/call...
-   * @param {import('./context.cjs').Context} ctx the handler's context
+   * @param {import('./context.cjs').Context | null} ctx the handler's context (none for a notification)
    * @param {(context: MiddlewareContext) => unknown} call the handler, at the end of the chain
+   * @param {'request' | 'notification'} [type]
    */
-  constructor(method, message, ctx, call) {
+  constructor(method, message, ctx, call, type = 'request') {
     /** The JSON-RPC method (`tools/call`, ...). */
     this.method = method;
     /** The request's params; a link may change their arguments before it calls `next`. */
     this.message = message;
-    /** The handler's context: session, client, era, auth, headers, progress, elicitation. */
-    this.ctx = ctx;
+    /** The handler's context: session, client, era, auth, headers, progress, elicitation
+     * (`null` for a notification). */
+    this.ctx = /** @type {import('./context.cjs').Context} */ (ctx);
     /** Who sent it. */
     this.source = 'client';
-    /** `request`. */
-    this.type = 'request';
+    /** `request`, or `notification`. */
+    this.type = type;
     /** When it reached the server (ms since the epoch). */
     this.timestamp = Date.now();
     this._call = call;
@@ -116,6 +121,24 @@ class Chain {
         entry = (c) => hook(c, rest);
       }
       this.byMethod.set(method, entry);
+    }
+    // A notification passes onMessage and onNotification, then the server's handlers.
+    /** @type {Hook[]} */
+    const notified = [];
+    for (const link of links) {
+      for (const name of ['onMessage', 'onNotification']) {
+        const hook = /** @type {any} */ (link)[name];
+        if (typeof hook === 'function') notified.push(hook.bind(link));
+      }
+    }
+    if (notified.length) {
+      /** @type {(context: MiddlewareContext) => unknown} */
+      let entry = (c) => c._call(c);
+      for (const hook of notified.reverse()) {
+        const rest = entry;
+        entry = (c) => hook(c, rest);
+      }
+      this.byMethod.set(NOTIFICATION, entry);
     }
   }
 
@@ -232,6 +255,7 @@ module.exports = {
   checkLink,
   HOOKS,
   CUSTOM,
+  NOTIFICATION,
   LIST_METHODS,
   BuiltinMiddleware,
   RateLimitingMiddleware,

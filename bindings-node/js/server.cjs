@@ -713,11 +713,24 @@ class Server {
    * @param {{[key: string]: unknown} | undefined} params
    */
   _onNotification(method, params) {
-    for (const fn of this._notificationHandlers.get(method) ?? []) {
-      Promise.resolve()
-        .then(() => fn(params))
-        .catch((err) => process.emitWarning(`notification handler for ${method} failed: ${err}`));
+    const entry = this._chain?.hooks('!');
+    if (entry === undefined) {
+      for (const fn of this._notificationHandlers.get(method) ?? []) {
+        Promise.resolve()
+          .then(() => fn(params))
+          .catch((err) => process.emitWarning(`notification handler for ${method} failed: ${err}`));
+      }
+      return;
     }
+    // Through the middleware's onMessage and onNotification, then the handlers.
+    const { MiddlewareContext } = require('./middleware.cjs');
+    const handlers = async (/** @type {any} */ c) => {
+      for (const fn of this._notificationHandlers.get(c.method) ?? []) await fn(c.message.params);
+    };
+    const message = { params: params && typeof params === 'object' ? { ...params } : {} };
+    Promise.resolve()
+      .then(() => entry(new MiddlewareContext(method, message, null, handlers, 'notification')))
+      .catch((err) => process.emitWarning(`notification ${method} failed in middleware or a handler: ${err}`));
   }
 
   async _enter() {

@@ -1,7 +1,8 @@
 """Methods of a server's own in Python (server.method, on_notification): served in both eras,
 in memory and over HTTP, with the params checked against the function's type hints, ``_meta``
-in ctx.meta, middleware's on_custom_method around them; a name the spec owns is refused; an
-unknown method is still -32601."""
+in ctx.meta, middleware's on_custom_method around them (and on_message/on_notification around
+notifications, which may change or drop them); a name the spec owns is refused; an unknown
+method is still -32601."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from _helpers import run, within
+from _helpers import run, until, within
 from hypermcp import Client, Context, DefinitionError, McpError, Middleware, MiddlewareContext, Server
 
 
@@ -21,8 +22,29 @@ class Stamp(Middleware):
         return {**result, "via": context.method} if isinstance(result, dict) else result
 
 
+#: What Notes saw.
+notes: list[str] = []
+
+
+class Notes(Middleware):
+    """Marks the notifications it passes on, and drops those that ask for it."""
+
+    async def on_message(self, context: MiddlewareContext, call_next: Any) -> Any:
+        if context.type == "notification":
+            assert context.fastmcp_context is None
+            notes.append(f"message {context.method}")
+        return await call_next(context)
+
+    async def on_notification(self, context: MiddlewareContext, call_next: Any) -> Any:
+        notes.append(f"{context.type} {context.method}")
+        if context.message.params.get("drop"):
+            return None
+        context.message.params["seen"] = True
+        return await call_next(context)
+
+
 def make_server(pings: asyncio.Queue[Any]) -> Server:
-    server = Server("own", middleware=[Stamp()])
+    server = Server("own", middleware=[Stamp(), Notes()])
 
     @server.method("acme/search")
     async def search(q: str, ctx: Context, limit: int = 2) -> dict[str, Any]:
@@ -59,8 +81,12 @@ async def exercise(client: Client, pings: asyncio.Queue[Any]) -> None:
     with pytest.raises(McpError) as unknown:
         await within(client.request("acme/unknown"))
     assert unknown.value.code == -32601
+    notes.clear()
+    await within(client.notify("notifications/acme/indexed", {"drop": True}))
     await within(client.notify("notifications/acme/indexed", {"docs": 3}))
-    assert await within(pings.get()) == {"docs": 3}
+    assert await within(pings.get()) == {"docs": 3, "seen": True}, "the dropped one never arrives"
+    await until(lambda: len(notes) == 4)
+    assert notes == ["message notifications/acme/indexed", "notification notifications/acme/indexed"] * 2
 
 
 @pytest.mark.parametrize("protocol_version", [None, "2025-11-25"], ids=["modern", "legacy"])

@@ -652,12 +652,15 @@ export interface MiddlewareContext<M = any, L = unknown> {
    * asked (the handler that runs is that one's).
    */
   message: M;
-  /** The handler's context: session, client, era, auth, headers, progress, elicitation. */
+  /**
+   * The handler's context: session, client, era, auth, headers, progress, elicitation
+   * (`null` for a notification: see `type`).
+   */
   readonly ctx: Context<L>;
   /** Who sent it: `client`. */
   readonly source: 'client';
-  /** `request`. */
-  readonly type: 'request';
+  /** `request`, or `notification` (in `onMessage` and `onNotification`). */
+  readonly type: 'request' | 'notification';
   /** When it reached the server (ms since the epoch). */
   readonly timestamp: number;
   /** The round of a 2026-07-28 multi round-trip call (0 on the first; legacy: 0). */
@@ -680,7 +683,7 @@ export type MiddlewareHook<M = any, L = unknown> = (
  * nothing.
  */
 export interface Middleware<L = unknown> {
-  /** Every message (outermost). */
+  /** Every message (outermost): each request, and each notification that reaches the server's code. */
   onMessage?: MiddlewareHook<any, L>;
   /** Every request (inside onMessage). */
   onRequest?: MiddlewareHook<any, L>;
@@ -705,6 +708,14 @@ export interface Middleware<L = unknown> {
    * names it, `context.message` is `{ params }`.
    */
   onCustomMethod?: MiddlewareHook<{ params: { [key: string]: unknown } }, L>;
+  /**
+   * A notification the client sent that reaches the server's code (inside onMessage): those
+   * of its own (`server.onNotification`), `notifications/roots/list_changed` and any other the
+   * engine does not act on itself (`initialized`, `cancelled` and `progress` are the engine's).
+   * `context.message` is `{ params }`; `next` runs the server's handlers (a hook that does not
+   * call it drops the notification); what it returns is ignored.
+   */
+  onNotification?: MiddlewareHook<{ params: { [key: string]: unknown } }, L>;
 }
 
 /**

@@ -16,8 +16,9 @@ For each request the links run in the order they were added; each runs its ``on_
 then its ``on_request``, then the method's own hook (``on_call_tool``, ``on_read_resource``,
 ``on_get_prompt``, ``on_complete``, the list hooks ``on_list_tools`` and its kin,
 ``on_custom_method`` for the methods of the server's own), and the last ``call_next`` calls
-the handler. A hook
-returns what the handler would: the tool's return value (or a ``CallToolResult``), the
+the handler. A notification the client sends passes ``on_message`` and
+``on_notification`` (``context.type == "notification"``), then the server's handlers of it.
+A hook returns what the handler would: the tool's return value (or a ``CallToolResult``), the
 resource's, the prompt's, the completion's. It may change the arguments in
 ``context.message`` before it calls ``call_next`` (the name or URI stays what the client
 asked: the handler that runs is that one's), return something of its own without calling it, change the result, or
@@ -47,6 +48,7 @@ __all__ = [
     "CallNext",
     "CompleteMessage",
     "CustomMethodMessage",
+    "NotificationMessage",
     "GetPromptMessage",
     "ListMessage",
     "Middleware",
@@ -73,6 +75,14 @@ class ListMessage:
 class CustomMethodMessage:
     """The params of a request method of the server's own (without ``_meta``): change
     ``params`` (a dict) to change what the handler gets."""
+
+    params: dict[str, Any]
+
+
+@dataclass(slots=True)
+class NotificationMessage:
+    """The params of a notification the client sent (without ``_meta``): change ``params``
+    (a dict) to change what the server's handler gets."""
 
     params: dict[str, Any]
 
@@ -111,22 +121,23 @@ class CompleteMessage:
 class MiddlewareContext:
     """What a link sees of a request (FastMCP's ``MiddlewareContext``)."""
 
-    __slots__ = ("_call", "_ctx", "_make_ctx", "message", "method", "timestamp")
+    __slots__ = ("_call", "_ctx", "_make_ctx", "message", "method", "timestamp", "type")
 
     #: Who sent it (``client``).
     source = "client"
-    #: ``request``.
-    type = "request"
 
     def __init__(
         self,
         method: str,
         message: Any,
-        ctx: Context | Callable[[], Context],
+        ctx: Context | Callable[[], Context] | None,
         call: CallNext | None = None,
+        type: str = "request",
     ) -> None:
         #: The JSON-RPC method (``tools/call``, ...).
         self.method = method
+        #: ``request``, or ``notification``.
+        self.type = type
         #: The request's params, typed (``CallToolMessage`` and its kin).
         self.message = message
         # The handler's context, or what makes it when it is first read (a chain whose links
@@ -135,7 +146,7 @@ class MiddlewareContext:
         self._make_ctx: Callable[[], Context] | None = None
         if callable(ctx):
             self._make_ctx = ctx
-        else:
+        elif ctx is not None:
             self._ctx = ctx
         #: When it reached the server (``time.time()``).
         self.timestamp = time.time()
@@ -147,7 +158,8 @@ class MiddlewareContext:
         elicitation... (the same object the handler gets)."""
         ctx = self._ctx
         if ctx is None:
-            assert self._make_ctx is not None
+            if self._make_ctx is None:
+                raise RuntimeError(f"{self.method}: a notification has no handler context")
             ctx = self._ctx = self._make_ctx()
         return ctx
 
@@ -155,9 +167,9 @@ class MiddlewareContext:
         return f"MiddlewareContext(method={self.method!r}, message={self.message!r})"
 
     @property
-    def fastmcp_context(self) -> Context:
-        """FastMCP's name for :attr:`ctx`."""
-        return self.ctx
+    def fastmcp_context(self) -> Context | None:
+        """FastMCP's name for :attr:`ctx` (None for a notification, as in FastMCP)."""
+        return None if self.type == "notification" else self.ctx
 
     @property
     def round(self) -> int:
@@ -178,7 +190,8 @@ class Middleware:
     request on). ``server.add_middleware(m)`` adds one."""
 
     async def on_message(self, context: MiddlewareContext, call_next: CallNext) -> Any:
-        """Every message (outermost)."""
+        """Every message (outermost): each request, and each notification that reaches the
+        server's code (see :meth:`on_notification`; ``context.type`` says which)."""
         return await call_next(context)
 
     async def on_request(self, context: MiddlewareContext, call_next: CallNext) -> Any:
@@ -221,6 +234,16 @@ class Middleware:
     async def on_custom_method(self, context: MiddlewareContext, call_next: CallNext) -> Any:
         """A request method of the server's own (:meth:`Server.method`), whichever:
         ``context.method`` names it, ``context.message`` is a :class:`CustomMethodMessage`."""
+        return await call_next(context)
+
+    async def on_notification(self, context: MiddlewareContext, call_next: CallNext) -> Any:
+        """A notification the client sent that reaches the server's code (inside
+        ``on_message``): those of its own (:meth:`Server.on_notification`),
+        ``notifications/roots/list_changed`` and any other the engine does not act on itself
+        (``initialized``, ``cancelled`` and ``progress`` are the engine's).
+        ``context.message`` is a :class:`NotificationMessage`; ``call_next`` runs the
+        server's handlers of it (a hook that does not call it drops the notification); what
+        it returns is ignored."""
         return await call_next(context)
 
 
@@ -372,6 +395,8 @@ class LoggingMiddleware(Builtin):
 
 #: The key of the chain's entry for the methods of the server's own.
 CUSTOM = "*"
+#: The key of the chain's entry for notifications.
+NOTIFICATION = "!"
 
 #: The hook of each method.
 HOOKS = {
@@ -413,10 +438,15 @@ class Chain:
                     if getattr(type(link), name) is not getattr(Middleware, name):
                         hooks.append(getattr(link, name))
             if hooks:
-                entry: CallNext = _handler
-                for hook in reversed(hooks):
-                    entry = _step(hook, entry)
-                self.by_method[method] = entry
+                self.by_method[method] = _compose(hooks)
+        notified = [
+            getattr(link, name)
+            for link in links
+            for name in ("on_message", "on_notification")
+            if getattr(type(link), name) is not getattr(Middleware, name)
+        ]
+        if notified:
+            self.by_method[NOTIFICATION] = _compose(notified)
 
     def hooks(self, method: str) -> CallNext | None:
         """The entry of the hooks ``method`` passes, or None when it passes none."""
@@ -425,6 +455,13 @@ class Chain:
     def lists(self) -> list[str]:
         """The lists (engine names) some hook sees: the engine hands those to the chain."""
         return [name for name, method in LIST_METHODS.items() if method in self.by_method]
+
+
+def _compose(hooks: list[Hook]) -> CallNext:
+    entry: CallNext = _handler
+    for hook in reversed(hooks):
+        entry = _step(hook, entry)
+    return entry
 
 
 def _step(hook: Hook, rest: CallNext) -> CallNext:

@@ -853,12 +853,30 @@ class Server(Running):
         return register
 
     def _on_notification(self, method: str, params: Any) -> None:
-        for f in self._notification_handlers.get(method, ()):
-            result = f(params)
-            if inspect.isawaitable(result):
-                task = asyncio.ensure_future(result)
-                self._background.add(task)
-                task.add_done_callback(self._background.discard)
+        chain = self._chain
+        entry = chain.hooks("!") if chain is not None else None
+        if entry is None:
+            for f in self._notification_handlers.get(method, ()):
+                result = f(params)
+                if inspect.isawaitable(result):
+                    self._keep(asyncio.ensure_future(result))
+            return
+        # Through the middleware's on_message and on_notification, then the handlers.
+        from .middleware import MiddlewareContext, NotificationMessage
+
+        async def handlers(c: MiddlewareContext) -> None:
+            for f in self._notification_handlers.get(c.method, ()):
+                result = f(c.message.params)
+                if inspect.isawaitable(result):
+                    await result
+
+        message = NotificationMessage(dict(params) if isinstance(params, Mapping) else {})
+        self._keep(asyncio.ensure_future(entry(MiddlewareContext(method, message, None, handlers, "notification"))))
+
+    def _keep(self, task: asyncio.Future[Any]) -> None:
+        """Keeps a background task until it ends."""
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     def _client_connection(self) -> Any:
         """An in-memory connection for ``Client(server)``."""

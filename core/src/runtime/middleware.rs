@@ -51,8 +51,10 @@ impl Hooks {
     pub const LIST_RESOURCE_TEMPLATES: Hooks = Hooks(1 << 9);
     /// `on_list_prompts`: `prompts/list`.
     pub const LIST_PROMPTS: Hooks = Hooks(1 << 10);
+    /// `on_notification`: a notification that reaches the server's code.
+    pub const NOTIFICATION: Hooks = Hooks(1 << 11);
     /// Every hook.
-    pub const ALL: Hooks = Hooks((1 << 11) - 1);
+    pub const ALL: Hooks = Hooks((1 << 12) - 1);
 
     /// The hook of list `kind`.
     pub const fn list(kind: crate::catalogue::ListKind) -> Hooks {
@@ -292,6 +294,78 @@ pub trait Middleware: Send + Sync + 'static {
     /// the spec does not define (`cx.method()` names it; `cx.message` holds its params).
     fn on_custom_method<'a>(&'a self, cx: MiddlewareContext, next: Next<'a>) -> BoxFuture<'a, Outcome> {
         next.run(cx)
+    }
+
+    /// A notification the client sent that reaches the server's code: those of its own
+    /// (`Server::notification`), `notifications/roots/list_changed`, and any other the
+    /// engine does not act on itself (`initialized`, `cancelled` and `progress` are the
+    /// engine's). `next` runs the server's handler of it, if any; a link that does not call
+    /// it drops the notification. It answers nothing.
+    fn on_notification<'a>(&'a self, cx: NotificationContext, next: NotificationNext<'a>) -> BoxFuture<'a, ()> {
+        next.run(cx)
+    }
+}
+
+/// What a link sees of a notification ([`Middleware::on_notification`]).
+#[derive(Debug, Clone)]
+pub struct NotificationContext {
+    /// The method (`notifications/roots/list_changed`, `vendor/event`, ...).
+    pub method: String,
+    /// Its params (a link may change them before it calls `next`).
+    pub params: Map<String, Value>,
+    /// When it reached the runtime.
+    pub timestamp: SystemTime,
+}
+
+impl NotificationContext {
+    /// Who sent it: always `client` on a server.
+    pub fn source(&self) -> &'static str {
+        "client"
+    }
+
+    /// `notification`.
+    pub fn kind(&self) -> &'static str {
+        "notification"
+    }
+}
+
+/// The server's handler of a notification, at the end of the chain.
+pub(crate) type NotificationEnd = dyn Fn(NotificationContext) -> BoxFuture<'static, ()> + Send + Sync;
+
+/// The rest of the chain of a notification: [`NotificationNext::run`] passes it on.
+pub struct NotificationNext<'a> {
+    links: &'a [Arc<dyn Middleware>],
+    end: &'a NotificationEnd,
+}
+
+impl<'a> NotificationNext<'a> {
+    /// Runs the rest of the chain (the next link's `on_notification`, at the end the
+    /// server's handler) with `cx` as the link left it.
+    pub fn run(self, cx: NotificationContext) -> BoxFuture<'a, ()> {
+        let mut links = self.links;
+        while let Some((link, rest)) = links.split_first() {
+            if link.hooks().contains(Hooks::NOTIFICATION) {
+                return link.on_notification(cx, NotificationNext { links: rest, end: self.end });
+            }
+            links = rest;
+        }
+        (self.end)(cx)
+    }
+}
+
+impl Chain {
+    /// Whether some link has a hook for notifications.
+    pub(crate) fn wraps_notifications(&self) -> bool {
+        self.hooks.contains(Hooks::NOTIFICATION)
+    }
+
+    /// Runs a notification through the links' `on_notification`, then `end`.
+    pub(crate) fn notify(
+        self: Arc<Self>,
+        cx: NotificationContext,
+        end: Box<NotificationEnd>,
+    ) -> BoxFuture<'static, ()> {
+        Box::pin(async move { NotificationNext { links: &self.links, end: &*end }.run(cx).await })
     }
 }
 

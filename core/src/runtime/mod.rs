@@ -27,7 +27,7 @@ pub(crate) use handlers::{HandlerTable, Handlers, MethodFn, NotificationFn, Tool
 pub use handlers::{ResourceRequest, ToolAnswer};
 pub use invoke::Invoke;
 pub(crate) use invoke::{panic_message, panicked_masked, ready};
-pub use middleware::{Hooks, Middleware, MiddlewareContext, Next};
+pub use middleware::{Hooks, Middleware, MiddlewareContext, Next, NotificationContext, NotificationNext};
 
 use crate::catalogue::{ListKind, Registry};
 use crate::engine::{Invocation, Outcome, Request, ServerConfig, TaskOp};
@@ -127,20 +127,42 @@ impl Runtime {
         self.path.task_runtime()
     }
 
-    /// Runs the handler of a notification of the server's own (`Server::notification`),
-    /// if it has one, on its own task: it answers nothing, and a panic in it ends it alone.
+    /// Runs a notification the client sent through the middleware's `on_notification`
+    /// hooks, then the server's handler of it (`Server::notification`) if it has one, on a
+    /// task of its own: it answers nothing, and a panic in it ends it alone.
     pub(crate) fn notification(&self, method: &str, params: Option<&serde_json::Value>) {
-        let Some(f) = self.path.handlers.read().notifications.get(method).cloned() else { return };
+        let f = self.path.handlers.read().notifications.get(method).cloned();
+        let chain = match self.has_chain.load(Ordering::Acquire) {
+            true => self.chain.read().unwrap_or_else(|e| e.into_inner()).clone(),
+            false => None,
+        }
+        .filter(|c| c.wraps_notifications());
+        if f.is_none() && chain.is_none() {
+            return;
+        }
         let params = match params {
             Some(serde_json::Value::Object(m)) => m.clone(),
             _ => serde_json::Map::new(),
         };
-        let fut = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(params))) {
-            Ok(fut) => fut,
-            Err(p) => {
-                let panic = panic_message(p);
-                return tracing::warn!(target: "hypermcp::session", method, panic, "notification handler panicked");
+        let end = move |cx: middleware::NotificationContext| -> BoxFuture<'static, ()> {
+            let Some(f) = &f else { return Box::pin(async {}) };
+            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(cx.params))) {
+                Ok(fut) => fut,
+                Err(p) => {
+                    let (method, panic) = (cx.method, panic_message(p));
+                    tracing::warn!(target: "hypermcp::session", method, panic, "notification handler panicked");
+                    Box::pin(async {})
+                }
             }
+        };
+        let cx = middleware::NotificationContext {
+            method: method.to_string(),
+            params,
+            timestamp: std::time::SystemTime::now(),
+        };
+        let fut = match chain {
+            Some(chain) => chain.notify(cx, Box::new(end)),
+            None => end(cx),
         };
         let name = method.to_string();
         let run = async move {

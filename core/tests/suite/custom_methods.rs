@@ -1,12 +1,13 @@
 //! Methods of a server's own (`Server::method`, `Server::notification`): served in both
 //! eras, in memory and over HTTP, with `_meta` and the request's context; a name the spec
-//! owns is refused at definition; an unknown method is still -32601; middleware sees them.
+//! owns is refused at definition; an unknown method is still -32601; middleware sees them
+//! (notifications through `on_notification`, which may change or drop them).
 
 use crate::common::bounded;
 use crate::http_util::TestServer;
 use hypermcp::engine::Outcome;
 use hypermcp::http::{HttpClientOptions, HttpOptions};
-use hypermcp::runtime::{BoxFuture, Hooks, Middleware, MiddlewareContext, Next};
+use hypermcp::runtime::{BoxFuture, Hooks, Middleware, MiddlewareContext, Next, NotificationContext, NotificationNext};
 use hypermcp::{CallOptions, Client, ClientMode, ClientOptions, Server};
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
@@ -23,12 +24,30 @@ impl Middleware for Seen {
     }
 }
 
+/// Marks the notifications it passes on, and drops those that ask for it.
+struct Notes(Arc<Mutex<Vec<String>>>);
+
+impl Middleware for Notes {
+    fn hooks(&self) -> Hooks {
+        Hooks::NOTIFICATION
+    }
+    fn on_notification<'a>(&'a self, mut cx: NotificationContext, next: NotificationNext<'a>) -> BoxFuture<'a, ()> {
+        self.0.lock().unwrap().push(format!("{} {}", cx.kind(), cx.method));
+        if cx.params.get("drop") == Some(&Value::Bool(true)) {
+            return Box::pin(async {});
+        }
+        cx.params.insert("seen".into(), Value::Bool(true));
+        next.run(cx)
+    }
+}
+
 type Pings = tokio::sync::mpsc::UnboundedReceiver<Value>;
 
 fn server(seen: &Arc<Mutex<Vec<String>>>) -> (Server, Pings) {
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let server = Server::new("own", "1.0.0")
         .middleware(Seen(seen.clone()))
+        .middleware(Notes(seen.clone()))
         .method("acme/search", |params, ctx| async move {
             let q = params.get("q").and_then(Value::as_str).unwrap_or_default().to_string();
             let trace = ctx.meta().and_then(|m| m.get("acme/trace")).cloned();
@@ -57,8 +76,17 @@ async fn exercise(client: &Client, pings: &mut Pings, seen: &Arc<Mutex<Vec<Strin
     assert_eq!(e.code(), -32601, "{e}");
     let e = client.request("acme/search", Some(json!([1])), CallOptions::default()).await.unwrap_err();
     assert_eq!(e.code(), -32602, "{e}");
+    client.notify("notifications/acme/indexed", Some(json!({"drop": true}))).await.unwrap();
     client.notify("notifications/acme/indexed", Some(json!({"docs": 3}))).await.unwrap();
-    assert_eq!(pings.recv().await, Some(json!({"docs": 3})));
+    assert_eq!(pings.recv().await, Some(json!({"docs": 3, "seen": true})), "the dropped one never arrives");
+    let noted = || seen.lock().unwrap().iter().filter(|s| *s == "notification notifications/acme/indexed").count();
+    for _ in 0..500 {
+        if noted() == 2 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+    }
+    assert_eq!(noted(), 2, "both passed on_notification");
 }
 
 #[tokio::test]
