@@ -7,6 +7,7 @@
 //! `complete` / `respond`, and calls `handle_timeout` at `next_deadline`. No I/O, no runtime,
 //! no clock: the same machine runs under tokio, asyncio or Node, and in deterministic tests.
 
+mod answers;
 mod capabilities;
 mod client;
 mod client_modern;

@@ -653,6 +653,9 @@ fn mentions_own_notification(body: &[u8]) -> bool {
     }
 }
 
+/// A session made once its caller's rules are read ([`HttpService::sessionless`]).
+type Later<'a> = futures_util::future::BoxFuture<'a, Result<Arc<Session>, Box<Reply>>>;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -684,6 +687,3 @@ mod tests {
         assert_eq!((none.protocol_version, none.method, none.name, none.params.len()), (None, None, None, 0));
     }
 }
-
-/// A session made once its caller's rules are read ([`HttpService::sessionless`]).
-type Later<'a> = futures_util::future::BoxFuture<'a, Result<Arc<Session>, Box<Reply>>>;
