@@ -152,7 +152,7 @@ impl ClientSession {
     #[napi]
     pub fn respond(&mut self, key: i64, result: String) -> napi::Result<()> {
         let v: Value = parse(&result, "result")?;
-        self.inner.respond(RequestKey(key as u64), Ok(v));
+        self.inner.respond(RequestKey(key as u64), Ok(v), Instant::now());
         Ok(())
     }
 
@@ -160,14 +160,14 @@ impl ClientSession {
     #[napi]
     pub fn respond_error(&mut self, key: i64, code: i32, message: String, data: Option<String>) -> napi::Result<()> {
         let data = data.map(|d| parse::<Value>(&d, "error data")).transpose()?;
-        self.inner.respond(RequestKey(key as u64), Err(RpcError { code, message, data }));
+        self.inner.respond(RequestKey(key as u64), Err(RpcError { code, message, data }), Instant::now());
         Ok(())
     }
 
     /// Stops waiting for a request and tells the server.
     #[napi]
     pub fn cancel_request(&mut self, id: i64, reason: Option<String>) -> bool {
-        self.inner.cancel_request(engine::OutboundId(id), reason.as_deref())
+        self.inner.cancel_request(engine::OutboundId(id), reason.as_deref(), Instant::now())
     }
 
     /// Milliseconds until `handleTimeout` is due, or null.

@@ -136,7 +136,7 @@ impl ClientSession {
     /// Answers a server request with a result dict.
     fn respond(&mut self, key: u64, result: &Bound<'_, PyAny>) -> PyResult<()> {
         let v = from_py(result)?;
-        self.inner.respond(RequestKey(key), Ok(v));
+        self.inner.respond(RequestKey(key), Ok(v), Instant::now());
         Ok(())
     }
 
@@ -144,13 +144,13 @@ impl ClientSession {
     #[pyo3(signature = (key, code, message, data=None))]
     fn respond_error(&mut self, key: u64, code: i32, message: String, data: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
         let e = RpcError { code, message, data: from_py_opt(data)? };
-        self.inner.respond(RequestKey(key), Err(e));
+        self.inner.respond(RequestKey(key), Err(e), Instant::now());
         Ok(())
     }
 
     #[pyo3(signature = (id, reason=None))]
     fn cancel_request(&mut self, id: i64, reason: Option<&str>) -> bool {
-        self.inner.cancel_request(engine::OutboundId(id), reason)
+        self.inner.cancel_request(engine::OutboundId(id), reason, Instant::now())
     }
 
     /// Seconds until `handle_timeout` is due, or None.

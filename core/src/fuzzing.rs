@@ -131,7 +131,7 @@ pub fn engine_client(data: &[u8]) {
     let mut drive = |client: &mut ClientSession| {
         while let Some(ev) = client.poll_event() {
             if let Event::Invoke(inv) = ev {
-                client.respond(inv.key, Err(RpcError::new(-32601, "fuzz")));
+                client.respond(inv.key, Err(RpcError::new(-32601, "fuzz")), std::time::Instant::now());
             }
         }
         out.clear();

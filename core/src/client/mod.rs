@@ -923,7 +923,7 @@ where
                         if full {
                             // Nobody reads it: closed (the stream ends), never buffered without limit.
                             listeners.remove(&id);
-                            session.cancel_request(id, Some("the application did not read the stream"));
+                            session.cancel_request(id, Some("the application did not read the stream"), Instant::now());
                         }
                         continue;
                     }
@@ -1014,7 +1014,7 @@ where
             biased;
             Some((key, result)) = tasks.next(), if !tasks.is_empty() => {
                 running.remove(&key);
-                session.respond(key, result);
+                session.respond(key, result, Instant::now());
             }
             n = reader.read(&mut buf), if !eof => match n {
                 Ok(0) => { eof = true; session.close(); }
@@ -1055,7 +1055,7 @@ where
                 },
                 Some(Cmd::Unlisten(id)) => {
                     if listeners.remove(&id).is_some() {
-                        session.cancel_request(id, Some("the subscription was dropped"));
+                        session.cancel_request(id, Some("the subscription was dropped"), Instant::now());
                     }
                 }
             },

@@ -100,6 +100,9 @@ enum Opening {
 struct ClientRole {
     config: Arc<ClientConfig>,
     state: State,
+    /// The latest time the session was given (what closing it, which takes none, goes by:
+    /// the calls it fails are never retried, so no timer depends on it).
+    last_now: Option<Instant>,
     /// The id `initialize()` returned: the handshake's failure is reported under it.
     open_id: Option<OutboundId>,
     opening: Option<Opening>,
@@ -211,6 +214,7 @@ impl ClientSession {
             role: ClientRole {
                 config,
                 state: State::Uninitialized,
+                last_now: None,
                 open_id: None,
                 opening: None,
                 server: None,
@@ -251,6 +255,7 @@ impl ClientSession {
         };
         self.role.open_id = Some(id);
         self.role.state = State::Initializing;
+        self.role.last_now = Some(now);
         id
     }
 
@@ -300,11 +305,8 @@ impl ClientSession {
         self.after_input_at(now);
     }
 
-    fn after_input(&mut self) {
-        self.after_input_at(Instant::now());
-    }
-
     fn after_input_at(&mut self, now: Instant) {
+        self.role.last_now = Some(now);
         // Answers are rewritten in place, so that drivers see events in order.
         let mut i = 0;
         while i < self.peer.events.len() {
@@ -1236,10 +1238,9 @@ impl ClientSession {
         Ok(())
     }
 
-    /// Answers a server-to-client request. Ignored if the server cancelled it.
-    pub fn respond(&mut self, key: RequestKey, result: Result<Value, RpcError>) {
+    /// Answers a server-to-client request at `now`. Ignored if the server cancelled it.
+    pub fn respond(&mut self, key: RequestKey, result: Result<Value, RpcError>, now: Instant) {
         if let Some((caller, input)) = self.role.task_inputs.remove(&key) {
-            let now = Instant::now();
             match result {
                 Ok(v) => self.task_request(caller, TaskReq::Update, Some(Map::from_iter([(input, v)])), now),
                 Err(e) => {
@@ -1253,7 +1254,7 @@ impl ClientSession {
             return;
         }
         if let Some(caller) = self.role.inputs.remove(&key) {
-            self.on_input_answer(caller, key, result);
+            self.on_input_answer(caller, key, result, now);
             return;
         }
         let Some(inf) = self.peer.end(key) else { return };
@@ -1263,14 +1264,14 @@ impl ClientSession {
         }
     }
 
-    fn on_input_answer(&mut self, caller: OutboundId, key: RequestKey, result: Result<Value, RpcError>) {
+    fn on_input_answer(&mut self, caller: OutboundId, key: RequestKey, result: Result<Value, RpcError>, now: Instant) {
         let Some(mut call) = self.role.waiting.remove(&caller) else { return };
         let Some(input) = call.awaiting.remove(&key) else { return };
         match result {
             Ok(v) => {
                 call.answers.insert(input, v);
                 if call.awaiting.is_empty() {
-                    self.retry(call, Instant::now());
+                    self.retry(call, now);
                 } else {
                     self.role.waiting.insert(caller, call);
                 }
@@ -1299,11 +1300,11 @@ impl ClientSession {
         self.peer.send_progress(key, progress, total, message)
     }
 
-    /// Cancels one of our requests (the server is told; no answer event follows).
-    pub fn cancel_request(&mut self, id: OutboundId, reason: Option<&str>) -> bool {
+    /// Cancels one of our requests at `now` (the server is told; no answer event follows).
+    pub fn cancel_request(&mut self, id: OutboundId, reason: Option<&str>, now: Instant) -> bool {
         if self.role.followed.contains_key(&id) {
             // The call is a task by now: the task is cancelled (cooperatively) with it.
-            self.task_request(id, TaskReq::Cancel, None, Instant::now());
+            self.task_request(id, TaskReq::Cancel, None, now);
             self.end_followed(id);
             return true;
         }
@@ -1414,7 +1415,10 @@ impl ClientSession {
         }
         self.role.task_wire.clear();
         self.role.cache.clear();
-        self.after_input();
+        // Nothing was ever sent without a time given: without one, there is nothing to fail.
+        if let Some(now) = self.role.last_now {
+            self.after_input_at(now);
+        }
     }
 }
 

@@ -42,7 +42,7 @@ fn cancellation_both_ways_across_a_wired_pair() {
     let id = c.request("tools/call", Some(params.clone()), &RequestOptions::default(), t0).unwrap();
     pump(&mut c, &mut s, t0);
     let inv = invocation(&mut s);
-    assert!(c.cancel_request(id, Some("user")));
+    assert!(c.cancel_request(id, Some("user"), std::time::Instant::now()));
     assert_eq!(c.pending_requests(), 0);
     let transcript = pump(&mut c, &mut s, t0);
     assert_eq!(
@@ -56,7 +56,7 @@ fn cancellation_both_ways_across_a_wired_pair() {
     // Had the server answered before the cancellation arrived, the client ignores it.
     send(&mut c, ok(json!(id.0), json!({"content": []})), t0);
     assert_quiet(&mut c);
-    assert!(!c.cancel_request(id, None), "already cancelled");
+    assert!(!c.cancel_request(id, None, std::time::Instant::now()), "already cancelled");
     assert_quiet(&mut c);
 
     // Server -> client.
@@ -70,7 +70,11 @@ fn cancellation_both_ways_across_a_wired_pair() {
     assert_eq!(transcript, vec![(Dir::ToClient, notification("notifications/cancelled", json!({"requestId": id.0})))]);
     let ev = events(&mut c);
     assert!(matches!(ev.as_slice(), [Event::Cancelled { key, reason: None }] if *key == inv.key), "{ev:?}");
-    c.respond(inv.key, Ok(json!({"role": "assistant", "content": {"type": "text", "text": "x"}, "model": "m"})));
+    c.respond(
+        inv.key,
+        Ok(json!({"role": "assistant", "content": {"type": "text", "text": "x"}, "model": "m"})),
+        std::time::Instant::now(),
+    );
     assert!(pump(&mut c, &mut s, t0).is_empty());
     send(&mut s, ok(json!(id.0), json!({})), t0);
     assert_quiet(&mut s);

@@ -152,7 +152,7 @@ fn client_never_cancels_initialize() {
     let mut c = ClientSession::new(Arc::new(client_config(json!({}))));
     let init = c.initialize(t0);
     one_line(&mut c);
-    assert!(c.cancel_request(init, Some("bored")));
+    assert!(c.cancel_request(init, Some("bored"), std::time::Instant::now()));
     assert!(raw_lines(&mut c).is_empty(), "initialize must not be cancelled");
 }
 
@@ -178,7 +178,7 @@ fn client_serves_only_declared_capabilities() {
     assert!(matches!(inv.request, Request::ListRoots));
     assert_eq!(inv.id, RequestId::from("r1"));
     assert!(raw_lines(&mut c).is_empty());
-    c.respond(inv.key, Ok(json!({"roots": [{"uri": "file:///w", "name": "w"}]})));
+    c.respond(inv.key, Ok(json!({"roots": [{"uri": "file:///w", "name": "w"}]})), std::time::Instant::now());
     assert_eq!(lines(&mut c), vec![ok(json!("r1"), json!({"roots": [{"uri": "file:///w", "name": "w"}]}))]);
 
     send(&mut c, request(json!(7), "sampling/createMessage", sampling.clone()), t0);
@@ -188,7 +188,7 @@ fn client_serves_only_declared_capabilities() {
     assert_eq!(p.messages.len(), 1);
     assert_eq!(inv.progress_token, Some(RequestId::from("pt")));
     assert_eq!(c.progress(inv.key, 1.0, None, None), Ok(true));
-    c.respond(inv.key, Err(RpcError::new(-1, "User rejected sampling request")));
+    c.respond(inv.key, Err(RpcError::new(-1, "User rejected sampling request")), std::time::Instant::now());
     assert_eq!(
         lines(&mut c),
         vec![
@@ -197,14 +197,14 @@ fn client_serves_only_declared_capabilities() {
         ]
     );
     // A second respond for the same key writes nothing.
-    c.respond(inv.key, Ok(json!({})));
+    c.respond(inv.key, Ok(json!({})), std::time::Instant::now());
     assert_quiet(&mut c);
 
     send(&mut c, request(json!(8), "elicitation/create", form.clone()), t0);
     let inv = invocation(&mut c);
     let Request::Elicit(p) = &inv.request else { panic!("{inv:?}") };
     assert!(matches!(&**p, ElicitParams::Form { message, .. } if message == "Name?"));
-    c.respond(inv.key, Ok(json!({"action": "accept", "content": {"n": "Ada"}})));
+    c.respond(inv.key, Ok(json!({"action": "accept", "content": {"n": "Ada"}})), std::time::Instant::now());
     assert_eq!(one_line(&mut c), ok(json!(8), json!({"action": "accept", "content": {"n": "Ada"}})));
 
     // URL mode was not declared.

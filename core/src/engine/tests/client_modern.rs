@@ -215,9 +215,9 @@ fn input_required_is_answered_by_the_handlers_and_retried_with_the_state() {
         }
     }
     assert_eq!(c.pending_requests(), 1, "the call waits for its inputs");
-    c.respond(keys[0].0, Ok(keys[0].1.clone()));
+    c.respond(keys[0].0, Ok(keys[0].1.clone()), std::time::Instant::now());
     assert!(lines(&mut c).is_empty(), "not before every input is answered");
-    c.respond(keys[1].0, Ok(keys[1].1.clone()));
+    c.respond(keys[1].0, Ok(keys[1].1.clone()), std::time::Instant::now());
     let retry = one_line(&mut c);
     assert_eq!(retry["method"], "tools/call");
     assert_ne!(retry["id"], first["id"]);
@@ -236,7 +236,7 @@ fn input_required_is_answered_by_the_handlers_and_retried_with_the_state() {
         t0,
     );
     let Some(Event::Invoke(inv)) = events(&mut c).pop() else { panic!("an input") };
-    c.respond(inv.key, Ok(json!({"roots": []})));
+    c.respond(inv.key, Ok(json!({"roots": []})), std::time::Instant::now());
     let third = one_line(&mut c);
     assert!(third["params"].get("requestState").is_none(), "{third}");
     assert!(third["params"]["inputResponses"].get("who").is_none(), "only this round's answers");
@@ -261,7 +261,7 @@ fn input_rounds_are_bounded_and_undeclared_inputs_fail_the_call() {
     let m = one_line(&mut c);
     send(&mut c, ok(m["id"].clone(), ask.clone()), t0);
     let Some(Event::Invoke(inv)) = events(&mut c).pop() else { panic!("an input") };
-    c.respond(inv.key, Ok(json!({"roots": []})));
+    c.respond(inv.key, Ok(json!({"roots": []})), std::time::Instant::now());
     let m = one_line(&mut c);
     send(&mut c, ok(m["id"].clone(), ask), t0);
     let (id, result) = response(&events(&mut c));
@@ -394,7 +394,7 @@ fn a_failed_listing_answers_the_call_with_its_refusal_and_a_cancel_stops_the_lis
     // Cancelled by its caller during the listing: the listing is cancelled, nothing answers.
     let (id, _) = refused_call(&mut c, t0);
     let list = one_line(&mut c);
-    assert!(c.cancel_request(id, Some("no longer needed")));
+    assert!(c.cancel_request(id, Some("no longer needed"), std::time::Instant::now()));
     // 2026-07-28 has no cancel notification on HTTP, but the engine still tells a stdio server.
     for m in lines(&mut c) {
         assert_eq!(m["method"], "notifications/cancelled", "{m}");

@@ -184,7 +184,7 @@ fn progress_both_ways_across_a_wired_pair() {
     assert!(matches!(inv.request, Request::ListRoots));
     assert_eq!(inv.progress_token, Some(RequestId::Number(id.0)));
     assert_eq!(c.progress(inv.key, 1.0, Some(2.0), None), Ok(true));
-    c.respond(inv.key, Ok(json!({"roots": []})));
+    c.respond(inv.key, Ok(json!({"roots": []})), std::time::Instant::now());
     let transcript = pump(&mut c, &mut s, t0);
     assert_eq!(
         transcript,
