@@ -60,6 +60,9 @@ pub struct ServerConfig {
     /// The identity 2026-07-28 results carry, made once for all the sessions sharing this
     /// configuration (a stateless server makes a session per request).
     pub(crate) identity: IdentityCache,
+    /// The wall clock (milliseconds since the epoch) `requestState` expires by: what the
+    /// replicas agree on, unlike a session's `Instant`s (injectable: tests move it).
+    pub wall_clock: WallClock,
 }
 
 /// The server's identity as modern results carry it (see [`Identity`]). A clone starts empty
@@ -127,7 +130,32 @@ impl ServerConfig {
             max_listeners: 1_000,
             request_state: RequestStateOptions::default(),
             identity: IdentityCache::default(),
+            wall_clock: WallClock::default(),
         }
+    }
+}
+
+/// A wall clock in milliseconds since the epoch ([`ServerConfig::wall_clock`]).
+#[derive(Clone)]
+pub struct WallClock(pub std::sync::Arc<dyn Fn() -> u64 + Send + Sync>);
+
+impl WallClock {
+    /// Now, by this clock.
+    pub fn now_ms(&self) -> u64 {
+        (self.0)()
+    }
+}
+
+impl Default for WallClock {
+    /// The system's.
+    fn default() -> Self {
+        WallClock(std::sync::Arc::new(crate::util::unix_ms))
+    }
+}
+
+impl std::fmt::Debug for WallClock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("WallClock")
     }
 }
 

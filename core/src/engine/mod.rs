@@ -27,7 +27,7 @@ mod skills;
 pub use capabilities::ClientFeatures;
 pub use client::{supports as server_supports, ClientConfig, ClientSession};
 pub use client_modern::ClientMode;
-pub use config::{CachePolicy, ServerConfig};
+pub use config::{CachePolicy, ServerConfig, WallClock};
 pub use failure::{failure, Failed};
 pub(crate) use modern::is_modern;
 pub use modern::{check_extension_id, missing_extension, RequestContext, RequestHeaders};

@@ -262,7 +262,7 @@ impl super::server::ServerRole {
             let expect = request_state::Expected { method, name, args: &args, audience: self.audience() };
             let keys = self.config.request_state.keys().map_err(RpcError::internal)?;
             let (opened_answers, user, round) =
-                request_state::open_with(&keys, state, &expect, crate::util::unix_ms(), |p| {
+                request_state::open_with(&keys, state, &expect, self.config.wall_clock.now_ms(), |p| {
                     (p.answers, p.user, p.round)
                 })
                 .map_err(|e| RpcError::invalid_params(e.to_string()))?;
@@ -465,7 +465,7 @@ impl ServerSession {
             name,
             args: &args,
             audience: role.config.request_state.audience.as_deref().unwrap_or(&role.config.info.name),
-            expires_ms: crate::util::unix_ms().saturating_add(cfg.ttl.as_millis() as u64),
+            expires_ms: role.config.wall_clock.now_ms().saturating_add(cfg.ttl.as_millis() as u64),
             answers: &answers,
             user: own.state.as_deref(),
             round: ctx.round + 1,

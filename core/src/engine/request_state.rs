@@ -134,22 +134,23 @@ impl StateKeys {
         k
     }
 
-    /// The keys of this process when none are configured: `HYPERMCP_REQUEST_STATE_KEYS` if
-    /// set, else a random key; decided once. `Err`: the variable is set but malformed.
-    pub fn process_default() -> Result<StateKeys, String> {
-        static DEFAULT: OnceLock<Result<StateKeys, String>> = OnceLock::new();
-        DEFAULT
-            .get_or_init(|| match std::env::var(KEYS_ENV) {
-                Ok(v) if !v.trim().is_empty() => {
-                    let parts: Vec<&str> = v.split(',').filter(|p| !p.trim().is_empty()).collect();
-                    Self::from_base64(&parts, KEYS_ENV).map(|mut k| {
-                        k.origin = "environment";
-                        k
-                    })
-                }
-                _ => Ok(Self::random()),
-            })
-            .clone()
+    /// The keys `HYPERMCP_REQUEST_STATE_KEYS` gives, from its value (read by the layers above
+    /// the engine, which reads no environment): `None` when it is unset or empty, `Err` when
+    /// it is malformed.
+    pub fn from_env_value(value: Option<&str>) -> Result<Option<StateKeys>, String> {
+        let Some(v) = value.filter(|v| !v.trim().is_empty()) else { return Ok(None) };
+        let parts: Vec<&str> = v.split(',').filter(|p| !p.trim().is_empty()).collect();
+        Self::from_base64(&parts, KEYS_ENV).map(|mut k| {
+            k.origin = "environment";
+            Some(k)
+        })
+    }
+
+    /// The random key of this process, made once: what a server seals with when it was
+    /// given no keys.
+    pub fn process_random() -> StateKeys {
+        static RANDOM: OnceLock<StateKeys> = OnceLock::new();
+        RANDOM.get_or_init(Self::random).clone()
     }
 
     fn sealing(&self) -> &Key {
@@ -500,8 +501,12 @@ pub(crate) fn open_with<T>(
 /// How `requestState` is sealed: keys, lifetime and audience.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RequestStateOptions {
-    /// The keys; `None`: [`StateKeys::process_default`].
+    /// The keys; `None`: [`StateKeys::process_random`].
     pub keys: Option<StateKeys>,
+    /// Why the keys configured could not be used (a malformed `HYPERMCP_REQUEST_STATE_KEYS`):
+    /// the requests that need them are answered with it, rather than with states no other
+    /// replica opens.
+    pub keys_error: Option<String>,
     /// How long a state stays valid (default 10 minutes: a person may be answering).
     pub ttl: Duration,
     /// The audience states are bound to; `None`: the server's name.
@@ -512,17 +517,36 @@ pub struct RequestStateOptions {
 
 impl Default for RequestStateOptions {
     fn default() -> Self {
-        RequestStateOptions { keys: None, ttl: Duration::from_secs(600), audience: None, max_rounds: 16 }
+        RequestStateOptions {
+            keys: None,
+            keys_error: None,
+            ttl: Duration::from_secs(600),
+            audience: None,
+            max_rounds: 16,
+        }
     }
 }
 
 impl RequestStateOptions {
     /// The keys in force.
     pub fn keys(&self) -> Result<StateKeys, String> {
-        match &self.keys {
-            Some(k) => Ok(k.clone()),
-            None => StateKeys::process_default(),
+        match (&self.keys_error, &self.keys) {
+            (Some(e), _) => Err(e.clone()),
+            (None, Some(k)) => Ok(k.clone()),
+            (None, None) => Ok(StateKeys::process_random()),
         }
+    }
+
+    /// These options with the keys of `HYPERMCP_REQUEST_STATE_KEYS`, whose value is `env`
+    /// (kept when keys are set already).
+    pub fn with_env_keys(mut self, env: Option<&str>) -> Self {
+        if self.keys.is_none() {
+            match StateKeys::from_env_value(env) {
+                Ok(k) => self.keys = k,
+                Err(e) => self.keys_error = Some(e),
+            }
+        }
+        self
     }
 }
 
@@ -530,6 +554,19 @@ impl RequestStateOptions {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn keys_come_from_the_value_given_never_from_the_environment() {
+        let key = crate::util::base64_encode(&[5u8; 32]);
+        let given = RequestStateOptions::default().with_env_keys(Some(&key));
+        assert_eq!(given.keys().unwrap(), StateKeys::new(&[[5u8; 32]]).unwrap());
+        let bad = RequestStateOptions::default().with_env_keys(Some("not base64"));
+        assert!(bad.keys().unwrap_err().contains(KEYS_ENV));
+        let none = RequestStateOptions::default().with_env_keys(None);
+        assert_eq!(none.keys().unwrap(), StateKeys::process_random(), "one random key a process");
+        let set = RequestStateOptions { keys: Some(StateKeys::new(&[[1u8; 32]]).unwrap()), ..Default::default() };
+        assert_eq!(set.clone().with_env_keys(Some("not base64")), set, "keys set are kept");
+    }
 
     fn payload() -> StatePayload {
         StatePayload {

@@ -70,7 +70,7 @@ impl Runtime {
     /// The runtime of a server named `info`, with nothing registered.
     pub(crate) fn new(info: Implementation) -> Self {
         Runtime {
-            config: RwLock::new(ServerConfig::new(info)),
+            config: RwLock::new(with_env(ServerConfig::new(info))),
             registry: Arc::new(Registry::new()),
             path: Arc::new(Path { handlers: Arc::default(), tasks: RwLock::new(None) }),
             chain: RwLock::new(None),
@@ -194,6 +194,14 @@ impl Runtime {
         let chain = self.chain.read().unwrap_or_else(|e| e.into_inner()).clone();
         chain.filter(|c| c.wraps(&inv.request))
     }
+}
+
+/// `config` with what the environment configures (`HYPERMCP_REQUEST_STATE_KEYS`): read here,
+/// once per server, since the engine reads none.
+fn with_env(mut config: ServerConfig) -> ServerConfig {
+    let env = std::env::var(crate::engine::request_state::KEYS_ENV).ok();
+    config.request_state = config.request_state.with_env_keys(env.as_deref());
+    config
 }
 
 /// What the built-ins `links` note of `inv` once admitted.

@@ -177,3 +177,33 @@ async fn a_calls_arguments_and_own_meta_reach_the_handler() {
     })
     .await;
 }
+
+/// A `requestState` expires by the server's wall clock (`ServerConfig::wall_clock`), which a
+/// test moves instead of waiting: the same answer is taken before the state's TTL and
+/// refused after it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_state_expires_by_the_servers_wall_clock() {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Arc;
+    bounded(async {
+        let now = Arc::new(AtomicU64::new(1_000_000));
+        let clock = now.clone();
+        let s = server().configure(move |c| {
+            c.wall_clock = hypermcp::engine::WallClock(Arc::new(move || clock.load(Ordering::Relaxed)));
+            c.request_state.ttl = std::time::Duration::from_secs(60);
+        });
+        let mut p = Pipe::start(s);
+        let r = p.call(1, "tools/call", json!({"name": "ask"})).await;
+        let state = r["result"]["requestState"].clone();
+        let answer = json!({"elicitation_1": {"action": "accept", "content": {"name": "Bo"}}});
+        let retry = json!({"name": "ask", "inputResponses": answer, "requestState": state});
+        now.fetch_add(59_000, Ordering::Relaxed);
+        let r = p.call(2, "tools/call", retry.clone()).await;
+        assert_eq!(r["result"]["content"][0]["text"], "hi Bo", "{r}");
+        now.fetch_add(2_000, Ordering::Relaxed);
+        let r = p.call(3, "tools/call", retry).await;
+        assert_eq!(r["error"]["code"], -32602, "{r}");
+        assert!(r["error"]["message"].as_str().unwrap_or_default().contains("expired"), "{r}");
+    })
+    .await;
+}

@@ -164,7 +164,13 @@ impl ServerOptions {
                 Some(StateKeys::from_base64(&texts, "server option request_state_keys").map_err(OptionError)?)
             }
             // Checked now, so that a malformed environment variable stops the server at once.
-            None => Some(StateKeys::process_default().map_err(OptionError)?),
+            None => {
+                let env = std::env::var(crate::engine::request_state::KEYS_ENV).ok();
+                Some(match StateKeys::from_env_value(env.as_deref()).map_err(OptionError)? {
+                    Some(k) => k,
+                    None => StateKeys::process_random(),
+                })
+            }
         };
         if let Some(t) = self.request_state_ttl {
             rs.ttl = t;
