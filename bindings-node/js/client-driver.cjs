@@ -8,6 +8,11 @@
 // deadline expires timed-out requests and polls followed tasks; it holds Node only while
 // answers are awaited. Requests issued in the same tick go out in one write.
 
+/**
+ * @typedef {{ method: string, params: any }} ClientRequest a request as an interceptor sees it
+ * @typedef {(request: ClientRequest, next: (request: ClientRequest) => Promise<any>) => unknown} Interceptor
+ */
+
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 const {
@@ -122,6 +127,9 @@ class ClientDriver {
     /** @type {import('../native/index.js').ReconnectPolicy | null} */
     this._reconnect = reconnect;
     this._onConnection = options.onConnection ?? null;
+    /** @type {Interceptor[]} request interceptors, in order */
+    this._interceptors = [];
+    for (const f of options.interceptors ?? []) this.addInterceptor(f);
     /** @type {number | null} the client's default timeout (ms; null: none) */
     this._timeoutMs = options.timeout === undefined ? 60_000 : options.timeout === Infinity ? null : options.timeout;
     /**
@@ -651,13 +659,52 @@ class ClientDriver {
    * @param {RequestOptions} [options]
    * @returns {Promise<any>} the result, as on the wire
    */
+  /**
+   * Adds a request interceptor, `async (request, next) => result`, inside the ones added
+   * before: every request this client sends (its calls, reads, lists, `request`) passes it.
+   * `request` is `{ method, params }` (change `params` to change what is sent); `next(request)`
+   * sends it and resolves with the result as the server sent it; the interceptor returns the
+   * result to use (changed, or its own without sending) or throws (the server's errors arrive
+   * as `McpError`).
+   * @param {Interceptor} interceptor
+   */
+  addInterceptor(interceptor) {
+    if (typeof interceptor !== 'function') {
+      throw argError(`an interceptor is a function (request, next), not ${interceptor === null ? 'null' : typeof interceptor}`);
+    }
+    this._interceptors.push(interceptor);
+  }
+
+  /**
+   * @param {string} method
+   * @param {any} [params]
+   * @param {any} [options]
+   * @returns {Promise<any>}
+   */
   _request(method, params, options = {}) {
+    if (this._interceptors.length === 0) return this._send(method, params, options);
+    const chain = this._interceptors;
+    /** @type {(at: number) => (request: ClientRequest) => Promise<any>} */
+    const step = (at) => (request) =>
+      at === chain.length
+        ? this._send(request.method, request.params, options)
+        : Promise.resolve().then(() => chain[at](request, step(at + 1)));
+    return step(0)({ method, params: params == null ? params : { ...params } });
+  }
+
+  /**
+   * @param {string} method
+   * @param {any} [params]
+   * @param {any} [options]
+   * @returns {Promise<any>}
+   */
+  _send(method, params, options = {}) {
     options = options ?? {};
     const { signal, onProgress, resetTimeoutOnProgress } = options;
     const timeout = timeoutMs(options.timeout, 'timeout');
     if (onProgress != null && typeof onProgress !== 'function') throw argError('onProgress must be a function');
     if (this._reconnecting !== null && this._reconnect?.wait && !this._closing) {
-      return this._untilConnected(timeout).then(() => this._request(method, params, options));
+      return this._untilConnected(timeout).then(() => this._send(method, params, options));
     }
     this._checkOpen();
     if (signal?.aborted) return Promise.reject(abortError(signal));

@@ -80,6 +80,21 @@ export declare class Subscription extends EventEmitter implements AsyncIterable<
 }
 
 /** Options of a client (`Client.connect`, `Client.stdio`, `Client.inMemory`). */
+/** A request this client is about to send, as an interceptor sees it. */
+export interface ClientRequest {
+  /** The JSON-RPC method (`tools/call`, ...). */
+  readonly method: string;
+  /** Its params; change them to change what is sent. */
+  params: { [key: string]: unknown } | undefined;
+}
+
+/**
+ * A request interceptor: `async (request, next) => result`. `next(request)` sends it (through
+ * the interceptors after this one) and resolves with the result as the server sent it; return
+ * the result to use (changed, or one of your own without calling `next`), or throw.
+ */
+export type Interceptor = (request: ClientRequest, next: (request: ClientRequest) => Promise<any>) => unknown;
+
 export interface ClientOptions {
   /** This client's name (`clientInfo.name`, default `"hypermcp-client"`). */
   name?: string;
@@ -133,6 +148,8 @@ export interface ClientOptions {
   reconnect?: boolean | ReconnectOptions;
   /** Told of each step of the connection: lost, reconnecting, back, given up. */
   onConnection?: (event: ConnectionEvent, info: ConnectionEventInfo) => unknown;
+  /** Request interceptors, in order, around every request this client sends (see `addInterceptor`). */
+  interceptors?: Interceptor[];
   /**
    * Legacy sessions: milliseconds after an answered `ping` before the next; one unanswered
    * for as long again takes the server for gone (ending the connection, or reconnecting).
@@ -433,6 +450,11 @@ export declare class Client {
 
   /** Checks the server answers. */
   ping(options?: RequestOptions): Promise<EmptyResult>;
+  /**
+   * Adds a request interceptor inside the ones added before: every request this client sends
+   * (its calls, reads, lists, `request`) passes it.
+   */
+  addInterceptor(interceptor: Interceptor): void;
   /** The server's tools: every page, or with `{cursor}` that page. */
   listTools(params?: ListParams, options?: RequestOptions): Promise<ListToolsResult>;
   /**

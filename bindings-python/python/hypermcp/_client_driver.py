@@ -14,7 +14,7 @@ import inspect
 import logging
 import os
 import sys
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -96,6 +96,43 @@ def _as_result(value: Any, what: str) -> Any:
     raise TypeError(f"the {what} handler returned {type(value).__name__}, expected a dict")
 
 
+class ClientRequest:
+    """A request this client is about to send, as an interceptor sees it: change ``params``
+    (a dict, or None) before calling ``call_next`` to change what is sent."""
+
+    __slots__ = ("method", "params")
+
+    def __init__(self, method: str, params: dict[str, Any] | None) -> None:
+        #: The JSON-RPC method (``tools/call``, ...).
+        self.method = method
+        #: Its params (``None``: none).
+        self.params = params
+
+    def __repr__(self) -> str:
+        return f"ClientRequest(method={self.method!r}, params={self.params!r})"
+
+
+#: ``call_next(request)``: the rest of the interceptors, then the send; returns the result.
+ClientCallNext = Callable[[ClientRequest], Awaitable[Any]]
+#: ``async def f(request, call_next)``: may change ``request.params``, return a result of its
+#: own without calling ``call_next``, change or observe the result, or catch and raise errors.
+Interceptor = Callable[[ClientRequest, ClientCallNext], Awaitable[Any]]
+
+
+def _compose(interceptors: list[Interceptor], send: ClientCallNext) -> ClientCallNext:
+    entry = send
+    for f in reversed(interceptors):
+        entry = _link(f, entry)
+    return entry
+
+
+def _link(f: Interceptor, rest: ClientCallNext) -> ClientCallNext:
+    def step(request: ClientRequest) -> Awaitable[Any]:
+        return f(request, rest)
+
+    return step
+
+
 class ClientDriver:
     """Drives one client session over one connection (the base of :class:`Client`)."""
 
@@ -114,7 +151,11 @@ class ClientDriver:
         reconnect: _core.ReconnectPolicy | None = None,
         connection_handler: ConnectionHandler | None = None,
         timeout: float | None = None,
+        interceptors: Sequence[Interceptor] | None = None,
     ) -> None:
+        self._interceptors: list[Interceptor] = []
+        for f in interceptors or ():
+            self.add_interceptor(f)
         self._session = session
         self._new_session = new_session
         self._reconnect = reconnect
@@ -479,6 +520,17 @@ class ClientDriver:
         except asyncio.TimeoutError:
             raise RequestTimeout(f"still reconnecting to the server after {limit} s") from None
 
+    def add_interceptor(self, interceptor: Interceptor) -> None:
+        """Adds a request interceptor, ``async def f(request, call_next)``, inside the ones
+        added before: every request this client sends (its calls, reads, lists, ``request``)
+        passes it; it may change ``request.params``, answer by itself, change or observe the
+        result, or catch and raise errors."""
+        if not callable(interceptor):
+            raise TypeError(
+                f"an interceptor is an async function (request, call_next), not {type(interceptor).__name__}"
+            )
+        self._interceptors.append(interceptor)
+
     async def _request(
         self,
         method: str,
@@ -488,6 +540,23 @@ class ClientDriver:
         progress_handler: ProgressHandler | None = None,
         reset_timeout_on_progress: bool = False,
         follow_task: bool = False,
+    ) -> Any:
+        if self._interceptors:
+
+            def send(r: ClientRequest) -> Awaitable[Any]:
+                return self._send(r.method, r.params, timeout, progress_handler, reset_timeout_on_progress, follow_task)
+
+            return await _compose(self._interceptors, send)(ClientRequest(method, params))
+        return await self._send(method, params, timeout, progress_handler, reset_timeout_on_progress, follow_task)
+
+    async def _send(
+        self,
+        method: str,
+        params: dict[str, Any] | None,
+        timeout: float | None,
+        progress_handler: ProgressHandler | None,
+        reset_timeout_on_progress: bool,
+        follow_task: bool,
     ) -> Any:
         if self._reconnecting is not None:
             await self._until_connected(timeout)

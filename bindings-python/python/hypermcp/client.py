@@ -55,7 +55,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from . import _core
-from ._client_driver import ClientDriver
+from ._client_driver import ClientDriver, ClientRequest, Interceptor
 from ._records import CompleteResult, Page, Record, ResourceResult, ToolResult, as_object, wrap
 from .errors import ConnectionClosed, InternalError, SkillVerificationError, ToolError
 
@@ -68,9 +68,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Client",
+    "ClientRequest",
     "CompleteResult",
     "ConnectionHandler",
     "ElicitationHandler",
+    "Interceptor",
     "LoadedSkill",
     "LoggingHandler",
     "MessageHandler",
@@ -349,6 +351,13 @@ class Client(ClientDriver):
     ``ping_interval`` (seconds; legacy sessions) sends a ``ping`` that long after the last was
     answered: one unanswered for as long again takes the server for gone (a frozen process or
     a silently dead network path), ending the connection or reconnecting.
+
+    Request interceptors: ``interceptors=[f, ...]`` (or :meth:`add_interceptor`), each
+    ``async def f(request, call_next)`` around every request this client sends, in order:
+    ``request`` is a :class:`ClientRequest` (``method``, ``params``, which it may change),
+    ``await call_next(request)`` sends it and returns the result as the server sent it (a
+    dict), and the interceptor returns the result to use (changed, or its own without
+    sending) or raises (the server's errors arrive as :class:`~hypermcp.errors.McpError`).
     """
 
     def __init__(
@@ -373,6 +382,7 @@ class Client(ClientDriver):
         ping_interval: float | None = None,
         reconnect: bool | Mapping[str, Any] | None = None,
         connection_handler: ConnectionHandler | None = None,
+        interceptors: Sequence[Interceptor] | None = None,
     ) -> None:
         if isinstance(target, _ClientConnection):
             conn = target
@@ -421,6 +431,7 @@ class Client(ClientDriver):
             new_session=new_session,
             reconnect=policy,
             connection_handler=connection_handler,
+            interceptors=interceptors,
             timeout=timeout,
             sampling_handler=sampling_handler,
             elicitation_handler=elicitation_handler,
@@ -456,6 +467,7 @@ class Client(ClientDriver):
         ping_interval: float | None = None,
         reconnect: bool | Mapping[str, Any] | None = None,
         connection_handler: ConnectionHandler | None = None,
+        interceptors: Sequence[Interceptor] | None = None,
     ) -> Client:
         """A client of a server subprocess (``command *args``) speaking over its stdin/stdout.
 
@@ -487,6 +499,7 @@ class Client(ClientDriver):
             ping_interval=ping_interval,
             reconnect=reconnect,
             connection_handler=connection_handler,
+            interceptors=interceptors,
         )
 
     @classmethod
@@ -518,6 +531,7 @@ class Client(ClientDriver):
         ping_interval: float | None = None,
         reconnect: bool | Mapping[str, Any] | None = None,
         connection_handler: ConnectionHandler | None = None,
+        interceptors: Sequence[Interceptor] | None = None,
     ) -> Client:
         """A client of a server over HTTP at ``url`` (``http://host:port/mcp`` or ``https://...``).
 
@@ -572,6 +586,7 @@ class Client(ClientDriver):
             ping_interval=ping_interval,
             reconnect=reconnect,
             connection_handler=connection_handler,
+            interceptors=interceptors,
         )
 
     # ---- lifecycle ---------------------------------------------------------------------------

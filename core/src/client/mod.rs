@@ -21,7 +21,9 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot};
 
 mod http;
+mod intercept;
 mod reconnect;
+pub use intercept::{ClientNext, ClientRequest, Interceptor};
 pub use reconnect::ConnectionEvent;
 pub(crate) use reconnect::{connect as connect_reconnecting, Conn, Connector};
 
@@ -61,6 +63,8 @@ pub struct ClientOptions {
     extensions: Map<String, Value>,
     reconnect: Option<crate::engine::Reconnect>,
     on_connection: Option<reconnect::ConnectionFn>,
+    /// Request interceptors, in order ([`ClientOptions::interceptor`]).
+    interceptors: Vec<Arc<dyn Interceptor>>,
     /// Over HTTP: the probe waits as long as any request ([`ClientConfig::probe_as_request`]).
     pub(crate) over_http: bool,
 }
@@ -88,6 +92,7 @@ impl Default for ClientOptions {
             extensions: Map::new(),
             reconnect: None,
             on_connection: None,
+            interceptors: Vec::new(),
             over_http: false,
         }
     }
@@ -139,6 +144,12 @@ impl ClientOptions {
     /// resource updates, elicitation completions.
     pub fn on_notification(mut self, f: impl Fn(&str, &Value) + Send + Sync + 'static) -> Self {
         self.notification = Some(Arc::new(f));
+        self
+    }
+    /// Adds a request interceptor inside those added before: every request the client sends
+    /// ([`Client::request`] and every method built on it) passes it.
+    pub fn interceptor(mut self, link: impl Interceptor) -> Self {
+        self.interceptors.push(Arc::new(link));
         self
     }
     /// Declares an extension this client supports, with its settings (`json!({})` for none):
@@ -293,6 +304,8 @@ pub struct Client {
     child: Option<Arc<tokio::sync::Mutex<ChildProcess>>>,
     stderr: Arc<Mutex<Option<StderrTail>>>,
     done: Arc<Mutex<Option<BoxFuture<'static, ()>>>>,
+    /// Request interceptors, in order.
+    interceptors: Arc<[Arc<dyn Interceptor>]>,
 }
 
 impl std::fmt::Debug for Client {
@@ -357,6 +370,7 @@ impl Client {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
+        let interceptors = options.interceptors.clone().into();
         let link = start_link(reader, writer, options).await?;
         // Once the driver ends, the commands it never read are dropped (their callers get
         // `Error::Closed`) rather than left waiting.
@@ -375,6 +389,7 @@ impl Client {
             done: Arc::new(Mutex::new(Some(Box::pin(async move {
                 let _ = ended.await;
             })))),
+            interceptors,
         })
     }
 
@@ -407,7 +422,15 @@ impl Client {
     }
 
     /// Sends any request and returns its raw result.
-    pub async fn request(&self, method: &str, params: Option<Value>, mut opts: CallOptions) -> Result<Value> {
+    pub async fn request(&self, method: &str, params: Option<Value>, opts: CallOptions) -> Result<Value> {
+        if !self.interceptors.is_empty() {
+            return self.intercepted(method, params, opts).await;
+        }
+        self.send(method, params, opts).await
+    }
+
+    /// [`Client::request`] after the interceptors.
+    async fn send(&self, method: &str, params: Option<Value>, mut opts: CallOptions) -> Result<Value> {
         let params = match opts.meta.take() {
             Some(extra) => Some(with_meta(params, extra)?),
             None => params,

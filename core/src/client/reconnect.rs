@@ -118,6 +118,7 @@ pub(crate) async fn connect(connector: Connector, options: ClientOptions, policy
         done: Arc::new(Mutex::new(Some(Box::pin(async move {
             let _ = done.await;
         })))),
+        interceptors: options.interceptors.clone().into(),
     };
     let supervisor = Supervisor { connector, options, policy, stderr, held: VecDeque::new() };
     tokio::spawn(async move {

@@ -41,7 +41,7 @@ pub enum Outcome {
     /// The call became a task (tasks extension): the task as created (`taskId`, `status`,
     /// times, `ttlMs`, `pollIntervalMs`), sent with `resultType: "task"`.
     TaskCreated(Map<String, Value>),
-    /// A list as middleware left it ([`Request::List`]): the engine pages it.
+    /// A list as middleware left it ([`Request::List`](super::Request::List)): the engine pages it.
     Listed(Vec<Value>),
     /// The call needs input from the client first (2026-07-28, multi round-trip requests):
     /// what the handler asked through [`ServerSession::request_input`], plus what this

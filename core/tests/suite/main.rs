@@ -14,6 +14,7 @@ mod apps;
 mod builtin_middleware;
 mod cancellation;
 mod client_features;
+mod client_interceptors;
 mod client_reconnect;
 mod completion;
 mod conformance_server;
