@@ -91,7 +91,8 @@ impl ResponseCaching {
 
     /// Answers kept where the replicas share them: `memory` (this process, the default) or
     /// a `redis://` URL (connected on first use). Give replicas of one server one database,
-    /// and other servers others: entries are named by tool and resource.
+    /// and other servers others: entries are named by tool and resource. In Redis an entry
+    /// lasts its TTL by Redis's clock, and `max_entries` does not apply (the TTL bounds them).
     pub fn store_url(mut self, url: &str) -> crate::Result<Self> {
         self.shared = match url {
             "memory" => None,

@@ -136,10 +136,12 @@ impl Shared {
             };
             me.views.remember(&subject, new.clone(), Instant::now());
             let lists = me.view_changed(&session, &subject, &old, new.clone());
-            if !lists.is_empty() {
+            // Told even when no list looks different now: the rules decide for what is added later.
+            if old != new {
                 let msg = BusMessage::View { subject: subject.to_string(), rules: new, lists };
                 if let Err(e) = store.publish(crate::store::Target::All, &msg).await {
-                    eprintln!("hypermcp: the other replicas were not told of a change of visibility ({e}); they read it within {REFRESH:?}");
+                    let within = format!("{REFRESH:?}");
+                    tracing::warn!(target: "hypermcp::session", error = %e, within, "the other replicas were not told of a change of visibility; they read it again within a minute");
                 }
             }
             then(Ok(()));
