@@ -653,13 +653,6 @@ class ClientDriver {
   }
 
   /**
-   * Sends a request; resolves with its result. Throws synchronously only for bad arguments.
-   * @param {string} method
-   * @param {unknown} params
-   * @param {RequestOptions} [options]
-   * @returns {Promise<any>} the result, as on the wire
-   */
-  /**
    * Adds a request interceptor, `async (request, next) => result`, inside the ones added
    * before: every request this client sends (its calls, reads, lists, `request`) passes it.
    * `request` is `{ method, params }` (change `params` to change what is sent); `next(request)`
@@ -676,10 +669,12 @@ class ClientDriver {
   }
 
   /**
+   * Sends a request through the interceptors; resolves with its result. Without
+   * interceptors it throws synchronously only for bad arguments (with them, they reject).
    * @param {string} method
-   * @param {any} [params]
-   * @param {any} [options]
-   * @returns {Promise<any>}
+   * @param {unknown} params
+   * @param {RequestOptions} [options]
+   * @returns {Promise<any>} the result, as on the wire
    */
   _request(method, params, options = {}) {
     if (this._interceptors.length === 0) return this._send(method, params, options);
@@ -689,14 +684,16 @@ class ClientDriver {
       at === chain.length
         ? this._send(request.method, request.params, options)
         : Promise.resolve().then(() => chain[at](request, step(at + 1)));
-    return step(0)({ method, params: params == null ? params : { ...params } });
+    return step(0)({ method, params: params == null ? params : { .../** @type {object} */ (params) } });
   }
 
   /**
+   * Sends a request (after the interceptors); resolves with its result. Throws synchronously
+   * only for bad arguments.
    * @param {string} method
-   * @param {any} [params]
-   * @param {any} [options]
-   * @returns {Promise<any>}
+   * @param {unknown} params
+   * @param {RequestOptions} [options]
+   * @returns {Promise<any>} the result, as on the wire
    */
   _send(method, params, options = {}) {
     options = options ?? {};
