@@ -12,6 +12,9 @@ use serde_json::{Map, Value};
 use std::sync::Arc;
 use std::time::Duration;
 
+#[cfg(doc)]
+use super::Client;
+
 pub(super) type SamplingFn =
     Arc<dyn Fn(CreateMessageParams) -> BoxFuture<'static, Result<CreateMessageResult>> + Send + Sync>;
 pub(super) type ElicitFn = Arc<dyn Fn(ElicitParams) -> BoxFuture<'static, Result<ElicitResult>> + Send + Sync>;
